@@ -1,0 +1,64 @@
+// Command playground serves the rate-limit playground and runs scenarios
+// from the command line.
+//
+//	playground [serve] [-addr :8080]   start the web server (the default)
+//	playground simulate [--json] [FILE|-]
+//	playground check FILE
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// usageError marks bad input from the user: the command exits with status 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "playground:", err)
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// run dispatches to a subcommand; serve is the default.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return runServe(ctx, args, stderr)
+	case "simulate":
+		return runSimulate(args, stdin, stdout)
+	case "check":
+		return runCheck(args, stdout)
+	default:
+		return usagef("unknown command %q (want serve, simulate or check)", cmd)
+	}
+}
