@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// runSimulate reads a scenario from a file or standard input and prints the
+// decisions of every policy side by side, or as JSON with --json.
+func runSimulate(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := fs.Parse(args); err != nil {
+		return usagef("simulate: %v (usage: playground simulate [--json] [FILE|-])", err)
+	}
+	if fs.NArg() > 1 {
+		return usagef("simulate: one scenario at a time (usage: playground simulate [--json] [FILE|-])")
+	}
+	in, name := stdin, "standard input"
+	if path := fs.Arg(0); path != "" && path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return usagef("simulate: %v", err)
+		}
+		defer f.Close()
+		in, name = f, path
+	}
+	s, err := scenario.Decode(in)
+	if err != nil {
+		return usagef("%s: %v", name, err)
+	}
+	res, err := scenario.Run(s)
+	if err != nil {
+		var fe scenario.Errors
+		if errors.As(err, &fe) {
+			return usagef("%s: %v", name, err)
+		}
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if err := res.WriteTable(stdout); err != nil {
+		return fmt.Errorf("writing table: %w", err)
+	}
+	return nil
+}

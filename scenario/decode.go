@@ -1,0 +1,345 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+)
+
+// FieldError says which field of a scenario is wrong and why. Field is a
+// JSON path such as "requests[3].at" or "policies[1].buckets"; it is empty
+// for errors about the document as a whole (malformed JSON).
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e FieldError) Error() string {
+	if e.Field == "" {
+		return e.Reason
+	}
+	return e.Field + ": " + e.Reason
+}
+
+// Errors is every problem found in one scenario, in document order.
+type Errors []FieldError
+
+// maxReported keeps an error message readable when a file is wrong
+// everywhere; the first few problems are what a person fixes first.
+const maxReported = 10
+
+func (es Errors) Error() string {
+	msgs := make([]string, 0, min(len(es), maxReported)+1)
+	for i, e := range es {
+		if i == maxReported {
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(es)-maxReported))
+			break
+		}
+		msgs = append(msgs, e.Error())
+	}
+	return "invalid scenario: " + strings.Join(msgs, "; ")
+}
+
+// Field returns the reason given for one field, or "".
+func (es Errors) Field(field string) string {
+	for _, e := range es {
+		if e.Field == field {
+			return e.Reason
+		}
+	}
+	return ""
+}
+
+// Decode reads one scenario of at most MaxBodyBytes from r and validates it.
+// Every error it returns is an Errors value naming the field and the reason.
+func Decode(r io.Reader) (Scenario, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
+	if err != nil {
+		return Scenario{}, Errors{{Reason: "reading scenario: " + err.Error()}}
+	}
+	if len(data) > MaxBodyBytes {
+		return Scenario{}, Errors{{Reason: fmt.Sprintf("scenario is larger than %d bytes", MaxBodyBytes)}}
+	}
+	return Parse(data)
+}
+
+// wire is the JSON form: it accepts "policy" as a shorthand for a
+// one-element "policies", and pointers tell a missing field from zero.
+type wire struct {
+	Limit    *int64          `json:"limit"`
+	WindowMs *int64          `json:"windowMs"`
+	Policy   *PolicySpec     `json:"policy"`
+	Policies []PolicySpec    `json:"policies"`
+	Requests []wireRequest   `json:"requests"`
+	Comment  json.RawMessage `json:"comment"` // free text for people; ignored
+}
+
+type wireRequest struct {
+	At    *int64 `json:"at"`
+	Key   string `json:"key"`
+	Cost  *int64 `json:"cost"`
+	Count *int64 `json:"count"`
+	Probe bool   `json:"probe"`
+}
+
+// Parse decodes and validates one scenario held in memory.
+func Parse(data []byte) (Scenario, error) {
+	var w wire
+	if err := strictUnmarshal(data, &w); err != nil {
+		return Scenario{}, Errors{jsonError(err)}
+	}
+	var errs Errors
+	s := Scenario{}
+	if w.Limit != nil {
+		s.Limit = *w.Limit
+	}
+	if w.WindowMs != nil {
+		s.WindowMs = *w.WindowMs
+	}
+	switch {
+	case w.Policy != nil && w.Policies != nil:
+		errs = append(errs, FieldError{"policy", `give either "policy" or "policies", not both`})
+	case w.Policy != nil:
+		s.Policies = []PolicySpec{*w.Policy}
+	default:
+		s.Policies = w.Policies
+	}
+	for i, r := range w.Requests {
+		req := Request{Key: r.Key, Probe: r.Probe, Cost: 1, Count: 1}
+		if r.At == nil {
+			errs = append(errs, FieldError{fmt.Sprintf("requests[%d].at", i), "missing (milliseconds since the start)"})
+		} else {
+			req.At = *r.At
+		}
+		if r.Cost != nil {
+			req.Cost = *r.Cost
+		}
+		if r.Count != nil {
+			req.Count = *r.Count
+		}
+		s.Requests = append(s.Requests, req)
+	}
+	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
+	if len(errs) > 0 {
+		return Scenario{}, errs
+	}
+	return s, nil
+}
+
+// Validate checks a scenario built in Go (not decoded) against the same
+// rules as Parse.
+func (s Scenario) Validate() error {
+	if errs := s.validate(s.Limit != 0, s.WindowMs != 0); len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
+	var errs Errors
+	add := func(field, format string, args ...any) {
+		errs = append(errs, FieldError{field, fmt.Sprintf(format, args...)})
+	}
+	specs := s.Specs()
+	if len(specs) > MaxPolicies {
+		add("policies", "%d policies; at most %d", len(specs), MaxPolicies)
+		specs = specs[:MaxPolicies]
+	}
+	needLimit, needWindow := false, false
+	for i, p := range specs {
+		field := fmt.Sprintf("policies[%d]", i)
+		if !slices.Contains(policies.Names, p.Name) {
+			add(field+".name", "unknown policy %q (want one of %s)", p.Name, strings.Join(policies.Names, ", "))
+			continue
+		}
+		if p.Limit == 0 {
+			needLimit = true
+		} else {
+			checkLimit(add, field+".limit", p.Limit)
+		}
+		if p.WindowMs == 0 {
+			needWindow = true
+		} else {
+			checkWindow(add, field+".windowMs", p.WindowMs)
+		}
+		if p.Arithmetic != "" && p.Name != policies.SlidingCounter {
+			add(field+".arithmetic", "only sliding-counter takes an arithmetic")
+		}
+		if p.Buckets != 0 && p.Name != policies.SlidingBuckets {
+			add(field+".buckets", "only sliding-buckets takes buckets")
+		}
+		if p.Burst != 0 && p.Name != policies.TokenBucket && p.Name != policies.GCRA {
+			add(field+".burst", "only token-bucket and gcra take a burst")
+		}
+		if p.Burst < 0 || p.Burst > MaxLimit {
+			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", p.Burst, MaxLimit)
+		}
+	}
+	if needLimit {
+		if !hasLimit {
+			add("limit", "missing (permits per window, a whole number from 1 to %d)", MaxLimit)
+		} else {
+			checkLimit(add, "limit", s.Limit)
+		}
+	}
+	if needWindow {
+		if !hasWindow {
+			add("windowMs", "missing (the window in milliseconds, from 1 to %d)", int64(MaxWindowMs))
+		} else {
+			checkWindow(add, "windowMs", s.WindowMs)
+		}
+	}
+	if len(errs) == 0 {
+		// The policy's own checks (arithmetic names, bucket counts that
+		// divide the window) speak for what is left.
+		for i, p := range specs {
+			if _, err := policies.New(p.Name, p.Params(s)); err != nil {
+				add(fmt.Sprintf("policies[%d]", i), "%s", strings.TrimPrefix(err.Error(), "policies: "))
+			}
+		}
+	}
+	errs = append(errs, s.validateRequests()...)
+	return errs
+}
+
+func checkLimit(add func(string, string, ...any), field string, v int64) {
+	if v < 1 || v > MaxLimit {
+		add(field, "%d is out of range (a whole number from 1 to %d)", v, MaxLimit)
+	}
+}
+
+func checkWindow(add func(string, string, ...any), field string, v int64) {
+	if v < 1 || v > MaxWindowMs {
+		add(field, "%d is out of range (milliseconds, from 1 to %d)", v, int64(MaxWindowMs))
+	}
+}
+
+func (s Scenario) validateRequests() Errors {
+	var errs Errors
+	add := func(i int, field, format string, args ...any) {
+		errs = append(errs, FieldError{fmt.Sprintf("requests[%d].%s", i, field), fmt.Sprintf(format, args...)})
+	}
+	var total int64
+	prev := int64(0)
+	keys := map[string]string{} // hash → first key with that hash, to catch collisions
+	for i, r := range s.Requests {
+		if len(errs) >= maxReported {
+			break
+		}
+		switch {
+		case r.At < 0 || r.At > policies.MaxTime:
+			add(i, "at", "%d is out of range (milliseconds, from 0 to %d)", r.At, int64(policies.MaxTime))
+		case r.At < prev:
+			add(i, "at", "%d is earlier than the request before it (%d): times must not go backwards", r.At, prev)
+		default:
+			prev = r.At
+		}
+		if r.Cost < 1 || r.Cost > MaxCost {
+			add(i, "cost", "%d is out of range (a whole number from 1 to %d)", r.Cost, MaxCost)
+		}
+		if r.Count < 1 || r.Count > MaxCount {
+			add(i, "count", "%d is out of range (a whole number from 1 to %d)", r.Count, MaxCount)
+		} else if total += r.Count; total > MaxRequests {
+			add(i, "count", "brings the scenario to %d requests; at most %d", total, MaxRequests)
+			break
+		}
+		if len(r.Key) > MaxKeyLen {
+			add(i, "key", "longer than %d bytes", MaxKeyLen)
+			continue
+		}
+		name := r.KeyName()
+		h := fmt.Sprint(policies.Mix32(name))
+		if first, ok := keys[h]; ok && first != name {
+			add(i, "key", "%q and %q hash to the same key; rename one", first, name)
+		} else if !ok {
+			if len(keys) == MaxKeys {
+				add(i, "key", "more than %d distinct keys", MaxKeys)
+				continue
+			}
+			keys[h] = name
+		}
+	}
+	return errs
+}
+
+// KeyName is the request's key, or DefaultKey.
+func (r Request) KeyName() string {
+	if r.Key == "" {
+		return DefaultKey
+	}
+	return r.Key
+}
+
+// UnmarshalJSON accepts a bare policy name or an object with options.
+func (p *PolicySpec) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '"' {
+		*p = PolicySpec{}
+		return json.Unmarshal(data, &p.Name)
+	}
+	type plain PolicySpec // no UnmarshalJSON: avoids recursion
+	var v plain
+	if err := strictUnmarshal(data, &v); err != nil {
+		return err
+	}
+	*p = PolicySpec(v)
+	return nil
+}
+
+func strictUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the scenario object")
+	}
+	return nil
+}
+
+// jsonError turns encoding/json's errors into a FieldError a person can act on.
+func jsonError(err error) FieldError {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return FieldError{Reason: fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, err)}
+	case errors.As(err, &typ):
+		want := typ.Type.String()
+		switch want {
+		case "int64", "*int64":
+			want = "a whole number"
+		case "string":
+			want = "a string"
+		case "bool":
+			want = "true or false"
+		case "scenario.wire":
+			want = "a scenario object"
+		case "scenario.wireRequest":
+			want = "a request object"
+		case "scenario.PolicySpec", "scenario.plain":
+			want = "a policy name or an object"
+		}
+		field := typ.Field
+		if field == "" {
+			field = "scenario"
+		}
+		return FieldError{Field: field, Reason: fmt.Sprintf("want %s, got %s", want, typ.Value)}
+	case errors.Is(err, io.EOF):
+		return FieldError{Reason: "empty input: want a scenario object"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return FieldError{Reason: "malformed JSON: the input ends too early"}
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return FieldError{Field: strings.Trim(f, `"`), Reason: "unknown field"}
+	}
+	return FieldError{Reason: strings.TrimPrefix(msg, "json: ")}
+}

@@ -1,0 +1,147 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/windowlab/playground/policies"
+)
+
+func TestParseAcceptsTheContractForms(t *testing.T) {
+	s, err := Parse([]byte(`{
+		"limit": 5, "windowMs": 30000,
+		"policies": ["fixed-window", {"name": "sliding-counter", "arithmetic": "exact"},
+		             {"name": "sliding-buckets", "buckets": 6, "windowMs": 60000}],
+		"requests": [{"at": 35000, "key": "car-a", "cost": 2, "count": 3}, {"at": 36000, "probe": true}]
+	}`))
+	require.NoError(t, err)
+	assert.Equal(t, Scenario{
+		Limit: 5, WindowMs: 30000,
+		Policies: []PolicySpec{
+			{Name: policies.FixedWindow},
+			{Name: policies.SlidingCounter, Arithmetic: policies.Exact},
+			{Name: policies.SlidingBuckets, Buckets: 6, WindowMs: 60000},
+		},
+		Requests: []Request{
+			{At: 35000, Key: "car-a", Cost: 2, Count: 3},
+			{At: 36000, Cost: 1, Count: 1, Probe: true},
+		},
+	}, s)
+	assert.Equal(t, int64(60000), s.Policies[2].Params(s).WindowMs, "a policy's own window overrides the scenario's")
+	assert.Equal(t, int64(5), s.Policies[2].Params(s).Limit, "the scenario's limit is shared")
+
+	one, err := Parse([]byte(`{"limit": 5, "windowMs": 30000, "policy": "sliding-log"}`))
+	require.NoError(t, err)
+	assert.Equal(t, []PolicySpec{{Name: policies.SlidingLog}}, one.Policies, `"policy" is a one-policy list`)
+
+	none, err := Parse([]byte(`{"limit": 5, "windowMs": 30000}`))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultPolicies(), none.Specs())
+}
+
+// Every rejection names the field and says why, so a person can fix the
+// file without reading the code.
+func TestParseRejectsBadInputNamingTheField(t *testing.T) {
+	tests := []struct {
+		name, in, field, reason string
+	}{
+		{"malformed", `{"limit": 5,`, "", "malformed JSON"},
+		{"syntax", `{"limit": 5 "windowMs": 1}`, "", "malformed JSON at byte"},
+		{"empty", ``, "", "empty input"},
+		{"trailing data", `{"limit": 5, "windowMs": 10} {}`, "", "unexpected data"},
+		{"unknown field", `{"limit": 5, "windowMs": 10, "window": 3}`, "window", "unknown field"},
+		{"unknown request field", `{"limit": 5, "windowMs": 10, "requests": [{"time": 3}]}`, "time", "unknown field"},
+		{"fractional limit", `{"limit": 5.5, "windowMs": 10}`, "limit", "whole number"},
+		{"string window", `{"limit": 5, "windowMs": "30s"}`, "windowMs", "whole number"},
+		{"missing limit", `{"windowMs": 10}`, "limit", "missing"},
+		{"zero limit", `{"limit": 0, "windowMs": 10}`, "limit", "out of range"},
+		{"negative limit", `{"limit": -3, "windowMs": 10}`, "limit", "out of range"},
+		{"limit over bound", `{"limit": 10001, "windowMs": 10}`, "limit", "out of range"},
+		{"missing window", `{"limit": 5}`, "windowMs", "missing"},
+		{"zero window", `{"limit": 5, "windowMs": 0}`, "windowMs", "out of range"},
+		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "leaky"}`, "policies[0].name", `unknown policy "leaky"`},
+		{"both policy forms", `{"limit": 5, "windowMs": 10, "policy": "gcra", "policies": ["gcra"]}`, "policy", "not both"},
+		{"policy limit", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "limit": -1}]}`, "policies[0].limit", "out of range"},
+		{"arithmetic on log", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-log", "arithmetic": "exact"}]}`, "policies[0].arithmetic", "only sliding-counter"},
+		{"bad arithmetic", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-counter", "arithmetic": "round"}]}`, "policies[0]", "arithmetic"},
+		{"buckets not dividing", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "sliding-buckets", "buckets": 7}]}`, "policies[0]", "buckets"},
+		{"too many policies", `{"limit": 5, "windowMs": 10, "policies": ["gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra"]}`, "policies", "at most 8"},
+		{"policy not a name", `{"limit": 5, "windowMs": 10, "policies": [3]}`, "policies", "policy name or an object"},
+		{"missing at", `{"limit": 5, "windowMs": 10, "requests": [{"key": "a"}]}`, "requests[0].at", "missing"},
+		{"negative at", `{"limit": 5, "windowMs": 10, "requests": [{"at": -1}]}`, "requests[0].at", "out of range"},
+		{"backwards", `{"limit": 5, "windowMs": 10, "requests": [{"at": 5000}, {"at": 1000}]}`, "requests[1].at", "must not go backwards"},
+		{"zero cost", `{"limit": 5, "windowMs": 10, "requests": [{"at": 0, "cost": 0}]}`, "requests[0].cost", "out of range"},
+		{"zero count", `{"limit": 5, "windowMs": 10, "requests": [{"at": 0, "count": 0}]}`, "requests[0].count", "out of range"},
+		{"count over bound", `{"limit": 5, "windowMs": 10, "requests": [{"at": 0, "count": 10001}]}`, "requests[0].count", "out of range"},
+		{"total over bound", `{"limit": 5, "windowMs": 10, "requests": [{"at": 0, "count": 6000}, {"at": 1, "count": 6000}]}`, "requests[1].count", "at most 10000"},
+		{"long key", `{"limit": 5, "windowMs": 10, "requests": [{"at": 0, "key": "` + strings.Repeat("k", 65) + `"}]}`, "requests[0].key", "longer than 64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in))
+			require.Error(t, err)
+			var errs Errors
+			require.ErrorAs(t, err, &errs)
+			found := false
+			for _, e := range errs {
+				if e.Field == tt.field && strings.Contains(e.Reason, tt.reason) {
+					found = true
+				}
+			}
+			assert.True(t, found, "errors %q: want field %q with reason containing %q", err, tt.field, tt.reason)
+		})
+	}
+}
+
+func TestDecodeRefusesOversizedInput(t *testing.T) {
+	big := `{"limit": 5, "windowMs": 10, "comment": "` + strings.Repeat("x", MaxBodyBytes) + `"}`
+	_, err := Decode(strings.NewReader(big))
+	require.ErrorContains(t, err, "larger than")
+}
+
+func TestTooManyKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"limit": 5, "windowMs": 10, "requests": [`)
+	for i := range MaxKeys + 1 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"at": 0, "key": "k` + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + string(rune('a'+i/26)) + `"}`)
+	}
+	b.WriteString("]}")
+	_, err := Parse([]byte(b.String()))
+	require.ErrorContains(t, err, "more than 100 distinct keys")
+}
+
+// FuzzParse checks that no input makes the decoder panic, and that whatever
+// it accepts is valid and runs. The seed corpus runs with every go test.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		`{"limit": 5, "windowMs": 30000, "policy": "sliding-log", "requests": [{"at": 0}, {"at": 5000, "count": 2}]}`,
+		`{"limit": 5, "windowMs": 30000, "policies": ["fixed-window", {"name": "sliding-counter", "arithmetic": "exact"}, {"name": "sliding-buckets", "buckets": 6}], "requests": [{"at": 35000, "key": "car-a", "cost": 1, "count": 3}, {"at": 36000, "probe": true}]}`,
+		`{"limit": 3, "windowMs": 1000, "policies": [{"name": "token-bucket", "burst": 6}, "gcra"], "requests": [{"at": 0, "cost": 4}]}`,
+		`{"limit": 1, "windowMs": 1, "requests": [{"at": 4398046511104}]}`,
+		`{"limit": 5}`, `[]`, `null`, `{"policies": [null]}`, `{"requests": [null]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data)
+		if err != nil {
+			var errs Errors
+			if !assert.ErrorAs(t, err, &errs) || len(errs) == 0 {
+				t.Fatalf("error %v is not a list of field errors", err)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("Parse accepted a scenario Validate refuses: %v", err)
+		}
+		if _, err := Run(s); err != nil {
+			t.Fatalf("Run refused a parsed scenario: %v", err)
+		}
+	})
+}

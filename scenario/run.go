@@ -1,0 +1,152 @@
+package scenario
+
+import (
+	"encoding/json"
+
+	"github.com/windowlab/playground/policies"
+)
+
+// Result is what running a scenario gives: one entry per policy, each with
+// one decision per request after expanding count, in input order.
+type Result struct {
+	Results []PolicyResult `json:"results"`
+}
+
+// PolicyResult is one policy's decisions.
+type PolicyResult struct {
+	Policy    string         `json:"policy"`
+	Label     string         `json:"label"`
+	Params    ParamsOut      `json:"params"`
+	Admitted  int            `json:"admitted"`
+	Refused   int            `json:"refused"`
+	Decisions []Decision     `json:"decisions"`
+	Stats     policies.Stats `json:"-"`
+}
+
+// ParamsOut is the resolved configuration a policy ran with.
+type ParamsOut struct {
+	Limit      int64               `json:"limit"`
+	WindowMs   int64               `json:"windowMs"`
+	Arithmetic policies.Arithmetic `json:"arithmetic,omitempty"`
+	Buckets    int64               `json:"buckets,omitempty"`
+	Burst      int64               `json:"burst,omitempty"`
+}
+
+// Decision is one request's outcome under one policy, or one probe.
+type Decision struct {
+	Index int    // position in the expanded request list
+	Entry int    // index of the scenario entry it came from
+	At    int64  // ms
+	Key   string // the request's key name
+	Cost  int64
+	Probe bool
+	// Estimate is the policy's count or estimate before the request (for a
+	// probe, at that instant).
+	Estimate policies.Fraction
+	// Detail is the policy's full decision; zero for a probe.
+	Detail policies.Decision
+}
+
+// Allowed reports whether a (non-probe) request was admitted.
+func (d Decision) Allowed() bool { return !d.Probe && d.Detail.Allowed }
+
+// RetryAfter returns the wait in ms and whether there is one: false for a
+// request that can never be admitted (and for admitted ones and probes).
+func (d Decision) RetryAfter() (int64, bool) {
+	if d.Probe || d.Detail.Allowed || d.Detail.Never {
+		return 0, false
+	}
+	return d.Detail.RetryAfterMs, true
+}
+
+// MarshalJSON writes the public contract: probes carry no allowed or
+// retryAfterMs; retryAfterMs is null when the request can never pass.
+func (d Decision) MarshalJSON() ([]byte, error) {
+	if d.Probe {
+		return json.Marshal(struct {
+			At            int64   `json:"at"`
+			Key           string  `json:"key"`
+			Probe         bool    `json:"probe"`
+			Estimate      float64 `json:"estimate"`
+			EstimateExact string  `json:"estimateExact"`
+		}{d.At, d.Key, true, d.Estimate.Float(), d.Estimate.String()})
+	}
+	var retry *int64
+	if !d.Detail.Never {
+		retry = &d.Detail.RetryAfterMs
+	}
+	return json.Marshal(struct {
+		At            int64   `json:"at"`
+		Key           string  `json:"key"`
+		Cost          int64   `json:"cost"`
+		Allowed       bool    `json:"allowed"`
+		RetryAfterMs  *int64  `json:"retryAfterMs"`
+		Estimate      float64 `json:"estimate"`
+		EstimateExact string  `json:"estimateExact"`
+		Capacity      int64   `json:"capacity"`
+	}{d.At, d.Key, d.Cost, d.Detail.Allowed, retry, d.Estimate.Float(), d.Estimate.String(), d.Detail.Capacity})
+}
+
+// KeyOf maps a key name to the integer key the policies use.
+func KeyOf(name string) policies.Key { return policies.Key(policies.Mix32(name)) }
+
+// Run validates the scenario and replays its requests through every policy.
+func Run(s Scenario) (Result, error) {
+	if err := s.Validate(); err != nil {
+		return Result{}, err
+	}
+	specs := s.Specs()
+	res := Result{Results: make([]PolicyResult, 0, len(specs))}
+	for _, spec := range specs {
+		pol, err := policies.New(spec.Name, spec.Params(s))
+		if err != nil {
+			return Result{}, err // Validate has already built the same policy
+		}
+		res.Results = append(res.Results, runOne(s, spec, pol))
+	}
+	return res, nil
+}
+
+func runOne(s Scenario, spec PolicySpec, pol policies.Policy) PolicyResult {
+	p := pol.Params()
+	out := PolicyResult{
+		Policy: spec.Name,
+		Label:  spec.Label(s),
+		Params: ParamsOut{Limit: p.Limit, WindowMs: p.WindowMs},
+	}
+	switch spec.Name {
+	case policies.SlidingCounter:
+		out.Params.Arithmetic = p.Arithmetic
+	case policies.SlidingBuckets:
+		out.Params.Buckets = p.Buckets
+	case policies.TokenBucket, policies.GCRA:
+		out.Params.Burst = p.Burst
+		if out.Params.Burst == 0 {
+			out.Params.Burst = p.Limit
+		}
+	}
+	idx := 0
+	for entry, r := range s.Requests {
+		name := r.KeyName()
+		key := KeyOf(name)
+		for range r.Count {
+			d := Decision{Index: idx, Entry: entry, At: r.At, Key: name, Cost: r.Cost, Probe: r.Probe}
+			if r.Probe {
+				d.Cost = 0
+				d.Estimate = pol.Peek(key, r.At)
+			} else {
+				d.Detail = pol.Decide(key, r.At, r.Cost)
+				d.Estimate = d.Detail.Estimate
+				if d.Detail.Allowed {
+					out.Admitted++
+				} else {
+					out.Refused++
+				}
+			}
+			out.Decisions = append(out.Decisions, d)
+			idx++
+		}
+	}
+	out.Stats = pol.Stats()
+	return out
+}

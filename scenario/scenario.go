@@ -1,0 +1,146 @@
+// Package scenario is the one shape every part of the playground agrees on:
+// settings (limit, window, policies and their options) plus a list of timed
+// requests. The simulate command, POST /api/simulate, the playground, shared
+// links, lessons and exercises all decode, validate and run scenarios here.
+package scenario
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+)
+
+// Bounds on what one scenario may ask for, so that a single call (a file, a
+// POST, a shared link) cannot exhaust memory or time. Sliding log holds limit
+// timestamps per key, so MaxLimit × MaxKeys × MaxPolicies × 8 bytes (64 MB)
+// is the worst a scenario can allocate.
+const (
+	MaxBodyBytes = 1 << 20 // bytes of scenario JSON
+	MaxPolicies  = 8
+	MaxRequests  = 10_000 // decisions per policy, after expanding count
+	MaxCount     = 10_000 // count on one request entry
+	MaxKeys      = 100    // distinct keys
+	MaxLimit     = 10_000
+	MaxCost      = 1_000_000
+	MaxKeyLen    = 64
+	// MaxWindowMs is one year: long enough for any quota a lesson discusses.
+	MaxWindowMs = 366 * 24 * 3600 * 1000
+)
+
+// DefaultKey is the key of requests that do not name one.
+const DefaultKey = "default"
+
+// DefaultPolicies are run when a scenario names none: the four lanes the
+// playground opens with.
+func DefaultPolicies() []PolicySpec {
+	return []PolicySpec{
+		{Name: policies.FixedWindow},
+		{Name: policies.SlidingLog},
+		{Name: policies.SlidingCounter, Arithmetic: policies.Floor},
+		{Name: policies.SlidingCounter, Arithmetic: policies.Exact},
+	}
+}
+
+// Scenario is settings plus timed requests. Limit and WindowMs are shared by
+// every policy that does not override them.
+type Scenario struct {
+	Limit    int64        `json:"limit"`
+	WindowMs int64        `json:"windowMs"`
+	Policies []PolicySpec `json:"policies,omitempty"`
+	Requests []Request    `json:"requests"`
+}
+
+// PolicySpec names one policy and its options. In JSON it is either a bare
+// name ("sliding-log") or an object.
+type PolicySpec struct {
+	Name       string              `json:"name"`
+	Limit      int64               `json:"limit,omitempty"`    // 0: the scenario's
+	WindowMs   int64               `json:"windowMs,omitempty"` // 0: the scenario's
+	Arithmetic policies.Arithmetic `json:"arithmetic,omitempty"`
+	Buckets    int64               `json:"buckets,omitempty"`
+	Burst      int64               `json:"burst,omitempty"`
+}
+
+// Request is one entry of the request list. Count repeats it at the same
+// instant; a probe asks for the estimate without deciding.
+type Request struct {
+	At    int64  `json:"at"`
+	Key   string `json:"key,omitempty"`
+	Cost  int64  `json:"cost,omitempty"`
+	Count int64  `json:"count,omitempty"`
+	Probe bool   `json:"probe,omitempty"`
+}
+
+// DefaultBuckets is k for sliding-buckets when a spec leaves it out.
+const DefaultBuckets = 6
+
+// Params resolves the spec against the scenario's shared settings.
+func (p PolicySpec) Params(s Scenario) policies.Params {
+	out := policies.Params{
+		Limit:      s.Limit,
+		WindowMs:   s.WindowMs,
+		Arithmetic: p.Arithmetic,
+		Buckets:    p.Buckets,
+		Burst:      p.Burst,
+	}
+	if p.Limit != 0 {
+		out.Limit = p.Limit
+	}
+	if p.WindowMs != 0 {
+		out.WindowMs = p.WindowMs
+	}
+	if p.Name == policies.SlidingCounter && out.Arithmetic == "" {
+		out.Arithmetic = policies.Floor
+	}
+	if p.Name == policies.SlidingBuckets && out.Buckets == 0 {
+		out.Buckets = DefaultBuckets
+	}
+	return out
+}
+
+// Label is a short human name that tells lanes apart: the policy name plus
+// whatever option or override distinguishes it.
+func (p PolicySpec) Label(s Scenario) string {
+	params := p.Params(s)
+	var b strings.Builder
+	b.WriteString(p.Name)
+	switch p.Name {
+	case policies.SlidingCounter:
+		fmt.Fprintf(&b, " (%s)", params.Arithmetic)
+	case policies.SlidingBuckets:
+		fmt.Fprintf(&b, " (k=%d)", params.Buckets)
+	case policies.TokenBucket, policies.GCRA:
+		if p.Burst != 0 {
+			fmt.Fprintf(&b, " (burst %d)", p.Burst)
+		}
+	}
+	if p.Limit != 0 {
+		fmt.Fprintf(&b, " limit %d", p.Limit)
+	}
+	if p.WindowMs != 0 {
+		fmt.Fprintf(&b, " window %s", FormatMs(p.WindowMs))
+	}
+	return b.String()
+}
+
+// Specs returns the policies the scenario runs: its own, or the defaults.
+func (s Scenario) Specs() []PolicySpec {
+	if len(s.Policies) == 0 {
+		return DefaultPolicies()
+	}
+	return s.Policies
+}
+
+// FormatMs writes a duration in milliseconds the way people read it:
+// "30 s", "1.5 s", "250 ms".
+func FormatMs(ms int64) string {
+	switch {
+	case ms%1000 == 0:
+		return fmt.Sprintf("%d s", ms/1000)
+	case ms > 1000 || ms < -1000:
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", float64(ms)/1000), "0"), ".") + " s"
+	default:
+		return fmt.Sprintf("%d ms", ms)
+	}
+}
