@@ -76,4 +76,3 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		})
 	}
 }
-
