@@ -1,0 +1,105 @@
+package policies
+
+import (
+	"maps"
+	"unsafe"
+)
+
+// GCRAPolicy is the generic cell rate algorithm: each key keeps its
+// theoretical arrival time (TAT), the instant at which its bucket would be
+// full again. Permits are emitted every windowMs/limit ms with a tolerance
+// of Burst permits (Burst 0 means Limit).
+//
+// To keep the emission interval windowMs/limit exact, time is scaled by
+// limit: one unit is 1/limit ms, so the interval is windowMs units and the
+// capacity burst*windowMs units. With T = at*limit, a request of cost is
+// admitted iff max(TAT, T) + cost*windowMs - T <= burst*windowMs, and TAT
+// then becomes max(TAT, T) + cost*windowMs. max(TAT, T) - T is exactly
+// token-bucket's deficit, so the two decide identically with the same
+// parameters; Estimate is the same permits-in-use Fraction (denominator
+// windowMs). RetryAfterMs is exact and minimal. A cost above burst is refused
+// with Never set and changes nothing.
+//
+// Late rule: a now earlier than the key's latest instant is decided at that
+// latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
+// the caller's now. The rule is why each key stores its latest instant next
+// to the TAT: the decision itself needs only the TAT. Keys are never
+// forgotten.
+type GCRAPolicy struct {
+	p        Params
+	capacity int64 // burst*windowMs units of 1/limit ms
+	keys     map[Key]gcraState
+}
+
+type gcraState struct {
+	latest int64 // ms
+	tat    int64 // units of 1/limit ms; 0 for an unseen key (a full bucket)
+}
+
+func newGCRA(p Params) *GCRAPolicy {
+	return &GCRAPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: make(map[Key]gcraState)}
+}
+
+// Name returns "gcra".
+func (g *GCRAPolicy) Name() string { return GCRA }
+
+// Params returns the parameters, with Burst 0 reported as Limit.
+func (g *GCRAPolicy) Params() Params { return g.p }
+
+// Decide implements Policy.
+func (g *GCRAPolicy) Decide(key Key, now, cost int64) Decision {
+	now = clampTime(now)
+	st := g.keys[key]
+	at, late := decideAt(now, st.latest)
+	t := at * g.p.Limit
+	tat := max(st.tat, t)
+	d := Decision{
+		At: at, Late: late,
+		Estimate: Fraction{tat - t, g.p.WindowMs},
+		Capacity: g.p.Burst,
+		Cost:     cost,
+		Terms:    Terms{TAT: Fraction{tat, g.p.Limit}},
+	}
+	if cost < 1 || cost > g.p.Burst {
+		return refusedNever(d)
+	}
+	next := tat + cost*g.p.WindowMs
+	if next-t <= g.capacity {
+		d.Allowed = true
+		tat = next
+	} else {
+		// The first T' with next - T' <= capacity, in whole ms.
+		d.RetryAfterMs = ceilDiv(next-g.capacity, g.p.Limit) - now
+	}
+	g.keys[key] = gcraState{latest: at, tat: tat}
+	return d
+}
+
+// Peek implements Policy: permits in use at now, (max(TAT, T) - T)/windowMs.
+func (g *GCRAPolicy) Peek(key Key, now int64) Fraction {
+	st := g.keys[key]
+	at, _ := decideAt(clampTime(now), st.latest)
+	t := at * g.p.Limit
+	return Fraction{max(st.tat, t) - t, g.p.WindowMs}
+}
+
+// Snapshot implements Policy: TAT is in ms, never earlier than the instant
+// described (an idle key's TAT is now).
+func (g *GCRAPolicy) Snapshot(key Key, now int64) State {
+	st := g.keys[key]
+	at, _ := decideAt(clampTime(now), st.latest)
+	t := at * g.p.Limit
+	tat := max(st.tat, t)
+	return State{Estimate: Fraction{tat - t, g.p.WindowMs}, Capacity: g.p.Burst, TAT: Fraction{tat, g.p.Limit}}
+}
+
+// Stats implements Policy: the TAT and the latest instant per key.
+func (g *GCRAPolicy) Stats() Stats {
+	return Stats{Keys: len(g.keys), Entries: 2 * int64(len(g.keys)), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
+}
+
+func (g *GCRAPolicy) clone() Policy {
+	c := *g
+	c.keys = maps.Clone(g.keys)
+	return &c
+}

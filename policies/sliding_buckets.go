@@ -1,0 +1,280 @@
+package policies
+
+import (
+	"maps"
+	"slices"
+	"unsafe"
+)
+
+// SlidingBucketsPolicy is sliding-buckets (deep dive 003): each window of
+// windowMs is split into k = Buckets sub-buckets of width b = windowMs/k,
+// and each key keeps a ring of n = k+1 slot counters indexed by the absolute
+// bucket number ⌊t/b⌋ mod n. The policy generalises the others: k = 1 is
+// sliding-counter with Exact arithmetic, and as b shrinks it approaches
+// sliding-log.
+//
+// Estimate at t, in bucket B with elapsed = t mod b: the slots of buckets
+// B-k+1 … B count in full ("rest"), and the oldest slot, bucket B-k, is
+// weighted by (b-elapsed)/b, its events assumed spread evenly over it. The
+// estimate is the exact Fraction (rest*b + oldest*(b-elapsed))/b, denominator
+// always b. A request is admitted iff estimate + cost <= limit, decided in
+// integers as rest*b + oldest*(b-elapsed) + cost*b <= limit*b. A running
+// total of the ring keeps the estimate O(1); moving to a newer bucket zeroes
+// the slots that left, at most n of them however long the key was idle.
+//
+// Late rule (the seed's, tightened): a now whose bucket is older than the
+// key's newest bucket is late. It is estimated at the start of the newest
+// bucket (elapsed 0; the newest bucket never moves backwards), and Decision.At
+// reports that instant. An admitted late request is counted in its own
+// bucket. The seed also files late events into the oldest slot and drops
+// events whose bucket has left the ring; a limiter cannot drop an admitted
+// request, and counting one in the oldest slot would charge it at only a
+// fraction of its cost, so replaying old timestamps could admit more than
+// limit. Here, a late request whose bucket is the oldest slot or has left the
+// ring is refused (RetryAfterMs then runs to the start of the newest bucket,
+// where the same request is no longer late). Every admitted request is
+// therefore counted in full until its bucket becomes the oldest.
+//
+// RetryAfterMs walks at most k+1 bucket segments from the decision instant,
+// solving the admission test in closed form inside each, and is minimal. It
+// is counted from the caller's now. A cost above limit is refused with Never
+// set and changes nothing.
+//
+// Memory: n slots of int64 per key plus the newest bucket and the running
+// total, all rings in one backing slice. Keys are never forgotten.
+type SlidingBucketsPolicy struct {
+	p      Params
+	k, n   int64 // buckets per window, slots per key (k+1)
+	width  int64 // b, the bucket width in ms
+	index  map[Key]int32
+	states []slidingBucketsState
+	slots  []int64 // ring i is slots[i*n : (i+1)*n]
+}
+
+type slidingBucketsState struct {
+	newest int64 // absolute index of the newest bucket seen
+	total  int64 // sum of the ring's n slots
+}
+
+func newSlidingBuckets(p Params) *SlidingBucketsPolicy {
+	return &SlidingBucketsPolicy{
+		p: p, k: p.Buckets, n: p.Buckets + 1, width: p.WindowMs / p.Buckets,
+		index: make(map[Key]int32),
+	}
+}
+
+// Name returns "sliding-buckets".
+func (s *SlidingBucketsPolicy) Name() string { return SlidingBuckets }
+
+// Params returns the parameters the policy was built with.
+func (s *SlidingBucketsPolicy) Params() Params { return s.p }
+
+func (s *SlidingBucketsPolicy) ring(i int32) []int64 {
+	return s.slots[int64(i)*s.n : int64(i+1)*s.n]
+}
+
+// pos is the ring position of absolute bucket x (which may be negative
+// before the first window of the epoch).
+func (s *SlidingBucketsPolicy) pos(x int64) int64 {
+	return ((x % s.n) + s.n) % s.n
+}
+
+// advance moves the ring to bucket b > st.newest, zeroing the slots of the
+// buckets that left: at most n.
+func (s *SlidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b int64) {
+	if b <= st.newest {
+		return
+	}
+	steps := min(b-st.newest, s.n)
+	for x := st.newest + 1; x <= st.newest+steps; x++ {
+		p := s.pos(x)
+		st.total -= ring[p]
+		ring[p] = 0
+	}
+	st.newest = b
+}
+
+// view returns, without changing anything, the bucket the key is estimated
+// in at now, the elapsed ms in it, the oldest slot and the rest.
+func (s *SlidingBucketsPolicy) view(st slidingBucketsState, ring []int64, now int64) (b, elapsed, oldest, rest int64) {
+	b = now / s.width
+	if b < st.newest {
+		b, elapsed = st.newest, 0
+	} else {
+		elapsed = now % s.width
+	}
+	// The slots of buckets newest-k … b-k leave (or, for b-k, become the
+	// oldest); those above newest are empty.
+	rest = st.total
+	for x := st.newest - s.k; x <= min(b-s.k, st.newest); x++ {
+		rest -= ring[s.pos(x)]
+	}
+	if b-s.k <= st.newest {
+		oldest = ring[s.pos(b-s.k)]
+	}
+	return b, elapsed, oldest, rest
+}
+
+func (s *SlidingBucketsPolicy) estimate(oldest, rest, elapsed int64) (est, carried Fraction) {
+	weighted := oldest * (s.width - elapsed)
+	return Fraction{rest*s.width + weighted, s.width}, Fraction{weighted, s.width}
+}
+
+// Decide implements Policy.
+func (s *SlidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
+	now = clampTime(now)
+	i, ok := s.index[key]
+	if !ok {
+		if cost < 1 || cost > s.p.Limit {
+			d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
+				Terms: Terms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}}
+			return refusedNever(d)
+		}
+		i = s.add(key)
+	}
+	st := &s.states[i]
+	ring := s.ring(i)
+	own := now / s.width
+	var b, elapsed, oldest, rest int64
+	if cost < 1 || cost > s.p.Limit {
+		b, elapsed, oldest, rest = s.view(*st, ring, now)
+	} else {
+		s.advance(st, ring, own)
+		b = st.newest
+		if own == b {
+			elapsed = now % s.width
+		}
+		oldest = ring[(b+1)%s.n] // bucket b-k
+		rest = st.total - oldest
+	}
+	est, carried := s.estimate(oldest, rest, elapsed)
+	d := Decision{
+		At: b*s.width + elapsed, Late: own < b,
+		Estimate: est,
+		Capacity: s.p.Limit,
+		Cost:     cost,
+		Terms: Terms{Elapsed: elapsed, Previous: oldest, Current: rest, Carried: carried,
+			BucketMs: s.width},
+	}
+	if cost < 1 || cost > s.p.Limit {
+		return refusedNever(d)
+	}
+	// A late request is admitted only into a bucket that still counts in
+	// full: own > b-k.
+	if own > b-s.k && admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true) {
+		d.Allowed = true
+		ring[s.pos(own)] += cost
+		st.total += cost
+		return d
+	}
+	d.RetryAfterMs = s.retryAt(ring, b, elapsed, oldest, rest, cost) - now
+	return d
+}
+
+// retryAt walks the buckets b, b+1, … b+k from elapsed in bucket b, with
+// nothing else arriving, and returns the first instant at which a request of
+// cost is admitted. In bucket b+j the oldest slot is bucket b-k+j and the
+// rest are buckets b-k+j+1 … b; inside each bucket the weighted term only
+// falls, so firstElapsed solves it. From bucket b+k+1 the ring is empty.
+func (s *SlidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, cost int64) int64 {
+	for j := int64(0); j <= s.k; j++ {
+		if e := firstElapsed(oldest, s.p.Limit-rest-cost, s.width, true); e < s.width {
+			if j == 0 {
+				e = max(e, elapsed)
+			}
+			return (b+j)*s.width + e
+		}
+		if j < s.k {
+			oldest = ring[s.pos(b-s.k+j+1)]
+			rest -= oldest
+		}
+	}
+	return (b + s.k + 1) * s.width
+}
+
+// add allocates the state and the ring of a new key.
+func (s *SlidingBucketsPolicy) add(key Key) int32 {
+	i := int32(len(s.states))
+	s.index[key] = i
+	s.states = append(s.states, slidingBucketsState{})
+	s.slots = slices.Grow(s.slots, int(s.n))
+	s.slots = s.slots[:len(s.slots)+int(s.n)]
+	clear(s.ring(i))
+	return i
+}
+
+// record is the seed's raw add: count events at now in their own bucket,
+// advancing the ring first; a bucket that has left the ring is dropped. It
+// checks no limit and exists so the seed's ring asserts can run as tests.
+func (s *SlidingBucketsPolicy) record(key Key, now, count int64) {
+	now = clampTime(now)
+	i, ok := s.index[key]
+	if !ok {
+		i = s.add(key)
+	}
+	st := &s.states[i]
+	ring := s.ring(i)
+	own := now / s.width
+	s.advance(st, ring, own)
+	if st.newest-own < s.n {
+		ring[s.pos(own)] += count
+		st.total += count
+	}
+}
+
+// Peek implements Policy.
+func (s *SlidingBucketsPolicy) Peek(key Key, now int64) Fraction {
+	i, ok := s.index[key]
+	if !ok {
+		return Fraction{0, s.width}
+	}
+	_, elapsed, oldest, rest := s.view(s.states[i], s.ring(i), clampTime(now))
+	est, _ := s.estimate(oldest, rest, elapsed)
+	return est
+}
+
+// Snapshot implements Policy: Slots lists the n slots oldest first (bucket
+// b-k … b), the oldest with weight (width-elapsed)/width. Before the first
+// window of the epoch the oldest starts are negative.
+func (s *SlidingBucketsPolicy) Snapshot(key Key, now int64) State {
+	now = clampTime(now)
+	var st slidingBucketsState
+	ring := make([]int64, s.n)
+	if i, ok := s.index[key]; ok {
+		st = s.states[i]
+		copy(ring, s.ring(i))
+	}
+	b, elapsed, oldest, rest := s.view(st, ring, now)
+	est, _ := s.estimate(oldest, rest, elapsed)
+	state := State{Estimate: est, Capacity: s.p.Limit, Slots: make([]Slot, 0, s.n)}
+	for x := b - s.k; x <= b; x++ {
+		slot := Slot{Start: x * s.width, Weight: Whole(1)}
+		if x <= st.newest {
+			slot.Count = ring[s.pos(x)]
+		}
+		if x == b-s.k {
+			slot.Weight = Fraction{s.width - elapsed, s.width}
+		}
+		state.Slots = append(state.Slots, slot)
+	}
+	return state
+}
+
+// Stats implements Policy: k+1 slots per key plus the newest bucket and the
+// running total.
+func (s *SlidingBucketsPolicy) Stats() Stats {
+	keys := int64(len(s.states))
+	return Stats{
+		Keys:        len(s.states),
+		Entries:     keys * (s.n + 2),
+		BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{})),
+	}
+}
+
+func (s *SlidingBucketsPolicy) clone() Policy {
+	c := *s
+	c.index = maps.Clone(s.index)
+	c.states = slices.Clone(s.states)
+	c.slots = slices.Clone(s.slots)
+	return &c
+}

@@ -1,0 +1,203 @@
+package policies
+
+import (
+	"maps"
+	"unsafe"
+)
+
+// SlidingCounterPolicy is sliding-counter (registry entry 000, lesson 001):
+// counts for the current epoch-aligned window and the previous one, the
+// previous count fading out linearly as the current window fills.
+//
+// With elapsed = now - windowStart, W = windowMs and cost the request:
+//
+//	Floor (default, the registry's reference):
+//	    carried = previous*(W-elapsed) div W
+//	    admit iff carried + current + cost <= limit
+//	    Estimate = carried + current, a whole number
+//	Exact (the lesson's fractions):
+//	    admit iff previous*(W-elapsed) + (current+cost)*W <= limit*W
+//	    Estimate = (previous*(W-elapsed) + current*W) / W, not reduced:
+//	    its denominator is always W (use Fraction.Reduced to display it)
+//
+// Moving into the next window shifts current into previous; a gap of two
+// windows or more clears both. Ties pass; a cost above limit is refused with
+// Never set and changes nothing. RetryAfterMs is solved in closed form over
+// the rest of this window, the next one and the one after, and is minimal:
+// the same request waiting one millisecond less is still refused.
+//
+// Late rule: a now earlier than the key's latest instant is decided at that
+// latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
+// the caller's now.
+//
+// Each key holds three integers: its latest instant (which names its current
+// window), previous and current. Keys are never forgotten.
+type SlidingCounterPolicy struct {
+	p     Params
+	exact bool
+	keys  map[Key]slidingCounterState
+}
+
+type slidingCounterState struct {
+	latest   int64
+	previous int64
+	current  int64
+}
+
+func newSlidingCounter(p Params) *SlidingCounterPolicy {
+	return &SlidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: make(map[Key]slidingCounterState)}
+}
+
+// Name returns "sliding-counter".
+func (s *SlidingCounterPolicy) Name() string { return SlidingCounter }
+
+// Params returns the parameters, with Arithmetic "" reported as Floor.
+func (s *SlidingCounterPolicy) Params() Params { return s.p }
+
+// view moves the state to instant at >= st.latest and returns the window
+// start with the two counts there.
+func (s *SlidingCounterPolicy) view(st slidingCounterState, at int64) (start, previous, current int64) {
+	w := s.p.WindowMs
+	start = at - at%w
+	switch last := st.latest - st.latest%w; start {
+	case last:
+		return start, st.previous, st.current
+	case last + w:
+		return start, st.current, 0
+	}
+	return start, 0, 0
+}
+
+// estimate returns the weighted estimate and the carried part of previous at
+// elapsed ms into the window.
+func (s *SlidingCounterPolicy) estimate(previous, current, elapsed int64) (est, carried Fraction) {
+	w := s.p.WindowMs
+	weighted := previous * (w - elapsed)
+	if s.exact {
+		return Fraction{weighted + current*w, w}, Fraction{weighted, w}
+	}
+	c := weighted / w
+	return Whole(c + current), Whole(c)
+}
+
+// admits reports whether a request of cost passes against previous and
+// current at elapsed ms into the window.
+func (s *SlidingCounterPolicy) admits(previous, current, elapsed, cost int64) bool {
+	return admitsWeighted(previous, s.p.Limit-current-cost, s.p.WindowMs, elapsed, s.exact)
+}
+
+// admitsWeighted is the admission test shared with sliding-buckets: room is
+// limit - (counts at full weight) - cost, and previous is weighted by
+// (width-elapsed)/width. Exact: previous*(width-elapsed) <= room*width.
+// Floor: previous*(width-elapsed) div width <= room.
+func admitsWeighted(previous, room, width, elapsed int64, exact bool) bool {
+	if room < 0 {
+		return false
+	}
+	weighted := previous * (width - elapsed)
+	if exact {
+		return weighted <= room*width
+	}
+	return weighted/width <= room
+}
+
+// firstElapsed solves admitsWeighted for the smallest elapsed in
+// [0, width] at which it holds, or returns width+1 when none does (room < 0).
+// The weighted term falls as elapsed grows, so the admitting elapsed values
+// form the interval [firstElapsed, width].
+//
+//	exact: previous*(width-e) <= room*width
+//	       <=> width-e <= ⌊room*width/previous⌋
+//	floor: ⌊previous*(width-e)/width⌋ <= room
+//	       <=> previous*(width-e) <= (room+1)*width - 1
+//	       <=> width-e <= ⌊((room+1)*width-1)/previous⌋
+func firstElapsed(previous, room, width int64, exact bool) int64 {
+	if room < 0 {
+		return width + 1
+	}
+	if previous == 0 {
+		return 0
+	}
+	bound := room * width
+	if !exact {
+		bound = (room+1)*width - 1
+	}
+	e := width - bound/previous
+	if e < 0 {
+		return 0
+	}
+	return e
+}
+
+// retryAt is the first instant after a refusal at start+elapsed at which the
+// same request is admitted, if nothing else arrives: later in this window,
+// in the next one (previous = today's current, current = 0) or at the start
+// of the one after, where both counts are zero and any cost <= limit passes.
+func (s *SlidingCounterPolicy) retryAt(start, elapsed, previous, current, cost int64) int64 {
+	w := s.p.WindowMs
+	if e := firstElapsed(previous, s.p.Limit-current-cost, w, s.exact); e < w {
+		return start + max(e, elapsed)
+	}
+	if e := firstElapsed(current, s.p.Limit-cost, w, s.exact); e < w {
+		return start + w + e
+	}
+	return start + 2*w
+}
+
+// Decide implements Policy.
+func (s *SlidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
+	now = clampTime(now)
+	st := s.keys[key]
+	at, late := decideAt(now, st.latest)
+	start, previous, current := s.view(st, at)
+	elapsed := at - start
+	est, carried := s.estimate(previous, current, elapsed)
+	d := Decision{
+		At: at, Late: late,
+		Estimate: est,
+		Capacity: s.p.Limit,
+		Cost:     cost,
+		Terms: Terms{WindowStart: start, Elapsed: elapsed, Previous: previous, Current: current,
+			Carried: carried},
+	}
+	if cost < 1 || cost > s.p.Limit {
+		return refusedNever(d)
+	}
+	if s.admits(previous, current, elapsed, cost) {
+		d.Allowed = true
+		current += cost
+	} else {
+		d.RetryAfterMs = s.retryAt(start, elapsed, previous, current, cost) - now
+	}
+	s.keys[key] = slidingCounterState{latest: at, previous: previous, current: current}
+	return d
+}
+
+// Peek implements Policy.
+func (s *SlidingCounterPolicy) Peek(key Key, now int64) Fraction {
+	st := s.keys[key]
+	at, _ := decideAt(clampTime(now), st.latest)
+	start, previous, current := s.view(st, at)
+	est, _ := s.estimate(previous, current, at-start)
+	return est
+}
+
+// Snapshot implements Policy.
+func (s *SlidingCounterPolicy) Snapshot(key Key, now int64) State {
+	st := s.keys[key]
+	at, _ := decideAt(clampTime(now), st.latest)
+	start, previous, current := s.view(st, at)
+	est, _ := s.estimate(previous, current, at-start)
+	return State{Estimate: est, Capacity: s.p.Limit, WindowStart: start, Previous: previous, Current: current}
+}
+
+// Stats implements Policy: three integers per key.
+func (s *SlidingCounterPolicy) Stats() Stats {
+	return Stats{Keys: len(s.keys), Entries: 3 * int64(len(s.keys)), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
+}
+
+func (s *SlidingCounterPolicy) clone() Policy {
+	c := *s
+	c.keys = maps.Clone(s.keys)
+	return &c
+}

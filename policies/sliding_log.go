@@ -1,0 +1,175 @@
+package policies
+
+import (
+	"maps"
+	"slices"
+	"unsafe"
+)
+
+// SlidingLogPolicy is sliding-log (registry entry 002): the timestamp of
+// every admitted permit, in a ring of exactly limit int64 per key.
+//
+// The window at now is (now-windowMs, now], half-open at the far end: an
+// entry exactly windowMs old has left. A request is admitted when the entries
+// inside the window plus cost are at most limit; a request of cost n takes n
+// slots stamped with the same instant, so they leave together. Over any
+// windowMs the policy never admits more than limit. Expired entries are
+// dropped from the head as decisions pass them, so expiry is O(1) amortised:
+// each timestamp is written once and dropped once.
+//
+// RetryAfterMs is exact: the entry whose leaving makes room for cost is the
+// (count+cost-limit)-th oldest, and it leaves windowMs after its timestamp.
+// A cost above limit is refused with Never set and changes nothing.
+//
+// Late rule: a now earlier than the key's latest instant is decided at that
+// latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
+// the caller's now.
+//
+// Memory: the ring is allocated at its full size the first time a key is
+// decided, so Stats reports limit entries per key whether or not the key is
+// busy. All rings share one backing slice. Keys are never forgotten.
+type SlidingLogPolicy struct {
+	p      Params
+	index  map[Key]int32
+	states []slidingLogState
+	times  []int64 // ring i is times[i*limit : (i+1)*limit]
+}
+
+type slidingLogState struct {
+	latest int64
+	head   int32 // ring position of the oldest live entry
+	count  int32 // entries held, live or not yet dropped
+}
+
+func newSlidingLog(p Params) *SlidingLogPolicy {
+	return &SlidingLogPolicy{p: p, index: make(map[Key]int32)}
+}
+
+// Name returns "sliding-log".
+func (l *SlidingLogPolicy) Name() string { return SlidingLog }
+
+// Params returns the parameters the policy was built with.
+func (l *SlidingLogPolicy) Params() Params { return l.p }
+
+func (l *SlidingLogPolicy) ring(i int32) []int64 {
+	n := l.p.Limit
+	return l.times[int64(i)*n : int64(i+1)*n]
+}
+
+// live returns the head and count once the entries that have left the window
+// at instant at are dropped, without changing the ring.
+func (l *SlidingLogPolicy) live(st slidingLogState, ring []int64, at int64) (head, count int32) {
+	head, count = st.head, st.count
+	cutoff := at - l.p.WindowMs
+	for count > 0 && ring[head] <= cutoff {
+		head++
+		if int64(head) == l.p.Limit {
+			head = 0
+		}
+		count--
+	}
+	return head, count
+}
+
+// at returns the ring entry j places after head.
+func (l *SlidingLogPolicy) entry(ring []int64, head int32, j int64) int64 {
+	return ring[(int64(head)+j)%l.p.Limit]
+}
+
+// Decide implements Policy.
+func (l *SlidingLogPolicy) Decide(key Key, now, cost int64) Decision {
+	now = clampTime(now)
+	i, ok := l.index[key]
+	if !ok {
+		if cost < 1 || cost > l.p.Limit {
+			return refusedNever(Decision{At: now, Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost})
+		}
+		i = l.add(key)
+	}
+	st := &l.states[i]
+	ring := l.ring(i)
+	at, late := decideAt(now, st.latest)
+	head, count := l.live(*st, ring, at)
+	d := Decision{
+		At: at, Late: late,
+		Estimate: Whole(int64(count)),
+		Capacity: l.p.Limit,
+		Cost:     cost,
+		Terms:    Terms{Count: int64(count)},
+	}
+	if count > 0 {
+		d.Terms.OldestMs = ring[head]
+	}
+	if cost < 1 || cost > l.p.Limit {
+		return refusedNever(d)
+	}
+	if int64(count)+cost <= l.p.Limit {
+		d.Allowed = true
+		for j := int64(count); j < int64(count)+cost; j++ {
+			ring[(int64(head)+j)%l.p.Limit] = at
+		}
+		count += int32(cost)
+	} else {
+		leaving := l.entry(ring, head, int64(count)+cost-l.p.Limit-1)
+		d.RetryAfterMs = leaving + l.p.WindowMs - now
+	}
+	*st = slidingLogState{latest: at, head: head, count: count}
+	return d
+}
+
+// add allocates the state and the full ring of a new key.
+func (l *SlidingLogPolicy) add(key Key) int32 {
+	i := int32(len(l.states))
+	l.index[key] = i
+	l.states = append(l.states, slidingLogState{})
+	l.times = slices.Grow(l.times, int(l.p.Limit))
+	l.times = l.times[:len(l.times)+int(l.p.Limit)]
+	return i
+}
+
+// Peek implements Policy: the entries inside the window at now.
+func (l *SlidingLogPolicy) Peek(key Key, now int64) Fraction {
+	i, ok := l.index[key]
+	if !ok {
+		return Whole(0)
+	}
+	st := l.states[i]
+	at, _ := decideAt(clampTime(now), st.latest)
+	_, count := l.live(st, l.ring(i), at)
+	return Whole(int64(count))
+}
+
+// Snapshot implements Policy: Log holds the timestamps inside the window,
+// oldest first.
+func (l *SlidingLogPolicy) Snapshot(key Key, now int64) State {
+	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Log: []int64{}}
+	i, ok := l.index[key]
+	if !ok {
+		return s
+	}
+	st := l.states[i]
+	ring := l.ring(i)
+	at, _ := decideAt(clampTime(now), st.latest)
+	head, count := l.live(st, ring, at)
+	s.Estimate = Whole(int64(count))
+	s.Count = int64(count)
+	for j := range int64(count) {
+		s.Log = append(s.Log, l.entry(ring, head, j))
+	}
+	return s
+}
+
+// Stats implements Policy: limit timestamps per key, plus its latest instant
+// and the ring's head and count.
+func (l *SlidingLogPolicy) Stats() Stats {
+	n := int64(len(l.states))
+	return Stats{
+		Keys:        len(l.states),
+		Entries:     n * l.p.Limit,
+		BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{})),
+	}
+}
+
+func (l *SlidingLogPolicy) clone() Policy {
+	return &SlidingLogPolicy{p: l.p, index: maps.Clone(l.index), states: slices.Clone(l.states), times: slices.Clone(l.times)}
+}

@@ -1,0 +1,104 @@
+package policies
+
+import (
+	"maps"
+	"unsafe"
+)
+
+// TokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
+// means Limit) that refills at Limit permits per windowMs and starts full.
+//
+// The arithmetic is in integers, in units of 1/windowMs of a permit: the
+// bucket holds burst*windowMs units and refills limit units per ms, so no
+// refill is ever rounded. Each key stores the units in use (the deficit,
+// 0 for a full bucket, so an unseen key is a full one) and the instant it
+// was last brought up to date.
+//
+// Estimate is the permits in use, burst - tokens, as a Fraction with
+// denominator windowMs, so that like every other policy a request is
+// admitted iff Estimate + cost <= Capacity (= burst). Terms.Tokens and
+// State.Tokens give the tokens themselves. RetryAfterMs is exact and
+// minimal: ⌈(units missing)/limit⌉. A cost above burst is refused with Never
+// set and changes nothing.
+//
+// Late rule: a now earlier than the key's latest instant is decided at that
+// latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
+// the caller's now. Keys are never forgotten.
+type TokenBucketPolicy struct {
+	p        Params
+	capacity int64 // burst*windowMs units
+	keys     map[Key]tokenBucketState
+}
+
+type tokenBucketState struct {
+	latest int64 // instant the deficit was computed at
+	used   int64 // units in use at latest: burst*windowMs - tokens*windowMs
+}
+
+func newTokenBucket(p Params) *TokenBucketPolicy {
+	return &TokenBucketPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: make(map[Key]tokenBucketState)}
+}
+
+// Name returns "token-bucket".
+func (t *TokenBucketPolicy) Name() string { return TokenBucket }
+
+// Params returns the parameters, with Burst 0 reported as Limit.
+func (t *TokenBucketPolicy) Params() Params { return t.p }
+
+// used is the deficit in units at instant at >= st.latest.
+func (t *TokenBucketPolicy) used(st tokenBucketState, at int64) int64 {
+	return max(0, st.used-t.p.Limit*(at-st.latest))
+}
+
+// Decide implements Policy.
+func (t *TokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
+	now = clampTime(now)
+	st := t.keys[key]
+	at, late := decideAt(now, st.latest)
+	used := t.used(st, at)
+	w := t.p.WindowMs
+	d := Decision{
+		At: at, Late: late,
+		Estimate: Fraction{used, w},
+		Capacity: t.p.Burst,
+		Cost:     cost,
+		Terms:    Terms{Tokens: Fraction{t.capacity - used, w}},
+	}
+	if cost < 1 || cost > t.p.Burst {
+		return refusedNever(d)
+	}
+	if missing := used + cost*w - t.capacity; missing <= 0 {
+		d.Allowed = true
+		used += cost * w
+	} else {
+		d.RetryAfterMs = at + ceilDiv(missing, t.p.Limit) - now
+	}
+	t.keys[key] = tokenBucketState{latest: at, used: used}
+	return d
+}
+
+// Peek implements Policy: permits in use at now.
+func (t *TokenBucketPolicy) Peek(key Key, now int64) Fraction {
+	st := t.keys[key]
+	at, _ := decideAt(clampTime(now), st.latest)
+	return Fraction{t.used(st, at), t.p.WindowMs}
+}
+
+// Snapshot implements Policy.
+func (t *TokenBucketPolicy) Snapshot(key Key, now int64) State {
+	st := t.keys[key]
+	at, _ := decideAt(clampTime(now), st.latest)
+	used := t.used(st, at)
+	return State{Estimate: Fraction{used, t.p.WindowMs}, Capacity: t.p.Burst, Tokens: Fraction{t.capacity - used, t.p.WindowMs}}
+}
+
+// Stats implements Policy: two integers per key.
+func (t *TokenBucketPolicy) Stats() Stats {
+	return Stats{Keys: len(t.keys), Entries: 2 * int64(len(t.keys)), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
+}
+
+func (t *TokenBucketPolicy) clone() Policy {
+	c := *t
+	c.keys = maps.Clone(t.keys)
+	return &c
+}
