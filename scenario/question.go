@@ -1,0 +1,179 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+)
+
+// ParsePolicyRef reads the short policy names lessons and exercises use:
+//
+//	sliding-log                  a policy with the scenario's settings
+//	sliding-counter/exact        sliding-counter with an arithmetic
+//	sliding-buckets/6            sliding-buckets with k sub-buckets
+//	token-bucket/20, gcra/20     a burst (capacity) other than the limit
+//
+// It checks the shape only; running the policy checks the values.
+func ParsePolicyRef(ref string) (PolicySpec, error) {
+	name, opt, hasOpt := strings.Cut(strings.TrimSpace(ref), "/")
+	known := false
+	for _, n := range policies.Names {
+		known = known || n == name
+	}
+	if !known {
+		return PolicySpec{}, fmt.Errorf("unknown policy %q (want one of %s)", name, strings.Join(policies.Names, ", "))
+	}
+	spec := PolicySpec{Name: name}
+	if !hasOpt {
+		if name == policies.SlidingCounter {
+			spec.Arithmetic = policies.Floor
+		}
+		return spec, nil
+	}
+	switch name {
+	case policies.SlidingCounter:
+		a := policies.Arithmetic(opt)
+		if a != policies.Floor && a != policies.Exact {
+			return PolicySpec{}, fmt.Errorf("%q: sliding-counter takes /floor or /exact", ref)
+		}
+		spec.Arithmetic = a
+	case policies.SlidingBuckets, policies.TokenBucket, policies.GCRA:
+		n, err := strconv.ParseInt(opt, 10, 64)
+		if err != nil || n < 1 {
+			return PolicySpec{}, fmt.Errorf("%q: the part after / must be a whole number of at least 1", ref)
+		}
+		if name == policies.SlidingBuckets {
+			spec.Buckets = n
+		} else {
+			spec.Burst = n
+		}
+	default:
+		return PolicySpec{}, fmt.Errorf("%q: %s takes no option after /", ref, name)
+	}
+	return spec, nil
+}
+
+// Ref writes the spec back in the short form ParsePolicyRef reads. Limit
+// and window overrides are not part of the short form.
+func (p PolicySpec) Ref() string {
+	switch {
+	case p.Name == policies.SlidingCounter && p.Arithmetic != "":
+		return p.Name + "/" + string(p.Arithmetic)
+	case p.Name == policies.SlidingBuckets && p.Buckets != 0:
+		return p.Name + "/" + strconv.FormatInt(p.Buckets, 10)
+	case (p.Name == policies.TokenBucket || p.Name == policies.GCRA) && p.Burst != 0:
+		return p.Name + "/" + strconv.FormatInt(p.Burst, 10)
+	}
+	return p.Name
+}
+
+// WhatIf replays the scenario through one policy and then decides one more
+// request r, returning that last decision. Requests of the scenario at or
+// after r.At are not replayed: the question is what happens to r given what
+// came before it.
+func WhatIf(s Scenario, spec PolicySpec, r Request) (Decision, error) {
+	if r.Cost == 0 {
+		r.Cost = 1
+	}
+	r.Count = 1
+	r.Probe = false
+	q := s
+	q.Policies = []PolicySpec{spec}
+	q.Requests = nil
+	for _, old := range s.Requests {
+		if old.At >= r.At {
+			break
+		}
+		q.Requests = append(q.Requests, old)
+	}
+	q.Requests = append(q.Requests, r)
+	res, err := Run(q)
+	if err != nil {
+		return Decision{}, err
+	}
+	ds := res.Results[0].Decisions
+	return ds[len(ds)-1], nil
+}
+
+// ErrNeverAdmitted is returned by FirstAdmitted when no instant in the
+// searched range admits the request.
+var ErrNeverAdmitted = errors.New("no instant in range admits the request")
+
+// FirstAdmitted is the first instant at or after r.At at which WhatIf admits
+// r, searching up to r.At + horizon ms. The policy's retryAfter proposes the
+// instant; a replay at that instant and one millisecond before it confirms
+// it, and if either disagrees the answer comes from trying every
+// millisecond instead, so the result never rests on retryAfter alone.
+func FirstAdmitted(s Scenario, spec PolicySpec, r Request, horizon int64) (int64, error) {
+	first, err := WhatIf(s, spec, r)
+	if err != nil {
+		return 0, err
+	}
+	if first.Allowed() {
+		return r.At, nil
+	}
+	if retry, ok := first.RetryAfter(); ok && retry > 0 && retry <= horizon {
+		at := r.At + retry
+		if ok, err := admitsAt(s, spec, r, at); err == nil && ok {
+			if ok, err := admitsAt(s, spec, r, at-1); err == nil && !ok {
+				return at, nil
+			}
+		}
+	}
+	for at := r.At + 1; at <= r.At+horizon; at++ {
+		ok, err := admitsAt(s, spec, r, at)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return at, nil
+		}
+	}
+	return 0, ErrNeverAdmitted
+}
+
+func admitsAt(s Scenario, spec PolicySpec, r Request, at int64) (bool, error) {
+	r.At = at
+	d, err := WhatIf(s, spec, r)
+	return d.Allowed(), err
+}
+
+// Stacked runs every policy of the scenario as one chain, the way a service
+// that applies a per-second and a per-minute limit in turn does: a request
+// is admitted only when each policy admits it, and a policy is asked only
+// when every policy before it has admitted (so a request refused early uses
+// no budget further along). It returns, per request, whether the chain
+// admitted it and which policy (by index) refused it, -1 when none did.
+func Stacked(s Scenario) (admitted []bool, refusedBy []int, err error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	specs := s.Specs()
+	pols := make([]policies.Policy, len(specs))
+	for i, spec := range specs {
+		if pols[i], err = policies.New(spec.Name, spec.Params(s)); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, r := range s.Requests {
+		key := KeyOf(r.KeyName())
+		for range r.Count {
+			if r.Probe {
+				continue
+			}
+			by := -1
+			for i, p := range pols {
+				if !p.Decide(key, r.At, r.Cost).Allowed {
+					by = i
+					break
+				}
+			}
+			admitted = append(admitted, by < 0)
+			refusedBy = append(refusedBy, by)
+		}
+	}
+	return admitted, refusedBy, nil
+}

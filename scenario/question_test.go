@@ -1,0 +1,88 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/windowlab/playground/policies"
+)
+
+func TestParsePolicyRef(t *testing.T) {
+	tests := []struct {
+		ref  string
+		want PolicySpec
+	}{
+		{"sliding-log", PolicySpec{Name: policies.SlidingLog}},
+		{"sliding-counter", PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Floor}},
+		{"sliding-counter/exact", PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
+		{"sliding-buckets/6", PolicySpec{Name: policies.SlidingBuckets, Buckets: 6}},
+		{"gcra/20", PolicySpec{Name: policies.GCRA, Burst: 20}},
+	}
+	for _, tt := range tests {
+		got, err := ParsePolicyRef(tt.ref)
+		if err != nil || got != tt.want {
+			t.Errorf("ParsePolicyRef(%q) = %+v, %v; want %+v", tt.ref, got, err, tt.want)
+		}
+		if back := got.Ref(); back != tt.ref && tt.ref != "sliding-counter" {
+			t.Errorf("Ref() = %q, want %q", back, tt.ref)
+		}
+	}
+	for _, bad := range []string{"", "leaky", "sliding-counter/round", "sliding-log/3", "sliding-buckets/0", "gcra/x"} {
+		if _, err := ParsePolicyRef(bad); err == nil {
+			t.Errorf("ParsePolicyRef(%q) succeeded; want an error", bad)
+		}
+	}
+}
+
+// tryIt is the lesson's "Try it" setting: a 30 s window, limit 5, and a
+// previous window that accepted 5 requests in its first second.
+func tryIt() Scenario {
+	return Scenario{Limit: 5, WindowMs: 30000, Requests: []Request{{At: 0, Cost: 1, Count: 5}}}
+}
+
+func TestWhatIfAndFirstAdmitted(t *testing.T) {
+	exact := PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Exact}
+	floor := PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Floor}
+	log := PolicySpec{Name: policies.SlidingLog}
+	for _, tt := range []struct {
+		spec PolicySpec
+		at   int64
+		want bool
+	}{
+		{exact, 33000, false}, {floor, 33000, true}, {log, 33000, true},
+	} {
+		d, err := WhatIf(tryIt(), tt.spec, Request{At: tt.at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed() != tt.want {
+			t.Errorf("%s at %d: allowed %v, want %v", tt.spec.Ref(), tt.at, d.Allowed(), tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		spec PolicySpec
+		want int64
+	}{{exact, 36000}, {floor, 30001}} {
+		got, err := FirstAdmitted(tryIt(), tt.spec, Request{At: 30000}, 60000)
+		if err != nil || got != tt.want {
+			t.Errorf("FirstAdmitted(%s) = %d, %v; want %d", tt.spec.Ref(), got, err, tt.want)
+		}
+	}
+}
+
+func TestStackedRefusesWhatAnyPolicyRefuses(t *testing.T) {
+	s := Scenario{Limit: 2, WindowMs: 1000, Policies: []PolicySpec{
+		{Name: policies.FixedWindow},
+		{Name: policies.FixedWindow, Limit: 3, WindowMs: 10000},
+	}, Requests: []Request{{At: 0, Cost: 1, Count: 3}, {At: 1000, Cost: 1, Count: 3}}}
+	admitted, by, err := Stacked(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bool{true, true, false, true, false, false}
+	wantBy := []int{-1, -1, 0, -1, 1, 0}
+	for i := range want {
+		if admitted[i] != want[i] || by[i] != wantBy[i] {
+			t.Errorf("request %d: admitted %v by %d, want %v by %d", i, admitted[i], by[i], want[i], wantBy[i])
+		}
+	}
+}
