@@ -1,0 +1,212 @@
+package policies
+
+import "testing"
+
+func TestSlidingCounter(t *testing.T) {
+	floor := func(limit, window int64) Params { return Params{Limit: limit, WindowMs: window, Arithmetic: Floor} }
+	exact := func(limit, window int64) Params { return Params{Limit: limit, WindowMs: window, Arithmetic: Exact} }
+	// fillPrevious is the lesson's "previous window that accepted 5".
+	fillPrevious := step{at: 0, cost: 5, allowed: true}
+	tests := []struct {
+		name  string
+		p     Params
+		steps []step
+	}{
+		{
+			// 001 "Try it" 1 and 2: 4.5 + 1 > 5, first acceptable at 36 s.
+			name: "exact: 33 s refused, 36 s admitted",
+			p:    exact(5, 30000),
+			steps: []step{fillPrevious,
+				{at: 33000, allowed: false, retry: 3000, estimate: frac(9, 2)},
+				{at: 35999, allowed: false, retry: 1},
+				{at: 36000, allowed: true, estimate: frac(4, 1)},
+			},
+		},
+		{
+			// 000: floor(4.5) = 4 and 4 + 1 <= 5.
+			name: "floor: 33 s admitted",
+			p:    floor(5, 30000),
+			steps: []step{fillPrevious,
+				{at: 33000, allowed: true, estimate: Whole(4)},
+			},
+		},
+		{
+			// 000: floor(5*29999/30000) = 4, so one ms into the window.
+			name: "floor: first acceptable at 30.001 s",
+			p:    floor(5, 30000),
+			steps: []step{fillPrevious,
+				{at: 30000, allowed: false, retry: 1, estimate: Whole(5)},
+				{at: 30001, allowed: true, estimate: Whole(4)},
+			},
+		},
+		{
+			// 000: limit 5 one ms into the window: exact 4.995, floor 4.
+			name: "exact: 4.995 one ms in",
+			p:    exact(5, 1000),
+			steps: []step{fillPrevious,
+				{at: 1001, allowed: false, retry: 199, estimate: frac(4995, 1000)},
+				{at: 1200, allowed: true, estimate: Whole(4)},
+			},
+		},
+		{
+			name: "floor: 4 one ms in",
+			p:    floor(5, 1000),
+			steps: []step{fillPrevious,
+				{at: 1001, allowed: true, estimate: Whole(4)},
+			},
+		},
+		{
+			// 001 weighted table: 35 s rejected, 40 s accepted, 40 s again
+			// rejected.
+			name: "exact: the lesson's weighted table",
+			p:    exact(5, 30000),
+			steps: []step{fillPrevious,
+				{at: 35000, allowed: false, retry: 1000, estimate: frac(25, 6)},
+				{at: 40000, allowed: true, estimate: frac(10, 3)},
+				// 5*(30000-e) + 2*30000 <= 150000 from e = 12000: 42 s.
+				{at: 40000, allowed: false, retry: 2000, estimate: frac(13, 3)},
+			},
+		},
+		{
+			// The current window alone is at the limit: wait past the edge,
+			// plus what the decayed carry needs.
+			name: "exact: full current window waits into the next",
+			p:    exact(5, 1000),
+			steps: []step{
+				{at: 100, cost: 5, allowed: true},
+				// Next window: 5*(1000-e) + 1000 <= 5000 from e = 200.
+				{at: 200, allowed: false, retry: 1000},
+				{at: 1199, allowed: false, retry: 1},
+				{at: 1200, allowed: true},
+			},
+		},
+		{
+			name: "floor: full current window waits to the edge plus 1 ms",
+			p:    floor(5, 1000),
+			steps: []step{
+				{at: 100, cost: 5, allowed: true},
+				{at: 200, allowed: false, retry: 801},
+				{at: 1000, allowed: false, retry: 1},
+				{at: 1001, allowed: true, estimate: Whole(4)},
+			},
+		},
+		{
+			// With a 1 ms window nothing in the next window admits: the wait
+			// runs to the window after, where both counts are cleared.
+			name: "exact: retry in the window after next",
+			p:    exact(1, 1),
+			steps: []step{
+				{at: 0, allowed: true},
+				{at: 0, allowed: false, retry: 2},
+				{at: 1, allowed: false, retry: 1},
+				{at: 2, allowed: true, estimate: frac(0, 1)},
+			},
+		},
+		{
+			name: "floor: retry in the window after next",
+			p:    floor(1, 1),
+			steps: []step{
+				{at: 0, allowed: true},
+				{at: 0, allowed: false, retry: 2},
+				{at: 2, allowed: true},
+			},
+		},
+		{
+			name: "a gap of two windows clears both counts",
+			p:    exact(2, 100),
+			steps: []step{
+				{at: 50, cost: 2, allowed: true},
+				// Window 200 follows window 0 by two: nothing carries.
+				{at: 250, cost: 2, allowed: true, estimate: Whole(0)},
+				// One window on, the 2 at 250 carry: 2*50/100 = 1.
+				{at: 350, allowed: true, estimate: frac(2*50, 100)},
+			},
+		},
+		{
+			name: "one window later the current count becomes previous",
+			p:    floor(4, 100),
+			steps: []step{
+				{at: 99, cost: 4, allowed: true},
+				{at: 175, allowed: true, estimate: Whole(1)}, // 4*25/100 = 1
+				{at: 175, cost: 2, allowed: true, estimate: Whole(2)},
+				// floor(4*(100-e)/100) = 0 from e = 76: one ms later.
+				{at: 175, allowed: false, retry: 1, estimate: Whole(4)},
+				{at: 176, allowed: true, estimate: Whole(3)},
+			},
+		},
+		{
+			name: "ties pass and cost above limit is never admitted",
+			p:    floor(3, 100),
+			steps: []step{
+				{at: 0, cost: 4, never: true},
+				{at: 0, cost: 3, allowed: true},
+				{at: 10, cost: 4, never: true},
+			},
+		},
+		{
+			name: "late request is decided at the latest instant",
+			p:    exact(2, 100),
+			steps: []step{
+				{at: 150, allowed: true},
+				{at: 50, allowed: true, late: true, estimate: Whole(1)},
+				// Next window: 2*(100-e) + 100 <= 200 from e = 50, at 250.
+				{at: 60, allowed: false, late: true, retry: 190},
+				{at: 249, allowed: false, retry: 1},
+				{at: 250, allowed: true},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run(t, mustNew(t, SlidingCounter, tt.p), tt.steps)
+		})
+	}
+}
+
+// TestSlidingCounterArithmeticsDiverge pins both directions on one stream:
+// from the same state floor never refuses what exact admits (its carried
+// part is never larger), but once floor has admitted a request exact
+// refused, its own count is higher and it refuses one exact admits.
+func TestSlidingCounterArithmeticsDiverge(t *testing.T) {
+	p := Params{Limit: 5, WindowMs: 30000}
+	p.Arithmetic = Floor
+	fl := mustNew(t, SlidingCounter, p)
+	p.Arithmetic = Exact
+	ex := mustNew(t, SlidingCounter, p)
+	tests := []struct {
+		at               int64
+		floorOK, exactOK bool
+	}{
+		{0, true, true}, {0, true, true}, {0, true, true}, {0, true, true}, {0, true, true},
+		{33000, true, false},
+		{36000, false, true},
+	}
+	for i, tt := range tests {
+		if got := fl.Decide(1, tt.at, 1).Allowed; got != tt.floorOK {
+			t.Errorf("step %d: floor allowed = %v, want %v", i, got, tt.floorOK)
+		}
+		if got := ex.Decide(1, tt.at, 1).Allowed; got != tt.exactOK {
+			t.Errorf("step %d: exact allowed = %v, want %v", i, got, tt.exactOK)
+		}
+	}
+}
+
+func TestSlidingCounterTermsAndSnapshot(t *testing.T) {
+	pol := mustNew(t, SlidingCounter, Params{Limit: 5, WindowMs: 30000, Arithmetic: Exact})
+	pol.Decide(1, 0, 5)
+	d := pol.Decide(1, 33000, 1)
+	want := Terms{WindowStart: 30000, Elapsed: 3000, Previous: 5, Current: 0, Carried: frac(5*27000, 30000)}
+	if d.Terms != want {
+		t.Errorf("Decide(1, 33000, 1).Terms = %+v, want %+v", d.Terms, want)
+	}
+	if got := d.Estimate; got != frac(135000, 30000) {
+		t.Errorf("estimate = %v, want the unreduced 135000/30000", got)
+	}
+	s := pol.Snapshot(1, 40000)
+	if s.Previous != 5 || s.Current != 0 || s.WindowStart != 30000 || s.Estimate != frac(100000, 30000) {
+		t.Errorf("Snapshot(1, 40000) = %+v", s)
+	}
+	if got, want := pol.Stats(), (Stats{Keys: 1, Entries: 3, BytesPerKey: 24}); got != want {
+		t.Errorf("Stats() = %+v, want %+v", got, want)
+	}
+}
