@@ -1,0 +1,32 @@
+package policies
+
+import "testing"
+
+func TestGCRA(t *testing.T) {
+	for _, tt := range bucketTests {
+		t.Run(tt.name, func(t *testing.T) {
+			run(t, mustNew(t, GCRA, tt.p), tt.steps)
+		})
+	}
+}
+
+func TestGCRATAT(t *testing.T) {
+	// 3 per 1000 ms: the emission interval is 333⅓ ms, kept exact as
+	// 1000 units of 1/3 ms.
+	pol := mustNew(t, GCRA, Params{Limit: 3, WindowMs: 1000})
+	d := pol.Decide(1, 100, 1)
+	if d.Terms.TAT != frac(300, 3) {
+		t.Errorf("first Decide: TAT = %v, want 300/3 (= now, 100 ms)", d.Terms.TAT)
+	}
+	d = pol.Decide(1, 100, 1)
+	if d.Terms.TAT != frac(1300, 3) {
+		t.Errorf("second Decide: TAT = %v, want 1300/3 (100 + 333⅓ ms)", d.Terms.TAT)
+	}
+	s := pol.Snapshot(1, 200)
+	if s.TAT != frac(2300, 3) || s.Estimate != frac(2300-600, 1000) {
+		t.Errorf("Snapshot(1, 200) = %+v, want TAT 2300/3 and 1700/1000 in use", s)
+	}
+	if got, want := pol.Stats(), (Stats{Keys: 1, Entries: 2, BytesPerKey: 16}); got != want {
+		t.Errorf("Stats() = %+v, want %+v", got, want)
+	}
+}
