@@ -1,0 +1,36 @@
+// Package play is the playground's domain: a Session holds one visitor's
+// scenario (settings plus requests), a virtual clock and the client and cost
+// the next request uses. Everything shown is derived by replaying the
+// scenario through the policies (see Session.View), never kept incrementally,
+// so the same actions always give the same timeline.
+//
+// # Shared links
+//
+// A playground link carries the whole scenario in its query:
+//
+//	/play?s=<base64url, no padding, of the raw-DEFLATE-compressed scenario JSON>
+//
+// EncodeURL builds such a link and DecodeParam reads the value of s back. For
+// links written by hand (in a lesson file, say), s may also be the scenario
+// JSON itself, percent-encoded: a value starting with "{" is read as JSON.
+// Either form is validated with scenario.Parse; a malformed link is an error
+// naming what is wrong and never a partly loaded scenario. Adding
+// "&t=<ms>" sets the clock; "&present=1" opens the presentation view.
+//
+// # The clock
+//
+// The clock starts paused at 0 and moves only through actions: play (at
+// 0.25×, 1×, 4× or 16×, advanced by whoever drives the session, see
+// Session.Tick), step, jump and reset. A jump may go backwards: nothing is
+// truncated, and a request fired there is inserted at the clock's time, after
+// any request already at that instant, so every later decision is replayed
+// against it. Reset clears the requests and returns the clock to 0; the
+// settings stay.
+//
+// # Bounds
+//
+// A Store holds at most MaxSessions live sessions and forgets one idle for
+// IdleTimeout. A session holds at most MaxRequests requests (after expanding
+// counts); an action that would pass it is refused with ErrTooManyRequests
+// and changes nothing.
+package play

@@ -1,0 +1,473 @@
+package play
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// MaxRequests caps the requests one session holds, after expanding counts.
+const MaxRequests = 5000
+
+// MaxBurst caps one burst; MaxClients caps the named clients of a session.
+const (
+	MaxBurst   = 1000
+	MaxClients = 10
+)
+
+// ErrTooManyRequests is returned (wrapped in a scenario.Errors naming the
+// field) when an action would take a session past MaxRequests.
+var ErrTooManyRequests = errors.New("play: the session holds its maximum of requests")
+
+// DefaultScenario is what a new playground opens with: the car park's
+// settings (limit 5 per 30 s) and the four default lanes, with no requests.
+func DefaultScenario() scenario.Scenario {
+	return scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: scenario.DefaultPolicies()}
+}
+
+// Session is one playground: a scenario, a clock and the inputs of the next
+// request. It is safe for concurrent use; every change notifies subscribers
+// (see Subscribe), so one session can feed any number of streams.
+type Session struct {
+	id string
+
+	mu       sync.Mutex
+	sc       scenario.Scenario // requests sorted by time
+	total    int64             // requests after expanding counts
+	clock    Clock
+	client   string
+	clients  []string
+	cost     int64
+	selected int // expanded index of the selected request, -1 for none
+	patterns int64
+	version  uint64
+	notice   string
+	lastUsed time.Time
+	subs     map[int]chan struct{}
+	nextSub  int
+}
+
+// NewSession returns a session holding sc with its clock paused at 0. sc
+// must be valid (scenario.Validate); its requests are sorted by time.
+func NewSession(id string, sc scenario.Scenario) (*Session, error) {
+	s := &Session{id: id, cost: 1, selected: -1, subs: map[int]chan struct{}{}}
+	s.clock.Speed = RealSpeed
+	if err := s.load(sc); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ID is the session's unguessable identifier.
+func (s *Session) ID() string { return s.id }
+
+func (s *Session) load(sc scenario.Scenario) error {
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	total := int64(0)
+	for _, r := range sc.Requests {
+		total += r.Count
+	}
+	if total > MaxRequests {
+		return tooMany("requests", total, 0)
+	}
+	sc.Requests = slices.Clone(sc.Requests)
+	slices.SortStableFunc(sc.Requests, func(a, b scenario.Request) int { return cmpInt(a.At, b.At) })
+	if len(sc.Policies) == 0 {
+		sc.Policies = scenario.DefaultPolicies()
+	}
+	s.sc, s.total = sc, total
+	s.clients = nil
+	for _, r := range sc.Requests {
+		if !slices.Contains(s.clients, r.KeyName()) {
+			s.clients = append(s.clients, r.KeyName())
+		}
+	}
+	if len(s.clients) == 0 {
+		s.clients = []string{scenario.DefaultKey}
+	}
+	s.client = s.clients[0]
+	s.selected = -1
+	return nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func tooMany(field string, total, adding int64) error {
+	return scenario.Errors{{Field: field, Reason: fmt.Sprintf(
+		"the playground holds at most %d requests per session and this would make %d; reset, or download the decisions and start again",
+		MaxRequests, total+adding)}}
+}
+
+// Subscribe returns a channel that receives a value after every change (a
+// change made while one is pending is folded into it) and a function that
+// ends the subscription.
+func (s *Session) Subscribe() (<-chan struct{}, func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := make(chan struct{}, 1)
+	id := s.nextSub
+	s.nextSub++
+	s.subs[id] = ch
+	return ch, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.subs, id)
+	}
+}
+
+// Subscribers reports how many streams watch the session.
+func (s *Session) Subscribers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.subs)
+}
+
+// changed records a change; the caller holds mu.
+func (s *Session) changed() {
+	s.version++
+	for _, ch := range s.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// do runs one action under the lock and notifies subscribers when it
+// succeeds. A failing action changes nothing.
+func (s *Session) do(f func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := f(); err != nil {
+		return err
+	}
+	s.notice = ""
+	s.changed()
+	return nil
+}
+
+// touch records that the session was used at now (for idle eviction).
+func (s *Session) touch(now time.Time) {
+	s.mu.Lock()
+	s.lastUsed = now
+	s.mu.Unlock()
+}
+
+func (s *Session) idleSince() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed
+}
+
+// insert adds requests at their times (after any already at the same
+// instant), keeping the list sorted. The caller holds mu.
+func (s *Session) insert(reqs ...scenario.Request) error {
+	var adding int64
+	for _, r := range reqs {
+		adding += r.Count
+	}
+	if s.total+adding > MaxRequests {
+		return tooMany("count", s.total, adding)
+	}
+	for _, r := range reqs {
+		i, _ := slices.BinarySearchFunc(s.sc.Requests, r.At+1, func(e scenario.Request, t int64) int { return cmpInt(e.At, t) })
+		s.sc.Requests = slices.Insert(s.sc.Requests, i, r)
+	}
+	s.total += adding
+	return nil
+}
+
+// Fire sends count requests at the clock's time from the selected client,
+// each of the selected cost: one request, or a burst.
+func (s *Session) Fire(count int64) error {
+	if count < 1 || count > MaxBurst {
+		return scenario.Errors{{Field: "count", Reason: fmt.Sprintf("%d is out of range (a burst is 1 to %d requests)", count, MaxBurst)}}
+	}
+	return s.do(func() error {
+		return s.insert(scenario.Request{At: s.clock.Now, Key: s.keyField(), Cost: s.cost, Count: count})
+	})
+}
+
+// keyField is the Key a new request carries: empty for the default client,
+// so that scenarios written without keys stay that way.
+func (s *Session) keyField() string {
+	if s.client == scenario.DefaultKey {
+		return ""
+	}
+	return s.client
+}
+
+// Step moves the clock forward by ms.
+func (s *Session) Step(ms int64) error {
+	if ms < 1 || ms > scenario.MaxWindowMs {
+		return scenario.Errors{{Field: "step", Reason: fmt.Sprintf("%d ms is out of range (1 ms to %d ms)", ms, int64(scenario.MaxWindowMs))}}
+	}
+	return s.do(func() error { s.clock.Step(ms); return nil })
+}
+
+// StepWindow moves the clock forward by the scenario's window.
+func (s *Session) StepWindow() error {
+	return s.do(func() error { s.clock.Step(s.sc.WindowMs); return nil })
+}
+
+// Jump sets the clock to at (ms), earlier or later than now.
+func (s *Session) Jump(at int64) error {
+	if at < 0 || at > MaxClock {
+		return scenario.Errors{{Field: "at", Reason: fmt.Sprintf("%d ms is out of range (0 to %d ms)", at, MaxClock)}}
+	}
+	return s.do(func() error { s.clock.Jump(at); return nil })
+}
+
+// Play starts the clock; Pause stops it.
+func (s *Session) Play() error  { return s.do(func() error { s.clock.Playing = true; return nil }) }
+func (s *Session) Pause() error { return s.do(func() error { s.clock.Playing = false; return nil }) }
+
+// TogglePlay starts a paused clock or pauses a running one.
+func (s *Session) TogglePlay() error {
+	return s.do(func() error { s.clock.Playing = !s.clock.Playing; return nil })
+}
+
+// SetSpeed chooses how fast a playing clock runs.
+func (s *Session) SetSpeed(sp Speed) error {
+	if !slices.Contains(Speeds, sp) {
+		return scenario.Errors{{Field: "speed", Reason: "want one of 0.25, 1, 4, 16"}}
+	}
+	return s.do(func() error { s.clock.Speed = sp; return nil })
+}
+
+// Tick advances a playing clock by real elapsed time and reports whether it
+// moved. Streams call it while the clock plays.
+func (s *Session) Tick(real time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.clock.Advance(real) {
+		return false
+	}
+	s.changed()
+	return true
+}
+
+// Reset clears the requests, the selection and the clock; settings and
+// clients stay.
+func (s *Session) Reset() error {
+	return s.do(func() error {
+		s.sc.Requests = nil
+		s.total = 0
+		s.clock = Clock{Speed: s.clock.Speed}
+		s.selected = -1
+		s.patterns = 0
+		return nil
+	})
+}
+
+// Settings are the shared settings and the lanes.
+type Settings struct {
+	Limit    int64
+	WindowMs int64
+	Policies []scenario.PolicySpec
+}
+
+// Apply changes the settings. Every request is replayed under the new
+// ones; invalid settings return scenario.Errors naming the fields
+// ("limit", "windowMs", "policies[i].…") and change nothing.
+func (s *Session) Apply(st Settings) error {
+	return s.do(func() error {
+		if len(st.Policies) == 0 {
+			return scenario.Errors{{Field: "policies", Reason: "choose at least one policy"}}
+		}
+		next := s.sc
+		next.Limit, next.WindowMs, next.Policies = st.Limit, st.WindowMs, st.Policies
+		if err := next.Validate(); err != nil {
+			return err
+		}
+		s.sc = next
+		return nil
+	})
+}
+
+// SetCost sets the cost of the next requests.
+func (s *Session) SetCost(cost int64) error {
+	if cost < 1 || cost > scenario.MaxCost {
+		return scenario.Errors{{Field: "cost", Reason: fmt.Sprintf("%d is out of range (a whole number from 1 to %d)", cost, scenario.MaxCost)}}
+	}
+	return s.do(func() error { s.cost = cost; return nil })
+}
+
+// ValidClientName checks a client name: 1 to scenario.MaxKeyLen bytes of
+// printable text.
+func ValidClientName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return scenario.Errors{{Field: "client", Reason: "give the client a name"}}
+	case len(name) > scenario.MaxKeyLen:
+		return scenario.Errors{{Field: "client", Reason: fmt.Sprintf("longer than %d bytes", scenario.MaxKeyLen)}}
+	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return scenario.Errors{{Field: "client", Reason: "control characters are not allowed"}}
+	}
+	return nil
+}
+
+// SelectClient makes name the client that fires and that the lanes draw,
+// adding it when it is new.
+func (s *Session) SelectClient(name string) error {
+	name = strings.TrimSpace(name)
+	if err := ValidClientName(name); err != nil {
+		return err
+	}
+	return s.do(func() error {
+		if !slices.Contains(s.clients, name) {
+			if len(s.clients) >= MaxClients {
+				return scenario.Errors{{Field: "client", Reason: fmt.Sprintf("at most %d clients", MaxClients)}}
+			}
+			if err := s.checkKey(name); err != nil {
+				return err
+			}
+			s.clients = append(s.clients, name)
+		}
+		s.client = name
+		return nil
+	})
+}
+
+// checkKey rejects a name whose hash collides with another client's.
+func (s *Session) checkKey(name string) error {
+	for _, c := range s.clients {
+		if c != name && scenario.KeyOf(c) == scenario.KeyOf(name) {
+			return scenario.Errors{{Field: "client", Reason: fmt.Sprintf("%q and %q hash to the same key; choose another name", c, name)}}
+		}
+	}
+	return nil
+}
+
+// RenameClient renames the selected client, and its requests with it.
+func (s *Session) RenameClient(name string) error {
+	name = strings.TrimSpace(name)
+	if err := ValidClientName(name); err != nil {
+		return err
+	}
+	return s.do(func() error {
+		if name == s.client {
+			return nil
+		}
+		if slices.Contains(s.clients, name) {
+			return scenario.Errors{{Field: "client", Reason: fmt.Sprintf("there is already a client called %q", name)}}
+		}
+		if err := s.checkKey(name); err != nil {
+			return err
+		}
+		old := s.client
+		key := name
+		if name == scenario.DefaultKey {
+			key = ""
+		}
+		for i := range s.sc.Requests {
+			if s.sc.Requests[i].KeyName() == old {
+				s.sc.Requests[i].Key = key
+			}
+		}
+		s.clients[slices.Index(s.clients, old)] = name
+		s.client = name
+		return nil
+	})
+}
+
+// Select chooses the request (its index in the expanded list) whose
+// decisions are explained; -1 clears the selection.
+func (s *Session) Select(index int) error {
+	return s.do(func() error {
+		if index < -1 || int64(index) >= s.total {
+			return scenario.Errors{{Field: "selected", Reason: fmt.Sprintf("there is no request %d", index+1)}}
+		}
+		s.selected = index
+		return nil
+	})
+}
+
+// SelectStep moves the selection by delta requests (wrapping inside the list).
+func (s *Session) SelectStep(delta int) error {
+	return s.do(func() error {
+		if s.total == 0 {
+			return scenario.Errors{{Field: "selected", Reason: "there are no requests to select yet"}}
+		}
+		n := int(s.total)
+		if s.selected < 0 {
+			if delta > 0 {
+				s.selected = 0
+			} else {
+				s.selected = n - 1
+			}
+			return nil
+		}
+		s.selected = ((s.selected+delta)%n + n) % n
+		return nil
+	})
+}
+
+// Load replaces the scenario (a pasted, uploaded or linked one) and moves the
+// clock to its last request.
+func (s *Session) Load(sc scenario.Scenario) error {
+	return s.do(func() error {
+		prevSc, prevTotal, prevClients, prevClient, prevSel := s.sc, s.total, s.clients, s.client, s.selected
+		if err := s.load(sc); err != nil {
+			s.sc, s.total, s.clients, s.client, s.selected = prevSc, prevTotal, prevClients, prevClient, prevSel
+			return err
+		}
+		s.clock.Playing = false
+		s.clock.Jump(0)
+		if n := len(s.sc.Requests); n > 0 {
+			s.clock.Jump(s.sc.Requests[n-1].At)
+		}
+		return nil
+	})
+}
+
+// Scenario returns a copy of the session's scenario: exactly what
+// "copy scenario", a shared link and POST /api/simulate use.
+func (s *Session) Scenario() scenario.Scenario {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc := s.sc
+	sc.Requests = slices.Clone(sc.Requests)
+	sc.Policies = slices.Clone(sc.Policies)
+	return sc
+}
+
+// Now returns the clock's time in ms.
+func (s *Session) Now() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clock.Now
+}
+
+// Playing reports whether the clock runs.
+func (s *Session) Playing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clock.Playing
+}
+
+// Version counts the changes made to the session.
+func (s *Session) Version() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// keyOf is the client's integer key for the policies.
+func keyOf(name string) policies.Key { return scenario.KeyOf(name) }
