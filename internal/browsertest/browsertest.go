@@ -1,0 +1,328 @@
+// Package browsertest runs a package's browser tests in one shared headless
+// Chromium (Debian's /usr/bin/chromium).
+//
+// A test package calls Close from its TestMain, and each test opens a Tab:
+//
+//	func TestMain(m *testing.M) {
+//		code := m.Run()
+//		browsertest.Close()
+//		os.Exit(code)
+//	}
+//
+//	func TestHome(t *testing.T) {
+//		url := browsertest.Serve(t, handler)
+//		tab := browsertest.NewTab(t)
+//		tab.Do(chromedp.Navigate(url + "/"))
+//		tab.WaitText(`[data-testid="live-status"]`, "on")
+//		tab.NoProblems()
+//	}
+//
+// The browser starts on the first NewTab, so a package's other tests run
+// without it. Without Chromium, a browser test fails (it never skips): CI
+// installs Chromium, and a green run must mean the pages were tried.
+// When a test fails, a screenshot of each of its tabs is saved and its path
+// logged.
+package browsertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// ExecPath is where Debian's chromium package installs the browser.
+const ExecPath = "/usr/bin/chromium"
+
+// Timeout bounds each Do, Run and wait helper call on a tab.
+var Timeout = 15 * time.Second
+
+// ArtifactsEnv names the environment variable that sets where failure
+// screenshots go; by default a directory under os.TempDir().
+const ArtifactsEnv = "BROWSERTEST_ARTIFACTS"
+
+var shared struct {
+	mu          sync.Mutex
+	started     bool
+	err         error
+	allocCancel context.CancelFunc
+	browserCtx  context.Context
+	cancel      context.CancelFunc
+	userDataDir string
+}
+
+// browser returns the shared browser context, starting Chromium on first use.
+func browser() (context.Context, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.started {
+		return shared.browserCtx, shared.err
+	}
+	shared.started = true
+	shared.err = start()
+	return shared.browserCtx, shared.err
+}
+
+func start() error {
+	if _, err := os.Stat(ExecPath); err != nil {
+		return fmt.Errorf("browsertest: Chromium is not installed at %s (install it with `apt-get install -y chromium`): %w", ExecPath, err)
+	}
+	dir, err := os.MkdirTemp("", "browsertest-profile-")
+	if err != nil {
+		return fmt.Errorf("browsertest: %w", err)
+	}
+	shared.userDataDir = dir
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(ExecPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 800),
+	)
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	browserCtx, cancel := chromedp.NewContext(allocCtx)
+	// The first Do on the browser context starts Chromium.
+	startCtx, stop := context.WithTimeout(browserCtx, 30*time.Second)
+	defer stop()
+	if err := chromedp.Do(startCtx); err != nil {
+		cancel()
+		allocCancel()
+		_ = os.RemoveAll(dir)
+		return fmt.Errorf("browsertest: starting Chromium at %s: %w", ExecPath, err)
+	}
+	shared.browserCtx, shared.cancel, shared.allocCancel = browserCtx, cancel, allocCancel
+	return nil
+}
+
+// Close stops the shared browser, if it was started. Call it from TestMain
+// after m.Run.
+func Close() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.cancel != nil {
+		shared.cancel()
+		shared.allocCancel() // waits for Chromium to exit
+	}
+	if shared.userDataDir != "" {
+		_ = os.RemoveAll(shared.userDataDir)
+	}
+	shared.started, shared.err, shared.cancel, shared.allocCancel, shared.browserCtx, shared.userDataDir = false, nil, nil, nil, nil, ""
+}
+
+// Serve serves h on a local httptest server for the rest of the test and
+// returns its base URL, such as "http://127.0.0.1:41234".
+func Serve(t testing.TB, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// Tab is one browser tab, in a browser context of its own (no cookies or
+// storage shared with other tabs), open for the rest of a test.
+type Tab struct {
+	t   testing.TB
+	ctx context.Context
+
+	mu       sync.Mutex
+	messages []chromedp.ConsoleMessage
+}
+
+// NewTab opens a tab in the shared browser. It fails the test at once when
+// Chromium is missing or does not start.
+func NewTab(t testing.TB) *Tab {
+	t.Helper()
+	bctx, err := browser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
+	tab := &Tab{t: t, ctx: ctx}
+	openCtx, stop := context.WithTimeout(ctx, Timeout)
+	err = chromedp.Do(openCtx) // creates the target, so the console can be read
+	stop()
+	if err != nil {
+		cancel()
+		t.Fatalf("browsertest: opening a tab: %v", err)
+	}
+
+	consoleCtx, stopConsole := context.WithCancel(ctx)
+	messages := chromedp.Console(consoleCtx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			tab.mu.Lock()
+			tab.messages = append(tab.messages, m)
+			tab.mu.Unlock()
+		}
+	})
+
+	t.Cleanup(func() {
+		if t.Failed() {
+			tab.saveScreenshot()
+			for _, m := range tab.Console() {
+				t.Logf("browser console: %s", m)
+			}
+		}
+		stopConsole()
+		wg.Wait()
+		cancel()
+	})
+	return tab
+}
+
+// Context is the tab's chromedp context, for actions the helpers lack. Bound
+// it with a timeout.
+func (tab *Tab) Context() context.Context { return tab.ctx }
+
+// Do runs actions in the tab, failing the test (with the caller's line) on
+// the first error.
+func (tab *Tab) Do(actions ...chromedp.Action[chromedp.Void]) {
+	tab.t.Helper()
+	ctx, cancel := context.WithTimeout(tab.ctx, Timeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		tab.t.Fatalf("browser: %v", err)
+	}
+}
+
+// Run runs one action that returns a value, such as chromedp.Text or
+// chromedp.Evaluate, failing the test on error.
+func Run[T any](tab *Tab, action chromedp.Action[T]) T {
+	tab.t.Helper()
+	ctx, cancel := context.WithTimeout(tab.ctx, Timeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, action)
+	if err != nil {
+		tab.t.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+// Text returns the text content of the first element matching a CSS selector,
+// with runs of white space collapsed, once the element is in the page.
+func (tab *Tab) Text(selector string) string {
+	tab.t.Helper()
+	return collapse(Run(tab, chromedp.TextContent(chromedp.CSS(selector))))
+}
+
+// WaitText waits until the text content of the first element matching a CSS
+// selector contains want (white space collapsed), and fails the test with the
+// text it last saw otherwise.
+func (tab *Tab) WaitText(selector, want string) {
+	tab.t.Helper()
+	ctx, cancel := context.WithTimeout(tab.ctx, Timeout)
+	defer cancel()
+	var last string
+	for {
+		text, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
+			`(document.querySelector(%q) || {}).textContent || ""`, selector)))
+		if err == nil {
+			last = collapse(text)
+			if strings.Contains(last, want) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			tab.t.Fatalf("browser: waiting for %s to contain %q: last text %q", selector, want, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Console returns what the page has written to its console so far: console
+// API calls, uncaught exceptions and browser log entries (where Chromium
+// reports Content-Security-Policy violations).
+func (tab *Tab) Console() []chromedp.ConsoleMessage {
+	tab.mu.Lock()
+	defer tab.mu.Unlock()
+	return append([]chromedp.ConsoleMessage(nil), tab.messages...)
+}
+
+// Problems returns the console's errors and exceptions, warnings excluded.
+func (tab *Tab) Problems() []string {
+	var out []string
+	for _, m := range tab.Console() {
+		if m.Type == chromedp.ConsoleError || m.IsException() {
+			out = append(out, m.String())
+		}
+	}
+	return out
+}
+
+// NoProblems fails the test if the page reported an error or an exception,
+// such as a script blocked by the Content-Security-Policy.
+func (tab *Tab) NoProblems() {
+	tab.t.Helper()
+	if p := tab.Problems(); len(p) > 0 {
+		tab.t.Errorf("browser console reported %d problem(s):\n%s", len(p), strings.Join(p, "\n"))
+	}
+}
+
+// Screenshot saves a PNG of the whole page in the artifacts directory and
+// returns its path.
+func (tab *Tab) Screenshot(name string) (string, error) {
+	ctx, cancel := context.WithTimeout(tab.ctx, 10*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		return "", err
+	}
+	dir, err := artifactsDir()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fileName(name)+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+func (tab *Tab) saveScreenshot() {
+	path, err := tab.Screenshot(tab.t.Name())
+	if err != nil {
+		tab.t.Logf("browsertest: no screenshot of the failure: %v", err)
+		return
+	}
+	tab.t.Logf("browsertest: screenshot of the failure: %s", path)
+}
+
+func artifactsDir() (string, error) {
+	dir := os.Getenv(ArtifactsEnv)
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "browsertest-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", errors.Join(errors.New("browsertest: artifacts directory"), err)
+	}
+	return dir, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func fileName(name string) string {
+	return unsafeChars.ReplaceAllString(name, "_") + "-" + time.Now().Format("150405.000")
+}
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }

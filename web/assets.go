@@ -1,0 +1,112 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// asset is one static file held in memory and served under a name that
+// carries a hash of its content, so browsers may cache it forever.
+type asset struct {
+	name        string // plain name, as templates ask for it: "app.css"
+	hashedName  string // "app.3f2a9c1e.css"
+	contentType string
+	body        []byte
+}
+
+// assetTable serves the static files. It implements templates.Assets.
+type assetTable struct {
+	byName   map[string]*asset
+	byHashed map[string]*asset
+}
+
+func newAssetTable() *assetTable {
+	return &assetTable{byName: map[string]*asset{}, byHashed: map[string]*asset{}}
+}
+
+// add registers a file; its hashed name is derived from body.
+func (t *assetTable) add(name string, body []byte) error {
+	if _, dup := t.byName[name]; dup {
+		return fmt.Errorf("web: static file %q registered twice", name)
+	}
+	ext := path.Ext(name)
+	ctype := mime.TypeByExtension(ext)
+	switch ext {
+	case ".js":
+		// The Datastar bundle holds non-ASCII characters; some systems' MIME
+		// tables say application/javascript without a charset.
+		ctype = "text/javascript; charset=utf-8"
+	case ".css":
+		ctype = "text/css; charset=utf-8"
+	}
+	if ctype == "" {
+		ctype = http.DetectContentType(body)
+	}
+	sum := sha256.Sum256(body)
+	a := &asset{
+		name:        name,
+		hashedName:  strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:4]) + ext,
+		contentType: ctype,
+		body:        body,
+	}
+	t.byName[name] = a
+	t.byHashed[a.hashedName] = a
+	return nil
+}
+
+// addFS registers every regular file at the top of fsys.
+func (t *assetTable) addFS(fsys fs.FS) error {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return fmt.Errorf("web: reading static files: %w", err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		body, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return fmt.Errorf("web: reading static file: %w", err)
+		}
+		if err := t.add(e.Name(), body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// URL returns the hashed URL of a static file. An unknown name yields a URL
+// that answers 404, so a typo shows in the browser's network log rather than
+// breaking the page.
+func (t *assetTable) URL(name string) string {
+	if a, ok := t.byName[name]; ok {
+		return "/static/" + a.hashedName
+	}
+	return "/static/" + name
+}
+
+// serve answers /static/{file}.
+func (t *assetTable) serve(notFound http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a, ok := t.byHashed[chi.URLParam(r, "file")]
+		if !ok {
+			notFound(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", a.contentType)
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		h.Set("ETag", `"`+a.hashedName+`"`)
+		http.ServeContent(w, r, a.hashedName, time.Time{}, bytes.NewReader(a.body))
+	}
+}

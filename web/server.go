@@ -1,0 +1,191 @@
+// Package web serves the site: the chi router, the shared page chrome, static
+// files, the Datastar bundle and the adapter for Datastar's SSE events.
+//
+// Handlers stay thin: they read the request, ask the domain packages, and
+// render a templ component from web/templates (or stream SSE events).
+// Each part of the site is a Feature that adds its own routes.
+package web
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/windowlab/playground/web/templates"
+)
+
+// DefaultDatastarPath is where `npm ci` puts the Datastar browser bundle,
+// relative to the working directory.
+const DefaultDatastarPath = "node_modules/@starfederation/datastar/dist/datastar.js"
+
+//go:embed static
+var staticFiles embed.FS
+
+// Config configures a Server. The zero value is usable.
+type Config struct {
+	// DatastarPath is the Datastar browser bundle (a self-contained ES
+	// module), read once by New. Empty means DefaultDatastarPath.
+	DatastarPath string
+	// Version names the running build in every page's footer. Empty means "dev".
+	Version string
+	// Features add parts of the site after the built-in pages (home, health
+	// check, static files).
+	Features []Feature
+}
+
+// A Feature is one part of the site — the playground, the lessons — that adds
+// its routes to the router. It gets the Server for what all pages share:
+// Page, Render, NotFound, Fail, NewSSE and the logger.
+//
+// SetupRoutes is called once, by New, before the server handles any request.
+type Feature interface {
+	SetupRoutes(s *Server, r chi.Router) error
+}
+
+// FeatureFunc adapts a function to the Feature interface.
+type FeatureFunc func(s *Server, r chi.Router) error
+
+// SetupRoutes calls f(s, r).
+func (f FeatureFunc) SetupRoutes(s *Server, r chi.Router) error { return f(s, r) }
+
+// Server is the site's http.Handler.
+type Server struct {
+	log     *slog.Logger
+	version string
+	assets  *assetTable
+	router  chi.Router
+
+	// closing is cancelled by EndStreams; NewSSE ties every stream to it.
+	closing    context.Context
+	endStreams context.CancelFunc
+}
+
+// New builds the site. It fails when the Datastar bundle cannot be read (the
+// error says to run `npm ci`) or when a feature cannot set up its routes.
+func New(cfg Config, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		return nil, errors.New("web: New expects a logger")
+	}
+	if cfg.DatastarPath == "" {
+		cfg.DatastarPath = DefaultDatastarPath
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+
+	assets := newAssetTable()
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	if err := assets.addFS(static); err != nil {
+		return nil, err
+	}
+	bundle, err := os.ReadFile(cfg.DatastarPath)
+	if err != nil {
+		return nil, fmt.Errorf("web: reading the Datastar bundle (run `npm ci` in the project directory to install it): %w", err)
+	}
+	if err := assets.add("datastar.js", bundle); err != nil {
+		return nil, err
+	}
+
+	closing, endStreams := context.WithCancel(context.Background())
+	s := &Server{
+		log:        log,
+		version:    cfg.Version,
+		assets:     assets,
+		closing:    closing,
+		endStreams: endStreams,
+	}
+
+	r := chi.NewRouter()
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders)
+	r.NotFound(s.NotFound)
+	r.MethodNotAllowed(s.methodNotAllowed)
+	s.router = r
+
+	features := append([]Feature{FeatureFunc(setupSiteRoutes)}, cfg.Features...)
+	var errs []error
+	for _, f := range features {
+		errs = append(errs, f.SetupRoutes(s, r))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.router.ServeHTTP(w, r)
+}
+
+// Log is the server's logger, for features.
+func (s *Server) Log() *slog.Logger { return s.log }
+
+// EndStreams ends every SSE stream opened with NewSSE, now and in future.
+// Register it with http.Server.RegisterOnShutdown: Shutdown waits for
+// handlers to return, and a stream's handler returns only when its context
+// ends.
+func (s *Server) EndStreams() { s.endStreams() }
+
+// Page is the layout's view of the page answering r.
+func (s *Server) Page(r *http.Request, title string, section templates.Section) templates.Page {
+	return templates.Page{
+		Title:        title,
+		Section:      section,
+		Assets:       s.assets,
+		Version:      s.version,
+		Path:         r.URL.Path,
+		Presentation: r.URL.Query().Get("present") == "1",
+	}
+}
+
+// Render writes a complete HTML page with the given status. The component is
+// rendered into memory first, so a failing component yields the error page
+// rather than half a page.
+func (s *Server) Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		s.Fail(w, r, fmt.Errorf("rendering page: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// NotFound answers with the 404 page.
+func (s *Server) NotFound(w http.ResponseWriter, r *http.Request) {
+	s.Render(w, r, http.StatusNotFound, templates.NotFound(s.Page(r, "Page not found", templates.SectionNone)))
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
+}
+
+// Fail logs err and answers with the plain 500 page. Visitors never see err.
+func (s *Server) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
+	s.writeServerError(w, r)
+}
+
+func (s *Server) writeServerError(w http.ResponseWriter, r *http.Request) {
+	var buf bytes.Buffer
+	if err := templates.ServerError(s.Page(r, "Something went wrong", templates.SectionNone)).Render(context.WithoutCancel(r.Context()), &buf); err != nil {
+		http.Error(w, "Internal server error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write(buf.Bytes())
+}

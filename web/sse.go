@@ -1,0 +1,185 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/starfederation/datastar-go/datastar"
+)
+
+// This file is the only place that knows the wire protocol of the Datastar
+// browser bundle the site serves: npm @starfederation/datastar 1.0.0-beta.11.
+// datastar-go v1.2.2 writes Datastar 1.0 events (datastar-patch-elements, ...)
+// that this bundle ignores, so its generic Send is used with the beta.11
+// event names and data keys. Moving to a Datastar 1.0 bundle means replacing
+// these functions with datastar-go's PatchElements and friends.
+//
+// Every event is a name plus data lines "<key> <value>". The browser splits
+// each line at its first space and joins repeated keys with a newline, so a
+// multi-line value is sent as one line per physical line, each with the key.
+// Send does not split strings itself: a raw newline inside a data line would
+// end the line and silently drop the rest of the value.
+//
+// The trap when handling a Datastar request: call datastar.ReadSignals BEFORE
+// datastar.NewSSE (or Server.NewSSE). NewSSE flushes the response headers,
+// after which a POST body can no longer be read.
+
+// The events of the beta.11 protocol.
+const (
+	EventMergeFragments  datastar.EventType = "datastar-merge-fragments"
+	EventMergeSignals    datastar.EventType = "datastar-merge-signals"
+	EventRemoveFragments datastar.EventType = "datastar-remove-fragments"
+	EventRemoveSignals   datastar.EventType = "datastar-remove-signals"
+	EventExecuteScript   datastar.EventType = "datastar-execute-script"
+)
+
+// MergeMode says how merged fragments meet the elements they target.
+type MergeMode string
+
+// The merge modes of beta.11. MergeMorph is the browser's default.
+const (
+	MergeMorph            MergeMode = "morph"
+	MergeInner            MergeMode = "inner"
+	MergeOuter            MergeMode = "outer"
+	MergePrepend          MergeMode = "prepend"
+	MergeAppend           MergeMode = "append"
+	MergeBefore           MergeMode = "before"
+	MergeAfter            MergeMode = "after"
+	MergeUpsertAttributes MergeMode = "upsertAttributes"
+)
+
+// FragmentOption changes how MergeFragments applies its HTML.
+type FragmentOption func(*fragmentOptions)
+
+type fragmentOptions struct {
+	selector       string
+	mode           MergeMode
+	viewTransition bool
+}
+
+// WithSelector targets the elements matching a CSS selector instead of the
+// element whose id each top-level fragment carries.
+func WithSelector(selector string) FragmentOption {
+	return func(o *fragmentOptions) { o.selector = selector }
+}
+
+// WithMergeMode sets how the fragments are merged; the default is morph.
+func WithMergeMode(mode MergeMode) FragmentOption {
+	return func(o *fragmentOptions) { o.mode = mode }
+}
+
+// WithViewTransition asks the browser to animate the merge with a view
+// transition where it supports them.
+func WithViewTransition() FragmentOption {
+	return func(o *fragmentOptions) { o.viewTransition = true }
+}
+
+// MergeFragments sends HTML to merge into the page. Every top-level element
+// needs an id unless a selector is given. SVG must be sent as a whole <svg>
+// element: a bare SVG child would be parsed as HTML.
+func MergeFragments(sse *datastar.ServerSentEventGenerator, html string, opts ...FragmentOption) error {
+	var o fragmentOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var lines []string
+	if o.selector != "" {
+		lines = append(lines, "selector "+o.selector)
+	}
+	if o.mode != "" && o.mode != MergeMorph {
+		lines = append(lines, "mergeMode "+string(o.mode))
+	}
+	if o.viewTransition {
+		lines = append(lines, "useViewTransition true")
+	}
+	lines = appendLines(lines, "fragments", html)
+	return sse.Send(EventMergeFragments, lines)
+}
+
+// MergeComponent renders a templ component with the stream's context and
+// sends it as MergeFragments does.
+func MergeComponent(sse *datastar.ServerSentEventGenerator, c templ.Component, opts ...FragmentOption) error {
+	var buf bytes.Buffer
+	if err := c.Render(sse.Context(), &buf); err != nil {
+		return err
+	}
+	return MergeFragments(sse, buf.String(), opts...)
+}
+
+// MergeSignals sends signals to merge into the page's signals: a JSON object
+// (any JavaScript object literal works). With onlyIfMissing, signals the
+// page already has keep their values.
+func MergeSignals(sse *datastar.ServerSentEventGenerator, signals []byte, onlyIfMissing bool) error {
+	var lines []string
+	if onlyIfMissing {
+		lines = append(lines, "onlyIfMissing true")
+	}
+	lines = appendLines(lines, "signals", string(signals))
+	return sse.Send(EventMergeSignals, lines)
+}
+
+// RemoveFragments removes the elements matching a CSS selector.
+func RemoveFragments(sse *datastar.ServerSentEventGenerator, selector string) error {
+	return sse.Send(EventRemoveFragments, appendLines(nil, "selector", selector))
+}
+
+// RemoveSignals removes signals by path, such as "form.limit".
+func RemoveSignals(sse *datastar.ServerSentEventGenerator, paths ...string) error {
+	var lines []string
+	for _, p := range paths {
+		lines = appendLines(lines, "paths", p)
+	}
+	return sse.Send(EventRemoveSignals, lines)
+}
+
+// ExecuteScript asks the browser to run a script (removed again after it has
+// run). The browser inserts it as an inline <script>, which this site's
+// Content-Security-Policy blocks: on the site's own pages prefer signals and
+// data-* attributes. It is kept so the adapter covers the whole protocol.
+func ExecuteScript(sse *datastar.ServerSentEventGenerator, script string) error {
+	return sse.Send(EventExecuteScript, appendLines([]string{"autoRemove " + strconv.FormatBool(true)}, "script", script))
+}
+
+// appendLines appends one "key line" data line per physical line of value,
+// dropping carriage returns.
+func appendLines(lines []string, key, value string) []string {
+	value = strings.ReplaceAll(value, "\r", "")
+	for line := range strings.SplitSeq(value, "\n") {
+		lines = append(lines, key+" "+line)
+	}
+	return lines
+}
+
+// NewSSE starts a Datastar SSE response (after you have read the signals:
+// see the note at the top of this file). The stream's context, sse.Context(),
+// ends when the client goes away or when the server shuts down (EndStreams).
+// A long-lived handler loops until that context is done and returns on the
+// first send error; call done when the handler returns.
+//
+//	sse, done := s.NewSSE(w, r)
+//	defer done()
+//	ticker := time.NewTicker(interval)
+//	defer ticker.Stop()
+//	for {
+//		select {
+//		case <-sse.Context().Done():
+//			return
+//		case <-ticker.C:
+//			if err := MergeComponent(sse, view()); err != nil {
+//				return
+//			}
+//		}
+//	}
+func (s *Server) NewSSE(w http.ResponseWriter, r *http.Request) (sse *datastar.ServerSentEventGenerator, done func()) {
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(s.closing, cancel)
+	done = func() {
+		stop()
+		cancel()
+	}
+	return datastar.NewSSE(w, r, datastar.WithContext(ctx)), done
+}

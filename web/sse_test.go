@@ -1,0 +1,226 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+	"github.com/starfederation/datastar-go/datastar"
+)
+
+// event is one server-sent event as the browser sees it.
+type event struct {
+	name string
+	data []string // the value of each data: line, in order
+}
+
+// parseEvents reads a text/event-stream body into events.
+func parseEvents(t *testing.T, body io.Reader) []event {
+	t.Helper()
+	var (
+		events []event
+		cur    event
+	)
+	sc := bufio.NewScanner(body)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.name != "" || cur.data != nil {
+				events = append(events, cur)
+			}
+			cur = event{}
+		case strings.HasPrefix(line, "event: "):
+			cur.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			cur.data = append(cur.data, strings.TrimPrefix(line, "data: "))
+		case strings.HasPrefix(line, "retry: "), strings.HasPrefix(line, "id: "):
+		default:
+			t.Fatalf("unexpected line in the stream: %q", line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if cur.name != "" {
+		t.Fatalf("stream ended inside event %q", cur.name)
+	}
+	return events
+}
+
+// stream runs send as an SSE handler through httptest and returns the events.
+func stream(t *testing.T, send func(sse *datastar.ServerSentEventGenerator) error) []event {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sse := datastar.NewSSE(w, r)
+		if err := send(sse); err != nil {
+			t.Errorf("send: %v", err)
+		}
+	}))
+	defer srv.Close()
+	res, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if got := res.Header.Get("Content-Type"); got != "text/event-stream" {
+		t.Errorf("Content-Type = %q", got)
+	}
+	return parseEvents(t, res.Body)
+}
+
+func TestSSEEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		send func(sse *datastar.ServerSentEventGenerator) error
+		want event
+	}{
+		{
+			name: "fragment with an id",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return MergeFragments(sse, `<p id="x">hi</p>`)
+			},
+			want: event{"datastar-merge-fragments", []string{`fragments <p id="x">hi</p>`}},
+		},
+		{
+			name: "multi-line fragment keeps every line, drops carriage returns",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return MergeFragments(sse, "<ul id=\"l\">\r\n  <li>one</li>\n\n  <li>two</li>\r\n</ul>")
+			},
+			want: event{"datastar-merge-fragments", []string{
+				`fragments <ul id="l">`,
+				`fragments   <li>one</li>`,
+				`fragments `,
+				`fragments   <li>two</li>`,
+				`fragments </ul>`,
+			}},
+		},
+		{
+			name: "fragment options",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return MergeFragments(sse, "<li>new</li>",
+					WithSelector("#log > ul"), WithMergeMode(MergeAppend), WithViewTransition())
+			},
+			want: event{"datastar-merge-fragments", []string{
+				"selector #log > ul",
+				"mergeMode append",
+				"useViewTransition true",
+				"fragments <li>new</li>",
+			}},
+		},
+		{
+			name: "morph is the default and is not sent",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return MergeFragments(sse, `<p id="x"></p>`, WithMergeMode(MergeMorph))
+			},
+			want: event{"datastar-merge-fragments", []string{`fragments <p id="x"></p>`}},
+		},
+		{
+			name: "component",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				c := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+					_, err := io.WriteString(w, "<div id=\"c\">\n<b>bold</b>\n</div>")
+					return err
+				})
+				return MergeComponent(sse, c, WithMergeMode(MergeOuter))
+			},
+			want: event{"datastar-merge-fragments", []string{
+				"mergeMode outer",
+				`fragments <div id="c">`,
+				"fragments <b>bold</b>",
+				"fragments </div>",
+			}},
+		},
+		{
+			name: "signals",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return MergeSignals(sse, []byte(`{"limit":5,"policy":"gcra"}`), false)
+			},
+			want: event{"datastar-merge-signals", []string{`signals {"limit":5,"policy":"gcra"}`}},
+		},
+		{
+			name: "signals only if missing, indented JSON",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return MergeSignals(sse, []byte("{\n  \"limit\": 5\n}"), true)
+			},
+			want: event{"datastar-merge-signals", []string{
+				"onlyIfMissing true",
+				"signals {",
+				`signals   "limit": 5`,
+				"signals }",
+			}},
+		},
+		{
+			name: "remove fragments",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return RemoveFragments(sse, "#toast")
+			},
+			want: event{"datastar-remove-fragments", []string{"selector #toast"}},
+		},
+		{
+			name: "remove signals",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return RemoveSignals(sse, "form.limit", "busy")
+			},
+			want: event{"datastar-remove-signals", []string{"paths form.limit", "paths busy"}},
+		},
+		{
+			name: "script",
+			send: func(sse *datastar.ServerSentEventGenerator) error {
+				return ExecuteScript(sse, "console.log(1);\nconsole.log(2)")
+			},
+			want: event{"datastar-execute-script", []string{
+				"autoRemove true",
+				"script console.log(1);",
+				"script console.log(2)",
+			}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := stream(t, tt.send)
+			if len(got) != 1 {
+				t.Fatalf("got %d events, want 1: %q", len(got), got)
+			}
+			if got[0].name != tt.want.name {
+				t.Errorf("event = %q, want %q", got[0].name, tt.want.name)
+			}
+			if !slices.Equal(got[0].data, tt.want.data) {
+				t.Errorf("data lines:\n got %q\nwant %q", got[0].data, tt.want.data)
+			}
+		})
+	}
+}
+
+// TestNewSSEEndsOnShutdown checks that a stream opened with Server.NewSSE
+// ends when EndStreams is called, as http.Server.Shutdown does through
+// RegisterOnShutdown.
+func TestNewSSEEndsOnShutdown(t *testing.T) {
+	s, _, _ := newTestServer(t)
+	started := make(chan struct{})
+	ended := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sse, done := s.NewSSE(w, r)
+		defer done()
+		close(started)
+		<-sse.Context().Done()
+		close(ended)
+	}))
+	defer srv.Close()
+	go func() {
+		res, err := http.Get(srv.URL)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}()
+	<-started
+	s.EndStreams()
+	<-ended
+}

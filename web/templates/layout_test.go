@@ -1,0 +1,127 @@
+package templates
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+)
+
+// render renders c and parses the result for goquery.
+func render(t *testing.T, c templ.Component) *goquery.Document {
+	t.Helper()
+	r, w := io.Pipe()
+	go func() {
+		_ = w.CloseWithError(c.Render(context.Background(), w))
+	}()
+	doc, err := goquery.NewDocumentFromReader(r)
+	if err != nil {
+		t.Fatalf("rendering: %v", err)
+	}
+	return doc
+}
+
+type fakeAssets map[string]string
+
+func (f fakeAssets) URL(name string) string { return f[name] }
+
+func TestLayout(t *testing.T) {
+	body := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		_, err := io.WriteString(w, `<p data-testid="child">hello</p>`)
+		return err
+	})
+	p := Page{
+		Title:   "Playground",
+		Section: SectionPlay,
+		Assets:  fakeAssets{"app.css": "/static/app.1234abcd.css", "datastar.js": "/static/datastar.5678ef90.js"},
+		Version: "v1.2.3",
+		Path:    "/play",
+	}
+	doc := render(t, templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		return Layout(p).Render(templ.WithChildren(ctx, body), w)
+	}))
+
+	if got := doc.Find("html").AttrOr("lang", ""); got != "en" {
+		t.Errorf(`<html lang> = %q, want "en"`, got)
+	}
+	if got := doc.Find(`meta[name="viewport"]`).Length(); got != 1 {
+		t.Errorf("%d viewport meta elements, want 1", got)
+	}
+	if got := doc.Find("title").Text(); got != "Playground · "+SiteName {
+		t.Errorf("title = %q", got)
+	}
+	if got := doc.Find(`link[rel="stylesheet"]`).AttrOr("href", ""); got != "/static/app.1234abcd.css" {
+		t.Errorf("stylesheet href = %q", got)
+	}
+	script := doc.Find("script")
+	if got := script.AttrOr("src", ""); got != "/static/datastar.5678ef90.js" || script.AttrOr("type", "") != "module" {
+		t.Errorf("script = src %q type %q, want the hashed bundle as a module", got, script.AttrOr("type", ""))
+	}
+	if got := doc.Find("a.skip-link").AttrOr("href", ""); got != "#main" {
+		t.Errorf("skip link href = %q", got)
+	}
+	if doc.Find("main#main").Find(`[data-testid="child"]`).Length() != 1 {
+		t.Error("children are not inside <main id=main>")
+	}
+	nav := map[string]string{"nav-lessons": "/lessons", "nav-play": "/play", "nav-exercises": "/exercises"}
+	for id, href := range nav {
+		a := doc.Find(`[data-testid="` + id + `"]`)
+		if got := a.AttrOr("href", ""); got != href {
+			t.Errorf("%s href = %q, want %q", id, got, href)
+		}
+		current, has := a.Attr("aria-current")
+		if wantCurrent := href == "/play"; has != wantCurrent || (has && current != "page") {
+			t.Errorf("%s aria-current = %q (present %v), want present only on the current section", id, current, has)
+		}
+	}
+	if got := doc.Find(`[data-testid="version"]`).Text(); got != "v1.2.3" {
+		t.Errorf("footer version = %q", got)
+	}
+	live := doc.Find(`[data-testid="live-status"]`)
+	if !strings.Contains(live.Text(), "off") || live.AttrOr("data-text", "") == "" {
+		t.Errorf("live status = %q, data-text %q: want 'off' in HTML and a data-text for Datastar", live.Text(), live.AttrOr("data-text", ""))
+	}
+	if got := doc.Find(`[data-testid="presentation-toggle"]`).AttrOr("href", ""); got != "/play?present=1" {
+		t.Errorf("presentation toggle href = %q", got)
+	}
+	if doc.Find("body").HasClass("presentation") {
+		t.Error("presentation class without Presentation")
+	}
+}
+
+func TestLayoutPresentation(t *testing.T) {
+	doc := render(t, Home(Page{Presentation: true, Path: "/"}))
+	if !doc.Find("body").HasClass("presentation") {
+		t.Error("no presentation class on <body>")
+	}
+	if got := doc.Find(`[data-testid="presentation-toggle"]`).AttrOr("href", ""); got != "/" {
+		t.Errorf("toggle href = %q, want the page without ?present", got)
+	}
+	// Without Assets the layout still links the files by plain name.
+	if got := doc.Find(`link[rel="stylesheet"]`).AttrOr("href", ""); got != "/static/app.css" {
+		t.Errorf("stylesheet href = %q", got)
+	}
+}
+
+func TestHomeLinksToTheThreeParts(t *testing.T) {
+	doc := render(t, Home(Page{}))
+	for id, href := range map[string]string{"home-lessons": "/lessons", "home-play": "/play", "home-exercises": "/exercises"} {
+		if got := doc.Find(`[data-testid="`+id+`"]`).AttrOr("href", ""); got != href {
+			t.Errorf("%s href = %q, want %q", id, got, href)
+		}
+	}
+	if n := doc.Find(`[data-testid="home"] > p`).Length(); n != 2 {
+		t.Errorf("home has %d paragraphs, want 2", n)
+	}
+}
+
+func TestPresentationToggleStaysOnSite(t *testing.T) {
+	for _, path := range []string{"", "//evil.example", "javascript:alert(1)"} {
+		if got := (Page{Path: path}).PresentationToggle(); got != "/?present=1" {
+			t.Errorf("Page{Path: %q}.PresentationToggle() = %q, want /?present=1", path, got)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+// Package templates holds the templ components every page of the site shares:
+// the layout, the home page and the error pages.
+//
+// Components take plain values. The layout needs a Page, which handlers in
+// package web build with (*web.Server).Page.
+package templates
+
+import (
+	"strings"
+
+	"github.com/a-h/templ"
+)
+
+// SiteName is the name shown in the header and in every page title.
+const SiteName = "Window Lab"
+
+// Assets turns the name of a file in web/static (or "datastar.js") into the
+// URL it is served at, which carries a hash of its content.
+type Assets interface {
+	URL(name string) string
+}
+
+// Section names the part of the site a page belongs to; the header marks the
+// matching navigation link as the current page.
+type Section string
+
+// The sections the header links to. SectionNone is for pages outside them
+// (home, errors).
+const (
+	SectionNone      Section = ""
+	SectionLessons   Section = "lessons"
+	SectionPlay      Section = "play"
+	SectionExercises Section = "exercises"
+)
+
+// Page is what the layout needs to know about the page being rendered.
+type Page struct {
+	// Title is the page's own title; the <title> element adds the site name.
+	// Empty means the site name alone.
+	Title   string
+	Section Section
+	// Assets resolves static files. Nil serves them under their plain names,
+	// which is only useful when rendering outside the server (tests).
+	Assets Assets
+	// Version names the running build in the footer.
+	Version string
+	// Path is the URL path of the page, used by the presentation-mode link.
+	Path string
+	// Presentation switches on large type and high contrast for projectors.
+	Presentation bool
+}
+
+// Asset returns the URL of a static file.
+func (p Page) Asset(name string) string {
+	if p.Assets == nil {
+		return "/static/" + name
+	}
+	return p.Assets.URL(name)
+}
+
+// FullTitle is the text of the <title> element.
+func (p Page) FullTitle() string {
+	if p.Title == "" {
+		return SiteName
+	}
+	return p.Title + " · " + SiteName
+}
+
+// PresentationToggle is the URL of this page with presentation mode switched
+// the other way.
+func (p Page) PresentationToggle() string {
+	path := p.Path
+	if path == "" || !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		path = "/"
+	}
+	if p.Presentation {
+		return path
+	}
+	return path + "?present=1"
+}
+
+func (p Page) bodyClass() string {
+	if p.Presentation {
+		return "presentation"
+	}
+	return ""
+}
+
+// navAttrs marks the link to the page's own section as the current page.
+func (p Page) navAttrs(s Section) templ.Attributes {
+	if s == p.Section && s != SectionNone {
+		return templ.Attributes{"aria-current": "page"}
+	}
+	return templ.Attributes{}
+}
