@@ -31,9 +31,10 @@ import (
 // request, and counting one in the oldest slot would charge it at only a
 // fraction of its cost, so replaying old timestamps could admit more than
 // limit. Here, a late request whose bucket is the oldest slot or has left the
-// ring is refused (RetryAfterMs then runs to the start of the newest bucket,
-// where the same request is no longer late). Every admitted request is
-// therefore counted in full until its bucket becomes the oldest.
+// ring is refused; when the estimate alone would have admitted it,
+// RetryAfterMs runs to the start of bucket B-k+1, the oldest that counts in
+// full. Every admitted request is therefore counted in full until its bucket
+// becomes the oldest.
 //
 // RetryAfterMs walks at most k+1 bucket segments from the decision instant,
 // solving the admission test in closed form inside each, and is minimal. It
@@ -165,6 +166,13 @@ func (s *SlidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 		d.Allowed = true
 		ring[s.pos(own)] += cost
 		st.total += cost
+		return d
+	}
+	if own <= b-s.k && admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true) {
+		// Refused only because its bucket no longer counts in full: the
+		// first instant whose bucket does (b-k+1, itself late or not) is
+		// estimated exactly like this one and admits.
+		d.RetryAfterMs = (b-s.k+1)*s.width - now
 		return d
 	}
 	d.RetryAfterMs = s.retryAt(ring, b, elapsed, oldest, rest, cost) - now

@@ -43,7 +43,7 @@ func TestSlidingBucketsSeedAsserts(t *testing.T) {
 			{at: 999, allowed: true}, {at: 999, allowed: true}, {at: 999, allowed: true},
 			{at: 999, allowed: true}, {at: 999, allowed: true}, {at: 999, allowed: true},
 			{at: 999, allowed: true},
-			{at: 1000, allowed: false}, // a fixed window would reset here and admit 10 more
+			{at: 1000, allowed: false},                    // a fixed window would reset here and admit 10 more
 			{at: 1500, allowed: true, estimate: Whole(5)}, // previous bucket weighs 0.5
 			{at: 1500, allowed: true}, {at: 1500, allowed: true}, {at: 1500, allowed: true},
 			{at: 1500, allowed: true},
@@ -107,14 +107,16 @@ func TestSlidingBuckets(t *testing.T) {
 				{at: 25, allowed: true},
 				// Bucket 1 still counts in full: admitted, estimated at 20.
 				{at: 15, allowed: true, late: true, estimate: Whole(1)},
-				// Bucket 0 is the oldest slot, weighted: refused; at 20 (the
-				// newest bucket's start) the same request is not late.
-				{at: 5, allowed: false, late: true, retry: 15, estimate: Whole(2)},
+				// Bucket 0 is the oldest slot, weighted: refused; at 10
+				// (bucket 1, late but counted in full) the same request passes.
+				{at: 5, allowed: false, late: true, retry: 5, estimate: Whole(2)},
+				{at: 9, allowed: false, late: true, retry: 1},
 				{at: 20, allowed: true, estimate: Whole(2)},
 				// Bucket 0 has left the ring entirely: refused.
 				// At 45 the oldest slot is bucket 2 (25 and 20) at 5/10.
 				{at: 45, allowed: true, estimate: Whole(1)},
-				{at: 5, allowed: false, late: true, retry: 35},
+				// From bucket 4, the oldest bucket in full is 3: at 30.
+				{at: 5, allowed: false, late: true, retry: 25},
 			},
 		},
 	}

@@ -1,0 +1,203 @@
+package policies
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// propertySeed seeds every property test; failures print it so a run can be
+// reproduced by setting it here.
+const propertySeed = 20260101
+
+// cloner is implemented by every policy: an independent deep copy, so a
+// test can try a request on a copy without disturbing the original.
+type cloner interface{ clone() Policy }
+
+func cloneOf(t *testing.T, p Policy) Policy {
+	t.Helper()
+	c, ok := p.(cloner)
+	if !ok {
+		t.Fatalf("%s has no clone", p.Name())
+	}
+	return c.clone()
+}
+
+type request struct {
+	key      Key
+	at, cost int64
+}
+
+// traffic generates n requests for p: a few keys, bursts at one instant,
+// gaps of up to two windows and, when late is set, one request in eight
+// earlier than the latest (by up to a window and a half). Costs run from 1 to
+// limit+1, so some are never admissible.
+func traffic(r *rand.Rand, p Params, n int, late bool) []request {
+	var reqs []request
+	now := r.Int64N(3 * p.WindowMs)
+	for range n {
+		switch r.IntN(4) {
+		case 0: // same instant
+		case 1:
+			now += r.Int64N(p.WindowMs/4 + 1)
+		case 2:
+			now += r.Int64N(p.WindowMs + 1)
+		case 3:
+			now += r.Int64N(2*p.WindowMs + 1)
+		}
+		at := now
+		if late && r.IntN(8) == 0 {
+			at = max(0, now-r.Int64N(p.WindowMs*3/2+1))
+		}
+		cost := int64(1)
+		if r.IntN(3) == 0 {
+			cost = 1 + r.Int64N(p.Limit+1)
+		}
+		reqs = append(reqs, request{key: Key(r.IntN(3)), at: at, cost: cost})
+	}
+	return reqs
+}
+
+// randomParams picks small parameters so that edges are hit often.
+func randomParams(r *rand.Rand, name string) Params {
+	p := Params{Limit: 1 + r.Int64N(8), WindowMs: 1 + r.Int64N(120)}
+	switch name {
+	case SlidingCounter:
+		p.Arithmetic = []Arithmetic{Floor, Exact}[r.IntN(2)]
+	case SlidingBuckets:
+		p.Buckets = 1 + r.Int64N(6)
+		p.WindowMs = p.Buckets * (1 + r.Int64N(30))
+	case TokenBucket, GCRA:
+		p.Burst = r.Int64N(10)
+	}
+	return p
+}
+
+// TestPropertyRetryAfter: for every refused request that could pass later,
+// the same request at now+retryAfter is admitted (on a copy of the state),
+// and one ms earlier it is still refused: the wait is minimal. Traffic
+// includes late requests.
+func TestPropertyRetryAfter(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 1))
+	for _, name := range Names {
+		checked := 0
+		for scenario := range 150 {
+			p := randomParams(r, name)
+			pol := mustNew(t, name, p)
+			for i, q := range traffic(r, p, 80, true) {
+				d := pol.Decide(q.key, q.at, q.cost)
+				if d.Allowed || d.Never {
+					continue
+				}
+				where := fmt.Sprintf("seed %d: %s %+v scenario %d step %d: Decide(%d, %d, %d) refused with retryAfterMs %d",
+					propertySeed, name, p, scenario, i, q.key, q.at, q.cost, d.RetryAfterMs)
+				if d.RetryAfterMs < 1 {
+					t.Fatalf("%s: want retryAfterMs >= 1", where)
+				}
+				if !cloneOf(t, pol).Decide(q.key, q.at+d.RetryAfterMs, q.cost).Allowed {
+					t.Fatalf("%s: at now+retryAfterMs it is refused, want admitted", where)
+				}
+				if cloneOf(t, pol).Decide(q.key, q.at+d.RetryAfterMs-1, q.cost).Allowed {
+					t.Fatalf("%s: at now+retryAfterMs-1 it is admitted, want refused (the wait is not minimal)", where)
+				}
+				checked++
+			}
+		}
+		if checked < 500 {
+			t.Errorf("%s: only %d refusals checked, want the generator to produce at least 500", name, checked)
+		}
+		t.Logf("%s: %d refusals checked", name, checked)
+	}
+}
+
+// TestPropertySlidingLogExact: over any window of windowMs the sliding log
+// admits at most limit permits. Checked by brute force over the admitted
+// instants (the count over (t-windowMs, t] peaks at an admitted t).
+func TestPropertySlidingLogExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 2))
+	for scenario := range 200 {
+		p := randomParams(r, SlidingLog)
+		pol := mustNew(t, SlidingLog, p)
+		admitted := map[Key][]int64{} // one instant per permit
+		for _, q := range traffic(r, p, 150, true) {
+			d := pol.Decide(q.key, q.at, q.cost)
+			if d.Allowed {
+				for range q.cost {
+					admitted[q.key] = append(admitted[q.key], d.At)
+				}
+			}
+		}
+		for key, times := range admitted {
+			for _, end := range times {
+				var n int64
+				for _, at := range times {
+					if at > end-p.WindowMs && at <= end {
+						n++
+					}
+				}
+				if n > p.Limit {
+					t.Fatalf("seed %d: scenario %d %+v key %d: %d permits admitted in (%d, %d], want <= %d",
+						propertySeed, scenario, p, key, n, end-p.WindowMs, end, p.Limit)
+				}
+			}
+		}
+	}
+}
+
+// TestPropertyReplayIsDeterministic: the same traffic on a fresh policy gives
+// the same decisions.
+func TestPropertyReplayIsDeterministic(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 3))
+	for _, name := range Names {
+		for scenario := range 30 {
+			p := randomParams(r, name)
+			reqs := traffic(r, p, 200, true)
+			a, b := mustNew(t, name, p), mustNew(t, name, p)
+			for i, q := range reqs {
+				if da, db := a.Decide(q.key, q.at, q.cost), b.Decide(q.key, q.at, q.cost); da != db {
+					t.Fatalf("seed %d: %s %+v scenario %d step %d: replay decided %+v, first run %+v",
+						propertySeed, name, p, scenario, i, db, da)
+				}
+			}
+		}
+	}
+}
+
+// TestPropertyBucketsOneIsCounterExact: sliding-buckets with k = 1 and
+// sliding-counter with Exact arithmetic decide alike, with the same retry
+// and the same estimate, on forward-in-time traffic.
+func TestPropertyBucketsOneIsCounterExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 4))
+	for scenario := range 200 {
+		p := randomParams(r, SlidingCounter)
+		p.Arithmetic, p.Buckets = Exact, 1
+		buckets, counter := mustNew(t, SlidingBuckets, p), mustNew(t, SlidingCounter, p)
+		for i, q := range traffic(r, p, 150, false) {
+			db, dc := buckets.Decide(q.key, q.at, q.cost), counter.Decide(q.key, q.at, q.cost)
+			if db.Allowed != dc.Allowed || db.Never != dc.Never || db.RetryAfterMs != dc.RetryAfterMs || !sameFraction(db.Estimate, dc.Estimate) {
+				t.Fatalf("seed %d: scenario %d %+v step %d: Decide(%d, %d, %d): buckets k=1 allowed %v retry %d estimate %v; counter exact allowed %v retry %d estimate %v",
+					propertySeed, scenario, p, i, q.key, q.at, q.cost,
+					db.Allowed, db.RetryAfterMs, db.Estimate, dc.Allowed, dc.RetryAfterMs, dc.Estimate)
+			}
+		}
+	}
+}
+
+// TestPropertyGCRAIsTokenBucket: gcra and token-bucket with the same
+// parameters decide alike in everything but their Terms, late requests
+// included.
+func TestPropertyGCRAIsTokenBucket(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 5))
+	for scenario := range 200 {
+		p := randomParams(r, GCRA)
+		g, tb := mustNew(t, GCRA, p), mustNew(t, TokenBucket, p)
+		for i, q := range traffic(r, p, 150, true) {
+			dg, dt := g.Decide(q.key, q.at, q.cost), tb.Decide(q.key, q.at, q.cost)
+			dg.Terms, dt.Terms = Terms{}, Terms{}
+			if dg != dt {
+				t.Fatalf("seed %d: scenario %d %+v step %d: Decide(%d, %d, %d): gcra %+v, token-bucket %+v",
+					propertySeed, scenario, p, i, q.key, q.at, q.cost, dg, dt)
+			}
+		}
+	}
+}
