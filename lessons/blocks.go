@@ -1,0 +1,381 @@
+package lessons
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// block renders one fenced block by kind. Unknown kinds are shown as code.
+func (st *renderState) block(kind, arg string, body []byte) (template.HTML, error) {
+	st.blockSeen[kind]++
+	switch kind {
+	case "scenario":
+		s, err := st.scenario(arg)
+		if err != nil {
+			return "", err
+		}
+		return execHTML(scenarioSourceTmpl, map[string]any{"Name": arg, "JSON": string(bytes.TrimSpace(body)), "Play": st.playURL(s)})
+	case "scenario-table":
+		return st.scenarioTable(body)
+	case "playground":
+		return st.playground(body)
+	case "exercise":
+		return st.exercise(strings.TrimSpace(string(body)))
+	case "note":
+		var buf bytes.Buffer
+		if err := st.md.Convert(body, &buf); err != nil {
+			return "", err
+		}
+		return template.HTML(`<aside class="note" data-testid="note">` + buf.String() + `</aside>`), nil //nolint:gosec // rendered by goldmark
+	case "memory-calculator":
+		return st.memoryCalculator(body)
+	case "bucket-ring":
+		return st.bucketRing(body)
+	case "compare":
+		return st.compare(body)
+	}
+	return execHTML(codeTmpl, map[string]any{"Lang": kind, "Code": string(body)})
+}
+
+func execHTML(t *template.Template, data any) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil //nolint:gosec // html/template output
+}
+
+var codeTmpl = template.Must(template.New("code").Parse(`<pre><code{{if .Lang}} class="language-{{.Lang}}"{{end}}>{{.Code}}</code></pre>`))
+
+var scenarioSourceTmpl = template.Must(template.New("src").Parse(`<details class="scenario-source" data-testid="scenario-source">
+<summary>The scenario “{{.Name}}” as JSON</summary>
+<pre><code class="language-json">{{.JSON}}</code></pre>
+<p><a href="{{.Play}}" data-testid="open-in-playground">Open “{{.Name}}” in the playground</a></p>
+</details>`))
+
+func (st *renderState) playURL(s scenario.Scenario) string {
+	if st.lib.PlayURL == nil {
+		return PlayURL(s)
+	}
+	return st.lib.PlayURL(s)
+}
+
+// decodeBlock reads a block's JSON strictly, so a misspelt option is an
+// error rather than silently ignored.
+func decodeBlock(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("reading the block's JSON: %v", err)
+	}
+	return nil
+}
+
+// scenarioRef is a scenario named by the block, or written inline.
+type scenarioRef struct {
+	Name   string
+	Inline json.RawMessage
+}
+
+func (r *scenarioRef) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '"' {
+		return json.Unmarshal(data, &r.Name)
+	}
+	r.Inline = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+func (st *renderState) resolve(ref scenarioRef) (scenario.Scenario, error) {
+	if ref.Name != "" {
+		return st.scenario(ref.Name)
+	}
+	if len(ref.Inline) == 0 {
+		return scenario.Scenario{}, fmt.Errorf("no scenario given")
+	}
+	return scenario.Parse(ref.Inline)
+}
+
+// withPolicies replaces the scenario's lanes by the refs given (policy refs
+// or #N for one of its own lanes); none keeps them.
+func withPolicies(s scenario.Scenario, refs []string) (scenario.Scenario, error) {
+	if len(refs) == 0 {
+		return s, nil
+	}
+	var specs []scenario.PolicySpec
+	for _, ref := range refs {
+		spec, err := lane(s, ref)
+		if err != nil {
+			return s, err
+		}
+		specs = append(specs, spec)
+	}
+	s.Policies = specs
+	return s, s.Validate()
+}
+
+// tableBlock is the JSON of a ```scenario-table block.
+type tableBlock struct {
+	Caption  string      `json:"caption"`
+	Scenario scenarioRef `json:"scenario"`
+	Policies []string    `json:"policies"`
+	Show     []string    `json:"show"`  // "estimate", "retry", "terms"
+	Stack    bool        `json:"stack"` // add a column: admitted by every lane in turn
+	Group    bool        `json:"group"` // merge neighbouring rows that read the same
+	Note     string      `json:"note"`  // a sentence under the table
+}
+
+type cell struct {
+	Text  string
+	Class string
+}
+
+type tableView struct {
+	ID      string
+	Caption string
+	Head    []string
+	Rows    [][]cell
+	Foot    []cell
+	Note    string
+	Play    string
+}
+
+var tableTmpl = template.Must(template.New("table").Parse(`<figure class="live-table" id="{{.ID}}" data-testid="live-table">
+<div class="table-scroll" tabindex="0" role="region" aria-label="{{.Caption}}">
+<table>
+<caption>{{.Caption}}</caption>
+<thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range $i, $c := .}}{{if eq $i 0}}<th scope="row">{{$c.Text}}</th>{{else}}<td{{if $c.Class}} class="{{$c.Class}}"{{end}}>{{$c.Text}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody>
+{{if .Foot}}<tfoot><tr>{{range $i, $c := .Foot}}{{if eq $i 0}}<th scope="row">{{$c.Text}}</th>{{else}}<td>{{$c.Text}}</td>{{end}}{{end}}</tr></tfoot>{{end}}
+</table>
+</div>
+<figcaption>{{if .Note}}{{.Note}} {{end}}Every cell is computed by running the policies when this page is drawn.{{if .Play}} <a href="{{.Play}}" data-testid="open-in-playground">Open this scenario in the playground</a>.{{end}}</figcaption>
+</figure>`))
+
+func (st *renderState) recordTable(v tableView) {
+	t := Table{Caption: v.Caption, Head: v.Head}
+	for _, row := range v.Rows {
+		var r []string
+		for _, c := range row {
+			r = append(r, c.Text)
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	st.out.Tables = append(st.out.Tables, t)
+}
+
+func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
+	var b tableBlock
+	if err := decodeBlock(body, &b); err != nil {
+		return "", err
+	}
+	if b.Caption == "" {
+		return "", fmt.Errorf("a table needs a caption")
+	}
+	s, err := st.resolve(b.Scenario)
+	if err != nil {
+		return "", err
+	}
+	if s, err = withPolicies(s, b.Policies); err != nil {
+		return "", err
+	}
+	res, err := scenario.Run(s)
+	if err != nil {
+		return "", err
+	}
+	show := map[string]bool{}
+	for _, x := range b.Show {
+		switch x {
+		case "estimate", "retry", "terms":
+			show[x] = true
+		default:
+			return "", fmt.Errorf("show: unknown %q (want estimate, retry or terms)", x)
+		}
+	}
+	keys := map[string]bool{}
+	for _, r := range s.Requests {
+		keys[r.KeyName()] = true
+	}
+	v := tableView{ID: fmt.Sprintf("table-%d", st.blockSeen["scenario-table"]), Caption: b.Caption, Note: b.Note, Play: st.playURL(s)}
+	v.Head = []string{"#", "at"}
+	if len(keys) > 1 {
+		v.Head = append(v.Head, "key")
+	}
+	for _, p := range res.Results {
+		v.Head = append(v.Head, p.Label)
+	}
+	var stacked []bool
+	if b.Stack {
+		if stacked, _, err = scenario.Stacked(s); err != nil {
+			return "", err
+		}
+		v.Head = append(v.Head, "all lanes in turn")
+	}
+	for i, d := range res.Results[0].Decisions {
+		row := []cell{{Text: strconv.Itoa(i + 1)}, {Text: scenario.FormatMs(d.At)}}
+		if len(keys) > 1 {
+			row = append(row, cell{Text: d.Key})
+		}
+		for _, p := range res.Results {
+			row = append(row, decisionCell(p, p.Decisions[i], show, s))
+		}
+		if b.Stack {
+			row = append(row, outcomeCell(stacked[i], ""))
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if b.Group {
+		v.Rows = groupRows(v.Rows)
+	}
+	foot := []cell{{Text: "admitted"}, {}}
+	if len(keys) > 1 {
+		foot = append(foot, cell{})
+	}
+	for _, p := range res.Results {
+		foot = append(foot, cell{Text: fmt.Sprintf("%d of %d", p.Admitted, p.Admitted+p.Refused)})
+	}
+	if b.Stack {
+		n := 0
+		for _, a := range stacked {
+			if a {
+				n++
+			}
+		}
+		foot = append(foot, cell{Text: fmt.Sprintf("%d of %d", n, len(stacked))})
+	}
+	v.Foot = foot
+	st.recordTable(v)
+	return execHTML(tableTmpl, v)
+}
+
+func outcomeCell(admitted bool, extra string) cell {
+	if admitted {
+		return cell{Text: strings.TrimSpace("admitted " + extra), Class: "admitted"}
+	}
+	return cell{Text: strings.TrimSpace("refused " + extra), Class: "refused"}
+}
+
+// decisionCell words one decision: the outcome, then the numbers asked for.
+func decisionCell(p scenario.PolicyResult, d scenario.Decision, show map[string]bool, s scenario.Scenario) cell {
+	if d.Probe {
+		return cell{Text: "estimate " + FormatNumber(d.Estimate)}
+	}
+	var extra []string
+	if show["terms"] {
+		extra = append(extra, Terms(p, d))
+	} else if show["estimate"] {
+		extra = append(extra, "estimate "+FormatNumber(d.Estimate))
+	}
+	if show["retry"] {
+		if retry, ok := d.RetryAfter(); ok {
+			extra = append(extra, "retry in "+scenario.FormatMs(retry))
+		} else if d.Detail.Never {
+			extra = append(extra, "can never pass")
+		}
+	}
+	text := ""
+	if len(extra) > 0 {
+		text = "(" + strings.Join(extra, "; ") + ")"
+	}
+	return outcomeCell(d.Allowed(), text)
+}
+
+// Terms writes the arithmetic behind one decision in the policy's own
+// terms, for tables and exercise feedback.
+func Terms(p scenario.PolicyResult, d scenario.Decision) string {
+	t := d.Detail.Terms
+	w := p.Params.WindowMs
+	cost := d.Cost
+	switch p.Policy {
+	case policies.FixedWindow:
+		return fmt.Sprintf("window from %s holds %d; %d + %d against %d", scenario.FormatMs(t.WindowStart), t.Count, t.Count, cost, d.Detail.Capacity)
+	case policies.SlidingLog:
+		return fmt.Sprintf("%d in (%s, %s]; %d + %d against %d", t.Count, scenario.FormatMs(d.Detail.At-w), scenario.FormatMs(d.Detail.At), t.Count, cost, d.Detail.Capacity)
+	case policies.SlidingCounter:
+		weight := FormatNumber(policies.Fraction{Num: w - t.Elapsed, Den: w})
+		return fmt.Sprintf("%d × %s = %s carried + %d current = %s; + %d against %d",
+			t.Previous, weight, FormatNumber(t.Carried), t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
+	case policies.SlidingBuckets:
+		weight := FormatNumber(policies.Fraction{Num: t.BucketMs - t.Elapsed, Den: max(t.BucketMs, 1)})
+		return fmt.Sprintf("oldest %d × %s + %d in the newer buckets = %s; + %d against %d",
+			t.Previous, weight, t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
+	case policies.TokenBucket:
+		return fmt.Sprintf("%s tokens of %d; needs %d", FormatNumber(t.Tokens), d.Detail.Capacity, cost)
+	case policies.GCRA:
+		return fmt.Sprintf("TAT %s; %s of %d in use; + %d", scenario.FormatMs(int64(t.TAT.Float())), FormatNumber(d.Estimate), d.Detail.Capacity, cost)
+	}
+	return "estimate " + FormatNumber(d.Estimate)
+}
+
+// playBlock is the JSON of a ```playground block.
+type playBlock struct {
+	Scenario scenarioRef `json:"scenario"`
+	Policies []string    `json:"policies"`
+	Label    string      `json:"label"`
+}
+
+func (st *renderState) playground(body []byte) (template.HTML, error) {
+	var b playBlock
+	if err := decodeBlock(body, &b); err != nil {
+		return "", err
+	}
+	s, err := st.resolve(b.Scenario)
+	if err != nil {
+		return "", err
+	}
+	if s, err = withPolicies(s, b.Policies); err != nil {
+		return "", err
+	}
+	if b.Label == "" {
+		b.Label = "Open this scenario in the playground"
+	}
+	return execHTML(playTmpl, map[string]any{"URL": st.playURL(s), "Label": b.Label})
+}
+
+var playTmpl = template.Must(template.New("play").Parse(`<p class="play-link"><a class="button" href="{{.URL}}" data-testid="open-in-playground">{{.Label}}</a></p>`))
+
+func (st *renderState) exercise(id string) (template.HTML, error) {
+	if id == "" {
+		return "", fmt.Errorf("an ```exercise block holds the exercise's id")
+	}
+	title := id
+	if st.lib.ExerciseTitle != nil {
+		t, ok := st.lib.ExerciseTitle(id)
+		if !ok {
+			return "", fmt.Errorf("no exercise %q in exercises/", id)
+		}
+		title = t
+	}
+	return execHTML(exerciseTmpl, map[string]any{"ID": id, "Title": title})
+}
+
+var exerciseTmpl = template.Must(template.New("ex").Parse(`<aside class="exercise-card" data-testid="exercise-card">
+<p><strong>Exercise:</strong> {{.Title}}</p>
+<p><a href="/exercises/{{.ID}}" data-testid="exercise-link">Answer it, and see the policy's own working</a></p>
+</aside>`))
+
+// groupRows merges runs of rows that differ only in their number into one
+// row numbered "4–99".
+func groupRows(rows [][]cell) [][]cell {
+	var out [][]cell
+	first := ""
+	for i, row := range rows {
+		if n := len(out); n > 0 && slices.Equal(out[n-1][1:], row[1:]) {
+			out[n-1][0].Text = first + "–" + row[0].Text
+			continue
+		}
+		_ = i
+		first = row[0].Text
+		out = append(out, slices.Clone(row))
+	}
+	return out
+}

@@ -1,0 +1,411 @@
+package lessons
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// A Claim is a number (or outcome) stated in a lesson's prose that the
+// policies decide. The lesson writes both the question and the answer it
+// expects:
+//
+//	{{count sliding-log car-park at 35s = 2}}
+//
+// Rendering computes the answer from the policies and shows the computed
+// value; Expected is what the file says, and a claim whose Expected differs
+// from Computed is a Problem (lessons_test.go fails on any problem).
+type Claim struct {
+	Source   string // the text between {{ and }}
+	Expected string
+	Computed string // canonical text of the computed value; "" when it failed
+	Err      error  // why the claim could not be computed
+}
+
+// OK reports whether the claim was computed and agrees with the file.
+func (c Claim) OK() bool { return c.Err == nil && c.Computed == c.Expected }
+
+// The measures a claim can ask for.
+const (
+	measureAdmitted   = "admitted"    // requests admitted over the whole scenario
+	measureRefused    = "refused"     // requests refused over the whole scenario
+	measureDiffer     = "differ"      // decisions that differ from sliding-log's
+	measureOutcome    = "outcome"     // admitted or refused, at an instant
+	measureEstimate   = "estimate"    // the policy's estimate before a request
+	measureCount      = "count"       // the same, for policies that count whole requests
+	measureCarried    = "carried"     // sliding-counter's carried part of the previous window
+	measureRetry      = "retry"       // retryAfter of a request at an instant
+	measureFirstAdmit = "first-admit" // first instant at or after "from" that admits
+	measureMemory     = "memory"      // state bytes for "keys" keys at "limit"
+	measureBytes      = "bytes-per-key"
+)
+
+// claimQuery is a parsed claim: measure, policy, scenario and options.
+type claimQuery struct {
+	measure  string
+	policy   string // a policy ref, "#N" for the scenario's N-th lane, or "stack"
+	scenario string
+	at       int64
+	hasAt    bool
+	nth      int // which request at "at": 1 for the first
+	cost     int64
+	limit    int64
+	keys     int64
+	window   int64
+}
+
+func parseClaim(src string) (q claimQuery, expected string, err error) {
+	body, expected, ok := strings.Cut(src, "=")
+	if !ok {
+		return q, "", fmt.Errorf("no \"= expected value\": write the value the lesson states after =")
+	}
+	expected = strings.TrimSpace(expected)
+	if expected == "" {
+		return q, "", fmt.Errorf("nothing after =")
+	}
+	f := strings.Fields(body)
+	if len(f) < 2 {
+		return q, "", fmt.Errorf("want \"measure policy scenario …\"")
+	}
+	q = claimQuery{measure: f[0], policy: f[1], nth: 1, cost: 1}
+	rest := f[2:]
+	switch q.measure {
+	case measureMemory, measureBytes:
+	case measureAdmitted, measureRefused, measureDiffer, measureOutcome, measureEstimate,
+		measureCount, measureCarried, measureRetry, measureFirstAdmit:
+		if len(rest) == 0 {
+			return q, "", fmt.Errorf("%s needs a scenario after the policy", q.measure)
+		}
+		q.scenario, rest = rest[0], rest[1:]
+	default:
+		return q, "", fmt.Errorf("unknown measure %q", q.measure)
+	}
+	for len(rest) > 0 {
+		word := rest[0]
+		if n, ok := strings.CutPrefix(word, "#"); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 1 {
+				return q, "", fmt.Errorf("%q: want #1, #2, … for the first, second, … request at that instant", word)
+			}
+			q.nth, rest = v, rest[1:]
+			continue
+		}
+		if len(rest) < 2 {
+			return q, "", fmt.Errorf("%q needs a value after it", word)
+		}
+		val := rest[1]
+		rest = rest[2:]
+		var err error
+		switch word {
+		case "at", "from":
+			q.at, err = ParseMoment(val, 0)
+			q.hasAt = true
+		case "window":
+			q.window, err = ParseMoment(val, 0)
+		case "cost", "limit", "keys":
+			var n int64
+			n, err = strconv.ParseInt(strings.ReplaceAll(val, ",", ""), 10, 64)
+			if err == nil && n < 1 {
+				err = fmt.Errorf("must be at least 1")
+			}
+			switch word {
+			case "cost":
+				q.cost = n
+			case "limit":
+				q.limit = n
+			default:
+				q.keys = n
+			}
+		default:
+			return q, "", fmt.Errorf("unknown option %q (want at, from, cost, limit, keys, window or #N)", word)
+		}
+		if err != nil {
+			return q, "", fmt.Errorf("%s %s: %v", word, val, err)
+		}
+	}
+	switch q.measure {
+	case measureOutcome, measureEstimate, measureCount, measureCarried, measureRetry, measureFirstAdmit:
+		if !q.hasAt {
+			return q, "", fmt.Errorf("%s needs \"at TIME\" (or \"from TIME\")", q.measure)
+		}
+	case measureMemory:
+		if q.limit == 0 || q.keys == 0 {
+			return q, "", fmt.Errorf("memory needs \"limit N keys K\"")
+		}
+	case measureBytes:
+		if q.limit == 0 {
+			return q, "", fmt.Errorf("bytes-per-key needs \"limit N\"")
+		}
+	}
+	return q, expected, nil
+}
+
+// evalClaim computes a claim against the scenarios the render state knows.
+func (st *renderState) evalClaim(src string) Claim {
+	c := Claim{Source: src}
+	q, expected, err := parseClaim(src)
+	c.Expected = expected
+	if err != nil {
+		c.Err = err
+		return c
+	}
+	c.Computed, c.Err = st.compute(q)
+	return c
+}
+
+func (st *renderState) compute(q claimQuery) (string, error) {
+	if q.measure == measureMemory || q.measure == measureBytes {
+		spec, err := scenario.ParsePolicyRef(q.policy)
+		if err != nil {
+			return "", err
+		}
+		window := q.window
+		if window == 0 {
+			window = 1000
+		}
+		per, err := EntryBytesPerKey(spec, q.limit, window)
+		if err != nil {
+			return "", err
+		}
+		if q.measure == measureBytes {
+			return FormatBytes(per), nil
+		}
+		return FormatBytes(per * q.keys), nil
+	}
+	s, err := st.scenario(q.scenario)
+	if err != nil {
+		return "", err
+	}
+	if q.policy == "stack" {
+		if q.measure != measureAdmitted && q.measure != measureRefused {
+			return "", fmt.Errorf("stack answers only admitted and refused")
+		}
+		admitted, _, err := scenario.Stacked(s)
+		if err != nil {
+			return "", err
+		}
+		n := 0
+		for _, a := range admitted {
+			if a == (q.measure == measureAdmitted) {
+				n++
+			}
+		}
+		return strconv.Itoa(n), nil
+	}
+	spec, err := lane(s, q.policy)
+	if err != nil {
+		return "", err
+	}
+	one := s
+	one.Policies = []scenario.PolicySpec{spec}
+	switch q.measure {
+	case measureAdmitted, measureRefused, measureDiffer:
+		res, err := scenario.Run(one)
+		if err != nil {
+			return "", err
+		}
+		r := res.Results[0]
+		switch q.measure {
+		case measureAdmitted:
+			return strconv.Itoa(r.Admitted), nil
+		case measureRefused:
+			return strconv.Itoa(r.Refused), nil
+		}
+		n, err := differFromLog(s, r)
+		return strconv.Itoa(n), err
+	case measureFirstAdmit:
+		at, err := scenario.FirstAdmitted(one, spec, scenario.Request{At: q.at, Cost: q.cost}, 3*maxWindow(one))
+		if err != nil {
+			return "", err
+		}
+		return scenario.FormatMs(at), nil
+	}
+	d, err := decisionAt(one, spec, q)
+	if err != nil {
+		return "", err
+	}
+	switch q.measure {
+	case measureOutcome:
+		if d.Allowed() {
+			return "admitted", nil
+		}
+		return "refused", nil
+	case measureEstimate:
+		return FormatNumber(d.Estimate), nil
+	case measureCount:
+		if d.Estimate.Den != 1 && d.Estimate.Num%max(d.Estimate.Den, 1) != 0 {
+			return "", fmt.Errorf("%s does not count whole requests here (estimate %s); use estimate", spec.Ref(), FormatNumber(d.Estimate))
+		}
+		return FormatNumber(d.Estimate), nil
+	case measureCarried:
+		if spec.Name != policies.SlidingCounter {
+			return "", fmt.Errorf("carried applies to sliding-counter only")
+		}
+		return FormatNumber(d.Detail.Terms.Carried), nil
+	case measureRetry:
+		retry, ok := d.RetryAfter()
+		if !ok {
+			return "", fmt.Errorf("the request at %s has no retryAfter (admitted, or never admissible)", scenario.FormatMs(q.at))
+		}
+		return scenario.FormatMs(retry), nil
+	}
+	return "", fmt.Errorf("unknown measure %q", q.measure)
+}
+
+// decisionAt is the decision of the nth request the scenario holds at q.at,
+// or, when it holds none there, of one more request added at q.at.
+func decisionAt(s scenario.Scenario, spec scenario.PolicySpec, q claimQuery) (scenario.Decision, error) {
+	res, err := scenario.Run(s)
+	if err != nil {
+		return scenario.Decision{}, err
+	}
+	seen := 0
+	for _, d := range res.Results[0].Decisions {
+		if d.At == q.at && !d.Probe {
+			seen++
+			if seen == q.nth {
+				return d, nil
+			}
+		}
+	}
+	if seen > 0 {
+		return scenario.Decision{}, fmt.Errorf("the scenario has %d requests at %s, not %d", seen, scenario.FormatMs(q.at), q.nth)
+	}
+	return scenario.WhatIf(s, spec, scenario.Request{At: q.at, Cost: q.cost})
+}
+
+// lane resolves a claim's policy word against a scenario.
+func lane(s scenario.Scenario, ref string) (scenario.PolicySpec, error) {
+	if n, ok := strings.CutPrefix(ref, "#"); ok {
+		i, err := strconv.Atoi(n)
+		specs := s.Specs()
+		if err != nil || i < 1 || i > len(specs) {
+			return scenario.PolicySpec{}, fmt.Errorf("%q: the scenario has lanes #1 to #%d", ref, len(specs))
+		}
+		return specs[i-1], nil
+	}
+	return scenario.ParsePolicyRef(ref)
+}
+
+func maxWindow(s scenario.Scenario) int64 {
+	w := s.WindowMs
+	for _, p := range s.Specs() {
+		w = max(w, p.WindowMs)
+	}
+	return w
+}
+
+// differFromLog counts the requests whose outcome under r differs from the
+// exact sliding log's on the same scenario.
+func differFromLog(s scenario.Scenario, r scenario.PolicyResult) (int, error) {
+	exact := s
+	exact.Policies = []scenario.PolicySpec{{Name: policies.SlidingLog, Limit: r.Params.Limit, WindowMs: r.Params.WindowMs}}
+	res, err := scenario.Run(exact)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, d := range res.Results[0].Decisions {
+		if !d.Probe && d.Allowed() != r.Decisions[i].Allowed() {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// EntryBytesPerKey is the memory one key's state takes under the policy,
+// counted the way the lessons teach it: every number the policy tracks for
+// the key (Stats.Entries) at 8 bytes each. It asks the real policy, built
+// with the limit and window given, after one decision for one key.
+func EntryBytesPerKey(spec scenario.PolicySpec, limit, windowMs int64) (int64, error) {
+	s := scenario.Scenario{Limit: limit, WindowMs: windowMs}
+	p, err := policies.New(spec.Name, spec.Params(s))
+	if err != nil {
+		return 0, err
+	}
+	p.Decide(1, 0, 1)
+	return p.Stats().Entries * 8, nil
+}
+
+// FormatNumber writes a fraction the way the lessons print numbers: exactly
+// when it has at most three decimal places (4, 4.5, 4.995), otherwise
+// rounded to two (4.17).
+func FormatNumber(f policies.Fraction) string {
+	if f.Den == 0 {
+		return "0"
+	}
+	r := new(big.Rat).SetFrac64(f.Num, f.Den)
+	for places := 0; places <= 3; places++ {
+		scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt64(pow10(places)))
+		if scaled.IsInt() {
+			return r.FloatString(places)
+		}
+	}
+	return r.FloatString(2)
+}
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// FormatBytes writes a byte count in decimal units (B, kB, MB, GB, TB), to
+// at most one decimal place.
+func FormatBytes(n int64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	v := big.NewRat(n, 1)
+	u := 0
+	for u < len(units)-1 && v.Cmp(big.NewRat(1000, 1)) >= 0 {
+		v.Quo(v, big.NewRat(1000, 1))
+		u++
+	}
+	s := v.FloatString(1)
+	s = strings.TrimSuffix(s, ".0")
+	return s + " " + units[u]
+}
+
+// ParseMoment reads a time as people type it: "36", "36s", "36 s",
+// "36.5 s", "36000ms", "36000 ms", "36 seconds". A bare number is in
+// bareUnitMs milliseconds (1000 reads it as seconds); 0 means a bare number
+// is an error. The result is whole milliseconds.
+func ParseMoment(text string, bareUnitMs int64) (int64, error) {
+	s := strings.ToLower(strings.TrimSpace(text))
+	s = strings.ReplaceAll(s, ",", "")
+	num := strings.TrimRight(s, "abcdefghijklmnopqrstuvwxyz ")
+	unit := strings.TrimSpace(s[len(num):])
+	var scale int64
+	switch unit {
+	case "":
+		scale = bareUnitMs
+		if scale == 0 {
+			return 0, fmt.Errorf("%q: give a unit (s or ms)", text)
+		}
+	case "ms", "millisecond", "milliseconds":
+		scale = 1
+	case "s", "sec", "secs", "second", "seconds":
+		scale = 1000
+	case "min", "mins", "minute", "minutes":
+		scale = 60000
+	default:
+		return 0, fmt.Errorf("%q: unknown unit %q (use s or ms)", text, unit)
+	}
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(num))
+	if !ok || r.Sign() < 0 {
+		return 0, fmt.Errorf("%q is not a time", text)
+	}
+	r.Mul(r, big.NewRat(scale, 1))
+	if !r.IsInt() {
+		return 0, fmt.Errorf("%q is finer than a millisecond", text)
+	}
+	if !r.Num().IsInt64() || r.Num().Int64() > policies.MaxTime {
+		return 0, fmt.Errorf("%q is too large", text)
+	}
+	return r.Num().Int64(), nil
+}

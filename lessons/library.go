@@ -1,0 +1,186 @@
+// Package lessons loads the lesson files in this folder and renders them to
+// HTML, computing every table and every checked number from the policies as
+// it goes.
+//
+// A lesson is a Markdown file named NN-slug.md (NN orders the lessons) that
+// starts with a short header:
+//
+//	---
+//	title: Fixed window
+//	summary: One counter per window, and the burst at its edge.
+//	---
+//
+// The body is Markdown with live parts: fenced blocks whose info string names
+// a block kind (scenario, scenario-table, playground, exercise, note,
+// memory-calculator, bucket-ring, compare) and checked claims written inline
+// as {{measure policy scenario … = expected}}. README.md in this folder is the
+// teacher's guide to the syntax; blocks.go and claims.go implement it.
+package lessons
+
+import (
+	"bytes"
+	"encoding/base64"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+//go:embed *.md scenarios/*.json
+var content embed.FS
+
+// Lesson is one lesson file, parsed but not rendered.
+type Lesson struct {
+	Slug    string // from the file name: 01-fixed-window.md is "fixed-window"
+	Order   int    // from the file name's number
+	Title   string
+	Summary string
+	File    string // file name inside the folder
+	Body    string // the Markdown after the header
+}
+
+// Library is every lesson and shared scenario, in order.
+type Library struct {
+	Lessons   []*Lesson
+	Scenarios map[string]scenario.Scenario // scenarios/NAME.json by NAME
+	// ExerciseTitle looks up an exercise named by an ```exercise block; nil
+	// or a false answer makes the block a rendering problem.
+	ExerciseTitle func(id string) (string, bool)
+	// PlayURL turns a scenario into a link that opens it in the playground.
+	PlayURL func(scenario.Scenario) string
+}
+
+var lessonName = regexp.MustCompile(`^(\d+)-([a-z0-9-]+)\.md$`)
+
+// Load reads the lessons and scenarios embedded in this package.
+func Load() (*Library, error) {
+	return LoadFS(content)
+}
+
+// LoadFS reads lessons (NN-slug.md) and scenarios (scenarios/*.json) from
+// fsys. Every problem with a file is an error naming the file.
+func LoadFS(fsys fs.FS) (*Library, error) {
+	lib := &Library{Scenarios: map[string]scenario.Scenario{}, PlayURL: PlayURL}
+	names, err := fs.Glob(fsys, "scenarios/*.json")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := scenario.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("lessons: %s: %w", name, err)
+		}
+		lib.Scenarios[strings.TrimSuffix(path.Base(name), ".json")] = s
+	}
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		m := lessonName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		l, err := parseLesson(e.Name(), m, data)
+		if err != nil {
+			return nil, err
+		}
+		if lib.Lesson(l.Slug) != nil {
+			return nil, fmt.Errorf("lessons: %s: a second lesson with slug %q", e.Name(), l.Slug)
+		}
+		lib.Lessons = append(lib.Lessons, l)
+	}
+	slices.SortFunc(lib.Lessons, func(a, b *Lesson) int { return a.Order - b.Order })
+	return lib, nil
+}
+
+func parseLesson(file string, m []string, data []byte) (*Lesson, error) {
+	order, _ := strconv.Atoi(m[1])
+	l := &Lesson{Slug: m[2], Order: order, File: file}
+	text := string(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))
+	rest, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return nil, fmt.Errorf("lessons: %s: must start with a --- header holding title and summary", file)
+	}
+	header, body, ok := strings.Cut(rest, "\n---\n")
+	if !ok {
+		return nil, fmt.Errorf("lessons: %s: the header has no closing ---", file)
+	}
+	for i, line := range strings.Split(header, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("lessons: %s: header line %d: want \"name: value\"", file, i+2)
+		}
+		switch strings.TrimSpace(k) {
+		case "title":
+			l.Title = strings.TrimSpace(v)
+		case "summary":
+			l.Summary = strings.TrimSpace(v)
+		default:
+			return nil, fmt.Errorf("lessons: %s: header line %d: unknown field %q (want title or summary)", file, i+2, k)
+		}
+	}
+	if l.Title == "" {
+		return nil, fmt.Errorf("lessons: %s: the header needs a title", file)
+	}
+	l.Body = body
+	return l, nil
+}
+
+// Lesson returns the lesson with the slug, or nil.
+func (lib *Library) Lesson(slug string) *Lesson {
+	for _, l := range lib.Lessons {
+		if l.Slug == slug {
+			return l
+		}
+	}
+	return nil
+}
+
+// Neighbours returns the lessons before and after the one with the slug;
+// either is nil at the ends.
+func (lib *Library) Neighbours(slug string) (prev, next *Lesson) {
+	for i, l := range lib.Lessons {
+		if l.Slug == slug {
+			if i > 0 {
+				prev = lib.Lessons[i-1]
+			}
+			if i+1 < len(lib.Lessons) {
+				next = lib.Lessons[i+1]
+			}
+		}
+	}
+	return prev, next
+}
+
+// ReadingMinutes estimates the reading time of the lesson at 200 words a
+// minute, at least one.
+func (l *Lesson) ReadingMinutes() int {
+	words := len(strings.Fields(l.Body))
+	return max(1, (words+199)/200)
+}
+
+// PlayURL is the playground link for a scenario: /play?s= followed by the
+// scenario's JSON in unpadded base64url.
+func PlayURL(s scenario.Scenario) string {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return "/play"
+	}
+	return "/play?s=" + base64.RawURLEncoding.EncodeToString(data)
+}

@@ -1,0 +1,70 @@
+package lessons
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/windowlab/playground/policies"
+)
+
+func TestEveryLessonRendersWithoutProblems(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lib.Lessons) == 0 {
+		t.Fatal("no lessons found")
+	}
+	for _, l := range lib.Lessons {
+		r, err := lib.Render(l, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", l.File, err)
+		}
+		for _, p := range r.Problems {
+			t.Errorf("%s", p)
+		}
+	}
+}
+
+func TestFormatNumber(t *testing.T) {
+	for _, tt := range []struct {
+		f    policies.Fraction
+		want string
+	}{
+		{policies.Fraction{Num: 4, Den: 1}, "4"},
+		{policies.Fraction{Num: 9, Den: 2}, "4.5"},
+		{policies.Fraction{Num: 4995, Den: 1000}, "4.995"},
+		{policies.Fraction{Num: 25, Den: 6}, "4.17"},
+		{policies.Fraction{Num: 10, Den: 3}, "3.33"},
+		{policies.Fraction{Num: 0, Den: 30000}, "0"},
+	} {
+		if got := FormatNumber(tt.f); got != tt.want {
+			t.Errorf("FormatNumber(%v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{16: "16 B", 800: "800 B", 800_000_000: "800 MB", 1500: "1.5 kB", 24_000_000: "24 MB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestParseMoment(t *testing.T) {
+	for in, want := range map[string]int64{"36": 36000, "36s": 36000, "36 s": 36000, "36000ms": 36000, "36.5 s": 36500, "30.001 s": 30001, "36 seconds": 36000, "1 min": 60000} {
+		got, err := ParseMoment(in, 1000)
+		if err != nil || got != want {
+			t.Errorf("ParseMoment(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "soon", "36 parsecs", "-3 s", "1.0001 s"} {
+		if _, err := ParseMoment(bad, 1000); err == nil {
+			t.Errorf("ParseMoment(%q) succeeded; want an error", bad)
+		}
+	}
+	if _, err := ParseMoment("36", 0); err == nil || !strings.Contains(err.Error(), "unit") {
+		t.Errorf("a bare number without a default unit: err = %v", err)
+	}
+}

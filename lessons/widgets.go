@@ -1,0 +1,471 @@
+package lessons
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// inputInt reads a visitor's number from the page's query, falling back to
+// def when it is missing or unreadable, and clamping it to [lo, hi].
+func (st *renderState) inputInt(name string, def, lo, hi int64) (int64, string) {
+	raw := st.in.Get(name)
+	if raw == "" {
+		return def, ""
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil {
+		return def, fmt.Sprintf("“%s” is not a whole number, so %d is used.", raw, def)
+	}
+	if n < lo || n > hi {
+		c := min(max(n, lo), hi)
+		return c, fmt.Sprintf("%d is outside %d to %d, so %d is used.", n, lo, hi, c)
+	}
+	return n, ""
+}
+
+// memoryBlock is the JSON of a ```memory-calculator block.
+type memoryBlock struct {
+	Limit    int64    `json:"limit"`
+	Keys     int64    `json:"keys"`
+	Policies []string `json:"policies"`
+}
+
+type memoryRow struct {
+	Policy  string
+	Numbers int64
+	PerKey  string
+	Total   string
+}
+
+var memoryTmpl = template.Must(template.New("mem").Parse(`<section class="widget memory-calculator" id="memory" data-testid="memory-calculator" aria-labelledby="memory-title">
+<h3 id="memory-title">Memory calculator</h3>
+<form method="get" action="#memory" class="widget-form">
+<label>Limit (permits per window) <input type="number" name="limit" min="1" max="{{.MaxLimit}}" value="{{.Limit}}" inputmode="numeric" data-testid="memory-limit"></label>
+<label>Keys (clients tracked) <input type="number" name="keys" min="1" max="{{.MaxKeys}}" value="{{.Keys}}" inputmode="numeric" data-testid="memory-keys"></label>
+<button type="submit">Work it out</button>
+</form>
+{{if .Warn}}<p class="widget-warning" role="status">{{.Warn}}</p>{{end}}
+<div class="table-scroll" tabindex="0" role="region" aria-label="Memory per policy">
+<table data-testid="memory-table">
+<caption>State for {{.KeysText}} keys at a limit of {{.Limit}}, counting 8 bytes per number the policy keeps</caption>
+<thead><tr><th scope="col">policy</th><th scope="col">numbers per key</th><th scope="col">bytes per key</th><th scope="col">all keys</th></tr></thead>
+<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Numbers}}</td><td>{{.PerKey}}</td><td data-testid="memory-total">{{.Total}}</td></tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="widget-note">Each row asks the real policy, built with your limit, how many numbers it keeps for one key.</p>
+</section>`))
+
+func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
+	var b memoryBlock
+	if err := decodeBlock(body, &b); err != nil {
+		return "", err
+	}
+	if len(b.Policies) == 0 {
+		b.Policies = []string{"fixed-window", "sliding-counter", "sliding-buckets/10", "sliding-log", "token-bucket", "gcra"}
+	}
+	const maxKeys = 1_000_000_000
+	var warns []string
+	limit, w1 := st.inputInt("limit", b.Limit, 1, policies.MaxLimit)
+	keys, w2 := st.inputInt("keys", b.Keys, 1, maxKeys)
+	for _, w := range []string{w1, w2} {
+		if w != "" {
+			warns = append(warns, w)
+		}
+	}
+	var rows []memoryRow
+	t := Table{Caption: "memory", Head: []string{"policy", "numbers per key", "bytes per key", "all keys"}}
+	for _, ref := range b.Policies {
+		spec, err := scenario.ParsePolicyRef(ref)
+		if err != nil {
+			return "", err
+		}
+		window := int64(1000)
+		if spec.Name == policies.SlidingBuckets {
+			window = 1000 * spec.Buckets
+		}
+		per, err := EntryBytesPerKey(spec, limit, window)
+		if err != nil {
+			return "", err
+		}
+		r := memoryRow{Policy: ref, Numbers: per / 8, PerKey: FormatBytes(per), Total: FormatBytes(per * keys)}
+		rows = append(rows, r)
+		t.Rows = append(t.Rows, []string{r.Policy, strconv.FormatInt(r.Numbers, 10), r.PerKey, r.Total})
+	}
+	st.out.Tables = append(st.out.Tables, t)
+	warn := ""
+	for _, w := range warns {
+		warn += w + " "
+	}
+	return execHTML(memoryTmpl, map[string]any{
+		"Limit": limit, "Keys": keys, "KeysText": groupDigits(keys), "Rows": rows, "Warn": warn,
+		"MaxLimit": policies.MaxLimit, "MaxKeys": maxKeys,
+	})
+}
+
+// groupDigits writes 1000000 as 1,000,000.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// ringBlock is the JSON of a ```bucket-ring block: traffic to run, and the
+// k values to compare between the fixed window and the sliding log.
+type ringBlock struct {
+	Scenario scenarioRef `json:"scenario"`
+	Ks       []int64     `json:"ks"`
+	K        int64       `json:"k"` // the k selected by default
+}
+
+type ringRow struct {
+	Name      string
+	Slots     int64
+	Bytes     string
+	Admitted  int
+	Differ    int
+	MaxError  string
+	Selected  bool
+	KLink     string
+	KValue    int64
+	HasKValue bool
+}
+
+var ringTmpl = template.Must(template.New("ring").Parse(`<section class="widget bucket-ring" id="ring" data-testid="bucket-ring" aria-labelledby="ring-title">
+<h3 id="ring-title">Choose k, the number of sub-buckets per window</h3>
+<form method="get" action="#ring" class="widget-form">
+<label for="ring-k">k = <output for="ring-k">{{.K}}</output></label>
+<input id="ring-k" type="range" name="ki" min="0" max="{{.MaxIndex}}" step="1" value="{{.Index}}" list="ring-ks" aria-valuetext="k = {{.K}}" data-testid="ring-slider">
+<button type="submit">Show</button>
+</form>
+<p class="k-links">Or pick one: {{range .Rows}}{{if .HasKValue}}<a href="{{.KLink}}"{{if .Selected}} aria-current="true"{{end}} data-testid="ring-k-link">k = {{.KValue}}</a> {{end}}{{end}}</p>
+<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} counters ({{.Selected.Bytes}}); {{.Selected.Differ}} of {{.Total}} decisions differ from the exact sliding log, and the estimate is never off by more than {{.Selected.MaxError}}.</p>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Error and memory for each k">
+<table data-testid="ring-table">
+<caption>From one end to the other: the same traffic ({{.Total}} requests, limit {{.Limit}} per {{.Window}}) under each k</caption>
+<thead><tr><th scope="col">policy</th><th scope="col">counters per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">decisions unlike the log</th><th scope="col">largest estimate error</th></tr></thead>
+<tbody>{{range .Rows}}<tr{{if .Selected}} class="selected"{{end}}><th scope="row">{{.Name}}</th><td>{{.Slots}}</td><td>{{.Bytes}}</td><td>{{.Admitted}}</td><td>{{.Differ}}</td><td>{{.MaxError}}</td></tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="widget-note">The estimate error is measured with every request counted (a limit nobody reaches), against the exact count of the last window; the decisions come from the real limit.</p>
+</section>`))
+
+func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
+	var b ringBlock
+	if err := decodeBlock(body, &b); err != nil {
+		return "", err
+	}
+	s, err := st.resolve(b.Scenario)
+	if err != nil {
+		return "", err
+	}
+	if len(b.Ks) == 0 {
+		return "", fmt.Errorf("ks: list the k values to compare")
+	}
+	ks := slices.Clone(b.Ks)
+	slices.Sort(ks)
+	def := b.K
+	if def == 0 {
+		def = ks[0]
+	}
+	idx := slices.Index(ks, def)
+	if raw := st.in.Get("k"); raw != "" {
+		if n, err := strconv.ParseInt(raw, 10, 64); err == nil && slices.Contains(ks, n) {
+			idx = slices.Index(ks, n)
+		}
+	}
+	if raw := st.in.Get("ki"); raw != "" { // the slider sends a position
+		if n, err := strconv.Atoi(raw); err == nil && n >= 0 && n < len(ks) {
+			idx = n
+		}
+	}
+	if idx < 0 {
+		idx = 0
+	}
+	specs := []scenario.PolicySpec{{Name: policies.FixedWindow}}
+	for _, k := range ks {
+		specs = append(specs, scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: k})
+	}
+	specs = append(specs, scenario.PolicySpec{Name: policies.SlidingLog})
+	run := s
+	run.Policies = specs
+	res, err := scenario.Run(run)
+	if err != nil {
+		return "", err
+	}
+	// Estimates with every request counted, against the exact count.
+	open := s
+	open.Policies = specs
+	open.Limit = scenario.MaxLimit
+	openRes, err := scenario.Run(open)
+	if err != nil {
+		return "", err
+	}
+	exact := openRes.Results[len(specs)-1]
+	logRes := res.Results[len(specs)-1]
+	var rows []ringRow
+	for i, p := range res.Results {
+		per, err := EntryBytesPerKey(specs[i], s.Limit, s.WindowMs)
+		if err != nil {
+			return "", err
+		}
+		r := ringRow{Name: p.Label, Slots: per / 8, Bytes: FormatBytes(per), Admitted: p.Admitted}
+		for j, d := range p.Decisions {
+			if d.Allowed() != logRes.Decisions[j].Allowed() {
+				r.Differ++
+			}
+		}
+		worst := 0.0
+		for j, d := range openRes.Results[i].Decisions {
+			worst = math.Max(worst, math.Abs(d.Estimate.Float()-exact.Decisions[j].Estimate.Float()))
+		}
+		r.MaxError = strconv.FormatFloat(worst, 'f', 2, 64)
+		if i > 0 && i < len(specs)-1 {
+			k := specs[i].Buckets
+			r.HasKValue, r.KValue = true, k
+			r.KLink = "?k=" + strconv.FormatInt(k, 10) + "#ring"
+			r.Selected = i-1 == idx
+		}
+		rows = append(rows, r)
+	}
+	t := Table{Caption: "ring", Head: []string{"policy", "counters per key", "bytes per key", "admitted", "decisions unlike the log", "largest estimate error"}}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Slots, 10), r.Bytes, strconv.Itoa(r.Admitted), strconv.Itoa(r.Differ), r.MaxError})
+	}
+	st.out.Tables = append(st.out.Tables, t)
+	total := 0
+	for _, d := range logRes.Decisions {
+		if !d.Probe {
+			total++
+		}
+	}
+	return execHTML(ringTmpl, map[string]any{
+		"K": ks[idx], "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1],
+		"Total": total, "Limit": s.Limit, "Window": scenario.FormatMs(s.WindowMs),
+	})
+}
+
+// Shapes of generated traffic, in the order the comparison shows them.
+var Shapes = []string{"steady", "poisson", "bursty", "end-loaded", "adversarial"}
+
+// Traffic generates one key's requests for windows windows of windowMs at
+// about 1.25 times the limit, in the named shape. The same seed always gives
+// the same requests.
+//
+//   - steady: evenly spaced;
+//   - poisson: independent arrivals (exponential gaps);
+//   - bursty: clumps of half the limit arriving at once;
+//   - end-loaded: every window's requests packed into its last tenth;
+//   - adversarial: every other window edge, a full limit on its last
+//     millisecond and again on each of the next two.
+func Traffic(shape string, limit, windowMs int64, windows int, seed uint64) ([]scenario.Request, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	end := windowMs * int64(windows)
+	gap := float64(windowMs) / (1.25 * float64(limit))
+	var times []int64
+	switch shape {
+	case "steady":
+		for t := 0.0; int64(t) < end; t += gap {
+			times = append(times, int64(t))
+		}
+	case "poisson":
+		for t := rng.ExpFloat64() * gap; int64(t) < end; t += rng.ExpFloat64() * gap {
+			times = append(times, int64(t))
+		}
+	case "bursty":
+		size := max(2, limit/2)
+		for t := rng.ExpFloat64() * gap * float64(size); int64(t) < end; t += rng.ExpFloat64() * gap * float64(size) {
+			for range size {
+				times = append(times, int64(t))
+			}
+		}
+	case "end-loaded":
+		per := int64(1.25*float64(limit) + 0.5)
+		tail := max(windowMs/10, 1)
+		for w := int64(0); w < end; w += windowMs {
+			for i := range per {
+				times = append(times, w+windowMs-tail+i*tail/per)
+			}
+		}
+	case "adversarial":
+		for w := windowMs; w < end; w += 2 * windowMs {
+			for _, t := range []int64{w - 1, w, w + 1} {
+				for range limit {
+					times = append(times, t)
+				}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown traffic shape %q (want one of %v)", shape, Shapes)
+	}
+	var reqs []scenario.Request
+	for _, t := range times {
+		if n := len(reqs); n > 0 && reqs[n-1].At == t {
+			reqs[n-1].Count++
+			continue
+		}
+		reqs = append(reqs, scenario.Request{At: t, Cost: 1, Count: 1})
+	}
+	return reqs, nil
+}
+
+// RedisForm is how each policy is usually kept in Redis: the commands one
+// request sends. It is general knowledge about the usual implementations,
+// not something these policies compute.
+var RedisForm = map[string]struct {
+	Commands int
+	How      string
+}{
+	policies.FixedWindow:    {2, "INCR key:window, EXPIRE"},
+	policies.SlidingLog:     {3, "ZREMRANGEBYSCORE, ZCARD, ZADD on a sorted set"},
+	policies.SlidingCounter: {3, "GET previous, INCR current, EXPIRE (one Lua script)"},
+	policies.SlidingBuckets: {3, "MGET the ring, INCR the newest, EXPIRE (one Lua script)"},
+	policies.TokenBucket:    {1, "one Lua script reading and writing a hash"},
+	policies.GCRA:           {1, "one Lua script (or CL.THROTTLE) on a single value"},
+}
+
+// compareBlock is the JSON of a ```compare block.
+type compareBlock struct {
+	Limit    int64    `json:"limit"`
+	WindowMs int64    `json:"windowMs"`
+	Windows  int      `json:"windows"`
+	Shape    string   `json:"shape"`
+	Seed     uint64   `json:"seed"`
+	Policies []string `json:"policies"`
+}
+
+type compareRow struct {
+	Policy   string
+	Admitted int
+	Differ   int
+	Percent  string
+	Bytes    string
+	Redis    int
+	How      string
+}
+
+var compareTmpl = template.Must(template.New("cmp").Parse(`<section class="widget compare" id="compare" data-testid="compare" aria-labelledby="compare-title">
+<h3 id="compare-title">Compare the policies on generated traffic</h3>
+<form method="get" action="#compare" class="widget-form">
+<label>Traffic <select name="shape" data-testid="compare-shape">{{range .Shapes}}<option value="{{.}}"{{if eq . $.Shape}} selected{{end}}>{{.}}</option>{{end}}</select></label>
+<label>Seed <input type="number" name="seed" min="0" max="1000000" value="{{.Seed}}" inputmode="numeric" data-testid="compare-seed"></label>
+<button type="submit">Run</button>
+</form>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Comparison on {{.Shape}} traffic">
+<table data-testid="compare-table">
+<caption>{{.Total}} requests of {{.Shape}} traffic (seed {{.Seed}}), limit {{.Limit}} per {{.Window}}, one key</caption>
+<thead><tr><th scope="col">policy</th><th scope="col">admitted</th><th scope="col">decisions unlike the exact log</th><th scope="col">memory per key</th><th scope="col">Redis commands per request (usual form)</th></tr></thead>
+<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Admitted}}</td><td>{{.Differ}} ({{.Percent}})</td><td>{{.Bytes}}</td><td>{{.Redis}}: {{.How}}</td></tr>
+{{end}}</tbody>
+</table>
+</div>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Disagreement with the log for every traffic shape">
+<table data-testid="compare-matrix">
+<caption>Decisions unlike the exact sliding log, for every shape with the same seed</caption>
+<thead><tr><th scope="col">traffic</th>{{range .Names}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Matrix}}<tr>{{range $i, $c := .}}{{if eq $i 0}}<th scope="row">{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="widget-note">Memory is counted as 8 bytes per number the real policy keeps for a key. The Redis column is the usual way each policy is built there, not something measured here. <a href="{{.Play}}" data-testid="open-in-playground">Open this traffic in the playground</a>.</p>
+</section>`))
+
+func (st *renderState) compare(body []byte) (template.HTML, error) {
+	var b compareBlock
+	if err := decodeBlock(body, &b); err != nil {
+		return "", err
+	}
+	if len(b.Policies) == 0 {
+		b.Policies = []string{"fixed-window", "sliding-log", "sliding-counter/floor", "sliding-counter/exact", "sliding-buckets/10", "token-bucket", "gcra"}
+	}
+	shape := b.Shape
+	if in := st.in.Get("shape"); slices.Contains(Shapes, in) {
+		shape = in
+	}
+	seed, _ := st.inputInt("seed", int64(b.Seed), 0, 1_000_000)
+	var specs []scenario.PolicySpec
+	for _, ref := range b.Policies {
+		spec, err := scenario.ParsePolicyRef(ref)
+		if err != nil {
+			return "", err
+		}
+		specs = append(specs, spec)
+	}
+	runShape := func(shape string) (scenario.Scenario, scenario.Result, []int, error) {
+		reqs, err := Traffic(shape, b.Limit, b.WindowMs, b.Windows, uint64(seed))
+		if err != nil {
+			return scenario.Scenario{}, scenario.Result{}, nil, err
+		}
+		s := scenario.Scenario{Limit: b.Limit, WindowMs: b.WindowMs, Policies: specs, Requests: reqs}
+		res, err := scenario.Run(s)
+		if err != nil {
+			return s, res, nil, err
+		}
+		var differ []int
+		for _, p := range res.Results {
+			n, err := differFromLog(s, p)
+			if err != nil {
+				return s, res, nil, err
+			}
+			differ = append(differ, n)
+		}
+		return s, res, differ, nil
+	}
+	s, res, differ, err := runShape(shape)
+	if err != nil {
+		return "", err
+	}
+	total := len(res.Results[0].Decisions)
+	var rows []compareRow
+	t := Table{Caption: "compare " + shape, Head: []string{"policy", "admitted", "differ", "bytes", "redis"}}
+	for i, p := range res.Results {
+		per, err := EntryBytesPerKey(specs[i], b.Limit, b.WindowMs)
+		if err != nil {
+			return "", err
+		}
+		form := RedisForm[p.Policy]
+		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Differ: differ[i],
+			Percent: percent(differ[i], total), Bytes: FormatBytes(per), Redis: form.Commands, How: form.How}
+		rows = append(rows, r)
+		t.Rows = append(t.Rows, []string{r.Policy, strconv.Itoa(r.Admitted), strconv.Itoa(r.Differ), r.Bytes, strconv.Itoa(r.Redis)})
+	}
+	st.out.Tables = append(st.out.Tables, t)
+	var names []string
+	for _, p := range res.Results {
+		names = append(names, p.Label)
+	}
+	var matrix [][]string
+	for _, sh := range Shapes {
+		_, r, d, err := runShape(sh)
+		if err != nil {
+			return "", err
+		}
+		row := []string{sh}
+		for _, n := range d {
+			row = append(row, fmt.Sprintf("%d of %d", n, len(r.Results[0].Decisions)))
+		}
+		matrix = append(matrix, row)
+	}
+	return execHTML(compareTmpl, map[string]any{
+		"Shapes": Shapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
+		"Limit": b.Limit, "Window": scenario.FormatMs(b.WindowMs), "Names": names, "Matrix": matrix,
+		"Play": st.playURL(s),
+	})
+}
+
+func percent(n, total int) string {
+	if total == 0 {
+		return "0 %"
+	}
+	return strconv.FormatFloat(100*float64(n)/float64(total), 'f', 1, 64) + " %"
+}
