@@ -19,8 +19,8 @@ package lessons
 
 import (
 	"bytes"
-	"encoding/base64"
 	"embed"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
