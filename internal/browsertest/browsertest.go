@@ -97,10 +97,10 @@ func start() error {
 	)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	browserCtx, cancel := chromedp.NewContext(allocCtx)
-	// The first Do on the browser context starts Chromium.
-	startCtx, stop := context.WithTimeout(browserCtx, 30*time.Second)
-	defer stop()
-	if err := chromedp.Do(startCtx); err != nil {
+	// The first Do on the browser context starts Chromium. Chromium lives as
+	// long as the context of that first call, so it gets no timeout: a
+	// Chromium that does not start makes Do fail on its own.
+	if err := chromedp.Do(browserCtx); err != nil {
 		cancel()
 		allocCancel()
 		_ = os.RemoveAll(dir)
@@ -154,10 +154,9 @@ func NewTab(t testing.TB) *Tab {
 	}
 	ctx, cancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	tab := &Tab{t: t, ctx: ctx}
-	openCtx, stop := context.WithTimeout(ctx, Timeout)
-	err = chromedp.Do(openCtx) // creates the target, so the console can be read
-	stop()
-	if err != nil {
+	// The first Do creates the tab, which lives as long as the context of that
+	// call: it must be ctx itself, not a context with a timeout.
+	if err := chromedp.Do(ctx); err != nil {
 		cancel()
 		t.Fatalf("browsertest: opening a tab: %v", err)
 	}
@@ -218,14 +217,15 @@ func Run[T any](tab *Tab, action chromedp.Action[T]) T {
 	return v
 }
 
-// Text returns the text content of the first element matching a CSS selector,
-// with runs of white space collapsed, once the element is in the page.
+// Text returns the visible text (innerText) of the first element matching a
+// CSS selector, with runs of white space collapsed, once the element is in
+// the page.
 func (tab *Tab) Text(selector string) string {
 	tab.t.Helper()
-	return collapse(Run(tab, chromedp.TextContent(chromedp.CSS(selector))))
+	return collapse(Run(tab, chromedp.Text(chromedp.CSS(selector))))
 }
 
-// WaitText waits until the text content of the first element matching a CSS
+// WaitText waits until the visible text of the first element matching a CSS
 // selector contains want (white space collapsed), and fails the test with the
 // text it last saw otherwise.
 func (tab *Tab) WaitText(selector, want string) {
@@ -235,7 +235,7 @@ func (tab *Tab) WaitText(selector, want string) {
 	var last string
 	for {
 		text, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
-			`(document.querySelector(%q) || {}).textContent || ""`, selector)))
+			`(document.querySelector(%q) || {}).innerText || ""`, selector)))
 		if err == nil {
 			last = collapse(text)
 			if strings.Contains(last, want) {

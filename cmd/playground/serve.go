@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/windowlab/playground/web"
+)
+
+// shutdownTimeout bounds how long the server waits for requests in flight
+// once asked to stop.
+const shutdownTimeout = 10 * time.Second
+
+// runServe starts the web server and runs it until ctx is done.
+func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", ":8080", "address to listen on; without this flag, $PORT (if set) gives \":$PORT\"")
+	bundle := fs.String("datastar", web.DefaultDatastarPath, "path of the Datastar browser bundle (installed by `npm ci`)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	if !flagGiven(fs, "addr") {
+		if port := os.Getenv("PORT"); port != "" {
+			*addr = ":" + port
+		}
+	}
+
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version()}, log)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           site,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		// No WriteTimeout: it would cut every Datastar SSE stream (the
+		// playground's running clock) after that long. Streams end when the
+		// client leaves or when the server shuts down (below).
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	// Shutdown waits for handlers to return, and a stream's handler returns
+	// only when its context ends: EndStreams ends them all.
+	srv.RegisterOnShutdown(site.EndStreams)
+
+	fmt.Fprintf(stderr, "playground listening on %s\n", displayURL(ln.Addr()))
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", shutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// flagGiven reports whether the flag was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			given = true
+		}
+	})
+	return given
+}
+
+// displayURL is the address to open in a browser: localhost with the port
+// actually bound (which differs from -addr when that asks for port 0).
+func displayURL(addr net.Addr) string {
+	host := "localhost"
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		if !tcp.IP.IsUnspecified() && !tcp.IP.IsLoopback() {
+			host = tcp.IP.String()
+		}
+		return "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port))
+	}
+	return "http://" + addr.String()
+}
+
+// version names the build: the short VCS revision Go stamps into binaries
+// built from a checkout (with "+dirty" for uncommitted changes), else "dev".
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	var rev string
+	var dirty bool
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return rev
+}

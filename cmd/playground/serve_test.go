@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a strings.Builder safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+const testBundle = "../../node_modules/@starfederation/datastar/dist/datastar.js"
+
+var listening = regexp.MustCompile(`playground listening on (http://localhost:\d+)\n`)
+
+// startServe runs runServe until the test ends and returns its base URL.
+func startServe(t *testing.T, args ...string) (url string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, args, &stderr) }()
+	stop = sync.OnceValue(func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(15 * time.Second):
+			t.Fatal("runServe did not return after its context ended")
+			return nil
+		}
+	})
+	t.Cleanup(func() { _ = stop() })
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := listening.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1], stop
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("runServe returned %v; output:\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no listening line; output:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestServeAnswersAndShutsDown(t *testing.T) {
+	url, stop := startServe(t, "-addr", "127.0.0.1:0", "-datastar", testBundle)
+	res, err := http.Get(url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || string(body) != "ok" {
+		t.Fatalf("GET /healthz = %d %q", res.StatusCode, body)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("runServe after shutdown = %v, want nil", err)
+	}
+}
+
+func TestServePortFromEnvironment(t *testing.T) {
+	t.Setenv("PORT", "0")
+	url, _ := startServe(t, "-datastar", testBundle)
+	if strings.HasSuffix(url, ":8080") || strings.HasSuffix(url, ":0") {
+		t.Errorf("with PORT=0 the server listens at %s, want a free port", url)
+	}
+}
+
+func TestServeMissingBundle(t *testing.T) {
+	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-datastar", t.TempDir() + "/none.js"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "npm ci") {
+		t.Fatalf("runServe with no bundle = %v, want an error naming `npm ci`", err)
+	}
+}
+
+func TestServeRejectsArguments(t *testing.T) {
+	err := runServe(context.Background(), []string{"extra"}, io.Discard)
+	if _, ok := err.(usageError); !ok {
+		t.Fatalf("runServe(extra) = %v, want a usage error", err)
+	}
+}
