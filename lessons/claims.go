@@ -165,7 +165,7 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		}
 		window := q.window
 		if window == 0 {
-			window = 1000
+			window = 1000 * max(spec.Buckets, 1) // a whole number of ms per bucket
 		}
 		per, err := EntryBytesPerKey(spec, q.limit, window)
 		if err != nil {
