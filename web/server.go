@@ -113,7 +113,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
 
-	features := append([]Feature{FeatureFunc(setupSiteRoutes)}, cfg.Features...)
+	features := append([]Feature{FeatureFunc(setupSiteRoutes), FeatureFunc(setupAPIRoutes)}, cfg.Features...)
 	var errs []error
 	for _, f := range features {
 		errs = append(errs, f.SetupRoutes(s, r))

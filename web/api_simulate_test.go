@@ -1,0 +1,86 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+func postJSON(t *testing.T, url, payload string) (int, http.Header, []byte) {
+	t.Helper()
+	res, err := http.Post(url, "application/json", strings.NewReader(payload))
+	require.NoError(t, err)
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, res.Header, body
+}
+
+// The endpoint answers exactly what the simulate command prints with --json:
+// both are scenario.Run on the decoded body.
+func TestSimulateAnswersTheRunOfTheScenario(t *testing.T) {
+	_, base, _ := newTestServer(t)
+	body, err := os.ReadFile("../lessons/scenarios/car-park.json")
+	require.NoError(t, err)
+
+	status, header, got := postJSON(t, base+"/api/simulate", string(body))
+	require.Equal(t, http.StatusOK, status, string(got))
+	assert.Equal(t, "application/json; charset=utf-8", header.Get("Content-Type"))
+
+	s, err := scenario.Parse(body)
+	require.NoError(t, err)
+	res, err := scenario.Run(s)
+	require.NoError(t, err)
+	want, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got))
+}
+
+func TestSimulateRejectsBadScenariosWithTheField(t *testing.T) {
+	_, base, logs := newTestServer(t)
+	tests := []struct {
+		name, body, field, reason string
+	}{
+		{"malformed", `{"limit": 5`, "", "malformed JSON"},
+		{"unknown policy", `{"limit": 5, "windowMs": 1000, "policy": "leaky-bucket"}`, "policies[0].name", "unknown policy"},
+		{"limit zero", `{"limit": 0, "windowMs": 1000}`, "limit", "out of range"},
+		{"window negative", `{"limit": 5, "windowMs": -1}`, "windowMs", "out of range"},
+		{"backwards", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 10}, {"at": 5}]}`, "requests[1].at", "backwards"},
+		{"count over bound", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0, "count": 20000}]}`, "requests[0].count", "out of range"},
+		{"too large", `{"limit": 5, "windowMs": 1000, "comment": "` + strings.Repeat("x", scenario.MaxBodyBytes) + `"}`, "", "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, _, got := postJSON(t, base+"/api/simulate", tt.body)
+			require.Equal(t, http.StatusBadRequest, status, string(got))
+			var body struct {
+				Error  string
+				Fields []struct{ Field, Reason string }
+			}
+			require.NoError(t, json.Unmarshal(got, &body), string(got))
+			assert.Contains(t, body.Error, tt.reason)
+			found := false
+			for _, f := range body.Fields {
+				found = found || (f.Field == tt.field && strings.Contains(f.Reason, tt.reason))
+			}
+			assert.True(t, found, "fields %+v: want %q with %q", body.Fields, tt.field, tt.reason)
+		})
+	}
+	assert.NotContains(t, logs.String(), "level=ERROR", "bad input is the caller's problem, not the server's")
+}
+
+func TestSimulateWantsPOST(t *testing.T) {
+	_, base, _ := newTestServer(t)
+	res, err := http.Get(base + "/api/simulate")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
+}
