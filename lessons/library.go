@@ -184,3 +184,40 @@ func PlayURL(s scenario.Scenario) string {
 	}
 	return "/play?s=" + base64.RawURLEncoding.EncodeToString(data)
 }
+
+// Scenario finds a shared scenario by name: a file scenarios/NAME.json, or
+// generated traffic named generated/SHAPE/LIMIT/WINDOWMS/WINDOWS/SEED (see
+// Traffic), run through the default lanes.
+func (lib *Library) Scenario(name string) (scenario.Scenario, error) {
+	if s, ok := lib.Scenarios[name]; ok {
+		return s, nil
+	}
+	if rest, ok := strings.CutPrefix(name, "generated/"); ok {
+		return generated(rest)
+	}
+	return scenario.Scenario{}, fmt.Errorf("no scenario named %q (define it with a ```scenario %s block or add scenarios/%s.json)", name, name, name)
+}
+
+func generated(spec string) (scenario.Scenario, error) {
+	parts := strings.Split(spec, "/")
+	if len(parts) != 5 {
+		return scenario.Scenario{}, fmt.Errorf("generated/%s: want generated/SHAPE/LIMIT/WINDOWMS/WINDOWS/SEED", spec)
+	}
+	var nums [4]int64
+	for i, p := range parts[1:] {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n < 0 {
+			return scenario.Scenario{}, fmt.Errorf("generated/%s: %q is not a whole number", spec, p)
+		}
+		nums[i] = n
+	}
+	if nums[2] < 1 || nums[2] > 100 {
+		return scenario.Scenario{}, fmt.Errorf("generated/%s: between 1 and 100 windows", spec)
+	}
+	reqs, err := Traffic(parts[0], nums[0], nums[1], int(nums[2]), uint64(nums[3]))
+	if err != nil {
+		return scenario.Scenario{}, err
+	}
+	s := scenario.Scenario{Limit: nums[0], WindowMs: nums[1], Requests: reqs}
+	return s, s.Validate()
+}

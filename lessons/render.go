@@ -139,10 +139,7 @@ func (st *renderState) scenario(name string) (scenario.Scenario, error) {
 	if s, ok := st.local[name]; ok {
 		return s, nil
 	}
-	if s, ok := st.lib.Scenarios[name]; ok {
-		return s, nil
-	}
-	return scenario.Scenario{}, fmt.Errorf("no scenario named %q (define it with a ```scenario %s block or add scenarios/%s.json)", name, name, name)
+	return st.lib.Scenario(name)
 }
 
 func blockInfo(fb *ast.FencedCodeBlock, src []byte) (kind, arg string) {
