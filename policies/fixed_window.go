@@ -1,9 +1,6 @@
 package policies
 
-import (
-	"maps"
-	"unsafe"
-)
+import "unsafe"
 
 // FixedWindowPolicy is fixed-window (registry entry 004): windows of
 // windowMs aligned to the epoch (window = now - now mod windowMs), one count
@@ -23,7 +20,7 @@ import (
 // window) and the count. Keys are never forgotten.
 type FixedWindowPolicy struct {
 	p    Params
-	keys map[Key]fixedWindowState
+	keys keyTable[fixedWindowState]
 }
 
 type fixedWindowState struct {
@@ -32,7 +29,7 @@ type fixedWindowState struct {
 }
 
 func newFixedWindow(p Params) *FixedWindowPolicy {
-	return &FixedWindowPolicy{p: p, keys: make(map[Key]fixedWindowState)}
+	return &FixedWindowPolicy{p: p, keys: newKeyTable[fixedWindowState]()}
 }
 
 // Name returns "fixed-window".
@@ -54,7 +51,11 @@ func (f *FixedWindowPolicy) view(st fixedWindowState, at int64) (start, count in
 // Decide implements Policy.
 func (f *FixedWindowPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
-	st := f.keys[key]
+	var st fixedWindowState
+	ps := f.keys.find(key)
+	if ps != nil {
+		st = *ps
+	}
 	at, late := decideAt(now, st.latest)
 	start, count := f.view(st, at)
 	d := Decision{
@@ -73,14 +74,17 @@ func (f *FixedWindowPolicy) Decide(key Key, now, cost int64) Decision {
 	} else {
 		d.RetryAfterMs = start + f.p.WindowMs - now
 	}
-	f.keys[key] = fixedWindowState{latest: at, count: count}
+	if ps == nil {
+		ps = f.keys.insert(key)
+	}
+	*ps = fixedWindowState{latest: at, count: count}
 	return d
 }
 
 // Peek implements Policy: the count in the window at now (or at the key's
 // latest instant when now is earlier).
 func (f *FixedWindowPolicy) Peek(key Key, now int64) Fraction {
-	st := f.keys[key]
+	st := f.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	_, count := f.view(st, at)
 	return Whole(count)
@@ -88,7 +92,7 @@ func (f *FixedWindowPolicy) Peek(key Key, now int64) Fraction {
 
 // Snapshot implements Policy.
 func (f *FixedWindowPolicy) Snapshot(key Key, now int64) State {
-	st := f.keys[key]
+	st := f.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, count := f.view(st, at)
 	return State{Estimate: Whole(count), Capacity: f.p.Limit, WindowStart: start, Count: count}
@@ -96,9 +100,9 @@ func (f *FixedWindowPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (f *FixedWindowPolicy) Stats() Stats {
-	return Stats{Keys: len(f.keys), Entries: 2 * int64(len(f.keys)), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{}))}
+	return Stats{Keys: f.keys.len(), Entries: 2 * int64(f.keys.len()), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{}))}
 }
 
 func (f *FixedWindowPolicy) clone() Policy {
-	return &FixedWindowPolicy{p: f.p, keys: maps.Clone(f.keys)}
+	return &FixedWindowPolicy{p: f.p, keys: f.keys.clone()}
 }

@@ -1,9 +1,6 @@
 package policies
 
-import (
-	"maps"
-	"unsafe"
-)
+import "unsafe"
 
 // GCRAPolicy is the generic cell rate algorithm: each key keeps its
 // theoretical arrival time (TAT), the instant at which its bucket would be
@@ -28,7 +25,7 @@ import (
 type GCRAPolicy struct {
 	p        Params
 	capacity int64 // burst*windowMs units of 1/limit ms
-	keys     map[Key]gcraState
+	keys     keyTable[gcraState]
 }
 
 type gcraState struct {
@@ -37,7 +34,7 @@ type gcraState struct {
 }
 
 func newGCRA(p Params) *GCRAPolicy {
-	return &GCRAPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: make(map[Key]gcraState)}
+	return &GCRAPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[gcraState]()}
 }
 
 // Name returns "gcra".
@@ -49,7 +46,11 @@ func (g *GCRAPolicy) Params() Params { return g.p }
 // Decide implements Policy.
 func (g *GCRAPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
-	st := g.keys[key]
+	var st gcraState
+	ps := g.keys.find(key)
+	if ps != nil {
+		st = *ps
+	}
 	at, late := decideAt(now, st.latest)
 	t := at * g.p.Limit
 	tat := max(st.tat, t)
@@ -71,13 +72,16 @@ func (g *GCRAPolicy) Decide(key Key, now, cost int64) Decision {
 		// The first T' with next - T' <= capacity, in whole ms.
 		d.RetryAfterMs = ceilDiv(next-g.capacity, g.p.Limit) - now
 	}
-	g.keys[key] = gcraState{latest: at, tat: tat}
+	if ps == nil {
+		ps = g.keys.insert(key)
+	}
+	*ps = gcraState{latest: at, tat: tat}
 	return d
 }
 
 // Peek implements Policy: permits in use at now, (max(TAT, T) - T)/windowMs.
 func (g *GCRAPolicy) Peek(key Key, now int64) Fraction {
-	st := g.keys[key]
+	st := g.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	t := at * g.p.Limit
 	return Fraction{max(st.tat, t) - t, g.p.WindowMs}
@@ -86,7 +90,7 @@ func (g *GCRAPolicy) Peek(key Key, now int64) Fraction {
 // Snapshot implements Policy: TAT is in ms, never earlier than the instant
 // described (an idle key's TAT is now).
 func (g *GCRAPolicy) Snapshot(key Key, now int64) State {
-	st := g.keys[key]
+	st := g.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	t := at * g.p.Limit
 	tat := max(st.tat, t)
@@ -95,11 +99,11 @@ func (g *GCRAPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: the TAT and the latest instant per key.
 func (g *GCRAPolicy) Stats() Stats {
-	return Stats{Keys: len(g.keys), Entries: 2 * int64(len(g.keys)), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
+	return Stats{Keys: g.keys.len(), Entries: 2 * int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
 }
 
 func (g *GCRAPolicy) clone() Policy {
 	c := *g
-	c.keys = maps.Clone(g.keys)
+	c.keys = g.keys.clone()
 	return &c
 }

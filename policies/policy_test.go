@@ -186,3 +186,22 @@ func TestPeekAndSnapshotDoNotChangeState(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideAllocatesNothing: once a key exists, deciding allocates nothing,
+// admitted or refused.
+func TestDecideAllocatesNothing(t *testing.T) {
+	for _, name := range Names {
+		pol := mustNew(t, name, Params{Limit: 3, WindowMs: 1200, Buckets: 6, Arithmetic: Exact})
+		pol.Decide(1, 0, 1)
+		now := int64(0)
+		allocs := testing.AllocsPerRun(1000, func() {
+			now += 7
+			pol.Decide(1, now, 1)
+			pol.Decide(1, now, 2)
+			pol.Peek(1, now)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per Decide, want 0", name, allocs)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"maps"
 	"slices"
 	"unsafe"
 )
@@ -44,23 +43,23 @@ import (
 // Memory: n slots of int64 per key plus the newest bucket and the running
 // total, all rings in one backing slice. Keys are never forgotten.
 type SlidingBucketsPolicy struct {
-	p      Params
-	k, n   int64 // buckets per window, slots per key (k+1)
-	width  int64 // b, the bucket width in ms
-	index  map[Key]int32
-	states []slidingBucketsState
-	slots  []int64 // ring i is slots[i*n : (i+1)*n]
+	p     Params
+	k, n  int64 // buckets per window, slots per key (k+1)
+	width int64 // b, the bucket width in ms
+	keys  keyTable[slidingBucketsState]
+	slots []int64 // ring i is slots[i*n : (i+1)*n]
 }
 
 type slidingBucketsState struct {
 	newest int64 // absolute index of the newest bucket seen
 	total  int64 // sum of the ring's n slots
+	ring   int32 // which ring of slots is the key's
 }
 
 func newSlidingBuckets(p Params) *SlidingBucketsPolicy {
 	return &SlidingBucketsPolicy{
 		p: p, k: p.Buckets, n: p.Buckets + 1, width: p.WindowMs / p.Buckets,
-		index: make(map[Key]int32),
+		keys: newKeyTable[slidingBucketsState](),
 	}
 }
 
@@ -124,17 +123,16 @@ func (s *SlidingBucketsPolicy) estimate(oldest, rest, elapsed int64) (est, carri
 // Decide implements Policy.
 func (s *SlidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
-	i, ok := s.index[key]
-	if !ok {
+	st := s.keys.find(key)
+	if st == nil {
 		if cost < 1 || cost > s.p.Limit {
 			d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
 				Terms: Terms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}}
 			return refusedNever(d)
 		}
-		i = s.add(key)
+		st = s.add(key)
 	}
-	st := &s.states[i]
-	ring := s.ring(i)
+	ring := s.ring(st.ring)
 	own := now / s.width
 	var b, elapsed, oldest, rest int64
 	if cost < 1 || cost > s.p.Limit {
@@ -201,14 +199,14 @@ func (s *SlidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, c
 }
 
 // add allocates the state and the ring of a new key.
-func (s *SlidingBucketsPolicy) add(key Key) int32 {
-	i := int32(len(s.states))
-	s.index[key] = i
-	s.states = append(s.states, slidingBucketsState{})
+func (s *SlidingBucketsPolicy) add(key Key) *slidingBucketsState {
+	i := int32(s.keys.len())
 	s.slots = slices.Grow(s.slots, int(s.n))
 	s.slots = s.slots[:len(s.slots)+int(s.n)]
 	clear(s.ring(i))
-	return i
+	st := s.keys.insert(key)
+	st.ring = i
+	return st
 }
 
 // record is the seed's raw add: count events at now in their own bucket,
@@ -216,12 +214,11 @@ func (s *SlidingBucketsPolicy) add(key Key) int32 {
 // checks no limit and exists so the seed's ring asserts can run as tests.
 func (s *SlidingBucketsPolicy) record(key Key, now, count int64) {
 	now = clampTime(now)
-	i, ok := s.index[key]
-	if !ok {
-		i = s.add(key)
+	st := s.keys.find(key)
+	if st == nil {
+		st = s.add(key)
 	}
-	st := &s.states[i]
-	ring := s.ring(i)
+	ring := s.ring(st.ring)
 	own := now / s.width
 	s.advance(st, ring, own)
 	if st.newest-own < s.n {
@@ -232,11 +229,11 @@ func (s *SlidingBucketsPolicy) record(key Key, now, count int64) {
 
 // Peek implements Policy.
 func (s *SlidingBucketsPolicy) Peek(key Key, now int64) Fraction {
-	i, ok := s.index[key]
-	if !ok {
+	st := s.keys.find(key)
+	if st == nil {
 		return Fraction{0, s.width}
 	}
-	_, elapsed, oldest, rest := s.view(s.states[i], s.ring(i), clampTime(now))
+	_, elapsed, oldest, rest := s.view(*st, s.ring(st.ring), clampTime(now))
 	est, _ := s.estimate(oldest, rest, elapsed)
 	return est
 }
@@ -248,9 +245,9 @@ func (s *SlidingBucketsPolicy) Snapshot(key Key, now int64) State {
 	now = clampTime(now)
 	var st slidingBucketsState
 	ring := make([]int64, s.n)
-	if i, ok := s.index[key]; ok {
-		st = s.states[i]
-		copy(ring, s.ring(i))
+	if ps := s.keys.find(key); ps != nil {
+		st = *ps
+		copy(ring, s.ring(st.ring))
 	}
 	b, elapsed, oldest, rest := s.view(st, ring, now)
 	est, _ := s.estimate(oldest, rest, elapsed)
@@ -271,9 +268,9 @@ func (s *SlidingBucketsPolicy) Snapshot(key Key, now int64) State {
 // Stats implements Policy: k+1 slots per key plus the newest bucket and the
 // running total.
 func (s *SlidingBucketsPolicy) Stats() Stats {
-	keys := int64(len(s.states))
+	keys := int64(s.keys.len())
 	return Stats{
-		Keys:        len(s.states),
+		Keys:        s.keys.len(),
 		Entries:     keys * (s.n + 2),
 		BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{})),
 	}
@@ -281,8 +278,7 @@ func (s *SlidingBucketsPolicy) Stats() Stats {
 
 func (s *SlidingBucketsPolicy) clone() Policy {
 	c := *s
-	c.index = maps.Clone(s.index)
-	c.states = slices.Clone(s.states)
+	c.keys = s.keys.clone()
 	c.slots = slices.Clone(s.slots)
 	return &c
 }

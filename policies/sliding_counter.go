@@ -1,9 +1,6 @@
 package policies
 
-import (
-	"maps"
-	"unsafe"
-)
+import "unsafe"
 
 // SlidingCounterPolicy is sliding-counter (registry entry 000, lesson 001):
 // counts for the current epoch-aligned window and the previous one, the
@@ -35,7 +32,7 @@ import (
 type SlidingCounterPolicy struct {
 	p     Params
 	exact bool
-	keys  map[Key]slidingCounterState
+	keys  keyTable[slidingCounterState]
 }
 
 type slidingCounterState struct {
@@ -45,7 +42,7 @@ type slidingCounterState struct {
 }
 
 func newSlidingCounter(p Params) *SlidingCounterPolicy {
-	return &SlidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: make(map[Key]slidingCounterState)}
+	return &SlidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: newKeyTable[slidingCounterState]()}
 }
 
 // Name returns "sliding-counter".
@@ -147,7 +144,11 @@ func (s *SlidingCounterPolicy) retryAt(start, elapsed, previous, current, cost i
 // Decide implements Policy.
 func (s *SlidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
-	st := s.keys[key]
+	var st slidingCounterState
+	ps := s.keys.find(key)
+	if ps != nil {
+		st = *ps
+	}
 	at, late := decideAt(now, st.latest)
 	start, previous, current := s.view(st, at)
 	elapsed := at - start
@@ -169,13 +170,16 @@ func (s *SlidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
 	} else {
 		d.RetryAfterMs = s.retryAt(start, elapsed, previous, current, cost) - now
 	}
-	s.keys[key] = slidingCounterState{latest: at, previous: previous, current: current}
+	if ps == nil {
+		ps = s.keys.insert(key)
+	}
+	*ps = slidingCounterState{latest: at, previous: previous, current: current}
 	return d
 }
 
 // Peek implements Policy.
 func (s *SlidingCounterPolicy) Peek(key Key, now int64) Fraction {
-	st := s.keys[key]
+	st := s.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
 	est, _ := s.estimate(previous, current, at-start)
@@ -184,7 +188,7 @@ func (s *SlidingCounterPolicy) Peek(key Key, now int64) Fraction {
 
 // Snapshot implements Policy.
 func (s *SlidingCounterPolicy) Snapshot(key Key, now int64) State {
-	st := s.keys[key]
+	st := s.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
 	est, _ := s.estimate(previous, current, at-start)
@@ -193,11 +197,11 @@ func (s *SlidingCounterPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: three integers per key.
 func (s *SlidingCounterPolicy) Stats() Stats {
-	return Stats{Keys: len(s.keys), Entries: 3 * int64(len(s.keys)), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
+	return Stats{Keys: s.keys.len(), Entries: 3 * int64(s.keys.len()), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
 }
 
 func (s *SlidingCounterPolicy) clone() Policy {
 	c := *s
-	c.keys = maps.Clone(s.keys)
+	c.keys = s.keys.clone()
 	return &c
 }

@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"maps"
 	"slices"
 	"unsafe"
 )
@@ -29,20 +28,20 @@ import (
 // decided, so Stats reports limit entries per key whether or not the key is
 // busy. All rings share one backing slice. Keys are never forgotten.
 type SlidingLogPolicy struct {
-	p      Params
-	index  map[Key]int32
-	states []slidingLogState
-	times  []int64 // ring i is times[i*limit : (i+1)*limit]
+	p     Params
+	keys  keyTable[slidingLogState]
+	times []int64 // ring i is times[i*limit : (i+1)*limit]
 }
 
 type slidingLogState struct {
 	latest int64
 	head   int32 // ring position of the oldest live entry
 	count  int32 // entries held, live or not yet dropped
+	ring   int32 // which ring of times is the key's
 }
 
 func newSlidingLog(p Params) *SlidingLogPolicy {
-	return &SlidingLogPolicy{p: p, index: make(map[Key]int32)}
+	return &SlidingLogPolicy{p: p, keys: newKeyTable[slidingLogState]()}
 }
 
 // Name returns "sliding-log".
@@ -79,15 +78,14 @@ func (l *SlidingLogPolicy) entry(ring []int64, head int32, j int64) int64 {
 // Decide implements Policy.
 func (l *SlidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
-	i, ok := l.index[key]
-	if !ok {
+	st := l.keys.find(key)
+	if st == nil {
 		if cost < 1 || cost > l.p.Limit {
 			return refusedNever(Decision{At: now, Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost})
 		}
-		i = l.add(key)
+		st = l.add(key)
 	}
-	st := &l.states[i]
-	ring := l.ring(i)
+	ring := l.ring(st.ring)
 	at, late := decideAt(now, st.latest)
 	head, count := l.live(*st, ring, at)
 	d := Decision{
@@ -113,29 +111,28 @@ func (l *SlidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 		leaving := l.entry(ring, head, int64(count)+cost-l.p.Limit-1)
 		d.RetryAfterMs = leaving + l.p.WindowMs - now
 	}
-	*st = slidingLogState{latest: at, head: head, count: count}
+	st.latest, st.head, st.count = at, head, count
 	return d
 }
 
 // add allocates the state and the full ring of a new key.
-func (l *SlidingLogPolicy) add(key Key) int32 {
-	i := int32(len(l.states))
-	l.index[key] = i
-	l.states = append(l.states, slidingLogState{})
+func (l *SlidingLogPolicy) add(key Key) *slidingLogState {
+	i := int32(l.keys.len())
 	l.times = slices.Grow(l.times, int(l.p.Limit))
 	l.times = l.times[:len(l.times)+int(l.p.Limit)]
-	return i
+	st := l.keys.insert(key)
+	st.ring = i
+	return st
 }
 
 // Peek implements Policy: the entries inside the window at now.
 func (l *SlidingLogPolicy) Peek(key Key, now int64) Fraction {
-	i, ok := l.index[key]
-	if !ok {
+	st := l.keys.find(key)
+	if st == nil {
 		return Whole(0)
 	}
-	st := l.states[i]
 	at, _ := decideAt(clampTime(now), st.latest)
-	_, count := l.live(st, l.ring(i), at)
+	_, count := l.live(*st, l.ring(st.ring), at)
 	return Whole(int64(count))
 }
 
@@ -143,14 +140,13 @@ func (l *SlidingLogPolicy) Peek(key Key, now int64) Fraction {
 // oldest first.
 func (l *SlidingLogPolicy) Snapshot(key Key, now int64) State {
 	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Log: []int64{}}
-	i, ok := l.index[key]
-	if !ok {
+	st := l.keys.find(key)
+	if st == nil {
 		return s
 	}
-	st := l.states[i]
-	ring := l.ring(i)
+	ring := l.ring(st.ring)
 	at, _ := decideAt(clampTime(now), st.latest)
-	head, count := l.live(st, ring, at)
+	head, count := l.live(*st, ring, at)
 	s.Estimate = Whole(int64(count))
 	s.Count = int64(count)
 	for j := range int64(count) {
@@ -162,14 +158,14 @@ func (l *SlidingLogPolicy) Snapshot(key Key, now int64) State {
 // Stats implements Policy: limit timestamps per key, plus its latest instant
 // and the ring's head and count.
 func (l *SlidingLogPolicy) Stats() Stats {
-	n := int64(len(l.states))
+	n := int64(l.keys.len())
 	return Stats{
-		Keys:        len(l.states),
+		Keys:        l.keys.len(),
 		Entries:     n * l.p.Limit,
 		BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{})),
 	}
 }
 
 func (l *SlidingLogPolicy) clone() Policy {
-	return &SlidingLogPolicy{p: l.p, index: maps.Clone(l.index), states: slices.Clone(l.states), times: slices.Clone(l.times)}
+	return &SlidingLogPolicy{p: l.p, keys: l.keys.clone(), times: slices.Clone(l.times)}
 }

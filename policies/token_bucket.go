@@ -1,9 +1,6 @@
 package policies
 
-import (
-	"maps"
-	"unsafe"
-)
+import "unsafe"
 
 // TokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
 // means Limit) that refills at Limit permits per windowMs and starts full.
@@ -27,7 +24,7 @@ import (
 type TokenBucketPolicy struct {
 	p        Params
 	capacity int64 // burst*windowMs units
-	keys     map[Key]tokenBucketState
+	keys     keyTable[tokenBucketState]
 }
 
 type tokenBucketState struct {
@@ -36,7 +33,7 @@ type tokenBucketState struct {
 }
 
 func newTokenBucket(p Params) *TokenBucketPolicy {
-	return &TokenBucketPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: make(map[Key]tokenBucketState)}
+	return &TokenBucketPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[tokenBucketState]()}
 }
 
 // Name returns "token-bucket".
@@ -53,7 +50,11 @@ func (t *TokenBucketPolicy) used(st tokenBucketState, at int64) int64 {
 // Decide implements Policy.
 func (t *TokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
-	st := t.keys[key]
+	var st tokenBucketState
+	ps := t.keys.find(key)
+	if ps != nil {
+		st = *ps
+	}
 	at, late := decideAt(now, st.latest)
 	used := t.used(st, at)
 	w := t.p.WindowMs
@@ -73,20 +74,23 @@ func (t *TokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
 	} else {
 		d.RetryAfterMs = at + ceilDiv(missing, t.p.Limit) - now
 	}
-	t.keys[key] = tokenBucketState{latest: at, used: used}
+	if ps == nil {
+		ps = t.keys.insert(key)
+	}
+	*ps = tokenBucketState{latest: at, used: used}
 	return d
 }
 
 // Peek implements Policy: permits in use at now.
 func (t *TokenBucketPolicy) Peek(key Key, now int64) Fraction {
-	st := t.keys[key]
+	st := t.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	return Fraction{t.used(st, at), t.p.WindowMs}
 }
 
 // Snapshot implements Policy.
 func (t *TokenBucketPolicy) Snapshot(key Key, now int64) State {
-	st := t.keys[key]
+	st := t.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	used := t.used(st, at)
 	return State{Estimate: Fraction{used, t.p.WindowMs}, Capacity: t.p.Burst, Tokens: Fraction{t.capacity - used, t.p.WindowMs}}
@@ -94,11 +98,11 @@ func (t *TokenBucketPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (t *TokenBucketPolicy) Stats() Stats {
-	return Stats{Keys: len(t.keys), Entries: 2 * int64(len(t.keys)), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
+	return Stats{Keys: t.keys.len(), Entries: 2 * int64(t.keys.len()), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
 }
 
 func (t *TokenBucketPolicy) clone() Policy {
 	c := *t
-	c.keys = maps.Clone(t.keys)
+	c.keys = t.keys.clone()
 	return &c
 }

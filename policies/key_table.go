@@ -1,0 +1,134 @@
+package policies
+
+import "math/rand/v2"
+
+// keyTable maps keys to per-key state of type S, stored inline: an
+// open-addressing hash table with linear probing, so that finding a key and
+// updating its state touches one slot, usually one cache line. (A Go map
+// would need a second lookup to store the updated value, or a pointer or
+// index to chase.) Keys are never removed.
+//
+// Slots are chosen by a seeded 64-bit finaliser of the key: the seed is
+// random per table, so crafted keys cannot be aimed at one probe chain. The
+// seed changes only where state is stored, never a decision. Key 0 marks an
+// empty slot, so the state of key 0 is held beside the table.
+type keyTable[S any] struct {
+	slots   []keySlot[S] // power-of-two length
+	shift   uint         // 64 - log2(len(slots))
+	used    int          // occupied slots, key 0 not included
+	seed    uint64
+	zero    S
+	hasZero bool
+}
+
+type keySlot[S any] struct {
+	key   Key
+	state S
+}
+
+const keyTableMinSlots = 8
+
+func newKeyTable[S any]() keyTable[S] {
+	return keyTable[S]{
+		slots: make([]keySlot[S], keyTableMinSlots),
+		shift: 64 - 3,
+		seed:  rand.Uint64() | 1,
+	}
+}
+
+// home is the first slot probed for k.
+func (t *keyTable[S]) home(k Key) uint64 {
+	h := k ^ t.seed
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h >> t.shift
+}
+
+// find returns the state of k, or nil if k was never inserted. The pointer
+// is valid until the next insert.
+func (t *keyTable[S]) find(k Key) *S {
+	if k == 0 {
+		if t.hasZero {
+			return &t.zero
+		}
+		return nil
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.home(k); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == k {
+			return &s.state
+		}
+		if s.key == 0 {
+			return nil
+		}
+	}
+}
+
+// get returns a copy of k's state, the zero state if k is unseen.
+func (t *keyTable[S]) get(k Key) S {
+	if p := t.find(k); p != nil {
+		return *p
+	}
+	var zero S
+	return zero
+}
+
+// insert returns the state of k, adding k with the zero state if it is
+// new. The pointer is valid until the next insert.
+func (t *keyTable[S]) insert(k Key) *S {
+	if k == 0 {
+		t.hasZero = true
+		return &t.zero
+	}
+	if (t.used+1)*4 > len(t.slots)*3 { // keep the load at most 3/4
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.home(k); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == k {
+			return &s.state
+		}
+		if s.key == 0 {
+			s.key = k
+			t.used++
+			return &s.state
+		}
+	}
+}
+
+func (t *keyTable[S]) grow() {
+	old := t.slots
+	t.slots = make([]keySlot[S], 2*len(old))
+	t.shift--
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s.key == 0 {
+			continue
+		}
+		i := t.home(s.key)
+		for t.slots[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// len is the number of keys held.
+func (t *keyTable[S]) len() int {
+	if t.hasZero {
+		return t.used + 1
+	}
+	return t.used
+}
+
+// clone returns an independent copy.
+func (t *keyTable[S]) clone() keyTable[S] {
+	c := *t
+	c.slots = append([]keySlot[S](nil), t.slots...)
+	return c
+}
