@@ -1,7 +1,10 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -108,6 +111,56 @@ func TestStaticAssetsAreHashedAndCachedForever(t *testing.T) {
 	for _, path := range []string{"/static/app.css", "/static/app.00000000.css"} {
 		if res := get(t, url+path); res.status != http.StatusNotFound {
 			t.Errorf("GET %s = %d, want 404", path, res.status)
+		}
+	}
+}
+
+func TestStaticAssetsAreGzippedWhenAccepted(t *testing.T) {
+	s, url, _ := newTestServer(t)
+	path := url + s.assets.URL("datastar.js")
+	req, err := http.NewRequest(http.MethodGet, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := http.DefaultTransport.RoundTrip(req) // no transparent decompression
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("GET %s with gzip = %d, Content-Encoding %q", path, res.StatusCode, res.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := s.assets.byName["datastar.js"].body; !bytes.Equal(got, want) {
+		t.Errorf("decompressed bundle is %d bytes, want the %d bytes of the file", len(got), len(want))
+	}
+	if !strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") {
+		t.Errorf("Vary = %q", res.Header.Get("Vary"))
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for header, want := range map[string]bool{
+		"":                  false,
+		"gzip":              true,
+		"br, gzip;q=0.8":    true,
+		"GZIP":              true,
+		"gzip;q=0":          false,
+		"deflate, identity": false,
+		"x-gzip-ish, br":    false,
+	} {
+		r, _ := http.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set("Accept-Encoding", header)
+		if got := acceptsGzip(r); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", header, got, want)
 		}
 	}
 }
