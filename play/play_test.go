@@ -142,6 +142,17 @@ func TestClock(t *testing.T) {
 	if s.Playing() {
 		t.Error("reset left the clock playing")
 	}
+	// Two streams ticking the same session move it once by the real time.
+	must(t, "speed", s.SetSpeed(RealSpeed))
+	must(t, "play", s.Play())
+	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.TickAt(wall)
+	s.TickAt(wall.Add(100 * time.Millisecond))
+	s.TickAt(wall.Add(100 * time.Millisecond))
+	s.TickAt(wall.Add(250 * time.Millisecond))
+	if got := s.Now(); got != 250 {
+		t.Errorf("after 250 ms of real time ticked by two streams: clock %d, want 250", got)
+	}
 	if err := s.SetSpeed(3); err == nil {
 		t.Error("speed 3 accepted")
 	}

@@ -51,6 +51,7 @@ type Session struct {
 	lastUsed time.Time
 	subs     map[int]chan struct{}
 	nextSub  int
+	wallMark time.Time // real instant of the last tick while playing
 }
 
 // NewSession returns a session holding sc with its clock paused at 0. sc
@@ -235,12 +236,40 @@ func (s *Session) Jump(at int64) error {
 }
 
 // Play starts the clock; Pause stops it.
-func (s *Session) Play() error  { return s.do(func() error { s.clock.Playing = true; return nil }) }
-func (s *Session) Pause() error { return s.do(func() error { s.clock.Playing = false; return nil }) }
+func (s *Session) Play() error  { return s.do(func() error { s.setPlaying(true); return nil }) }
+func (s *Session) Pause() error { return s.do(func() error { s.setPlaying(false); return nil }) }
 
 // TogglePlay starts a paused clock or pauses a running one.
 func (s *Session) TogglePlay() error {
-	return s.do(func() error { s.clock.Playing = !s.clock.Playing; return nil })
+	return s.do(func() error { s.setPlaying(!s.clock.Playing); return nil })
+}
+
+func (s *Session) setPlaying(on bool) {
+	s.clock.Playing = on
+	s.wallMark = time.Time{}
+}
+
+// TickAt advances a playing clock by the real time since the previous
+// TickAt (the first call after Play only starts counting) and reports
+// whether it moved. Any number of streams may call it: together they move
+// the clock once, by the real time that passed.
+func (s *Session) TickAt(wall time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.clock.Playing {
+		return false
+	}
+	if s.wallMark.IsZero() || wall.Before(s.wallMark) {
+		s.wallMark = wall
+		return false
+	}
+	d := wall.Sub(s.wallMark)
+	s.wallMark = wall
+	if !s.clock.Advance(d) {
+		return false
+	}
+	s.changed()
+	return true
 }
 
 // SetSpeed chooses how fast a playing clock runs.

@@ -55,7 +55,7 @@ type Lane struct {
 	Label    string
 	Params   policies.Params
 	Capacity int64 // what Estimate + cost is compared with
-	Admitted int    // every client
+	Admitted int   // every client
 	Refused  int
 	// Marks are the viewed client's requests inside [From, To], oldest
 	// first, at most MaxMarks of them; Hidden counts the others.

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/web"
 )
 
@@ -42,7 +43,8 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version()}, log)
+	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(),
+		Features: []web.Feature{web.Playground(play.NewStore(time.Now))}}, log)
 	if err != nil {
 		return err
 	}

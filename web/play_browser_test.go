@@ -1,0 +1,187 @@
+package web
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/scenario"
+)
+
+// carParkArrivals are the seeds' car park: cars at these seconds.
+var carParkArrivals = []struct{ sec, cars int }{{0, 1}, {5, 2}, {15, 2}, {25, 1}, {35, 1}, {40, 3}}
+
+// carParkDefaultLanes is the car park with the playground's four default
+// lanes, run by the scenario package: what every lane must show.
+func carParkDefaultLanes(t *testing.T) scenario.Result {
+	t.Helper()
+	sc := play.DefaultScenario()
+	for _, a := range carParkArrivals {
+		sc.Requests = append(sc.Requests, scenario.Request{At: int64(a.sec) * 1000, Cost: 1, Count: int64(a.cars)})
+	}
+	res, err := scenario.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+type laneMarks struct {
+	Label   string `json:"label"`
+	Allowed []bool `json:"allowed"`
+}
+
+const lanesJS = `[...document.querySelectorAll('[data-testid=lane]')].map(l => ({label: l.dataset.label,
+	allowed: [...l.querySelectorAll('[data-testid=mark]')].map(m => m.dataset.allowed === 'true')}))`
+
+// waitLanes waits until every lane shows the marks of want.
+func waitLanes(t *testing.T, tab *browsertest.Tab, want scenario.Result) {
+	t.Helper()
+	var wantLanes []laneMarks
+	for _, r := range want.Results {
+		lm := laneMarks{Label: r.Label}
+		for _, d := range r.Decisions {
+			lm.Allowed = append(lm.Allowed, d.Allowed())
+		}
+		wantLanes = append(wantLanes, lm)
+	}
+	var got []laneMarks
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		got = browsertest.Run(tab, chromedp.Evaluate[[]laneMarks](lanesJS))
+		if reflect.DeepEqual(got, wantLanes) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("lanes show\n%+v\nthe policies decide\n%+v", got, wantLanes)
+}
+
+// waitCount waits until the first lane draws n marks.
+func waitCount(t *testing.T, tab *browsertest.Tab, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	js := `document.querySelectorAll('#lane-0 [data-testid=mark]').length`
+	got := -1
+	for time.Now().Before(deadline) {
+		if got = browsertest.Run(tab, chromedp.Evaluate[int](js)); got == n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("lane 0 draws %d marks, want %d", got, n)
+}
+
+func openPlay(t *testing.T, url string) *browsertest.Tab {
+	t.Helper()
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.Navigate(url))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	// The stream's first event re-renders the page: wait for it.
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	time.Sleep(200 * time.Millisecond)
+	return tab
+}
+
+func pressKey(tab *browsertest.Tab, key string) {
+	tab.Do(chromedp.KeyEvent(key))
+}
+
+func TestBrowserPlayCarParkWithTheKeyboard(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	// Focus the page body: keys typed into fields are not shortcuts.
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
+	fired, now := 0, 0
+	for _, a := range carParkArrivals {
+		for now < a.sec {
+			pressKey(tab, "s")
+			now++
+			tab.WaitText(`[data-testid="clock"]`, fmt.Sprintf("%d s", now))
+		}
+		for range a.cars {
+			pressKey(tab, "f")
+			fired++
+			waitCount(t, tab, fired)
+		}
+	}
+	waitLanes(t, tab, carParkDefaultLanes(t))
+	if got := tab.Text(`[data-testid="summary"]`); !strings.Contains(got, "decided differently") {
+		t.Errorf("summary %q does not mark the disagreements", got)
+	}
+	// Selecting the last request explains it in every lane.
+	pressKey(tab, "[")
+	tab.WaitText(`[data-testid="explain"]`, "Request 10 at 40 s")
+	tab.WaitText(`[data-testid="explain"]`, "Retry-After")
+}
+
+func TestBrowserPlayCarParkWithTheMouse(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	fired := 0
+	for _, a := range carParkArrivals {
+		// Clear the field, then type into it: the key events feed the binding.
+		browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=jump-input]').value = '', true)`))
+		tab.Do(
+			chromedp.SendKeys(chromedp.CSS(`[data-testid="jump-input"]`), fmt.Sprint(a.sec)),
+			chromedp.Click(chromedp.CSS(`[data-testid="jump"]`)),
+		)
+		tab.WaitText(`[data-testid="clock"]`, fmt.Sprintf("%d s", a.sec))
+		for range a.cars {
+			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+			fired++
+			waitCount(t, tab, fired)
+		}
+	}
+	want := carParkDefaultLanes(t)
+	waitLanes(t, tab, want)
+
+	// The shared link, opened in a fresh browser context, shows the same
+	// timeline.
+	link := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid=share-link]').href`))
+	other := openPlay(t, link)
+	waitLanes(t, other, want)
+	if os.Getenv("PLAY_SCREENSHOT") != "" {
+		saveScreenshot(t, other, os.Getenv("PLAY_SCREENSHOT"))
+	}
+}
+
+func TestBrowserPlayClockAdvances(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
+	tab.WaitText(`[data-testid="clock-state"]`, "playing at 1×")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		txt := tab.Text(`[data-testid="clock"]`)
+		if txt != "0 s" && strings.HasSuffix(txt, "s") && !strings.HasSuffix(txt, " ms") || strings.Contains(txt, ".") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the clock still shows %q after playing", txt)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
+	tab.WaitText(`[data-testid="clock-state"]`, "paused")
+}
+
+func saveScreenshot(t *testing.T, tab *browsertest.Tab, path string) {
+	t.Helper()
+	tab.Do(chromedp.EmulateViewport(1280, 1100), chromedp.Sleep(300*time.Millisecond))
+	buf := browsertest.Run(tab, chromedp.FullScreenshot(100))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,401 @@
+package templates
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// PlayPage is what the playground page needs besides the layout's Page.
+type PlayPage struct {
+	Page   Page
+	View   play.View
+	Base   string // "/play/<id>": the session's action URLs
+	Share  string // the shared link of the scenario
+	JSON   string // the scenario, indented: what "copy scenario" copies
+	Errors scenario.Errors
+	// LoadText is what was pasted into the load form, shown again next to
+	// its error.
+	LoadText string
+}
+
+// The SVG geometry of a lane, in viewBox units.
+const (
+	laneW      = 720
+	laneH      = 150
+	plotLeft   = 40
+	plotRight  = 712
+	plotTop    = 18
+	plotBottom = 124
+)
+
+// LanePlot turns one lane into SVG coordinates.
+type LanePlot struct {
+	play.Lane
+	View play.View
+	yMax float64
+}
+
+// Plot prepares lane l of v for drawing.
+func Plot(v play.View, l play.Lane) LanePlot {
+	return LanePlot{Lane: l, View: v, yMax: float64(l.Capacity) * 1.5}
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// X maps an instant to the horizontal axis.
+func (p LanePlot) X(t int64) float64 {
+	span := float64(p.View.To - p.View.From)
+	if span <= 0 {
+		return plotLeft
+	}
+	return plotLeft + float64(t-p.View.From)/span*(plotRight-plotLeft)
+}
+
+// Y maps a number of permits to the vertical axis (clamped to the plot).
+func (p LanePlot) Y(v float64) float64 {
+	v = min(max(v, 0), p.yMax)
+	return plotBottom - v/p.yMax*(plotBottom-plotTop)
+}
+
+// ViewBox is the SVG viewBox.
+func (p LanePlot) ViewBox() string { return fmt.Sprintf("0 0 %d %d", laneW, laneH) }
+
+// CurvePoints is the estimate curve as a polyline's points.
+func (p LanePlot) CurvePoints() string {
+	var b strings.Builder
+	for i, pt := range p.Curve {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(num(p.X(pt.At)))
+		b.WriteByte(',')
+		b.WriteString(num(p.Y(pt.Value)))
+	}
+	return b.String()
+}
+
+// LimitY is the height of the capacity line.
+func (p LanePlot) LimitY() string { return num(p.Y(float64(p.Capacity))) }
+
+// LimitLabel names the capacity line.
+func (p LanePlot) LimitLabel() string {
+	if p.Policy == policies.TokenBucket || p.Policy == policies.GCRA {
+		return fmt.Sprintf("burst %d", p.Capacity)
+	}
+	return fmt.Sprintf("limit %d", p.Capacity)
+}
+
+// Tick is one labelled instant on the time axis.
+type Tick struct {
+	X     string
+	Label string
+}
+
+// Ticks labels the time axis six times across the span.
+func (p LanePlot) Ticks() []Tick {
+	var out []Tick
+	for i := range 7 {
+		t := p.View.From + int64(i)*(p.View.To-p.View.From)/6
+		out = append(out, Tick{X: num(p.X(t)), Label: scenario.FormatMs(t)})
+	}
+	return out
+}
+
+// NowX is where the clock's line goes.
+func (p LanePlot) NowX() string { return num(p.X(p.View.Clock.Now)) }
+
+// BandRect is one drawn window.
+type BandRect struct {
+	X, W, LabelX, Label, Class string
+}
+
+// Bands are the windows of fixed-window and sliding-counter, each labelled
+// with the permits admitted in it.
+func (p LanePlot) Bands() []BandRect {
+	var out []BandRect
+	for i, b := range p.Windows {
+		x0 := max(p.X(b.Start), plotLeft)
+		x1 := min(p.X(b.End), plotRight)
+		if x1 <= x0 {
+			continue
+		}
+		class := "band"
+		if i%2 == 1 {
+			class = "band band-odd"
+		}
+		out = append(out, BandRect{X: num(x0), W: num(x1 - x0), LabelX: num((x0 + x1) / 2),
+			Label: fmt.Sprintf("%d/%d", b.Admitted, p.Params.Limit), Class: class})
+	}
+	return out
+}
+
+// LookBack is the sliding log's window (now − window, now], when drawn.
+func (p LanePlot) LookBack() (x, w string, ok bool) {
+	if p.Policy != policies.SlidingLog {
+		return "", "", false
+	}
+	x0 := max(p.X(p.View.Clock.Now-p.Params.WindowMs), plotLeft)
+	x1 := min(p.X(p.View.Clock.Now), plotRight)
+	if x1 <= x0 {
+		return "", "", false
+	}
+	return num(x0), num(x1 - x0), true
+}
+
+// LogTicks are the sliding log's timestamps inside the look-back.
+func (p LanePlot) LogTicks() []string {
+	var out []string
+	for _, t := range p.State.Log {
+		if t >= p.View.From {
+			out = append(out, num(p.X(t)))
+		}
+	}
+	return out
+}
+
+// SlotRect is one sub-bucket of sliding-buckets at the clock.
+type SlotRect struct{ X, Y, W, H string }
+
+// Slots draws sliding-buckets' slots, each as high as its weighted count.
+func (p LanePlot) Slots() []SlotRect {
+	var out []SlotRect
+	width := int64(0)
+	if p.Params.Buckets > 0 {
+		width = p.Params.WindowMs / p.Params.Buckets
+	}
+	for _, s := range p.State.Slots {
+		x0 := max(p.X(s.Start), plotLeft)
+		x1 := min(p.X(s.Start+width), plotRight)
+		if x1 <= x0 {
+			continue
+		}
+		h := float64(s.Count) * s.Weight.Float()
+		out = append(out, SlotRect{X: num(x0), Y: num(p.Y(h)), W: num(x1 - x0), H: num(p.Y(0) - p.Y(h))})
+	}
+	return out
+}
+
+// TATX is where GCRA's theoretical arrival time goes, when it is in view.
+func (p LanePlot) TATX() (string, bool) {
+	if p.Policy != policies.GCRA || p.State.TAT.Den == 0 {
+		return "", false
+	}
+	tat := p.State.TAT.Float()
+	if tat < float64(p.View.From) || tat > float64(p.View.To) {
+		return "", false
+	}
+	return num(p.X(int64(tat))), true
+}
+
+// MarkPos is one request's drawing position.
+type MarkPos struct {
+	play.Mark
+	X, Y  string
+	Class string
+}
+
+// Marks places the requests: at their instant, at the height of estimate +
+// cost (what the policy compared with its capacity); marks sharing a spot
+// are drawn above one another.
+func (p LanePlot) Marks() []MarkPos {
+	out := make([]MarkPos, 0, len(p.Lane.Marks))
+	for _, m := range p.Lane.Marks {
+		class := "mark refused"
+		if m.Allowed {
+			class = "mark admitted"
+		}
+		if m.Future {
+			class += " future"
+		}
+		out = append(out, MarkPos{Mark: m, X: num(p.X(m.At)), Y: num(p.Y(m.Level) - float64(m.Stack)*11), Class: class})
+	}
+	return out
+}
+
+// Status is the text under the lane.
+func (p LanePlot) Status() string { return p.Lane.Status(p.View.Clock.Now) }
+
+// MarkTitle is the tooltip and accessible name of a mark.
+func MarkTitle(m play.Mark) string { return m.Describe() }
+
+// Transform places a mark's group.
+func (m MarkPos) Transform() string { return "translate(" + m.X + " " + m.Y + ")" }
+
+// ClockText shows the clock.
+func ClockText(v play.View) string { return scenario.FormatMs(v.Clock.Now) }
+
+// Sec shows ms as seconds for a number field.
+func Sec(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) }
+
+// Itoa formats an integer.
+func Itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
+
+// Has reports whether the scenario runs a lane like spec.
+func Has(v play.View, name string, arithmetic policies.Arithmetic) bool {
+	for _, s := range v.Scenario.Specs() {
+		if s.Name == name && (arithmetic == "" || s.Params(v.Scenario).Arithmetic == arithmetic) {
+			return true
+		}
+	}
+	return false
+}
+
+// SpecOption returns an option of the scenario's first spec with that name
+// (buckets or burst), or def.
+func SpecOption(v play.View, name string, def int64) int64 {
+	for _, s := range v.Scenario.Specs() {
+		if s.Name == name {
+			switch name {
+			case policies.SlidingBuckets:
+				return s.Params(v.Scenario).Buckets
+			default:
+				if s.Burst != 0 {
+					return s.Burst
+				}
+			}
+		}
+	}
+	return def
+}
+
+// FieldError returns the message for one error slot of the page.
+func (pp PlayPage) FieldError(slot string) string { return SlotMessage(pp.Errors, slot) }
+
+// SlotMessage joins the errors that belong next to one field of the page.
+func SlotMessage(errs scenario.Errors, slot string) string {
+	var msgs []string
+	for _, e := range errs {
+		if ErrorSlot(e.Field) == slot {
+			msgs = append(msgs, e.Error())
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// ErrorSlots are the places on the page where field errors appear.
+var ErrorSlots = []string{"settings", "cost", "count", "pattern", "clock", "client", "selected", "load"}
+
+// ErrorSlot says where an error about a field is shown.
+func ErrorSlot(field string) string {
+	switch {
+	case field == "limit" || field == "windowMs" || strings.HasPrefix(field, "policies") || field == "buckets" || field == "burst":
+		return "settings"
+	case field == "cost":
+		return "cost"
+	case field == "count" || field == "requests":
+		return "count"
+	case field == "span" || field == "pattern" || field == "patternCount":
+		return "pattern"
+	case field == "at" || field == "step" || field == "speed":
+		return "clock"
+	case field == "client":
+		return "client"
+	case field == "selected":
+		return "selected"
+	}
+	return "load"
+}
+
+// HeaderLines writes the explanation's headers as an HTTP response would.
+func HeaderLines(e play.Explained) string {
+	var b strings.Builder
+	for i, h := range e.Headers {
+		if i == 0 {
+			b.WriteString("HTTP/1.1 " + h.Value)
+			continue
+		}
+		b.WriteString("\n" + h.Name + ": " + h.Value)
+	}
+	return b.String()
+}
+
+// StateText describes a policy state in one line.
+func StateText(policy string, s policies.State) string {
+	est := scenario.FormatFraction(s.Estimate)
+	switch policy {
+	case policies.FixedWindow:
+		return fmt.Sprintf("window from %s, count %d", scenario.FormatMs(s.WindowStart), s.Count)
+	case policies.SlidingLog:
+		ts := make([]string, len(s.Log))
+		for i, t := range s.Log {
+			ts[i] = scenario.FormatMs(t)
+		}
+		return fmt.Sprintf("%d in the log: [%s]", len(s.Log), strings.Join(ts, ", "))
+	case policies.SlidingCounter:
+		return fmt.Sprintf("window from %s, previous %d, current %d, estimate %s", scenario.FormatMs(s.WindowStart), s.Previous, s.Current, est)
+	case policies.SlidingBuckets:
+		cs := make([]string, len(s.Slots))
+		for i, sl := range s.Slots {
+			cs[i] = strconv.FormatInt(sl.Count, 10)
+		}
+		return fmt.Sprintf("slots [%s], estimate %s", strings.Join(cs, " "), est)
+	case policies.TokenBucket:
+		return fmt.Sprintf("tokens %s of %d", scenario.FormatFraction(s.Tokens), s.Capacity)
+	case policies.GCRA:
+		return fmt.Sprintf("TAT %s ms, in use %s", scenario.FormatFraction(s.TAT), est)
+	}
+	return "estimate " + est
+}
+
+// LatestSummary is the live region's text: every lane's latest decisions.
+func LatestSummary(v play.View) string {
+	parts := make([]string, 0, len(v.Lanes))
+	for _, l := range v.Lanes {
+		parts = append(parts, l.LatestText())
+	}
+	return strings.Join(parts, " ")
+}
+
+// playSignals declares the page's signals with the session's values. Every
+// name is lower case: HTML lower-cases the data-bind-* attribute names.
+func playSignals(pp PlayPage) string {
+	v := pp.View
+	sig := map[string]any{
+		"limit":        v.Scenario.Limit,
+		"windows":      float64(v.Scenario.WindowMs) / 1000,
+		"pfixed":       Has(v, policies.FixedWindow, ""),
+		"plog":         Has(v, policies.SlidingLog, ""),
+		"pfloor":       Has(v, policies.SlidingCounter, policies.Floor),
+		"pexact":       Has(v, policies.SlidingCounter, policies.Exact),
+		"pbuckets":     Has(v, policies.SlidingBuckets, ""),
+		"buckets":      SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
+		"ptoken":       Has(v, policies.TokenBucket, ""),
+		"pgcra":        Has(v, policies.GCRA, ""),
+		"burst":        SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
+		"cost":         v.Cost,
+		"count":        3,
+		"pattern":      string(play.Steady),
+		"patterncount": 10,
+		"spans":        float64(v.Scenario.WindowMs) / 1000,
+		"jumps":        float64(v.Clock.Now) / 1000,
+		"speed":        v.Clock.Speed.String(),
+		"client":       v.Client,
+		"newclient":    "",
+	}
+	data, err := json.Marshal(sig)
+	if err != nil {
+		panic("templates: " + err.Error()) // numbers, strings and booleans only
+	}
+	return string(data)
+}
+
+// keyHandler is the page's keyboard shortcuts. Keys typed into a field, or
+// with a modifier, are left alone; space is left to a focused button or link.
+// Datastar splits an expression at semicolons, so this is one expression: a
+// chain of conditionals.
+func keyHandler(base string) string {
+	k := func(key, action string) string {
+		return "evt.key === '" + key + "' ? (evt.preventDefault(), " + post(base, action) + ") : "
+	}
+	return "(evt.ctrlKey || evt.metaKey || evt.altKey || evt.target.closest('input, select, textarea')) ? null : " +
+		"(evt.key === ' ' && !evt.target.closest('button, a, summary')) ? (evt.preventDefault(), " + post(base, "toggle") + ") : " +
+		k("f", "fire") + k("b", "burst") + k("p", "pattern") + k(".", "step?ms=100") + k("s", "step?ms=1000") +
+		k("ArrowRight", "step?ms=1000") + k("w", "step?window=1") + k("j", "jump") + k("r", "reset") +
+		k("[", "select?d=-1") + k("]", "select?d=1") + "null"
+}
