@@ -1,0 +1,266 @@
+// Package exercises loads the exercise files in this folder and checks
+// learners' answers against the real policies.
+//
+// An exercise is a JSON file an instructor can copy and edit:
+//
+//	{
+//	  "title": "Try it 1, exact arithmetic",
+//	  "lesson": "sliding-counter",
+//	  "scenario": "try-it",
+//	  "policy": "sliding-counter/exact",
+//	  "ask": "outcome",
+//	  "at": "33 s",
+//	  "question": "Is a request at {at} admitted?",
+//	  "vary": {"at": {"from": "31 s", "to": "59 s", "step": "1 s"}}
+//	}
+//
+// The answer is never stored: it is computed by running the scenario each
+// time an answer is checked. README.md in this folder describes every field.
+package exercises
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/scenario"
+)
+
+//go:embed *.json
+var content embed.FS
+
+// The kinds of question an exercise can ask.
+const (
+	AskOutcome    = "outcome"     // is a request at "at" admitted?
+	AskFirstAdmit = "first-admit" // the first instant at or after "at" that admits a request
+	AskCount      = "count"       // how many of the scenario's requests are admitted
+	AskWhich      = "which"       // which of "policies" admit a request at "at"
+)
+
+// Exercise is one exercise file.
+type Exercise struct {
+	ID       string          `json:"id"`
+	Title    string          `json:"title"`
+	Lesson   string          `json:"lesson"`
+	Question string          `json:"question"`
+	Scenario json.RawMessage `json:"scenario"` // a scenario name or an inline scenario
+	Policy   string          `json:"policy"`
+	Policies []string        `json:"policies"`
+	Ask      string          `json:"ask"`
+	At       string          `json:"at"`
+	Explain  string          `json:"explain"`
+	Vary     *Vary           `json:"vary"`
+	Comment  string          `json:"comment"`
+
+	base scenario.Scenario
+	at   int64
+}
+
+// Vary says how "Another one" changes the exercise. Each field is optional.
+type Vary struct {
+	At    *Range    `json:"at"`    // a new question time, in steps
+	Limit *[2]int64 `json:"limit"` // a new limit in [from, to]; requests whose count was the limit keep filling it
+}
+
+// Range is an inclusive span of times written as people write them.
+type Range struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Step string `json:"step"`
+
+	from, to, step int64
+}
+
+// Set is every exercise, in file-name order.
+type Set struct {
+	Exercises []*Exercise
+	lib       *lessons.Library
+}
+
+// Load reads the exercises embedded in this package, resolving scenarios
+// by name through lib.
+func Load(lib *lessons.Library) (*Set, error) {
+	return LoadFS(content, lib)
+}
+
+// LoadFS reads every *.json file at the top of fsys.
+func LoadFS(fsys fs.FS, lib *lessons.Library) (*Set, error) {
+	names, err := fs.Glob(fsys, "*.json")
+	if err != nil {
+		return nil, err
+	}
+	set := &Set{lib: lib}
+	var errs []error
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		e, err := Parse(data, name, lib)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if set.Get(e.ID) != nil {
+			errs = append(errs, fmt.Errorf("exercises: %s: a second exercise with id %q", name, e.ID))
+			continue
+		}
+		set.Exercises = append(set.Exercises, e)
+	}
+	return set, errors.Join(errs...)
+}
+
+// Get returns the exercise with the id, or nil.
+func (s *Set) Get(id string) *Exercise {
+	for _, e := range s.Exercises {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// Title is a lookup for lessons.Library.ExerciseTitle.
+func (s *Set) Title(id string) (string, bool) {
+	if e := s.Get(id); e != nil {
+		return e.Title, true
+	}
+	return "", false
+}
+
+// Parse reads and validates one exercise file. name is the file's name,
+// used for messages and as the id when the file gives none. Every problem
+// is reported, each naming its field.
+func Parse(data []byte, name string, lib *lessons.Library) (*Exercise, error) {
+	var e Exercise
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("exercises: %s: not a valid exercise file: %v", name, err)
+	}
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if e.ID == "" {
+		e.ID = strings.TrimSuffix(path.Base(name), ".json")
+	}
+	for _, r := range e.ID {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			bad("id: %q may hold only a-z, 0-9 and -", e.ID)
+			break
+		}
+	}
+	if e.Title == "" {
+		bad("title: missing")
+	}
+	if e.Question == "" {
+		bad("question: missing")
+	}
+	if lib != nil && e.Lesson != "" && lib.Lesson(e.Lesson) == nil {
+		bad("lesson: no lesson %q", e.Lesson)
+	}
+	s, err := resolveScenario(e.Scenario, lib)
+	if err != nil {
+		bad("scenario: %v", err)
+	}
+	e.base = s
+	switch e.Ask {
+	case AskOutcome, AskFirstAdmit, AskCount:
+		if e.Policy == "" {
+			bad("policy: missing (for example \"sliding-counter/exact\")")
+		} else if _, err := scenario.ParsePolicyRef(e.Policy); err != nil {
+			bad("policy: %v", err)
+		}
+		if len(e.Policies) > 0 {
+			bad("policies: only a \"which\" question lists policies; use policy")
+		}
+	case AskWhich:
+		if len(e.Policies) < 2 {
+			bad("policies: a \"which\" question needs at least two")
+		}
+		for i, p := range e.Policies {
+			if _, err := scenario.ParsePolicyRef(p); err != nil {
+				bad("policies[%d]: %v", i, err)
+			}
+		}
+		if e.Policy != "" {
+			bad("policy: a \"which\" question lists its policies under policies")
+		}
+	default:
+		bad("ask: %q is not one of outcome, first-admit, count, which", e.Ask)
+	}
+	if e.Ask != AskCount {
+		if e.At == "" {
+			bad("at: missing (the time of the request asked about, like \"33 s\")")
+		} else if e.at, err = lessons.ParseMoment(e.At, 0); err != nil {
+			bad("at: %v", err)
+		}
+	} else if e.At != "" {
+		bad("at: a count question is about the whole scenario; leave at out")
+	}
+	if v := e.Vary; v != nil {
+		if v.At != nil {
+			if e.Ask == AskCount {
+				bad("vary.at: a count question has no time to vary")
+			}
+			for _, f := range []struct {
+				name string
+				text string
+				dst  *int64
+			}{{"from", v.At.From, &v.At.from}, {"to", v.At.To, &v.At.to}, {"step", v.At.Step, &v.At.step}} {
+				if *f.dst, err = lessons.ParseMoment(f.text, 0); err != nil {
+					bad("vary.at.%s: %v", f.name, err)
+				}
+			}
+			if v.At.step < 1 || v.At.to < v.At.from {
+				bad("vary.at: want from <= to and a step of at least 1 ms")
+			}
+		}
+		if v.Limit != nil && (v.Limit[0] < 1 || v.Limit[1] < v.Limit[0] || v.Limit[1] > 1000) {
+			bad("vary.limit: want [from, to] with 1 <= from <= to <= 1000")
+		}
+	}
+	if len(problems) == 0 {
+		// The answer must be computable: a file whose question has no answer
+		// is as broken as one with a missing field.
+		if _, err := e.Instance(0).Solve(); err != nil {
+			bad("computing the answer: %v", err)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("exercises: %s: %s", name, strings.Join(problems, "; "))
+	}
+	return &e, nil
+}
+
+func resolveScenario(raw json.RawMessage, lib *lessons.Library) (scenario.Scenario, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return scenario.Scenario{}, errors.New("missing (a scenario name such as \"try-it\", or a scenario object)")
+	}
+	if raw[0] == '"' {
+		var name string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return scenario.Scenario{}, err
+		}
+		if lib == nil {
+			return scenario.Scenario{}, fmt.Errorf("no scenario library to find %q in", name)
+		}
+		return lib.Scenario(name)
+	}
+	return scenario.Parse(raw)
+}
+
+// Lanes returns the policies the exercise asks about.
+func (e *Exercise) Lanes() []string {
+	if e.Ask == AskWhich {
+		return slices.Clone(e.Policies)
+	}
+	return []string{e.Policy}
+}

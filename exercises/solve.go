@@ -1,0 +1,189 @@
+package exercises
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/scenario"
+)
+
+// Instance is one exercise with its variant chosen: seed 0 is the exercise
+// as written, any other seed a variant generated from it, the same every
+// time for the same seed.
+type Instance struct {
+	Exercise *Exercise
+	Seed     uint64
+	Scenario scenario.Scenario
+	At       int64 // the question's instant (unused by count)
+}
+
+// Instance returns the variant for seed.
+func (e *Exercise) Instance(seed uint64) Instance {
+	in := Instance{Exercise: e, Seed: seed, Scenario: e.base, At: e.at}
+	in.Scenario.Requests = append([]scenario.Request(nil), e.base.Requests...)
+	in.Scenario.Policies = append([]scenario.PolicySpec(nil), e.base.Policies...)
+	if seed == 0 || e.Vary == nil {
+		return in
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xe8e8c15e))
+	if v := e.Vary.At; v != nil {
+		steps := (v.to - v.from) / v.step
+		in.At = v.from + rng.Int64N(steps+1)*v.step
+	}
+	if v := e.Vary.Limit; v != nil {
+		old := in.Scenario.Limit
+		limit := v[0] + rng.Int64N(v[1]-v[0]+1)
+		in.Scenario.Limit = limit
+		for i, r := range in.Scenario.Requests {
+			if r.Count == old {
+				in.Scenario.Requests[i].Count = limit
+			}
+		}
+	}
+	return in
+}
+
+// Question is the exercise's question with {at}, {limit} and {window}
+// filled in for this variant.
+func (in Instance) Question() string {
+	return strings.NewReplacer(
+		"{at}", scenario.FormatMs(in.At),
+		"{limit}", strconv.FormatInt(in.Scenario.Limit, 10),
+		"{window}", scenario.FormatMs(in.Scenario.WindowMs),
+	).Replace(in.Exercise.Question)
+}
+
+// Solution is the computed answer with the working that produced it.
+type Solution struct {
+	Kind    string
+	Outcome bool     // outcome
+	Moment  int64    // first-admit, ms
+	Count   int      // count
+	Admit   []string // which: the policies (as refs) that admit
+	Trace   []Step
+}
+
+// Step is one line of working: a decision with its arithmetic.
+type Step struct {
+	Policy  string
+	At      int64
+	Outcome string // "admitted", "refused", "refused, can never pass"
+	Working string
+	Note    string // why this step is shown
+}
+
+// Text writes the answer the way the page states it.
+func (s Solution) Text() string {
+	switch s.Kind {
+	case AskOutcome:
+		if s.Outcome {
+			return "admitted"
+		}
+		return "refused"
+	case AskFirstAdmit:
+		return scenario.FormatMs(s.Moment)
+	case AskCount:
+		return strconv.Itoa(s.Count)
+	case AskWhich:
+		if len(s.Admit) == 0 {
+			return "neither"
+		}
+		return strings.Join(s.Admit, " and ")
+	}
+	return ""
+}
+
+// Solve computes the answer by running the scenario through the policies.
+func (in Instance) Solve() (Solution, error) {
+	e := in.Exercise
+	sol := Solution{Kind: e.Ask}
+	s := in.Scenario
+	if err := s.Validate(); err != nil {
+		return sol, err
+	}
+	switch e.Ask {
+	case AskOutcome, AskWhich:
+		for _, ref := range e.Lanes() {
+			spec, err := scenario.ParsePolicyRef(ref)
+			if err != nil {
+				return sol, err
+			}
+			d, err := scenario.WhatIf(s, spec, scenario.Request{At: in.At})
+			if err != nil {
+				return sol, err
+			}
+			sol.Trace = append(sol.Trace, step(s, spec, d, "the request asked about"))
+			if e.Ask == AskOutcome {
+				sol.Outcome = d.Allowed()
+			} else if d.Allowed() {
+				sol.Admit = append(sol.Admit, ref)
+			}
+		}
+	case AskFirstAdmit:
+		spec, err := scenario.ParsePolicyRef(e.Policy)
+		if err != nil {
+			return sol, err
+		}
+		at, err := scenario.FirstAdmitted(s, spec, scenario.Request{At: in.At}, 3*s.WindowMs)
+		if err != nil {
+			return sol, fmt.Errorf("no request passes within three windows of %s", scenario.FormatMs(in.At))
+		}
+		sol.Moment = at
+		if at > in.At {
+			d, _ := scenario.WhatIf(s, spec, scenario.Request{At: in.At})
+			sol.Trace = append(sol.Trace, step(s, spec, d, "a request at the start is refused"))
+			if at-1 > in.At {
+				d, _ = scenario.WhatIf(s, spec, scenario.Request{At: at - 1})
+				sol.Trace = append(sol.Trace, step(s, spec, d, "one millisecond too early"))
+			}
+		}
+		d, _ := scenario.WhatIf(s, spec, scenario.Request{At: at})
+		sol.Trace = append(sol.Trace, step(s, spec, d, "the first instant that admits"))
+	case AskCount:
+		spec, err := scenario.ParsePolicyRef(e.Policy)
+		if err != nil {
+			return sol, err
+		}
+		one := s
+		one.Policies = []scenario.PolicySpec{spec}
+		res, err := scenario.Run(one)
+		if err != nil {
+			return sol, err
+		}
+		r := res.Results[0]
+		sol.Count = r.Admitted
+		for _, d := range r.Decisions {
+			if !d.Probe {
+				sol.Trace = append(sol.Trace, stepFrom(r, d, ""))
+			}
+		}
+	default:
+		return sol, fmt.Errorf("unknown question kind %q", e.Ask)
+	}
+	return sol, nil
+}
+
+// step words one what-if decision.
+func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, note string) Step {
+	p := scenario.PolicyResult{Policy: spec.Name, Label: spec.Label(s)}
+	params := spec.Params(s)
+	p.Params = scenario.ParamsOut{Limit: params.Limit, WindowMs: params.WindowMs}
+	return stepFrom(p, d, note)
+}
+
+func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
+	out := "admitted"
+	switch {
+	case d.Detail.Never:
+		out = "refused, can never pass"
+	case !d.Allowed():
+		out = "refused"
+		if retry, ok := d.RetryAfter(); ok {
+			out += ", retry in " + scenario.FormatMs(retry)
+		}
+	}
+	return Step{Policy: p.Label, At: d.At, Outcome: out, Working: lessons.Terms(p, d), Note: note}
+}
