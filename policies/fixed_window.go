@@ -2,7 +2,7 @@ package policies
 
 import "unsafe"
 
-// FixedWindowPolicy is fixed-window (registry entry 004): windows of
+// fixedWindowPolicy is fixed-window (registry entry 004): windows of
 // windowMs aligned to the epoch (window = now - now mod windowMs), one count
 // per key, reset at each window edge.
 //
@@ -18,7 +18,7 @@ import "unsafe"
 //
 // Each key holds two integers: its latest instant (which also names its
 // window) and the count. Keys are never forgotten.
-type FixedWindowPolicy struct {
+type fixedWindowPolicy struct {
 	p    Params
 	keys keyTable[fixedWindowState]
 }
@@ -28,18 +28,18 @@ type fixedWindowState struct {
 	count  int64 // permits admitted in that window
 }
 
-func newFixedWindow(p Params) *FixedWindowPolicy {
-	return &FixedWindowPolicy{p: p, keys: newKeyTable[fixedWindowState]()}
+func newFixedWindow(p Params) *fixedWindowPolicy {
+	return &fixedWindowPolicy{p: p, keys: newKeyTable[fixedWindowState]()}
 }
 
 // Name returns "fixed-window".
-func (f *FixedWindowPolicy) Name() string { return FixedWindow }
+func (f *fixedWindowPolicy) Name() string { return FixedWindow }
 
 // Params returns the parameters the policy was built with.
-func (f *FixedWindowPolicy) Params() Params { return f.p }
+func (f *fixedWindowPolicy) Params() Params { return f.p }
 
 // view is the key's window start and count at instant at >= st.latest.
-func (f *FixedWindowPolicy) view(st fixedWindowState, at int64) (start, count int64) {
+func (f *fixedWindowPolicy) view(st fixedWindowState, at int64) (start, count int64) {
 	w := f.p.WindowMs
 	start = at - at%w
 	if start == st.latest-st.latest%w {
@@ -49,7 +49,7 @@ func (f *FixedWindowPolicy) view(st fixedWindowState, at int64) (start, count in
 }
 
 // Decide implements Policy.
-func (f *FixedWindowPolicy) Decide(key Key, now, cost int64) Decision {
+func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	var st fixedWindowState
 	ps := f.keys.find(key)
@@ -83,7 +83,7 @@ func (f *FixedWindowPolicy) Decide(key Key, now, cost int64) Decision {
 
 // Peek implements Policy: the count in the window at now (or at the key's
 // latest instant when now is earlier).
-func (f *FixedWindowPolicy) Peek(key Key, now int64) Fraction {
+func (f *fixedWindowPolicy) Peek(key Key, now int64) Fraction {
 	st := f.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	_, count := f.view(st, at)
@@ -91,7 +91,7 @@ func (f *FixedWindowPolicy) Peek(key Key, now int64) Fraction {
 }
 
 // Snapshot implements Policy.
-func (f *FixedWindowPolicy) Snapshot(key Key, now int64) State {
+func (f *fixedWindowPolicy) Snapshot(key Key, now int64) State {
 	st := f.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, count := f.view(st, at)
@@ -99,10 +99,10 @@ func (f *FixedWindowPolicy) Snapshot(key Key, now int64) State {
 }
 
 // Stats implements Policy: two integers per key.
-func (f *FixedWindowPolicy) Stats() Stats {
+func (f *fixedWindowPolicy) Stats() Stats {
 	return Stats{Keys: f.keys.len(), Entries: 2 * int64(f.keys.len()), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{}))}
 }
 
-func (f *FixedWindowPolicy) clone() Policy {
-	return &FixedWindowPolicy{p: f.p, keys: f.keys.clone()}
+func (f *fixedWindowPolicy) clone() Policy {
+	return &fixedWindowPolicy{p: f.p, keys: f.keys.clone()}
 }

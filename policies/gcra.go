@@ -2,7 +2,7 @@ package policies
 
 import "unsafe"
 
-// GCRAPolicy is the generic cell rate algorithm: each key keeps its
+// gcraPolicy is the generic cell rate algorithm: each key keeps its
 // theoretical arrival time (TAT), the instant at which its bucket would be
 // full again. Permits are emitted every windowMs/limit ms with a tolerance
 // of Burst permits (Burst 0 means Limit).
@@ -22,7 +22,7 @@ import "unsafe"
 // the caller's now. The rule is why each key stores its latest instant next
 // to the TAT: the decision itself needs only the TAT. Keys are never
 // forgotten.
-type GCRAPolicy struct {
+type gcraPolicy struct {
 	p        Params
 	capacity int64 // burst*windowMs units of 1/limit ms
 	keys     keyTable[gcraState]
@@ -33,18 +33,18 @@ type gcraState struct {
 	tat    int64 // units of 1/limit ms; 0 for an unseen key (a full bucket)
 }
 
-func newGCRA(p Params) *GCRAPolicy {
-	return &GCRAPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[gcraState]()}
+func newGCRA(p Params) *gcraPolicy {
+	return &gcraPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[gcraState]()}
 }
 
 // Name returns "gcra".
-func (g *GCRAPolicy) Name() string { return GCRA }
+func (g *gcraPolicy) Name() string { return GCRA }
 
 // Params returns the parameters, with Burst 0 reported as Limit.
-func (g *GCRAPolicy) Params() Params { return g.p }
+func (g *gcraPolicy) Params() Params { return g.p }
 
 // Decide implements Policy.
-func (g *GCRAPolicy) Decide(key Key, now, cost int64) Decision {
+func (g *gcraPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	var st gcraState
 	ps := g.keys.find(key)
@@ -80,7 +80,7 @@ func (g *GCRAPolicy) Decide(key Key, now, cost int64) Decision {
 }
 
 // Peek implements Policy: permits in use at now, (max(TAT, T) - T)/windowMs.
-func (g *GCRAPolicy) Peek(key Key, now int64) Fraction {
+func (g *gcraPolicy) Peek(key Key, now int64) Fraction {
 	st := g.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	t := at * g.p.Limit
@@ -89,7 +89,7 @@ func (g *GCRAPolicy) Peek(key Key, now int64) Fraction {
 
 // Snapshot implements Policy: TAT is in ms, never earlier than the instant
 // described (an idle key's TAT is now).
-func (g *GCRAPolicy) Snapshot(key Key, now int64) State {
+func (g *gcraPolicy) Snapshot(key Key, now int64) State {
 	st := g.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	t := at * g.p.Limit
@@ -98,11 +98,11 @@ func (g *GCRAPolicy) Snapshot(key Key, now int64) State {
 }
 
 // Stats implements Policy: the TAT and the latest instant per key.
-func (g *GCRAPolicy) Stats() Stats {
+func (g *gcraPolicy) Stats() Stats {
 	return Stats{Keys: g.keys.len(), Entries: 2 * int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
 }
 
-func (g *GCRAPolicy) clone() Policy {
+func (g *gcraPolicy) clone() Policy {
 	c := *g
 	c.keys = g.keys.clone()
 	return &c

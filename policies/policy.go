@@ -180,6 +180,16 @@ type Stats struct {
 
 // New builds a policy by name, validating its parameters. Errors name the
 // parameter and the reason, prefixed with "policies: ".
+//
+// Each policy documents its arithmetic and its late rule on its type, in the
+// file named after it. In short: fixed-window, sliding-log, sliding-counter,
+// token-bucket and gcra decide a now earlier than the key's latest instant
+// at that instant; sliding-buckets follows its seed, estimating at its
+// newest bucket and refusing a late request whose bucket no longer counts in
+// full. Either way RetryAfterMs is counted from the caller's now. Estimates
+// are not reduced (sliding-counter Exact has denominator windowMs,
+// sliding-buckets the bucket width, token-bucket and gcra windowMs); see
+// Fraction.Reduced.
 func New(name string, p Params) (Policy, error) {
 	return newPolicy(name, p)
 }

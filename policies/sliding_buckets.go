@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// SlidingBucketsPolicy is sliding-buckets (deep dive 003): each window of
+// slidingBucketsPolicy is sliding-buckets (deep dive 003): each window of
 // windowMs is split into k = Buckets sub-buckets of width b = windowMs/k,
 // and each key keeps a ring of n = k+1 slot counters indexed by the absolute
 // bucket number ⌊t/b⌋ mod n. The policy generalises the others: k = 1 is
@@ -42,7 +42,7 @@ import (
 //
 // Memory: n slots of int64 per key plus the newest bucket and the running
 // total, all rings in one backing slice. Keys are never forgotten.
-type SlidingBucketsPolicy struct {
+type slidingBucketsPolicy struct {
 	p     Params
 	k, n  int64 // buckets per window, slots per key (k+1)
 	width int64 // b, the bucket width in ms
@@ -56,32 +56,32 @@ type slidingBucketsState struct {
 	ring   int32 // which ring of slots is the key's
 }
 
-func newSlidingBuckets(p Params) *SlidingBucketsPolicy {
-	return &SlidingBucketsPolicy{
+func newSlidingBuckets(p Params) *slidingBucketsPolicy {
+	return &slidingBucketsPolicy{
 		p: p, k: p.Buckets, n: p.Buckets + 1, width: p.WindowMs / p.Buckets,
 		keys: newKeyTable[slidingBucketsState](),
 	}
 }
 
 // Name returns "sliding-buckets".
-func (s *SlidingBucketsPolicy) Name() string { return SlidingBuckets }
+func (s *slidingBucketsPolicy) Name() string { return SlidingBuckets }
 
 // Params returns the parameters the policy was built with.
-func (s *SlidingBucketsPolicy) Params() Params { return s.p }
+func (s *slidingBucketsPolicy) Params() Params { return s.p }
 
-func (s *SlidingBucketsPolicy) ring(i int32) []int64 {
+func (s *slidingBucketsPolicy) ring(i int32) []int64 {
 	return s.slots[int64(i)*s.n : int64(i+1)*s.n]
 }
 
 // pos is the ring position of absolute bucket x (which may be negative
 // before the first window of the epoch).
-func (s *SlidingBucketsPolicy) pos(x int64) int64 {
+func (s *slidingBucketsPolicy) pos(x int64) int64 {
 	return ((x % s.n) + s.n) % s.n
 }
 
 // advance moves the ring to bucket b > st.newest, zeroing the slots of the
 // buckets that left: at most n.
-func (s *SlidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b int64) {
+func (s *slidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b int64) {
 	if b <= st.newest {
 		return
 	}
@@ -96,7 +96,7 @@ func (s *SlidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b 
 
 // view returns, without changing anything, the bucket the key is estimated
 // in at now, the elapsed ms in it, the oldest slot and the rest.
-func (s *SlidingBucketsPolicy) view(st slidingBucketsState, ring []int64, now int64) (b, elapsed, oldest, rest int64) {
+func (s *slidingBucketsPolicy) view(st slidingBucketsState, ring []int64, now int64) (b, elapsed, oldest, rest int64) {
 	b = now / s.width
 	if b < st.newest {
 		b, elapsed = st.newest, 0
@@ -115,13 +115,13 @@ func (s *SlidingBucketsPolicy) view(st slidingBucketsState, ring []int64, now in
 	return b, elapsed, oldest, rest
 }
 
-func (s *SlidingBucketsPolicy) estimate(oldest, rest, elapsed int64) (est, carried Fraction) {
+func (s *slidingBucketsPolicy) estimate(oldest, rest, elapsed int64) (est, carried Fraction) {
 	weighted := oldest * (s.width - elapsed)
 	return Fraction{rest*s.width + weighted, s.width}, Fraction{weighted, s.width}
 }
 
 // Decide implements Policy.
-func (s *SlidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
+func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	st := s.keys.find(key)
 	if st == nil {
@@ -182,7 +182,7 @@ func (s *SlidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 // cost is admitted. In bucket b+j the oldest slot is bucket b-k+j and the
 // rest are buckets b-k+j+1 … b; inside each bucket the weighted term only
 // falls, so firstElapsed solves it. From bucket b+k+1 the ring is empty.
-func (s *SlidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, cost int64) int64 {
+func (s *slidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, cost int64) int64 {
 	for j := int64(0); j <= s.k; j++ {
 		if e := firstElapsed(oldest, s.p.Limit-rest-cost, s.width, true); e < s.width {
 			if j == 0 {
@@ -199,7 +199,7 @@ func (s *SlidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, c
 }
 
 // add allocates the state and the ring of a new key.
-func (s *SlidingBucketsPolicy) add(key Key) *slidingBucketsState {
+func (s *slidingBucketsPolicy) add(key Key) *slidingBucketsState {
 	i := int32(s.keys.len())
 	s.slots = slices.Grow(s.slots, int(s.n))
 	s.slots = s.slots[:len(s.slots)+int(s.n)]
@@ -212,7 +212,7 @@ func (s *SlidingBucketsPolicy) add(key Key) *slidingBucketsState {
 // record is the seed's raw add: count events at now in their own bucket,
 // advancing the ring first; a bucket that has left the ring is dropped. It
 // checks no limit and exists so the seed's ring asserts can run as tests.
-func (s *SlidingBucketsPolicy) record(key Key, now, count int64) {
+func (s *slidingBucketsPolicy) record(key Key, now, count int64) {
 	now = clampTime(now)
 	st := s.keys.find(key)
 	if st == nil {
@@ -228,7 +228,7 @@ func (s *SlidingBucketsPolicy) record(key Key, now, count int64) {
 }
 
 // Peek implements Policy.
-func (s *SlidingBucketsPolicy) Peek(key Key, now int64) Fraction {
+func (s *slidingBucketsPolicy) Peek(key Key, now int64) Fraction {
 	st := s.keys.find(key)
 	if st == nil {
 		return Fraction{0, s.width}
@@ -241,7 +241,7 @@ func (s *SlidingBucketsPolicy) Peek(key Key, now int64) Fraction {
 // Snapshot implements Policy: Slots lists the n slots oldest first (bucket
 // b-k … b), the oldest with weight (width-elapsed)/width. Before the first
 // window of the epoch the oldest starts are negative.
-func (s *SlidingBucketsPolicy) Snapshot(key Key, now int64) State {
+func (s *slidingBucketsPolicy) Snapshot(key Key, now int64) State {
 	now = clampTime(now)
 	var st slidingBucketsState
 	ring := make([]int64, s.n)
@@ -267,7 +267,7 @@ func (s *SlidingBucketsPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: k+1 slots per key plus the newest bucket and the
 // running total.
-func (s *SlidingBucketsPolicy) Stats() Stats {
+func (s *slidingBucketsPolicy) Stats() Stats {
 	keys := int64(s.keys.len())
 	return Stats{
 		Keys:        s.keys.len(),
@@ -276,7 +276,7 @@ func (s *SlidingBucketsPolicy) Stats() Stats {
 	}
 }
 
-func (s *SlidingBucketsPolicy) clone() Policy {
+func (s *slidingBucketsPolicy) clone() Policy {
 	c := *s
 	c.keys = s.keys.clone()
 	c.slots = slices.Clone(s.slots)

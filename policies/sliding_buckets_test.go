@@ -8,16 +8,16 @@ import (
 // seedRing builds the seed's SlidingCounter::new(nSlots, bucketNs) as
 // sliding-buckets: k = nSlots-1 buckets of bucketNs, so windowMs =
 // (nSlots-1)*bucketNs. The seed's ns are this package's ms.
-func seedRing(t *testing.T, nSlots, bucket, limit int64) *SlidingBucketsPolicy {
+func seedRing(t *testing.T, nSlots, bucket, limit int64) *slidingBucketsPolicy {
 	t.Helper()
-	return mustNew(t, SlidingBuckets, Params{Limit: limit, WindowMs: (nSlots - 1) * bucket, Buckets: nSlots - 1}).(*SlidingBucketsPolicy)
+	return mustNew(t, SlidingBuckets, Params{Limit: limit, WindowMs: (nSlots - 1) * bucket, Buckets: nSlots - 1}).(*slidingBucketsPolicy)
 }
 
 // TestSlidingBucketsSeedAsserts is the seed's main(), assert by assert: add
 // is record (no limit), estimate is Peek, allow is Decide with cost 1.
 func TestSlidingBucketsSeedAsserts(t *testing.T) {
 	const key = 1
-	estimate := func(t *testing.T, c *SlidingBucketsPolicy, at int64, want Fraction) {
+	estimate := func(t *testing.T, c *slidingBucketsPolicy, at int64, want Fraction) {
 		t.Helper()
 		if got := c.Peek(key, at); !sameFraction(got, want) {
 			t.Errorf("estimate(%d) = %v, want %v", at, got, want)
@@ -128,7 +128,7 @@ func TestSlidingBuckets(t *testing.T) {
 }
 
 func TestSlidingBucketsSnapshotAndStats(t *testing.T) {
-	pol := mustNew(t, SlidingBuckets, Params{Limit: 100, WindowMs: 30, Buckets: 3}).(*SlidingBucketsPolicy)
+	pol := mustNew(t, SlidingBuckets, Params{Limit: 100, WindowMs: 30, Buckets: 3}).(*slidingBucketsPolicy)
 	for _, at := range []int64{5, 15, 25, 35} {
 		pol.record(1, at, 8)
 	}

@@ -2,7 +2,7 @@ package policies
 
 import "unsafe"
 
-// SlidingCounterPolicy is sliding-counter (registry entry 000, lesson 001):
+// slidingCounterPolicy is sliding-counter (registry entry 000, lesson 001):
 // counts for the current epoch-aligned window and the previous one, the
 // previous count fading out linearly as the current window fills.
 //
@@ -29,7 +29,7 @@ import "unsafe"
 //
 // Each key holds three integers: its latest instant (which names its current
 // window), previous and current. Keys are never forgotten.
-type SlidingCounterPolicy struct {
+type slidingCounterPolicy struct {
 	p     Params
 	exact bool
 	keys  keyTable[slidingCounterState]
@@ -41,19 +41,19 @@ type slidingCounterState struct {
 	current  int64
 }
 
-func newSlidingCounter(p Params) *SlidingCounterPolicy {
-	return &SlidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: newKeyTable[slidingCounterState]()}
+func newSlidingCounter(p Params) *slidingCounterPolicy {
+	return &slidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: newKeyTable[slidingCounterState]()}
 }
 
 // Name returns "sliding-counter".
-func (s *SlidingCounterPolicy) Name() string { return SlidingCounter }
+func (s *slidingCounterPolicy) Name() string { return SlidingCounter }
 
 // Params returns the parameters, with Arithmetic "" reported as Floor.
-func (s *SlidingCounterPolicy) Params() Params { return s.p }
+func (s *slidingCounterPolicy) Params() Params { return s.p }
 
 // view moves the state to instant at >= st.latest and returns the window
 // start with the two counts there.
-func (s *SlidingCounterPolicy) view(st slidingCounterState, at int64) (start, previous, current int64) {
+func (s *slidingCounterPolicy) view(st slidingCounterState, at int64) (start, previous, current int64) {
 	w := s.p.WindowMs
 	start = at - at%w
 	switch last := st.latest - st.latest%w; start {
@@ -67,7 +67,7 @@ func (s *SlidingCounterPolicy) view(st slidingCounterState, at int64) (start, pr
 
 // estimate returns the weighted estimate and the carried part of previous at
 // elapsed ms into the window.
-func (s *SlidingCounterPolicy) estimate(previous, current, elapsed int64) (est, carried Fraction) {
+func (s *slidingCounterPolicy) estimate(previous, current, elapsed int64) (est, carried Fraction) {
 	w := s.p.WindowMs
 	weighted := previous * (w - elapsed)
 	if s.exact {
@@ -79,7 +79,7 @@ func (s *SlidingCounterPolicy) estimate(previous, current, elapsed int64) (est, 
 
 // admits reports whether a request of cost passes against previous and
 // current at elapsed ms into the window.
-func (s *SlidingCounterPolicy) admits(previous, current, elapsed, cost int64) bool {
+func (s *slidingCounterPolicy) admits(previous, current, elapsed, cost int64) bool {
 	return admitsWeighted(previous, s.p.Limit-current-cost, s.p.WindowMs, elapsed, s.exact)
 }
 
@@ -130,7 +130,7 @@ func firstElapsed(previous, room, width int64, exact bool) int64 {
 // same request is admitted, if nothing else arrives: later in this window,
 // in the next one (previous = today's current, current = 0) or at the start
 // of the one after, where both counts are zero and any cost <= limit passes.
-func (s *SlidingCounterPolicy) retryAt(start, elapsed, previous, current, cost int64) int64 {
+func (s *slidingCounterPolicy) retryAt(start, elapsed, previous, current, cost int64) int64 {
 	w := s.p.WindowMs
 	if e := firstElapsed(previous, s.p.Limit-current-cost, w, s.exact); e < w {
 		return start + max(e, elapsed)
@@ -142,7 +142,7 @@ func (s *SlidingCounterPolicy) retryAt(start, elapsed, previous, current, cost i
 }
 
 // Decide implements Policy.
-func (s *SlidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
+func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	var st slidingCounterState
 	ps := s.keys.find(key)
@@ -178,7 +178,7 @@ func (s *SlidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
 }
 
 // Peek implements Policy.
-func (s *SlidingCounterPolicy) Peek(key Key, now int64) Fraction {
+func (s *slidingCounterPolicy) Peek(key Key, now int64) Fraction {
 	st := s.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
@@ -187,7 +187,7 @@ func (s *SlidingCounterPolicy) Peek(key Key, now int64) Fraction {
 }
 
 // Snapshot implements Policy.
-func (s *SlidingCounterPolicy) Snapshot(key Key, now int64) State {
+func (s *slidingCounterPolicy) Snapshot(key Key, now int64) State {
 	st := s.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
@@ -196,11 +196,11 @@ func (s *SlidingCounterPolicy) Snapshot(key Key, now int64) State {
 }
 
 // Stats implements Policy: three integers per key.
-func (s *SlidingCounterPolicy) Stats() Stats {
+func (s *slidingCounterPolicy) Stats() Stats {
 	return Stats{Keys: s.keys.len(), Entries: 3 * int64(s.keys.len()), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
 }
 
-func (s *SlidingCounterPolicy) clone() Policy {
+func (s *slidingCounterPolicy) clone() Policy {
 	c := *s
 	c.keys = s.keys.clone()
 	return &c

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// SlidingLogPolicy is sliding-log (registry entry 002): the timestamp of
+// slidingLogPolicy is sliding-log (registry entry 002): the timestamp of
 // every admitted permit, in a ring of exactly limit int64 per key.
 //
 // The window at now is (now-windowMs, now], half-open at the far end: an
@@ -27,7 +27,7 @@ import (
 // Memory: the ring is allocated at its full size the first time a key is
 // decided, so Stats reports limit entries per key whether or not the key is
 // busy. All rings share one backing slice. Keys are never forgotten.
-type SlidingLogPolicy struct {
+type slidingLogPolicy struct {
 	p     Params
 	keys  keyTable[slidingLogState]
 	times []int64 // ring i is times[i*limit : (i+1)*limit]
@@ -40,24 +40,24 @@ type slidingLogState struct {
 	ring   int32 // which ring of times is the key's
 }
 
-func newSlidingLog(p Params) *SlidingLogPolicy {
-	return &SlidingLogPolicy{p: p, keys: newKeyTable[slidingLogState]()}
+func newSlidingLog(p Params) *slidingLogPolicy {
+	return &slidingLogPolicy{p: p, keys: newKeyTable[slidingLogState]()}
 }
 
 // Name returns "sliding-log".
-func (l *SlidingLogPolicy) Name() string { return SlidingLog }
+func (l *slidingLogPolicy) Name() string { return SlidingLog }
 
 // Params returns the parameters the policy was built with.
-func (l *SlidingLogPolicy) Params() Params { return l.p }
+func (l *slidingLogPolicy) Params() Params { return l.p }
 
-func (l *SlidingLogPolicy) ring(i int32) []int64 {
+func (l *slidingLogPolicy) ring(i int32) []int64 {
 	n := l.p.Limit
 	return l.times[int64(i)*n : int64(i+1)*n]
 }
 
 // live returns the head and count once the entries that have left the window
 // at instant at are dropped, without changing the ring.
-func (l *SlidingLogPolicy) live(st slidingLogState, ring []int64, at int64) (head, count int32) {
+func (l *slidingLogPolicy) live(st slidingLogState, ring []int64, at int64) (head, count int32) {
 	head, count = st.head, st.count
 	cutoff := at - l.p.WindowMs
 	for count > 0 && ring[head] <= cutoff {
@@ -71,12 +71,12 @@ func (l *SlidingLogPolicy) live(st slidingLogState, ring []int64, at int64) (hea
 }
 
 // at returns the ring entry j places after head.
-func (l *SlidingLogPolicy) entry(ring []int64, head int32, j int64) int64 {
+func (l *slidingLogPolicy) entry(ring []int64, head int32, j int64) int64 {
 	return ring[(int64(head)+j)%l.p.Limit]
 }
 
 // Decide implements Policy.
-func (l *SlidingLogPolicy) Decide(key Key, now, cost int64) Decision {
+func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	st := l.keys.find(key)
 	if st == nil {
@@ -116,7 +116,7 @@ func (l *SlidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 }
 
 // add allocates the state and the full ring of a new key.
-func (l *SlidingLogPolicy) add(key Key) *slidingLogState {
+func (l *slidingLogPolicy) add(key Key) *slidingLogState {
 	i := int32(l.keys.len())
 	l.times = slices.Grow(l.times, int(l.p.Limit))
 	l.times = l.times[:len(l.times)+int(l.p.Limit)]
@@ -126,7 +126,7 @@ func (l *SlidingLogPolicy) add(key Key) *slidingLogState {
 }
 
 // Peek implements Policy: the entries inside the window at now.
-func (l *SlidingLogPolicy) Peek(key Key, now int64) Fraction {
+func (l *slidingLogPolicy) Peek(key Key, now int64) Fraction {
 	st := l.keys.find(key)
 	if st == nil {
 		return Whole(0)
@@ -138,7 +138,7 @@ func (l *SlidingLogPolicy) Peek(key Key, now int64) Fraction {
 
 // Snapshot implements Policy: Log holds the timestamps inside the window,
 // oldest first.
-func (l *SlidingLogPolicy) Snapshot(key Key, now int64) State {
+func (l *slidingLogPolicy) Snapshot(key Key, now int64) State {
 	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Log: []int64{}}
 	st := l.keys.find(key)
 	if st == nil {
@@ -157,7 +157,7 @@ func (l *SlidingLogPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: limit timestamps per key, plus its latest instant
 // and the ring's head and count.
-func (l *SlidingLogPolicy) Stats() Stats {
+func (l *slidingLogPolicy) Stats() Stats {
 	n := int64(l.keys.len())
 	return Stats{
 		Keys:        l.keys.len(),
@@ -166,6 +166,6 @@ func (l *SlidingLogPolicy) Stats() Stats {
 	}
 }
 
-func (l *SlidingLogPolicy) clone() Policy {
-	return &SlidingLogPolicy{p: l.p, keys: l.keys.clone(), times: slices.Clone(l.times)}
+func (l *slidingLogPolicy) clone() Policy {
+	return &slidingLogPolicy{p: l.p, keys: l.keys.clone(), times: slices.Clone(l.times)}
 }

@@ -2,7 +2,7 @@ package policies
 
 import "unsafe"
 
-// TokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
+// tokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
 // means Limit) that refills at Limit permits per windowMs and starts full.
 //
 // The arithmetic is in integers, in units of 1/windowMs of a permit: the
@@ -21,7 +21,7 @@ import "unsafe"
 // Late rule: a now earlier than the key's latest instant is decided at that
 // latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
 // the caller's now. Keys are never forgotten.
-type TokenBucketPolicy struct {
+type tokenBucketPolicy struct {
 	p        Params
 	capacity int64 // burst*windowMs units
 	keys     keyTable[tokenBucketState]
@@ -32,23 +32,23 @@ type tokenBucketState struct {
 	used   int64 // units in use at latest: burst*windowMs - tokens*windowMs
 }
 
-func newTokenBucket(p Params) *TokenBucketPolicy {
-	return &TokenBucketPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[tokenBucketState]()}
+func newTokenBucket(p Params) *tokenBucketPolicy {
+	return &tokenBucketPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[tokenBucketState]()}
 }
 
 // Name returns "token-bucket".
-func (t *TokenBucketPolicy) Name() string { return TokenBucket }
+func (t *tokenBucketPolicy) Name() string { return TokenBucket }
 
 // Params returns the parameters, with Burst 0 reported as Limit.
-func (t *TokenBucketPolicy) Params() Params { return t.p }
+func (t *tokenBucketPolicy) Params() Params { return t.p }
 
 // used is the deficit in units at instant at >= st.latest.
-func (t *TokenBucketPolicy) used(st tokenBucketState, at int64) int64 {
+func (t *tokenBucketPolicy) used(st tokenBucketState, at int64) int64 {
 	return max(0, st.used-t.p.Limit*(at-st.latest))
 }
 
 // Decide implements Policy.
-func (t *TokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
+func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	var st tokenBucketState
 	ps := t.keys.find(key)
@@ -82,14 +82,14 @@ func (t *TokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
 }
 
 // Peek implements Policy: permits in use at now.
-func (t *TokenBucketPolicy) Peek(key Key, now int64) Fraction {
+func (t *tokenBucketPolicy) Peek(key Key, now int64) Fraction {
 	st := t.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	return Fraction{t.used(st, at), t.p.WindowMs}
 }
 
 // Snapshot implements Policy.
-func (t *TokenBucketPolicy) Snapshot(key Key, now int64) State {
+func (t *tokenBucketPolicy) Snapshot(key Key, now int64) State {
 	st := t.keys.get(key)
 	at, _ := decideAt(clampTime(now), st.latest)
 	used := t.used(st, at)
@@ -97,11 +97,11 @@ func (t *TokenBucketPolicy) Snapshot(key Key, now int64) State {
 }
 
 // Stats implements Policy: two integers per key.
-func (t *TokenBucketPolicy) Stats() Stats {
+func (t *tokenBucketPolicy) Stats() Stats {
 	return Stats{Keys: t.keys.len(), Entries: 2 * int64(t.keys.len()), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
 }
 
-func (t *TokenBucketPolicy) clone() Policy {
+func (t *tokenBucketPolicy) clone() Policy {
 	c := *t
 	c.keys = t.keys.clone()
 	return &c
