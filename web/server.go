@@ -19,6 +19,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/windowlab/playground/web/templates"
 )
@@ -108,7 +109,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, middleware.GetHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
@@ -145,7 +146,7 @@ func (s *Server) Page(r *http.Request, title string, section templates.Section) 
 		Section:      section,
 		Assets:       s.assets,
 		Version:      s.version,
-		Path:         r.URL.Path,
+		Path:         r.URL.RequestURI(),
 		Presentation: r.URL.Query().Get("present") == "1",
 	}
 }

@@ -20,6 +20,14 @@ func TestHealthz(t *testing.T) {
 	if res.status != http.StatusOK || res.body != "ok" {
 		t.Fatalf("GET /healthz = %d %q, want 200 \"ok\"", res.status, res.body)
 	}
+	head, err := http.Head(url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head.Body.Close()
+	if head.StatusCode != http.StatusOK {
+		t.Errorf("HEAD /healthz = %d, want 200", head.StatusCode)
+	}
 }
 
 func TestHomePage(t *testing.T) {

@@ -118,10 +118,23 @@ func TestHomeLinksToTheThreeParts(t *testing.T) {
 	}
 }
 
-func TestPresentationToggleStaysOnSite(t *testing.T) {
-	for _, path := range []string{"", "//evil.example", "javascript:alert(1)"} {
-		if got := (Page{Path: path}).PresentationToggle(); got != "/?present=1" {
-			t.Errorf("Page{Path: %q}.PresentationToggle() = %q, want /?present=1", path, got)
+func TestPresentationToggle(t *testing.T) {
+	tests := []struct {
+		path    string
+		present bool
+		want    string
+	}{
+		{"/play?s=abc", false, "/play?present=1&s=abc"},
+		{"/play?present=1&s=abc", true, "/play?s=abc"},
+		{"/lessons/fixed-window", false, "/lessons/fixed-window?present=1"},
+		// Anything but a local path stays on the site.
+		{"", false, "/?present=1"},
+		{"//evil.example", false, "/?present=1"},
+		{"javascript:alert(1)", false, "/?present=1"},
+	}
+	for _, tt := range tests {
+		if got := (Page{Path: tt.path, Presentation: tt.present}).PresentationToggle(); got != tt.want {
+			t.Errorf("Page{Path: %q, Presentation: %v}.PresentationToggle() = %q, want %q", tt.path, tt.present, got, tt.want)
 		}
 	}
 }

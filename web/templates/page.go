@@ -6,6 +6,7 @@
 package templates
 
 import (
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -44,7 +45,8 @@ type Page struct {
 	Assets Assets
 	// Version names the running build in the footer.
 	Version string
-	// Path is the URL path of the page, used by the presentation-mode link.
+	// Path is the page's path and query (a request URI such as
+	// "/play?s=..."), used by the presentation-mode link.
 	Path string
 	// Presentation switches on large type and high contrast for projectors.
 	Presentation bool
@@ -66,17 +68,21 @@ func (p Page) FullTitle() string {
 	return p.Title + " · " + SiteName
 }
 
-// PresentationToggle is the URL of this page with presentation mode switched
-// the other way.
+// PresentationToggle is the URL of this page, query kept, with presentation
+// mode switched the other way. Anything but a local path becomes "/".
 func (p Page) PresentationToggle() string {
-	path := p.Path
-	if path == "" || !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
-		path = "/"
+	u, err := url.Parse(p.Path)
+	if err != nil || !strings.HasPrefix(p.Path, "/") || strings.HasPrefix(p.Path, "//") {
+		u = &url.URL{Path: "/"}
 	}
+	q := u.Query()
 	if p.Presentation {
-		return path
+		q.Del("present")
+	} else {
+		q.Set("present", "1")
 	}
-	return path + "?present=1"
+	u.RawQuery = q.Encode()
+	return u.RequestURI()
 }
 
 func (p Page) bodyClass() string {
