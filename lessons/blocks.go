@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -63,7 +64,7 @@ var scenarioSourceTmpl = template.Must(template.New("src").Parse(`<details class
 
 func (st *renderState) playURL(s scenario.Scenario) string {
 	if st.lib.PlayURL == nil {
-		return PlayURL(s)
+		return play.EncodeURL(s)
 	}
 	return st.lib.PlayURL(s)
 }
@@ -301,11 +302,11 @@ func Terms(p scenario.PolicyResult, d scenario.Decision) string {
 	case policies.SlidingLog:
 		return fmt.Sprintf("%d in (%s, %s]; %d + %d against %d", t.Count, scenario.FormatMs(d.Detail.At-w), scenario.FormatMs(d.Detail.At), t.Count, cost, d.Detail.Capacity)
 	case policies.SlidingCounter:
-		weight := FormatNumber(policies.Fraction{Num: w - t.Elapsed, Den: w})
+		weight := policies.Fraction{Num: w - t.Elapsed, Den: w}.Reduced().String()
 		return fmt.Sprintf("%d × %s = %s carried + %d current = %s; + %d against %d",
 			t.Previous, weight, FormatNumber(t.Carried), t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
 	case policies.SlidingBuckets:
-		weight := FormatNumber(policies.Fraction{Num: t.BucketMs - t.Elapsed, Den: max(t.BucketMs, 1)})
+		weight := policies.Fraction{Num: t.BucketMs - t.Elapsed, Den: max(t.BucketMs, 1)}.Reduced().String()
 		return fmt.Sprintf("oldest %d × %s + %d in the newer buckets = %s; + %d against %d",
 			t.Previous, weight, t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
 	case policies.TokenBucket:

@@ -20,8 +20,6 @@ package lessons
 import (
 	"bytes"
 	"embed"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -30,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -67,7 +66,7 @@ func Load() (*Library, error) {
 // LoadFS reads lessons (NN-slug.md) and scenarios (scenarios/*.json) from
 // fsys. Every problem with a file is an error naming the file.
 func LoadFS(fsys fs.FS) (*Library, error) {
-	lib := &Library{Scenarios: map[string]scenario.Scenario{}, PlayURL: PlayURL}
+	lib := &Library{Scenarios: map[string]scenario.Scenario{}, PlayURL: play.EncodeURL}
 	names, err := fs.Glob(fsys, "scenarios/*.json")
 	if err != nil {
 		return nil, err
@@ -173,16 +172,6 @@ func (lib *Library) Neighbours(slug string) (prev, next *Lesson) {
 func (l *Lesson) ReadingMinutes() int {
 	words := len(strings.Fields(l.Body))
 	return max(1, (words+199)/200)
-}
-
-// PlayURL is the playground link for a scenario: /play?s= followed by the
-// scenario's JSON in unpadded base64url.
-func PlayURL(s scenario.Scenario) string {
-	data, err := json.Marshal(s)
-	if err != nil {
-		return "/play"
-	}
-	return "/play?s=" + base64.RawURLEncoding.EncodeToString(data)
 }
 
 // Scenario finds a shared scenario by name: a file scenarios/NAME.json, or

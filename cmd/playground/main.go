@@ -3,6 +3,7 @@
 //
 //	playground [serve] [-addr :8080]   start the web server (the default)
 //	playground simulate [--json] [FILE|-]
+//	playground check FILE              validate an exercise, print its computed answer
 package main
 
 import (
@@ -55,7 +56,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runServe(ctx, args, stderr)
 	case "simulate":
 		return runSimulate(args, stdin, stdout)
+	case "check":
+		return runCheck(args, stdout)
 	default:
-		return usagef("unknown command %q (want serve or simulate)", cmd)
+		return usagef("unknown command %q (want serve, simulate or check)", cmd)
 	}
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/windowlab/playground/exercises"
+	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/scenario"
+)
+
+// runCheck validates one exercise file and prints its question, the answer
+// the policies compute and the working behind it. A file that cannot be
+// read or is not a valid exercise is a usage error (exit status 2).
+//
+//	playground check FILE
+func runCheck(args []string, stdout io.Writer) error {
+	if len(args) != 1 {
+		return usagef("check takes one exercise file: playground check exercises/try-it-1-exact.json")
+	}
+	name := args[0]
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return usagef("check: %v", err)
+	}
+	lib, err := lessons.Load()
+	if err != nil {
+		return err
+	}
+	e, err := exercises.Parse(data, filepath.Base(name), lib)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	in := e.Instance(0)
+	sol, err := in.Solve()
+	if err != nil {
+		return usagef("check: %s: computing the answer: %v", name, err)
+	}
+	fmt.Fprintf(stdout, "exercise  %s: %s\n", e.ID, e.Title)
+	fmt.Fprintf(stdout, "question  %s\n", in.Question())
+	fmt.Fprintf(stdout, "policy    %s\n", joinLanes(e.Lanes()))
+	fmt.Fprintf(stdout, "answer    %s (computed by running the scenario)\n", sol.Text())
+	fmt.Fprintln(stdout, "working:")
+	for _, st := range sol.Trace {
+		note := ""
+		if st.Note != "" {
+			note = " — " + st.Note
+		}
+		fmt.Fprintf(stdout, "  %-8s %s: %s (%s)%s\n", scenario.FormatMs(st.At), st.Policy, st.Outcome, st.Working, note)
+	}
+	return nil
+}
+
+func joinLanes(lanes []string) string {
+	out := ""
+	for i, l := range lanes {
+		if i > 0 {
+			out += ", "
+		}
+		out += l
+	}
+	return out
+}

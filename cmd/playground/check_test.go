@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckPrintsTheComputedAnswerAndWorking(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"check", "../../exercises/try-it-1-exact.json"}, strings.NewReader(""), &out, &errOut)
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	for _, want := range []string{"answer    refused", "33 s", "sliding-counter (exact)", "5 × 9/10 = 4.5 carried"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestCheckRejectsBadFilesWithStatus2(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"title": "x", "question": "q", "scenario": "try-it", "ask": "outcome", "at": "soon"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check"}, "one exercise file"},
+		{[]string{"check", filepath.Join(dir, "missing.json")}, "no such file"},
+		{[]string{"check", bad}, "policy: missing"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), tt.args, strings.NewReader(""), &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want it to mention %q", tt.args, err, tt.want)
+		}
+		if code := exitCode(err, &errOut); code != 2 {
+			t.Errorf("%v: exit status %d, want 2", tt.args, code)
+		}
+	}
+}
