@@ -1,0 +1,421 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/scenario"
+	"github.com/windowlab/playground/web/templates"
+)
+
+// carParkUpTo returns the default lanes with the car park's cars that
+// arrive before sec, and the clock at sec.
+func carParkSession(t *testing.T, store *play.Store, beforeSec int) *play.Session {
+	t.Helper()
+	sess, err := store.New(scenario.Scenario{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range carParkArrivals {
+		if a.sec >= beforeSec {
+			break
+		}
+		if err := sess.Jump(int64(a.sec) * 1000); err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.Fire(int64(a.cars)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sess.Jump(int64(beforeSec) * 1000); err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+func post(t *testing.T, url, body string) response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Datastar-Request", "true")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: string(data)}
+}
+
+// playEvent is one SSE event: its name and its data lines.
+type playEvent struct {
+	name string
+	data []string
+}
+
+// sseReader reads events from a stream in the background.
+type sseReader struct {
+	events chan playEvent
+}
+
+func openStream(t *testing.T, url string) *sseReader {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	r := &sseReader{events: make(chan playEvent, 100)}
+	go func() {
+		defer res.Body.Close()
+		defer close(r.events)
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<22)
+		var ev playEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.name != "" {
+					r.events <- ev
+				}
+				ev = playEvent{}
+			case strings.HasPrefix(line, "event: "):
+				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.data = append(ev.data, strings.TrimPrefix(line, "data: "))
+			}
+		}
+	}()
+	return r
+}
+
+// until collects events until one merges an element with the id last.
+func (r *sseReader) until(t *testing.T, last string) []playEvent {
+	t.Helper()
+	var out []playEvent
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case ev, ok := <-r.events:
+			if !ok {
+				t.Fatalf("stream ended after %d events", len(out))
+			}
+			out = append(out, ev)
+			if strings.Contains(strings.Join(ev.data, "\n"), `id="`+last+`"`) {
+				return out
+			}
+		case <-timeout:
+			t.Fatalf("no event for #%s after %d events", last, len(out))
+		}
+	}
+}
+
+// parsePlayEvents reads a complete SSE body (an action's response).
+func parsePlayEvents(body string) []playEvent {
+	var out []playEvent
+	for block := range strings.SplitSeq(strings.TrimSpace(body), "\n\n") {
+		var ev playEvent
+		for line := range strings.SplitSeq(block, "\n") {
+			if name, ok := strings.CutPrefix(line, "event: "); ok {
+				ev.name = name
+			} else if d, ok := strings.CutPrefix(line, "data: "); ok {
+				ev.data = append(ev.data, d)
+			}
+		}
+		if ev.name != "" {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// normalise writes events in a stable form: HTML fragments re-serialised
+// with sorted attributes, the session id replaced by {id}.
+func normalise(t *testing.T, events []playEvent, id string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, ev := range events {
+		fmt.Fprintf(&b, "event: %s\n", ev.name)
+		var frag []string
+		for _, d := range ev.data {
+			if f, ok := strings.CutPrefix(d, "fragments "); ok {
+				frag = append(frag, f)
+				continue
+			}
+			fmt.Fprintf(&b, "%s\n", d)
+		}
+		if frag != nil {
+			b.WriteString(normaliseHTML(t, strings.Join(frag, "\n")))
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	return strings.ReplaceAll(b.String(), id, "{id}")
+}
+
+func normaliseHTML(t *testing.T, fragment string) string {
+	t.Helper()
+	ctx := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+	nodes, err := html.ParseFragment(strings.NewReader(fragment), ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, n := range nodes {
+		sortAttrs(n)
+		if err := html.Render(&buf, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.String()
+}
+
+func sortAttrs(n *html.Node) {
+	slices.SortFunc(n.Attr, func(a, b html.Attribute) int { return strings.Compare(a.Key, b.Key) })
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		sortAttrs(c)
+	}
+}
+
+// golden compares got with testdata/<name>/output.txt, writing
+// output.actual.txt beside it on a mismatch (or the golden file itself
+// when UPDATE_GOLDEN is set).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	dir := filepath.Join("testdata", name)
+	path := filepath.Join(dir, "output.txt")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if string(want) != got {
+		actual := filepath.Join(dir, "output.actual.txt")
+		_ = os.WriteFile(actual, []byte(got), 0o644)
+		t.Errorf("events differ from %s; the actual events are in %s", path, actual)
+	}
+}
+
+func TestPlayStreamPatchesOnlyWhatAFireChanges(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sess := carParkSession(t, store, 40)
+	base := url + "/play/" + sess.ID()
+	stream := openStream(t, base+"/stream")
+	initial := stream.until(t, "play-share")
+	if len(initial) != 3+4+3 {
+		t.Errorf("the first render sent %d events, want 10 (clock, summary, clients, 4 lanes, live, explain, share)", len(initial))
+	}
+
+	res := post(t, base+"/fire", `{"cost": 1}`)
+	if res.status != http.StatusOK {
+		t.Fatalf("fire: %d %s", res.status, res.body)
+	}
+	golden(t, "play-fire-response", normalise(t, parsePlayEvents(res.body), sess.ID()))
+	// The clock did not move and nothing is selected: the clock, the
+	// clients and the explanation are not sent again.
+	golden(t, "play-fire-stream", normalise(t, stream.until(t, "play-share"), sess.ID()))
+}
+
+func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sess := carParkSession(t, store, 40)
+	base := url + "/play/" + sess.ID()
+	before := sess.Scenario()
+	ok := `"windows": 30, "pfixed": true, "plog": true`
+	for _, c := range []struct{ body, field string }{
+		{`{"limit": 0, ` + ok + `}`, "limit"},
+		{`{"limit": 2.5, ` + ok + `}`, "limit"},
+		{`{"limit": 5, "windows": 0, "pfixed": true}`, "windowMs"},
+		{`{"limit": 5, "windows": 30}`, "policies"},
+		{`{"limit": 5, "windows": 30, "pbuckets": true, "buckets": 7}`, "policies[0]"},
+	} {
+		res := post(t, base+"/settings", c.body)
+		if res.status != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", c.body, res.status)
+		}
+		if !strings.Contains(res.header.Get("X-Problem"), c.field+":") || !strings.Contains(res.body, c.field+":") {
+			t.Errorf("%s: the answer does not name %s: %q", c.body, c.field, res.header.Get("X-Problem"))
+		}
+		if !strings.Contains(res.body, `id="err-settings"`) {
+			t.Errorf("%s: no message next to the settings", c.body)
+		}
+	}
+	for _, c := range []struct{ action, body, field string }{
+		{"fire", `{"cost": 0}`, "cost"},
+		{"burst", `{"cost": 1, "count": 0}`, "count"},
+		{"pattern", `{"cost": 1, "patterncount": 5, "pattern": "steady", "spans": 0}`, "span"},
+		{"pattern", `{"cost": 1, "patterncount": 5, "pattern": "zigzag", "spans": 1}`, "pattern"},
+		{"jump", `{"jumps": -1}`, "at"},
+		{"speed", `{"speed": "3×"}`, "speed"},
+		{"client/add", `{"newclient": ""}`, "client"},
+		{"step?ms=0", `{}`, "step"},
+	} {
+		res := post(t, base+"/"+c.action, c.body)
+		if res.status != http.StatusBadRequest || !strings.Contains(res.header.Get("X-Problem"), c.field+":") {
+			t.Errorf("%s %s: %d %q, want 400 naming %s", c.action, c.body, res.status, res.header.Get("X-Problem"), c.field)
+		}
+	}
+	if res := post(t, base+"/fire", `{"cost": `); res.status != http.StatusBadRequest {
+		t.Errorf("malformed signals: %d, want 400", res.status)
+	}
+	if !reflect.DeepEqual(sess.Scenario(), before) {
+		t.Error("refused actions changed the scenario")
+	}
+}
+
+func TestPlayStatusCodes(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sess := carParkSession(t, store, 45)
+	link := play.EncodeURL(sess.Scenario())
+	for _, c := range []struct {
+		url    string
+		status int
+		has    string
+	}{
+		{"/play", 200, `data-testid="lane"`},
+		{link, 200, "10 requests"},
+		{"/play?s=not-a-scenario", 400, "the shared link"},
+		{"/play?s=" + link[len("/play?s="):len(link)/2], 400, "cut short"},
+		{"/play/no-such-session/stream", 404, "session has ended"},
+		{"/play/" + sess.ID() + "/decisions.csv", 200, "request,at_ms,key,cost,policy,allowed"},
+		{"/play/" + sess.ID() + "/decisions.json", 200, `"results"`},
+		{"/play/" + sess.ID() + "/scenario.json", 200, `"windowMs": 30000`},
+		{"/play/decisions.csv?" + link[len("/play?"):], 200, "sliding-log"},
+		{"/play/decisions.json?s=%7B", 400, "malformed JSON"},
+	} {
+		res := get(t, url+c.url)
+		if res.status != c.status || !strings.Contains(res.body, c.has) {
+			t.Errorf("GET %.60s: %d, want %d containing %q", c.url, res.status, c.status, c.has)
+		}
+	}
+	if res := post(t, url+"/play/"+sess.ID()+"/explode", `{}`); res.status != http.StatusNotFound {
+		t.Errorf("unknown action: %d, want 404", res.status)
+	}
+	if res := post(t, url+"/play/nope/fire", `{"cost":1}`); res.status != http.StatusNotFound {
+		t.Errorf("unknown session: %d, want 404", res.status)
+	}
+	// Loading pasted JSON redirects to its link; bad JSON is shown next to the form.
+	form := func(text string) response {
+		req, _ := http.NewRequest(http.MethodPost, url+"/play/load", strings.NewReader("scenario="+text))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return response{status: res.StatusCode, header: res.Header, body: string(body)}
+	}
+	if res := form(`{"limit":2,"windowMs":1000,"requests":[{"at":1}]}`); res.status != http.StatusSeeOther || !strings.HasPrefix(res.header.Get("Location"), "/play?s=") {
+		t.Errorf("load: %d %q", res.status, res.header.Get("Location"))
+	}
+	if res := form(`{"limit":0}`); res.status != http.StatusBadRequest || !strings.Contains(res.body, "limit: 0 is out of range") {
+		t.Errorf("load of a bad scenario: %d", res.status)
+	}
+}
+
+// TestPlayLanesMatchRun renders the page for the car park and checks every
+// lane's marks against scenario.Run, and the lanes' text alternatives.
+func TestPlayLanesMatchRun(t *testing.T) {
+	store := play.NewStore(nil)
+	sess := carParkSession(t, store, 45)
+	v := sess.View()
+	pp := templates.PlayPage{View: v, Base: "/play/" + v.ID, Share: play.EncodeURL(v.Scenario)}
+	var buf bytes.Buffer
+	if err := templates.PlayPageView(pp).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := carParkDefaultLanes(t)
+	lanes := doc.Find(`[data-testid="lane"]`)
+	if lanes.Length() != len(want.Results) {
+		t.Fatalf("%d lanes, want %d", lanes.Length(), len(want.Results))
+	}
+	lanes.Each(func(i int, lane *goquery.Selection) {
+		res := want.Results[i]
+		if label, _ := lane.Attr("data-label"); label != res.Label {
+			t.Errorf("lane %d is %q, want %q", i, label, res.Label)
+		}
+		marks := lane.Find(`[data-testid="mark"]`)
+		if marks.Length() != len(res.Decisions) {
+			t.Fatalf("%s: %d marks, want %d", res.Label, marks.Length(), len(res.Decisions))
+		}
+		marks.Each(func(j int, m *goquery.Selection) {
+			allowed, _ := m.Attr("data-allowed")
+			shape := "path"
+			if res.Decisions[j].Allowed() {
+				shape = "circle"
+			}
+			if allowed != fmt.Sprint(res.Decisions[j].Allowed()) || m.Find(shape).Length() == 0 {
+				t.Errorf("%s request %d: allowed=%s, Run says %v (drawn as a %s)", res.Label, j+1, allowed, res.Decisions[j].Allowed(), shape)
+			}
+		})
+		svg := lane.Find("svg")
+		if role, _ := svg.Attr("role"); role != "img" || svg.Find("title").Length() == 0 || svg.Find("desc").Length() == 0 {
+			t.Errorf("%s: the SVG lacks role=img, a title or a desc", res.Label)
+		}
+		if !strings.Contains(lane.Find(`[data-testid="lane-status"]`).Text(), "At 45 s:") {
+			t.Errorf("%s: status %q", res.Label, lane.Find(`[data-testid="lane-status"]`).Text())
+		}
+	})
+	if live, _ := doc.Find(`[data-testid="live"]`).Attr("aria-live"); live != "polite" {
+		t.Error("no aria-live summary")
+	}
+	if doc.Find(`[data-testid="disagree"]`).Length() == 0 {
+		t.Error("no request is marked as decided differently")
+	}
+	// The stream opener sits outside every region the stream replaces.
+	opener := doc.Find("#play-stream")
+	if opener.Length() != 1 || opener.ParentsFiltered("[id^=lane-], #play-explain, #play-share, #play-clock, #play-summary").Length() != 0 {
+		t.Error("#play-stream is missing or inside a replaced region")
+	}
+}
+
+var _ = errors.New
