@@ -146,3 +146,23 @@ func BenchmarkMapLookup(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkMapUpdate is a second reference: a read-modify-write of one
+// uint64 per key (m[k] = m[k] + 1, two hash probes in a Go map), the least a
+// limiter that keeps state per key must do.
+func BenchmarkMapUpdate(b *testing.B) {
+	keys, order := benchKeySet()
+	mask := len(order) - 1
+	runtime.GC()
+	m := make(map[uint64]uint64, len(keys))
+	for i, k := range keys {
+		m[k] = uint64(i)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := keys[order[i&mask]]
+		m[k] = m[k] + 1
+		i++
+	}
+}
