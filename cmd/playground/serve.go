@@ -43,8 +43,12 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	lib, set, err := web.LoadLessons()
+	if err != nil {
+		return err
+	}
 	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(),
-		Features: []web.Feature{web.Playground(play.NewStore(time.Now))}}, log)
+		Features: []web.Feature{web.Playground(play.NewStore(time.Now)), web.Lessons(lib, set)}}, log)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,104 @@
+package templates
+
+import (
+	"html/template"
+	"strconv"
+)
+
+// LessonLink is one lesson as lists and previous/next links show it.
+type LessonLink struct {
+	Slug    string
+	Title   string
+	Summary string
+	Minutes int
+	Number  int
+}
+
+// URL is the lesson's address.
+func (l LessonLink) URL() string { return "/lessons/" + l.Slug }
+
+// LessonsIndex is the list of lessons.
+type LessonsIndex struct {
+	Page    Page
+	Lessons []LessonLink
+}
+
+// LessonPage is one rendered lesson.
+type LessonPage struct {
+	Page      Page
+	Lesson    LessonLink
+	Body      template.HTML // computed by lessons.Render
+	Prev      *LessonLink
+	Next      *LessonLink
+	Exercises []ExerciseLink
+}
+
+// ExerciseLink is one exercise in a list.
+type ExerciseLink struct {
+	ID    string
+	Title string
+}
+
+// URL is the exercise's address.
+func (e ExerciseLink) URL() string { return "/exercises/" + e.ID }
+
+// ExerciseGroup is the exercises of one lesson.
+type ExerciseGroup struct {
+	Lesson    LessonLink
+	Exercises []ExerciseLink
+}
+
+// ExercisesIndex lists every exercise by lesson.
+type ExercisesIndex struct {
+	Page   Page
+	Groups []ExerciseGroup
+}
+
+// ExercisePage is one exercise, with feedback once answered.
+type ExercisePage struct {
+	Page     Page
+	ID       string
+	Title    string
+	Question string
+	Seed     uint64
+	Kind     string // outcome, first-admit, count, which
+	Choices  []Choice
+	Answer   string // what the learner typed, echoed back
+	Lesson   *LessonLink
+	Another  string // URL of a fresh variant
+	Original string // URL of the exercise as written, when this is a variant
+	Feedback *Feedback
+}
+
+// Choice is one tick box of a which-question.
+type Choice struct {
+	Value   string
+	Label   string
+	Checked bool
+}
+
+// Feedback is the result of checking an answer.
+type Feedback struct {
+	Readable bool
+	Problem  string
+	Correct  bool
+	Given    string
+	Right    string
+	Off      string // how far a time was off
+	Explain  string
+	Steps    []Step
+	PlayURL  string
+}
+
+// Step is one line of the computed working.
+type Step struct {
+	At      string
+	Policy  string
+	Outcome string
+	Working string
+	Note    string
+}
+
+func seedText(seed uint64) string { return strconv.FormatUint(seed, 10) }
+
+func choiceID(i int) string { return "choice-" + strconv.Itoa(i) }
