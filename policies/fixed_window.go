@@ -40,9 +40,8 @@ func (f *fixedWindowPolicy) Params() Params { return f.p }
 
 // view is the key's window start and count at instant at >= st.latest.
 func (f *fixedWindowPolicy) view(st fixedWindowState, at int64) (start, count int64) {
-	w := f.p.WindowMs
-	start = at - at%w
-	if start == st.latest-st.latest%w {
+	start = at - at%f.p.WindowMs
+	if st.latest >= start { // latest <= at, so it is in at's window
 		return start, st.count
 	}
 	return start, 0

@@ -56,10 +56,10 @@ func (s *slidingCounterPolicy) Params() Params { return s.p }
 func (s *slidingCounterPolicy) view(st slidingCounterState, at int64) (start, previous, current int64) {
 	w := s.p.WindowMs
 	start = at - at%w
-	switch last := st.latest - st.latest%w; start {
-	case last:
+	switch { // latest <= at: in at's window, the one before, or older
+	case st.latest >= start:
 		return start, st.previous, st.current
-	case last + w:
+	case st.latest >= start-w:
 		return start, st.current, 0
 	}
 	return start, 0, 0
