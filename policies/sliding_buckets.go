@@ -158,22 +158,21 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	if cost < 1 || cost > s.p.Limit {
 		return refusedNever(d)
 	}
-	// A late request is admitted only into a bucket that still counts in
-	// full: own > b-k.
-	if own > b-s.k && admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true) {
+	fits := admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true)
+	switch {
+	case fits && own > b-s.k:
+		// Its own bucket counts in full (a late request's included).
 		d.Allowed = true
 		ring[s.pos(own)] += cost
 		st.total += cost
-		return d
-	}
-	if own <= b-s.k && admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true) {
+	case fits:
 		// Refused only because its bucket no longer counts in full: the
 		// first instant whose bucket does (b-k+1, itself late or not) is
 		// estimated exactly like this one and admits.
 		d.RetryAfterMs = (b-s.k+1)*s.width - now
-		return d
+	default:
+		d.RetryAfterMs = s.retryAt(ring, b, elapsed, oldest, rest, cost) - now
 	}
-	d.RetryAfterMs = s.retryAt(ring, b, elapsed, oldest, rest, cost) - now
 	return d
 }
 

@@ -70,7 +70,7 @@ func (l *slidingLogPolicy) live(st slidingLogState, ring []int64, at int64) (hea
 	return head, count
 }
 
-// at returns the ring entry j places after head.
+// entry returns the ring entry j places after head.
 func (l *slidingLogPolicy) entry(ring []int64, head int32, j int64) int64 {
 	return ring[(int64(head)+j)%l.p.Limit]
 }
