@@ -52,6 +52,7 @@ type Session struct {
 	subs     map[int]chan struct{}
 	nextSub  int
 	wallMark time.Time // real instant of the last tick while playing
+	rev      uint64    // counts changes to the scenario itself
 }
 
 // NewSession returns a session holding sc with its clock paused at 0. sc
@@ -85,6 +86,7 @@ func (s *Session) load(sc scenario.Scenario) error {
 		sc.Policies = scenario.DefaultPolicies()
 	}
 	s.sc, s.total = sc, total
+	s.rev++
 	s.clients = nil
 	for _, r := range sc.Requests {
 		if !slices.Contains(s.clients, r.KeyName()) {
@@ -191,6 +193,7 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 		s.sc.Requests = slices.Insert(s.sc.Requests, i, r)
 	}
 	s.total += adding
+	s.rev++
 	return nil
 }
 
@@ -297,6 +300,7 @@ func (s *Session) Tick(real time.Duration) bool {
 func (s *Session) Reset() error {
 	return s.do(func() error {
 		s.sc.Requests = nil
+		s.rev++
 		s.total = 0
 		s.clock = Clock{Speed: s.clock.Speed}
 		s.selected = -1
@@ -326,6 +330,7 @@ func (s *Session) Apply(st Settings) error {
 			return err
 		}
 		s.sc = next
+		s.rev++
 		return nil
 	})
 }
@@ -411,6 +416,7 @@ func (s *Session) RenameClient(name string) error {
 			}
 		}
 		s.clients[slices.Index(s.clients, old)] = name
+		s.rev++
 		s.client = name
 		return nil
 	})

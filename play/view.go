@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -20,7 +21,10 @@ const (
 	CurveSamples = 180
 	// MaxMarks is how many requests a lane draws; older ones in the span
 	// are counted (Lane.Hidden) instead.
-	MaxMarks = 160
+	MaxMarks = 150
+	// CurveBuckets bounds a curve's points: within each of this many
+	// slices of the span it keeps the first, the highest and the last.
+	CurveBuckets = 160
 	// LatestCount is how many of the latest decisions the live summary reads.
 	LatestCount = 3
 )
@@ -28,16 +32,19 @@ const (
 // View is everything the page shows, derived from one replay of the
 // scenario. It holds copies: it stays valid after the session changes.
 type View struct {
-	ID       string
-	Version  uint64
-	Clock    Clock
-	Scenario scenario.Scenario
-	Total    int64 // requests after expanding counts
-	Client   string
-	Clients  []string
-	Cost     int64
-	From, To int64 // visible span of every lane, ms
-	Lanes    []Lane
+	ID      string
+	Version uint64
+	// ScenarioRev changes whenever the scenario does (not the clock or the
+	// selection), so that derived text such as a shared link can be cached.
+	ScenarioRev uint64
+	Clock       Clock
+	Scenario    scenario.Scenario
+	Total       int64 // requests after expanding counts
+	Client      string
+	Clients     []string
+	Cost        int64
+	From, To    int64 // visible span of every lane, ms
+	Lanes       []Lane
 	// Disagreements counts the requests that some lanes admit and others
 	// refuse (any client).
 	Disagreements int
@@ -133,7 +140,7 @@ type Header struct{ Name, Value string }
 func (s *Session) View() View {
 	s.mu.Lock()
 	v := View{
-		ID: s.id, Version: s.version, Clock: s.clock, Total: s.total,
+		ID: s.id, Version: s.version, ScenarioRev: s.rev, Clock: s.clock, Total: s.total,
 		Client: s.client, Clients: slices.Clone(s.clients), Cost: s.cost, Notice: s.notice,
 	}
 	v.Scenario = s.sc
@@ -146,15 +153,28 @@ func (s *Session) View() View {
 	v.To = max(span, v.Clock.Now+span/6)
 	v.From = v.To - span
 	specs := v.Scenario.Specs()
-	decisions := make([][]scenario.Decision, len(specs))
+	decisions := make([][]bool, len(specs))
+	type result struct {
+		lane Lane
+		expl *Explained
+		sel  scenario.Decision
+	}
+	results := make([]result, len(specs))
+	// Lanes are independent: replay them side by side.
+	var wg sync.WaitGroup
 	for i, spec := range specs {
-		lane, ds, expl := replayLane(v, i, spec, selected)
+		wg.Go(func() {
+			r := &results[i]
+			r.lane, decisions[i], r.expl, r.sel = replayLane(v, i, spec, selected)
+		})
+	}
+	wg.Wait()
+	for _, r := range results {
+		lane, expl, sel := r.lane, r.expl, r.sel
 		v.Lanes = append(v.Lanes, lane)
-		decisions[i] = ds
 		if expl != nil {
 			if v.Selected == nil {
-				d := ds[selected]
-				v.Selected = &Selection{Index: selected, At: d.At, Key: d.Key, Cost: d.Cost}
+				v.Selected = &Selection{Index: selected, At: sel.At, Key: sel.Key, Cost: sel.Cost}
 			}
 			v.Selected.Lanes = append(v.Selected.Lanes, *expl)
 		}
@@ -164,14 +184,14 @@ func (s *Session) View() View {
 }
 
 // markDisagreements flags requests decided differently across lanes.
-func (v *View) markDisagreements(decisions [][]scenario.Decision) {
+func (v *View) markDisagreements(decisions [][]bool) {
 	if len(decisions) < 2 {
 		return
 	}
 	differ := make([]bool, len(decisions[0]))
 	for i := range differ {
 		for _, ds := range decisions[1:] {
-			if ds[i].Allowed() != decisions[0][i].Allowed() {
+			if ds[i] != decisions[0][i] {
 				differ[i] = true
 				v.Disagreements++
 				break
@@ -185,10 +205,11 @@ func (v *View) markDisagreements(decisions [][]scenario.Decision) {
 	}
 }
 
-// replayLane runs every request through a fresh policy, sampling the viewed
-// client's state on the way. It returns the decisions in the same form as
-// scenario.Run, and the explanation of the selected request.
-func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane, []scenario.Decision, *Explained) {
+// replayLane runs every request through a fresh policy, as scenario.Run
+// does, sampling the viewed client's state on the way. It returns whether
+// each request was admitted, and the explanation of the selected request
+// with that request's decision.
+func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane, []bool, *Explained, scenario.Decision) {
 	sc := v.Scenario
 	pol, err := policies.New(spec.Name, spec.Params(sc))
 	if err != nil {
@@ -204,13 +225,23 @@ func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane
 	viewed := keyOf(v.Client)
 	now := v.Clock.Now
 	curveEnd := min(v.To, now)
+	// With few requests in view the curve takes a point just before and
+	// after each of them, so its steps are exact; with many, the samples
+	// (twice as many) show its shape at the lane's resolution.
+	lo, _ := slices.BinarySearchFunc(sc.Requests, v.From, func(r scenario.Request, t int64) int { return cmpInt(r.At, t) })
+	hi, _ := slices.BinarySearchFunc(sc.Requests, curveEnd+1, func(r scenario.Request, t int64) int { return cmpInt(r.At, t) })
+	detailed := hi-lo <= 2*CurveBuckets
 	var samples []int64
 	if curveEnd >= v.From {
-		for i := range CurveSamples + 1 {
-			samples = append(samples, v.From+int64(i)*(curveEnd-v.From)/CurveSamples)
+		n := int64(CurveSamples)
+		if !detailed {
+			n *= 2
+		}
+		for i := range n + 1 {
+			samples = append(samples, v.From+i*(curveEnd-v.From)/n)
 		}
 	}
-	inCurve := func(t int64) bool { return t >= v.From && t <= curveEnd }
+	inCurve := func(t int64) bool { return detailed && t >= v.From && t <= curveEnd }
 	si := 0
 	sample := func(before int64, inclusive bool) {
 		for si < len(samples) && (samples[si] < before || inclusive && samples[si] == before) {
@@ -220,8 +251,13 @@ func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane
 	}
 	snapped := false
 	var expl *Explained
-	ds := make([]scenario.Decision, 0, v.Total)
-	var marks []Mark
+	var sel scenario.Decision
+	allowed := make([]bool, 0, v.Total)
+	marks := make([]Mark, 0, 2*MaxMarks)
+	hidden := 0
+	if spec.Name == policies.FixedWindow || spec.Name == policies.SlidingCounter {
+		lane.Windows = bands(params.WindowMs, v.From, v.To)
+	}
 	idx := 0
 	for entry, r := range sc.Requests {
 		if !snapped && r.At > now {
@@ -255,8 +291,19 @@ func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane
 				}
 				if idx == selected {
 					expl = explain(spec.Name, lane.Label, params, d, before, pol.Snapshot(key, r.At))
+					sel = d
+				}
+				if mine && d.Detail.Allowed && len(lane.Windows) > 0 && r.At >= lane.Windows[0].Start {
+					if w := int((r.At - lane.Windows[0].Start) / params.WindowMs); w < len(lane.Windows) {
+						lane.Windows[w].Admitted += r.Cost
+					}
 				}
 				if mine && r.At >= v.From && r.At <= v.To {
+					if len(marks) == 2*MaxMarks {
+						// Only the newest MaxMarks are drawn: drop the older half.
+						hidden += copy(marks, marks[MaxMarks:])
+						marks = marks[:MaxMarks]
+					}
 					marks = append(marks, Mark{
 						Index: idx, At: r.At, Key: name, Cost: d.Cost, Allowed: d.Detail.Allowed, Never: d.Detail.Never,
 						Retry: d.Detail.RetryAfterMs, Level: d.Estimate.Float() + float64(d.Cost),
@@ -264,7 +311,7 @@ func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane
 					})
 				}
 			}
-			ds = append(ds, d)
+			allowed = append(allowed, d.Allowed())
 			idx++
 		}
 		if mine && inCurve(r.At) {
@@ -281,17 +328,46 @@ func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane
 		lane.Next = pol.Decide(viewed, now, v.Cost)
 		lane.NextKnown = true
 	}
+	lane.Curve = decimate(lane.Curve, v.From, v.To)
 	lane.Marks, lane.Hidden = stackMarks(marks)
+	lane.Hidden += hidden
 	for i := len(marks) - 1; i >= 0 && len(lane.Latest) < LatestCount; i-- {
 		if !marks[i].Future {
 			lane.Latest = append(lane.Latest, marks[i])
 		}
 	}
 	slices.Reverse(lane.Latest)
-	if spec.Name == policies.FixedWindow || spec.Name == policies.SlidingCounter {
-		lane.Windows = bands(ds, viewed, params.WindowMs, v.From, v.To)
+	return lane, allowed, expl, sel
+}
+
+// decimate keeps, in each of CurveBuckets slices of [from, to], the first,
+// the highest and the last point, in order: what can be seen at the width
+// of a lane, whatever the number of requests.
+func decimate(pts []Point, from, to int64) []Point {
+	if len(pts) <= 3*CurveBuckets || to <= from {
+		return pts
 	}
-	return lane, ds, expl
+	out := make([]Point, 0, 3*CurveBuckets)
+	bucket := func(p Point) int64 { return (p.At - from) * CurveBuckets / (to - from) }
+	for i := 0; i < len(pts); {
+		b := bucket(pts[i])
+		j, hi := i, i
+		for j+1 < len(pts) && bucket(pts[j+1]) == b {
+			j++
+			if pts[j].Value > pts[hi].Value {
+				hi = j
+			}
+		}
+		out = append(out, pts[i])
+		if hi != i && hi != j {
+			out = append(out, pts[hi])
+		}
+		if j != i {
+			out = append(out, pts[j])
+		}
+		i = j + 1
+	}
+	return out
 }
 
 // stackMarks keeps the newest MaxMarks and numbers marks that share an
@@ -310,22 +386,14 @@ func stackMarks(marks []Mark) ([]Mark, int) {
 	return marks, hidden
 }
 
-// bands lists the windows of width w that overlap [from, to] with the
-// permits the viewed client had admitted in each.
-func bands(ds []scenario.Decision, viewed policies.Key, w, from, to int64) []Band {
+// bands lists the windows of width w that overlap [from, to]; the replay
+// counts the permits admitted in each.
+func bands(w, from, to int64) []Band {
 	var out []Band
 	for start := from - from%w; start <= to; start += w {
 		out = append(out, Band{Start: start, End: start + w})
 		if len(out) > 4*SpanWindows {
 			break
-		}
-	}
-	for _, d := range ds {
-		if !d.Allowed() || d.At < out[0].Start || scenario.KeyOf(d.Key) != viewed {
-			continue
-		}
-		if i := int((d.At - out[0].Start) / w); i < len(out) {
-			out[i].Admitted += d.Cost
 		}
 	}
 	return out

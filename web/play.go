@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -67,13 +68,29 @@ type playground struct {
 const UpdateInterval = 100 * time.Millisecond
 
 func (p *playground) pageData(r *http.Request, sess *play.Session) templates.PlayPage {
+	return p.pageDataCached(r, sess, &shareCache{})
+}
+
+// shareCache keeps a stream's shared link and scenario JSON while the
+// scenario stays the same: encoding 5,000 requests costs more than a replay.
+type shareCache struct {
+	rev         uint64
+	valid       bool
+	share, json string
+}
+
+func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shareCache) templates.PlayPage {
 	v := sess.View()
+	if !c.valid || c.rev != v.ScenarioRev {
+		c.rev, c.valid = v.ScenarioRev, true
+		c.share, c.json = play.EncodeURL(v.Scenario), scenarioText(v.Scenario)
+	}
 	return templates.PlayPage{
 		Page:  p.s.Page(r, "Playground", templates.SectionPlay),
 		View:  v,
 		Base:  "/play/" + v.ID,
-		Share: play.EncodeURL(v.Scenario),
-		JSON:  scenarioText(v.Scenario),
+		Share: c.share,
+		JSON:  c.json,
 	}
 }
 
@@ -443,11 +460,22 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 	if err := render("play-clients", templates.PlayClients(v)); err != nil {
 		return nil, err
 	}
-	for _, l := range v.Lanes {
-		if err := render(l.ID, templates.PlayLane(templates.Plot(v, l), pp.Base)); err != nil {
-			return nil, err
-		}
+	// Lanes are the bulk of the work: render them side by side.
+	laneHTML := make([]region, len(v.Lanes))
+	laneErr := make([]error, len(v.Lanes))
+	var wg sync.WaitGroup
+	for i, l := range v.Lanes {
+		wg.Go(func() {
+			var buf bytes.Buffer
+			laneErr[i] = templates.PlayLane(templates.Plot(v, l), pp.Base).Render(r.Context(), &buf)
+			laneHTML[i] = region{id: l.ID, html: buf.String()}
+		})
 	}
+	wg.Wait()
+	if err := errors.Join(laneErr...); err != nil {
+		return nil, err
+	}
+	out = append(out, laneHTML...)
 	if err := render("play-live", templates.PlayLive(v)); err != nil {
 		return nil, err
 	}
@@ -477,8 +505,9 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := sse.Context()
 	sent := map[string]string{}
 	lanes := 0
+	cache := &shareCache{}
 	send := func() error {
-		pp := p.pageData(r, sess)
+		pp := p.pageDataCached(r, sess, cache)
 		rs, err := regions(pp, r)
 		if err != nil {
 			return err

@@ -40,7 +40,7 @@ type laneMarks struct {
 }
 
 const lanesJS = `[...document.querySelectorAll('[data-testid=lane]')].map(l => ({label: l.dataset.label,
-	allowed: [...l.querySelectorAll('[data-testid=mark]')].map(m => m.dataset.allowed === 'true')}))`
+	allowed: [...l.querySelectorAll('.mark')].map(m => m.classList.contains('admitted'))}))`
 
 // waitLanes waits until every lane shows the marks of want.
 func waitLanes(t *testing.T, tab *browsertest.Tab, want scenario.Result) {
@@ -69,7 +69,7 @@ func waitLanes(t *testing.T, tab *browsertest.Tab, want scenario.Result) {
 func waitCount(t *testing.T, tab *browsertest.Tab, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	js := `document.querySelectorAll('#lane-0 [data-testid=mark]').length`
+	js := `document.querySelectorAll('#lane-0 .mark').length`
 	got := -1
 	for time.Now().Before(deadline) {
 		if got = browsertest.Run(tab, chromedp.Evaluate[int](js)); got == n {

@@ -383,12 +383,12 @@ func TestPlayLanesMatchRun(t *testing.T) {
 		if label, _ := lane.Attr("data-label"); label != res.Label {
 			t.Errorf("lane %d is %q, want %q", i, label, res.Label)
 		}
-		marks := lane.Find(`[data-testid="mark"]`)
+		marks := lane.Find(`.mark`)
 		if marks.Length() != len(res.Decisions) {
 			t.Fatalf("%s: %d marks, want %d", res.Label, marks.Length(), len(res.Decisions))
 		}
 		marks.Each(func(j int, m *goquery.Selection) {
-			allowed, _ := m.Attr("data-allowed")
+			allowed := fmt.Sprint(m.HasClass("admitted"))
 			shape := "path"
 			if res.Decisions[j].Allowed() {
 				shape = "circle"
@@ -408,7 +408,7 @@ func TestPlayLanesMatchRun(t *testing.T) {
 	if live, _ := doc.Find(`[data-testid="live"]`).Attr("aria-live"); live != "polite" {
 		t.Error("no aria-live summary")
 	}
-	if doc.Find(`[data-testid="disagree"]`).Length() == 0 {
+	if doc.Find(`.disagree`).Length() == 0 {
 		t.Error("no request is marked as decided differently")
 	}
 	// The stream opener sits outside every region the stream replaces.

@@ -3,6 +3,7 @@ package templates
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,15 @@ func Plot(v play.View, l play.Lane) LanePlot {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
+// px rounds a coordinate to a whole unit: a lane is 720 units wide, so a
+// unit is at most a pixel or two on screen.
+func px(f float64) string { return strconv.Itoa(int(math.Round(f))) }
+
+// IndividualMarks is how many requests a lane draws as separate, clickable
+// marks; beyond it the marks are drawn compactly as a few paths (selection
+// then goes by the previous/next keys).
+const IndividualMarks = 60
+
 // X maps an instant to the horizontal axis.
 func (p LanePlot) X(t int64) float64 {
 	span := float64(p.View.To - p.View.From)
@@ -68,14 +78,27 @@ func (p LanePlot) ViewBox() string { return fmt.Sprintf("0 0 %d %d", laneW, lane
 
 // CurvePoints is the estimate curve as a polyline's points.
 func (p LanePlot) CurvePoints() string {
+	// Points are rounded to whole units across; a point between two at the
+	// same height adds nothing to the line and is left out.
+	type pt struct{ x, y string }
+	var pts []pt
+	for _, c := range p.Curve {
+		q := pt{px(p.X(c.At)), num(p.Y(c.Value))}
+		n := len(pts)
+		switch {
+		case n > 0 && pts[n-1] == q:
+		case n > 1 && pts[n-1].y == q.y && pts[n-2].y == q.y:
+			pts[n-1] = q
+		default:
+			pts = append(pts, q)
+		}
+	}
 	var b strings.Builder
-	for i, pt := range p.Curve {
+	for i, q := range pts {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(num(p.X(pt.At)))
-		b.WriteByte(',')
-		b.WriteString(num(p.Y(pt.Value)))
+		b.WriteString(q.x + "," + q.y)
 	}
 	return b.String()
 }
@@ -148,15 +171,57 @@ func (p LanePlot) LookBack() (x, w string, ok bool) {
 	return num(x0), num(x1 - x0), true
 }
 
-// LogTicks are the sliding log's timestamps inside the look-back.
-func (p LanePlot) LogTicks() []string {
-	var out []string
+// LogTicks draws the sliding log's timestamps inside the look-back as one
+// path of short vertical strokes.
+func (p LanePlot) LogTicks() string {
+	var b strings.Builder
 	for _, t := range p.State.Log {
 		if t >= p.View.From {
-			out = append(out, num(p.X(t)))
+			b.WriteString("M" + px(p.X(t)) + " 118v12")
 		}
 	}
-	return out
+	return b.String()
+}
+
+// Dense reports whether the lane draws its marks compactly.
+func (p LanePlot) Dense() bool { return len(p.Lane.Marks) > IndividualMarks }
+
+// DensePaths draws many marks as four paths: admitted dots (zero-length
+// strokes with round caps), refused crosses, the same two for requests after
+// the clock, and the disagreement triangles.
+func (p LanePlot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, disagree, selected string) {
+	var a, r, fa, fr, d, sel strings.Builder
+	type spot struct {
+		x, y                      int
+		allowed, future, disagree bool
+	}
+	drawn := map[spot]bool{} // marks that would cover one another are drawn once
+	for _, m := range p.Lane.Marks {
+		xi, yi := int(math.Round(p.X(m.At))), int(math.Round(p.Y(m.Level)-float64(m.Stack)*11))
+		x, y := strconv.Itoa(xi), strconv.Itoa(yi)
+		if m.Selected {
+			sel.WriteString(x + " " + y)
+		}
+		at := spot{xi, yi, m.Allowed, m.Future, m.Disagree}
+		if drawn[at] {
+			continue
+		}
+		drawn[at] = true
+		switch {
+		case m.Allowed && m.Future:
+			fa.WriteString("M" + x + " " + y + "h0")
+		case m.Allowed:
+			a.WriteString("M" + x + " " + y + "h0")
+		case m.Future:
+			fr.WriteString("M" + x + " " + y + "m-5-5l10 10m0-10l-10 10")
+		default:
+			r.WriteString("M" + x + " " + y + "m-5-5l10 10m0-10l-10 10")
+		}
+		if m.Disagree {
+			d.WriteString("M" + x + " " + y + "m-4-14h8l-4 5z")
+		}
+	}
+	return a.String(), r.String(), fa.String(), fr.String(), d.String(), sel.String()
 }
 
 // SlotRect is one sub-bucket of sliding-buckets at the clock.
@@ -220,9 +285,6 @@ func (p LanePlot) Marks() []MarkPos {
 
 // Status is the text under the lane.
 func (p LanePlot) Status() string { return p.Lane.Status(p.View.Clock.Now) }
-
-// MarkTitle is the tooltip and accessible name of a mark.
-func MarkTitle(m play.Mark) string { return m.Describe() }
 
 // Transform places a mark's group.
 func (m MarkPos) Transform() string { return "translate(" + m.X + " " + m.Y + ")" }
@@ -398,4 +460,14 @@ func keyHandler(base string) string {
 		k("f", "fire") + k("b", "burst") + k("p", "pattern") + k(".", "step?ms=100") + k("s", "step?ms=1000") +
 		k("ArrowRight", "step?ms=1000") + k("w", "step?window=1") + k("j", "jump") + k("r", "reset") +
 		k("[", "select?d=-1") + k("]", "select?d=1") + "null"
+}
+
+// MaxShownJSON is the longest scenario JSON the page shows in full; a longer
+// one is offered as a download.
+const MaxShownJSON = 16 << 10
+
+// selectOnClick selects the request whose mark was clicked. Marks carry
+// their request's index (a number the server wrote) in data-index.
+func selectOnClick(base string) string {
+	return "evt.target.closest('[data-index]') && @post('" + base + "/select?i=' + evt.target.closest('[data-index]').dataset.index)"
 }
