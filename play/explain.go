@@ -33,7 +33,7 @@ func explain(policy, label string, params policies.Params, d scenario.Decision, 
 	case policies.SlidingLog:
 		add("Entries in the look-back (%s − window, %s]: %d.", ms(det.At), ms(det.At), p.Count)
 		if p.Count > 0 {
-			add("The oldest of them, at %s, leaves the window one window after it arrived.", ms(p.OldestMs))
+			add("The oldest of them, at %s, leaves the window at %s (one window after it arrived).", ms(p.OldestMs), ms(p.OldestMs+params.WindowMs))
 		}
 		add("entries + cost = %d + %d = %s", p.Count, cost, verdict(strconv.FormatInt(p.Count+cost, 10), p.Count+cost <= capacity))
 	case policies.SlidingCounter:

@@ -149,6 +149,11 @@ func TestBrowserPlayCarParkWithTheMouse(t *testing.T) {
 	link := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid=share-link]').href`))
 	other := openPlay(t, link)
 	waitLanes(t, other, want)
+	// Select the last request, where the lanes disagree, to show its
+	// explanation.
+	browsertest.Run(other, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
+	pressKey(other, "[")
+	other.WaitText(`[data-testid="explain"]`, "Request 10 at 40 s")
 	if os.Getenv("PLAY_SCREENSHOT") != "" {
 		saveScreenshot(t, other, os.Getenv("PLAY_SCREENSHOT"))
 	}

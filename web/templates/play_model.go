@@ -183,14 +183,33 @@ func (p LanePlot) LogTicks() string {
 	return b.String()
 }
 
+// DisagreePath marks, along the top of the plot, the instants of requests
+// the lanes decided differently: one downward triangle per instant.
+func (p LanePlot) DisagreePath() string {
+	var b strings.Builder
+	last := -1
+	for _, m := range p.Lane.Marks {
+		if !m.Disagree {
+			continue
+		}
+		x := int(math.Round(p.X(m.At)))
+		if x == last {
+			continue
+		}
+		last = x
+		b.WriteString("M" + strconv.Itoa(x-5) + " 19h10l-5 7z")
+	}
+	return b.String()
+}
+
 // Dense reports whether the lane draws its marks compactly.
 func (p LanePlot) Dense() bool { return len(p.Lane.Marks) > IndividualMarks }
 
 // DensePaths draws many marks as four paths: admitted dots (zero-length
 // strokes with round caps), refused crosses, the same two for requests after
 // the clock, and the disagreement triangles.
-func (p LanePlot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, disagree, selected string) {
-	var a, r, fa, fr, d, sel strings.Builder
+func (p LanePlot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, selected string) {
+	var a, r, fa, fr, sel strings.Builder
 	type spot struct {
 		x, y                      int
 		allowed, future, disagree bool
@@ -202,7 +221,7 @@ func (p LanePlot) DensePaths() (admitted, refused, futureAdmitted, futureRefused
 		if m.Selected {
 			sel.WriteString(x + " " + y)
 		}
-		at := spot{xi, yi, m.Allowed, m.Future, m.Disagree}
+		at := spot{xi, yi, m.Allowed, m.Future, false}
 		if drawn[at] {
 			continue
 		}
@@ -217,11 +236,8 @@ func (p LanePlot) DensePaths() (admitted, refused, futureAdmitted, futureRefused
 		default:
 			r.WriteString("M" + x + " " + y + "m-5-5l10 10m0-10l-10 10")
 		}
-		if m.Disagree {
-			d.WriteString("M" + x + " " + y + "m-4-14h8l-4 5z")
-		}
 	}
-	return a.String(), r.String(), fa.String(), fr.String(), d.String(), sel.String()
+	return a.String(), r.String(), fa.String(), fr.String(), sel.String()
 }
 
 // SlotRect is one sub-bucket of sliding-buckets at the clock.
