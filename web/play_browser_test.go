@@ -190,3 +190,25 @@ func saveScreenshot(t *testing.T, tab *browsertest.Tab, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestBrowserPlayPhoneAndPresentation checks that /play fits a 360 px
+// phone, and that the presentation view hides the controls but keeps the
+// keyboard.
+func TestBrowserPlayPhoneAndPresentation(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/play?present=1"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	if w := browsertest.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 360 {
+		t.Errorf("/play is %d px wide on a 360 px screen", w)
+	}
+	if hidden := browsertest.Run(tab, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector('.play-controls fieldset')).display === 'none'`)); !hidden {
+		t.Error("the presentation view shows the control panels")
+	}
+	time.Sleep(200 * time.Millisecond)
+	pressKey(tab, "f")
+	waitCount(t, tab, 1)
+	pressKey(tab, "w")
+	tab.WaitText(`[data-testid="clock"]`, "30 s")
+}

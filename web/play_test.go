@@ -419,3 +419,32 @@ func TestPlayLanesMatchRun(t *testing.T) {
 }
 
 var _ = errors.New
+
+// TestPlayPageWeight keeps /play, apart from the Datastar bundle, under
+// 50 KB: the HTML, the stylesheets and the icon it links.
+func TestPlayPageWeight(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	res := get(t, url+"/play")
+	if res.status != http.StatusOK {
+		t.Fatalf("GET /play: %d", res.status)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(res.body)
+	parts := []string{fmt.Sprintf("html %d", len(res.body))}
+	doc.Find(`link[href], script[src]`).Each(func(_ int, s *goquery.Selection) {
+		href := s.AttrOr("href", s.AttrOr("src", ""))
+		if strings.Contains(href, "datastar") || !strings.HasPrefix(href, "/") {
+			return
+		}
+		r := get(t, url+href)
+		total += len(r.body)
+		parts = append(parts, fmt.Sprintf("%s %d", href, len(r.body)))
+	})
+	t.Logf("page weight without Datastar: %d bytes (%s)", total, strings.Join(parts, ", "))
+	if total > 50<<10 {
+		t.Errorf("/play weighs %d bytes without Datastar, want under 50 KB", total)
+	}
+}
