@@ -30,7 +30,9 @@
 // # Bounds
 //
 // A Store holds at most MaxSessions live sessions and forgets one idle for
-// IdleTimeout. A session holds at most MaxRequests requests (after expanding
+// IdleTimeout; when it is full, it forgets the least recently used session
+// that no stream watches and that has been idle for a minute, and refuses a
+// new one (ErrFull) only when there is none. A session holds at most MaxRequests requests (after expanding
 // counts); an action that would pass it is refused with ErrTooManyRequests
 // and changes nothing.
 package play

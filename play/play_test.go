@@ -306,8 +306,23 @@ func TestStoreBounds(t *testing.T) {
 	if _, err := st.Get(b.ID()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("idle session: %v, want ErrNotFound", err)
 	}
-	if _, err := st.New(scenario.Scenario{}); err != nil {
+	c, err := st.New(scenario.Scenario{})
+	if err != nil {
 		t.Errorf("after eviction: %v", err)
+	}
+	// Full again: the least recently used unwatched session, idle for a
+	// minute, makes room; a watched one never does.
+	_, unwatch := c.Subscribe()
+	defer unwatch()
+	now = now.Add(2 * time.Minute)
+	if _, err := st.New(scenario.Scenario{}); err != nil {
+		t.Fatalf("full store with an abandoned session: %v", err)
+	}
+	if _, err := st.Get(a.ID()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a, idle and unwatched, was kept: %v", err)
+	}
+	if _, err := st.Get(c.ID()); err != nil {
+		t.Errorf("c, watched, was evicted: %v", err)
 	}
 }
 

@@ -21,7 +21,8 @@ const (
 	IdleTimeout = 30 * time.Minute
 )
 
-// ErrFull is returned by Store.New when MaxSessions are live.
+// ErrFull is returned by Store.New when MaxSessions are live and every one
+// of them is watched or was used in the last MinIdleForEviction.
 var ErrFull = errors.New("play: the playground is full: too many open sessions; try again in a few minutes")
 
 // ErrNotFound is returned for an id the store does not hold (never issued,
@@ -73,7 +74,7 @@ func (st *Store) New(sc scenario.Scenario) (*Session, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.evictLocked()
-	if len(st.sessions) >= st.max {
+	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked() {
 		return nil, ErrFull
 	}
 	s.touch(st.now())
@@ -127,6 +128,33 @@ func (st *Store) evictLocked() {
 			delete(st.sessions, id)
 		}
 	}
+}
+
+// MinIdleForEviction is how long a session without an open stream must have
+// been idle before a full store forgets it to make room for a new one.
+const MinIdleForEviction = time.Minute
+
+// evictOldestUnwatchedLocked makes room in a full store by forgetting the
+// least recently used session that no stream watches and that has been idle
+// for MinIdleForEviction (a page closed or never opened its stream). It
+// reports whether it found one.
+func (st *Store) evictOldestUnwatchedLocked() bool {
+	oldestID := ""
+	var oldest time.Time
+	for id, s := range st.sessions {
+		used := s.idleSince()
+		if s.Subscribers() > 0 || st.now().Sub(used) < MinIdleForEviction {
+			continue
+		}
+		if oldestID == "" || used.Before(oldest) {
+			oldestID, oldest = id, used
+		}
+	}
+	if oldestID == "" {
+		return false
+	}
+	delete(st.sessions, oldestID)
+	return true
 }
 
 func newID() (string, error) {

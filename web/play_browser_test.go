@@ -159,7 +159,7 @@ func TestBrowserPlayCarParkWithTheMouse(t *testing.T) {
 	}
 }
 
-func TestBrowserPlayClockAdvances(t *testing.T) {
+func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
 	tab := openPlay(t, url+"/play")
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
@@ -177,6 +177,38 @@ func TestBrowserPlayClockAdvances(t *testing.T) {
 	}
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 	tab.WaitText(`[data-testid="clock-state"]`, "paused")
+
+	// Clicking a mark explains its request.
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+	waitCount(t, tab, 1)
+	tab.Do(chromedp.Click(chromedp.CSS(`#lane-0 .mark`)))
+	tab.WaitText(`[data-testid="explain"]`, "Request 1 at")
+
+	// A limit of 0 is refused next to the settings and changes nothing.
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=limit]').value = '', true)`))
+	tab.Do(
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="limit"]`), "0"),
+		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
+	)
+	tab.WaitText(`[data-testid="err-settings"]`, "limit: 0 is not a whole number from 1")
+	if got := tab.Text(`[data-testid="summary"]`); !strings.Contains(got, "limit 5 per 30 s") {
+		t.Errorf("after a refused limit the summary reads %q", got)
+	}
+
+	// Adding gcra adds a fifth lane after the fourth.
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=limit]').value = '', true)`))
+	tab.Do(
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="limit"]`), "5"),
+		chromedp.Click(chromedp.CSS(`[data-bind-pgcra]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
+	)
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-4[data-policy="gcra"]`)))
+	if order := browsertest.Run(tab, chromedp.Evaluate[string](`[...document.querySelectorAll('[data-testid=lane]')].map(l => l.id).join(' ')`)); order != "lane-0 lane-1 lane-2 lane-3 lane-4" {
+		t.Errorf("lanes in order %q", order)
+	}
+	if msg := tab.Text(`[data-testid="err-settings"]`); msg != "" {
+		t.Errorf("the settings error stayed after a valid apply: %q", msg)
+	}
 }
 
 func saveScreenshot(t *testing.T, tab *browsertest.Tab, path string) {

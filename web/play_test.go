@@ -448,3 +448,92 @@ func TestPlayPageWeight(t *testing.T) {
 		t.Errorf("/play weighs %d bytes without Datastar, want under 50 KB", total)
 	}
 }
+
+// TestPlayStreamRateAndClose plays the clock at 16× for a second: the
+// stream sends at most ten updates a second, and closing it ends the
+// server's work on it (the session loses its subscriber).
+func TestPlayStreamRateAndClose(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sess := carParkSession(t, store, 40)
+	base := url + "/play/" + sess.ID()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/stream", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	clocks := make(chan string, 1000)
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<22)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `id="play-clock"`) {
+				clocks <- sc.Text()
+			}
+		}
+		close(clocks)
+	}()
+	<-clocks // the first render
+	if r := post(t, base+"/speed", `{"speed": "16×"}`); r.status != http.StatusOK {
+		t.Fatalf("speed: %d", r.status)
+	}
+	start := sess.Now()
+	if r := post(t, base+"/toggle", `{}`); r.status != http.StatusOK {
+		t.Fatalf("toggle: %d", r.status)
+	}
+	n := 0
+	timer := time.After(time.Second)
+collect:
+	for {
+		select {
+		case <-clocks:
+			n++
+		case <-timer:
+			break collect
+		}
+	}
+	if n > 11 || n < 3 {
+		t.Errorf("%d clock updates in a second of play, want between 3 and 11", n)
+	}
+	if moved := sess.Now() - start; moved < 8000 || moved > 24000 {
+		t.Errorf("the clock moved %d ms in about a second at 16×", moved)
+	}
+	cancel()
+	deadline := time.Now().Add(2 * time.Second)
+	for sess.Subscribers() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream's subscription outlived its request")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestPlayScenarioJSONIsWhatSimulateTakes checks that "copy scenario" and
+// scenario.json are the JSON the simulate command and POST /api/simulate
+// accept, and that adding a client answers with its name as a signal.
+func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sess := carParkSession(t, store, 45)
+	base := url + "/play/" + sess.ID()
+	res := get(t, base+"/scenario.json")
+	sc, err := scenario.Parse([]byte(res.body))
+	if err != nil {
+		t.Fatalf("scenario.json does not parse: %v", err)
+	}
+	if !reflect.DeepEqual(sc, sess.Scenario()) {
+		t.Errorf("scenario.json reads back as %+v, want %+v", sc, sess.Scenario())
+	}
+	r := post(t, base+"/client/add", `{"newclient": "alice"}`)
+	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"client":"alice","newclient":""}`) {
+		t.Errorf("add client: %d %q", r.status, r.body)
+	}
+	if err := sess.Fire(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := sess.Scenario().Requests; got[len(got)-1].Key != "alice" {
+		t.Errorf("the new client's request has key %q", got[len(got)-1].Key)
+	}
+}
