@@ -160,12 +160,16 @@ func (s *Session) View() View {
 		sel  scenario.Decision
 	}
 	results := make([]result, len(specs))
+	keys := make([]policies.Key, len(v.Scenario.Requests)) // hashed once for every lane
+	for i, r := range v.Scenario.Requests {
+		keys[i] = keyOf(r.KeyName())
+	}
 	// Lanes are independent: replay them side by side.
 	var wg sync.WaitGroup
 	for i, spec := range specs {
 		wg.Go(func() {
 			r := &results[i]
-			r.lane, decisions[i], r.expl, r.sel = replayLane(v, i, spec, selected)
+			r.lane, decisions[i], r.expl, r.sel = replayLane(v, keys, i, spec, selected)
 		})
 	}
 	wg.Wait()
@@ -209,7 +213,7 @@ func (v *View) markDisagreements(decisions [][]bool) {
 // does, sampling the viewed client's state on the way. It returns whether
 // each request was admitted, and the explanation of the selected request
 // with that request's decision.
-func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane, []bool, *Explained, scenario.Decision) {
+func replayLane(v View, keys []policies.Key, index int, spec scenario.PolicySpec, selected int) (Lane, []bool, *Explained, scenario.Decision) {
 	sc := v.Scenario
 	pol, err := policies.New(spec.Name, spec.Params(sc))
 	if err != nil {
@@ -267,7 +271,7 @@ func replayLane(v View, index int, spec scenario.PolicySpec, selected int) (Lane
 		}
 		sample(r.At, false)
 		name := r.KeyName()
-		key := keyOf(name)
+		key := keys[entry]
 		mine := key == viewed
 		if mine && inCurve(r.At) {
 			lane.Curve = append(lane.Curve, Point{r.At, pol.Peek(viewed, r.At).Float()})

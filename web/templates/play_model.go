@@ -80,10 +80,10 @@ func (p LanePlot) ViewBox() string { return fmt.Sprintf("0 0 %d %d", laneW, lane
 func (p LanePlot) CurvePoints() string {
 	// Points are rounded to whole units across; a point between two at the
 	// same height adds nothing to the line and is left out.
-	type pt struct{ x, y string }
-	var pts []pt
+	type pt struct{ x, y int } // y in tenths of a unit
+	pts := make([]pt, 0, len(p.Curve))
 	for _, c := range p.Curve {
-		q := pt{px(p.X(c.At)), num(p.Y(c.Value))}
+		q := pt{int(math.Round(p.X(c.At))), int(math.Round(p.Y(c.Value) * 10))}
 		n := len(pts)
 		switch {
 		case n > 0 && pts[n-1] == q:
@@ -93,14 +93,17 @@ func (p LanePlot) CurvePoints() string {
 			pts = append(pts, q)
 		}
 	}
-	var b strings.Builder
+	buf := make([]byte, 0, 12*len(pts))
 	for i, q := range pts {
 		if i > 0 {
-			b.WriteByte(' ')
+			buf = append(buf, ' ')
 		}
-		b.WriteString(q.x + "," + q.y)
+		buf = strconv.AppendInt(buf, int64(q.x), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(q.y/10), 10)
+		buf = append(buf, '.', byte('0'+q.y%10))
 	}
-	return b.String()
+	return string(buf)
 }
 
 // LimitY is the height of the capacity line.
