@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -112,7 +113,11 @@ func (lib *Library) Render(l *Lesson, in url.Values) (*Rendered, error) {
 	if err := st.md.Renderer().Render(&buf, src, doc); err != nil {
 		return nil, fmt.Errorf("lessons: rendering %s: %w", l.File, err)
 	}
-	st.out.HTML = template.HTML(buf.String()) //nolint:gosec // goldmark escapes text; raw HTML in lessons is not enabled
+	html := captionPattern.ReplaceAllString(buf.String(), "<table class=\"prose-table\" tabindex=\"0\">\n<caption>$1</caption>")
+	st.out.HTML = template.HTML(html) //nolint:gosec // goldmark escapes text; raw HTML in lessons is not enabled
+	for _, p := range uncaptioned.FindAllString(html, -1) {
+		st.problem("a Markdown table needs a caption: put a paragraph \"Table: what it shows\" right above it (%.40s…)", p)
+	}
 	return st.out, nil
 }
 
@@ -160,6 +165,13 @@ func blockBody(n ast.Node, src []byte) []byte {
 	}
 	return b.Bytes()
 }
+
+// A Markdown table gets its caption from a paragraph "Table: …" just above
+// it; the caption text is already escaped by goldmark.
+var (
+	captionPattern = regexp.MustCompile(`<p>Table: ([^<]*)</p>\n<table>`)
+	uncaptioned    = regexp.MustCompile(`<table>\n<thead>`)
+)
 
 // claimNode is an inline {{…}} claim.
 type claimNode struct {
