@@ -379,6 +379,18 @@ func (s *Session) SelectClient(name string) error {
 	})
 }
 
+// SelectClientAt makes the i-th client (in the order they were added) the
+// one that fires and that the lanes draw.
+func (s *Session) SelectClientAt(i int) error {
+	return s.do(func() error {
+		if i < 0 || i >= len(s.clients) {
+			return scenario.Errors{{Field: "client", Reason: fmt.Sprintf("there is no client %d", i+1)}}
+		}
+		s.client = s.clients[i]
+		return nil
+	})
+}
+
 // checkKey rejects a name whose hash collides with another client's.
 func (s *Session) checkKey(name string) error {
 	for _, c := range s.clients {

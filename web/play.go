@@ -33,7 +33,7 @@ import (
 //	GET  /play/decisions.{json,csv}  decisions of ?s=<scenario>, no session needed
 //	GET  /play/{id}/stream           the Datastar SSE stream of one session
 //	POST /play/{id}/{action}         fire, burst, pattern, step, jump, toggle, speed,
-//	                                 reset, settings, client, client/add,
+//	                                 reset, settings, client?i=, client/add,
 //	                                 client/rename, select
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
 func Playground(store *play.Store) Feature {
@@ -221,7 +221,6 @@ type playSignals struct {
 	SpanS        float64 `json:"spans"`
 	JumpS        float64 `json:"jumps"`
 	Speed        string  `json:"speed"`
-	Client       string  `json:"client"`
 	NewClient    string  `json:"newclient"`
 }
 
@@ -314,7 +313,7 @@ func (p *playground) action(w http.ResponseWriter, r *http.Request) {
 	}
 	var clientSignal []byte
 	if err == nil && strings.HasPrefix(r.URL.Path, "/play/"+sess.ID()+"/client") {
-		clientSignal, _ = json.Marshal(map[string]string{"client": sess.View().Client, "newclient": ""})
+		clientSignal = []byte(`{"newclient": ""}`)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	if errs != nil {
@@ -420,7 +419,13 @@ func (p *playground) apply(sess *play.Session, action string, sig playSignals, r
 		}
 		return sess.Apply(st)
 	case "client":
-		return sess.SelectClient(sig.Client)
+		// The page sends the position of the chosen client, never its
+		// name: names are visitor text and stay out of expressions.
+		i, err := strconv.Atoi(q.Get("i"))
+		if err != nil {
+			return scenario.Errors{{Field: "client", Reason: "want ?i=<position of the client>"}}
+		}
+		return sess.SelectClientAt(i)
 	case "select":
 		if d := q.Get("d"); d != "" {
 			delta, err := strconv.Atoi(d)

@@ -209,6 +209,23 @@ func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 	if msg := tab.Text(`[data-testid="err-settings"]`); msg != "" {
 		t.Errorf("the settings error stayed after a valid apply: %q", msg)
 	}
+
+	// A second client has lanes of its own.
+	tab.Do(
+		chromedp.Click(chromedp.CSS(`.play-controls details summary`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="new-client"]`), `alice "<b>"`),
+		chromedp.Click(chromedp.CSS(`[data-testid="add-client"]`)),
+	)
+	tab.WaitText(`[data-testid="summary"]`, `drawing client alice "<b>"`)
+	waitCount(t, tab, 0)
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+	waitCount(t, tab, 1)
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+	waitCount(t, tab, 2)
+	tab.Do(chromedp.SetValue(chromedp.CSS(`[data-testid="client"]`), "default"))
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=client]').dispatchEvent(new Event('change', {bubbles: true})), true)`))
+	tab.WaitText(`[data-testid="summary"]`, "drawing client default")
+	waitCount(t, tab, 1)
 }
 
 func saveScreenshot(t *testing.T, tab *browsertest.Tab, path string) {

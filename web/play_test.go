@@ -527,7 +527,7 @@ func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
 		t.Errorf("scenario.json reads back as %+v, want %+v", sc, sess.Scenario())
 	}
 	r := post(t, base+"/client/add", `{"newclient": "alice"}`)
-	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"client":"alice","newclient":""}`) {
+	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"newclient": ""}`) || sess.View().Client != "alice" {
 		t.Errorf("add client: %d %q", r.status, r.body)
 	}
 	if err := sess.Fire(1); err != nil {
@@ -535,5 +535,12 @@ func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
 	}
 	if got := sess.Scenario().Requests; got[len(got)-1].Key != "alice" {
 		t.Errorf("the new client's request has key %q", got[len(got)-1].Key)
+	}
+	// Choosing a client sends its position, not its name.
+	if r := post(t, base+"/client?i=0", `{}`); r.status != http.StatusOK || sess.View().Client != "default" {
+		t.Errorf("choose client 0: %d, client %q", r.status, sess.View().Client)
+	}
+	if r := post(t, base+"/client?i=7", `{}`); r.status != http.StatusBadRequest {
+		t.Errorf("choose client 7 of 2: %d, want 400", r.status)
 	}
 }

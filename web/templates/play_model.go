@@ -456,7 +456,6 @@ func playSignals(pp PlayPage) string {
 		"spans":        float64(v.Scenario.WindowMs) / 1000,
 		"jumps":        float64(v.Clock.Now) / 1000,
 		"speed":        v.Clock.Speed.String(),
-		"client":       v.Client,
 		"newclient":    "",
 	}
 	data, err := json.Marshal(sig)
