@@ -1,0 +1,127 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/play"
+)
+
+// lessonsSite serves the lessons, the exercises and the playground.
+func lessonsSite(t *testing.T) string {
+	t.Helper()
+	lib, set, err := LoadLessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)), Lessons(lib, set))
+	return url
+}
+
+// focusAndEnter moves keyboard focus to an element and presses Enter, the
+// way a keyboard user follows a link or submits a form.
+func focusAndEnter(tab *browsertest.Tab, selector string) {
+	tab.Do(chromedp.Focus(chromedp.CSS(selector)), chromedp.KeyEvent("\r"))
+}
+
+// TestBrowserWalkTheLessonsWithTheKeyboard goes from /lessons through every
+// lesson with the "next" link, using only the keyboard, on a 360 px wide
+// screen: every page must fit without sideways scrolling and show its
+// reading time, live tables and exercise links.
+func TestBrowserWalkTheLessonsWithTheKeyboard(t *testing.T) {
+	url := lessonsSite(t)
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	focusAndEnter(tab, `[data-testid="lesson-link"]`)
+	titles := []string{}
+	for i := 0; i < 7; i++ {
+		tab.WaitText(`[data-testid="lesson"]`, "minute read")
+		titles = append(titles, tab.Text("h1"))
+		if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="claim"], [data-testid="live-table"], .widget').length`)); n == 0 {
+			t.Errorf("lesson %q shows no computed number or table", titles[i])
+		}
+		if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="exercise-link"]').length`)); n < 2 {
+			t.Errorf("lesson %q links to %d exercises", titles[i], n)
+		}
+		if w := browsertest.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 360 {
+			t.Errorf("lesson %q is %d px wide on a 360 px screen", titles[i], w)
+		}
+		if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.claim-mismatch, .claim-broken, .block-broken').length`)); n > 0 {
+			t.Errorf("lesson %q shows %d numbers that disagree with the policies", titles[i], n)
+		}
+		focusAndEnter(tab, `[data-testid="next-lesson"]`)
+	}
+	tab.WaitText("h1", "Exercises")
+	if titles[0] != "Fixed window" || titles[6] != "Choosing a policy" {
+		t.Errorf("walked %q", titles)
+	}
+	tab.NoProblems()
+}
+
+// TestBrowserAnswerRightlyAndWrongly answers one exercise rightly and one
+// wrongly with the keyboard, checks the feedback and the working, the
+// progress kept in the browser, and follows "open in the playground".
+func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
+	url := lessonsSite(t)
+	tab := browsertest.NewTab(t)
+
+	tab.Do(chromedp.Navigate(url + "/exercises/try-it-2-floor"))
+	tab.WaitText(`[data-testid="question"]`, "rounds the carried part down")
+	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "30.001 s\r"))
+	tab.WaitText(`[data-testid="verdict"]`, "Right")
+	tab.WaitText(`[data-testid="right-answer"]`, "30.001 s")
+	tab.WaitText(`[data-testid="trace"]`, "the first instant that admits")
+
+	tab.Do(chromedp.Navigate(url + "/exercises/try-it-1-exact"))
+	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "yes\r"))
+	tab.WaitText(`[data-testid="verdict"]`, "Not quite")
+	tab.WaitText(`[data-testid="feedback"]`, "the policies say refused")
+	tab.WaitText(`[data-testid="trace"]`, "= 4.5 carried")
+
+	// Progress: the right answer is remembered in this browser, the wrong one is not.
+	tab.Do(chromedp.Navigate(url + "/exercises"))
+	tab.WaitText(`[data-exercise-id="try-it-2-floor"]`, "solved")
+	if got := tab.Text(`[data-exercise-id="try-it-1-exact"]`); strings.Contains(got, "solved") {
+		t.Errorf("a wrong answer was recorded as solved")
+	}
+
+	// "Another one" gives a variant, the same one every time for its seed.
+	tab.Do(chromedp.Navigate(url + "/exercises/try-it-1-exact"))
+	focusAndEnter(tab, `[data-testid="another"]`)
+	tab.WaitText(`.lesson-meta`, "variant")
+	loc := browsertest.Run(tab, chromedp.Location())
+	if !strings.Contains(loc, "seed=") {
+		t.Errorf("another one is at %q, without its seed", loc)
+	}
+
+	// The feedback's playground link opens the same scenario in /play.
+	tab.Do(chromedp.Navigate(url + "/exercises/try-it-1-exact"))
+	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "no\r"))
+	tab.WaitText(`[data-testid="verdict"]`, "Right")
+	focusAndEnter(tab, `[data-testid="feedback"] [data-testid="open-in-playground"]`)
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	time.Sleep(200 * time.Millisecond)
+	if loc := browsertest.Run(tab, chromedp.Location()); !strings.Contains(loc, "/play?s=") {
+		t.Errorf("open in playground went to %q", loc)
+	}
+	tab.NoProblems()
+}
+
+// TestBrowserLessonPlaygroundLink follows a lesson's own playground button.
+func TestBrowserLessonPlaygroundLink(t *testing.T) {
+	url := lessonsSite(t)
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.Navigate(url + "/lessons/fixed-window"))
+	focusAndEnter(tab, `.play-link [data-testid="open-in-playground"]`)
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	if loc := browsertest.Run(tab, chromedp.Location()); !strings.Contains(loc, "/play?s=") {
+		t.Errorf("the lesson's playground button went to %q", loc)
+	}
+	tab.NoProblems()
+}
