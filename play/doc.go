@@ -21,7 +21,8 @@
 //
 // The clock starts paused at 0 and moves only through actions: play (at
 // 0.25×, 1×, 4× or 16×, advanced by whoever drives the session, see
-// Session.Tick), step, jump and reset. A jump may go backwards: nothing is
+// Session.TickAt; the open streams drive it, and it runs only while one
+// is open), step, jump and reset. A jump may go backwards: nothing is
 // truncated, and a request fired there is inserted at the clock's time, after
 // any request already at that instant, so every later decision is replayed
 // against it. Reset clears the requests and returns the clock to 0; the

@@ -131,6 +131,11 @@ func (s *Session) Subscribe() (<-chan struct{}, func()) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		delete(s.subs, id)
+		if len(s.subs) == 0 {
+			// Nobody watches: the clock resumes from here when a
+			// stream returns, rather than leaping over the absence.
+			s.wallMark = time.Time{}
+		}
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 //	                                 reset, settings, client?i=, client/add,
 //	                                 client/rename, select
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
+//	GET  /play/{id}/link             303 to the scenario's shared link (for long ones)
 func Playground(store *play.Store) Feature {
 	return FeatureFunc(func(s *Server, r chi.Router) error {
 		if store == nil {
@@ -49,6 +50,7 @@ func Playground(store *play.Store) Feature {
 		r.Route("/play/{id}", func(r chi.Router) {
 			r.Get("/stream", p.stream)
 			r.Get("/scenario.json", p.download(p.scenarioJSON))
+			r.Get("/link", p.link)
 			r.Get("/decisions.json", p.download(p.decisionsJSON))
 			r.Get("/decisions.csv", p.download(p.decisionsCSV))
 			r.Post("/{action}", p.action)
@@ -582,6 +584,16 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 func atoiSuffix(id string) int {
 	n, _ := strconv.Atoi(id[strings.LastIndexByte(id, '-')+1:])
 	return n
+}
+
+// link redirects to the shared link of a session's scenario: the page points
+// here when the link is too long to embed.
+func (p *playground) link(w http.ResponseWriter, r *http.Request) {
+	sess, ok := p.session(w, r)
+	if !ok {
+		return
+	}
+	http.Redirect(w, r, play.EncodeURL(sess.Scenario()), http.StatusSeeOther)
 }
 
 func (p *playground) download(f func(w http.ResponseWriter, sc scenario.Scenario) error) http.HandlerFunc {

@@ -325,6 +325,7 @@ func TestPlayStatusCodes(t *testing.T) {
 		{"/play/" + sess.ID() + "/scenario.json", 200, `"windowMs": 30000`},
 		{"/play/decisions.csv?" + link[len("/play?"):], 200, "sliding-log"},
 		{"/play/decisions.json?s=%7B", 400, "malformed JSON"},
+		{"/play/" + sess.ID() + "/link", 200, "10 requests"}, // followed to the link's page
 	} {
 		res := get(t, url+c.url)
 		if res.status != c.status || !strings.Contains(res.body, c.has) {

@@ -480,6 +480,11 @@ func keyHandler(base string) string {
 		k("[", "select?d=-1") + k("]", "select?d=1") + "null"
 }
 
+// MaxEmbeddedLink is the longest shared link the page embeds; a longer one
+// is reached through the session's /link redirect, so the page and its
+// updates stay small.
+const MaxEmbeddedLink = 8 << 10
+
 // MaxShownJSON is the longest scenario JSON the page shows in full; a longer
 // one is offered as a download.
 const MaxShownJSON = 16 << 10
