@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -300,6 +301,7 @@ func (p *playground) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var sig playSignals
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
 	if err := datastar.ReadSignals(r, &sig); err != nil {
 		http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
 		return
@@ -321,7 +323,7 @@ func (p *playground) action(w http.ResponseWriter, r *http.Request) {
 	if errs != nil {
 		// Datastar applies the events of a 400 response too: the message
 		// lands next to the field, and direct API callers get a 4xx.
-		w.Header().Set("X-Problem", errs.Error())
+		w.Header().Set("X-Problem", truncate(errs.Error(), 300))
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusBadRequest)
 	}
@@ -337,6 +339,21 @@ func (p *playground) action(w http.ResponseWriter, r *http.Request) {
 }
 
 var errUnknownAction = errors.New("unknown action")
+
+// maxSignalBytes bounds an action's body: the page's signals are a few
+// hundred bytes.
+const maxSignalBytes = 16 << 10
+
+// truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
 
 func (p *playground) apply(sess *play.Session, action string, sig playSignals, r *http.Request) error {
 	q := r.URL.Query()

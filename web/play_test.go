@@ -300,6 +300,9 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 	if res := post(t, base+"/fire", `{"cost": `); res.status != http.StatusBadRequest {
 		t.Errorf("malformed signals: %d, want 400", res.status)
 	}
+	if res := post(t, base+"/fire", `{"cost": 1, "pad": "`+strings.Repeat("x", 20<<10)+`"}`); res.status != http.StatusBadRequest {
+		t.Errorf("oversized signals: %d, want 400", res.status)
+	}
 	if !reflect.DeepEqual(sess.Scenario(), before) {
 		t.Error("refused actions changed the scenario")
 	}
