@@ -261,3 +261,50 @@ func TestBrowserPlayPhoneAndPresentation(t *testing.T) {
 	pressKey(tab, "w")
 	tab.WaitText(`[data-testid="clock"]`, "30 s")
 }
+
+// TestBrowserPlayLoadsPastedAndUploadedScenarios loads the seeds' car park
+// with all seven policies, pasted and then uploaded, and checks every lane
+// against scenario.Run.
+func TestBrowserPlayLoadsPastedAndUploadedScenarios(t *testing.T) {
+	path, err := filepath.Abs("../lessons/scenarios/car-park.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := scenario.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	tab.Do(
+		chromedp.SetValue(chromedp.CSS(`#load-text`), string(data)),
+		chromedp.Click(chromedp.CSS(`.play-load button[type=submit]`)),
+	)
+	tab.WaitText(`[data-testid="summary"]`, "drawing client car-park")
+	waitLanes(t, tab, want)
+
+	// The uploaded file has a limit of 4, so its lanes differ.
+	sc.Limit = 4
+	want, err = scenario.Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload := filepath.Join(t.TempDir(), "car-park-4.json")
+	if err := os.WriteFile(upload, []byte(strings.Replace(string(data), `"limit": 5`, `"limit": 4`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab.Do(
+		chromedp.SetUploadFiles(chromedp.CSS(`.play-load input[type=file]`), []string{upload}),
+		chromedp.Click(chromedp.CSS(`.play-load button[type=submit]`)),
+	)
+	tab.WaitText(`[data-testid="summary"]`, "limit 4 per 30 s")
+	waitLanes(t, tab, want)
+}
