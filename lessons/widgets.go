@@ -144,15 +144,15 @@ var ringTmpl = template.Must(template.New("ring").Parse(`<section class="widget 
 <h3 id="ring-title">Choose k, the number of sub-buckets per window</h3>
 <form method="get" action="#ring" class="widget-form">
 <label for="ring-k">k = <output for="ring-k">{{.K}}</output></label>
-<input id="ring-k" type="range" name="ki" min="0" max="{{.MaxIndex}}" step="1" value="{{.Index}}" list="ring-ks" aria-valuetext="k = {{.K}}" data-testid="ring-slider">
+<input id="ring-k" type="range" name="ki" min="0" max="{{.MaxIndex}}" step="1" value="{{.Index}}" list="ring-ks" aria-valuetext="k = {{.K}}" data-testid="ring-slider" data-on-input="evt.target.form.querySelector('output').textContent = {{.Ks}}[evt.target.value]" data-on-change="evt.target.form.requestSubmit()">
 <button type="submit">Show</button>
 </form>
 <p class="k-links">Or pick one: {{range .Rows}}{{if .HasKValue}}<a href="{{.KLink}}"{{if .Selected}} aria-current="true"{{end}} data-testid="ring-k-link">k = {{.KValue}}</a> {{end}}{{end}}</p>
-<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} counters ({{.Selected.Bytes}}); {{.Selected.Differ}} of {{.Total}} decisions differ from the exact sliding log, and the estimate is never off by more than {{.Selected.MaxError}}.</p>
+<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} numbers ({{.Selected.Bytes}}); {{.Selected.Differ}} of {{.Total}} decisions differ from the exact sliding log, and the estimate is never off by more than {{.Selected.MaxError}}.</p>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Error and memory for each k">
 <table data-testid="ring-table">
 <caption>From one end to the other: the same traffic ({{.Total}} requests, limit {{.Limit}} per {{.Window}}) under each k</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">counters per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">decisions unlike the log</th><th scope="col">largest estimate error</th></tr></thead>
+<thead><tr><th scope="col">policy</th><th scope="col">numbers kept per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">decisions unlike the log</th><th scope="col">largest estimate error</th></tr></thead>
 <tbody>{{range .Rows}}<tr{{if .Selected}} class="selected"{{end}}><th scope="row">{{.Name}}</th><td>{{.Slots}}</td><td>{{.Bytes}}</td><td>{{.Admitted}}</td><td>{{.Differ}}</td><td>{{.MaxError}}</td></tr>
 {{end}}</tbody>
 </table>
@@ -235,7 +235,7 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		}
 		rows = append(rows, r)
 	}
-	t := Table{Caption: "ring", Head: []string{"policy", "counters per key", "bytes per key", "admitted", "decisions unlike the log", "largest estimate error"}}
+	t := Table{Caption: "ring", Head: []string{"policy", "numbers kept per key", "bytes per key", "admitted", "decisions unlike the log", "largest estimate error"}}
 	for _, r := range rows {
 		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Slots, 10), r.Bytes, strconv.Itoa(r.Admitted), strconv.Itoa(r.Differ), r.MaxError})
 	}
@@ -247,7 +247,7 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		}
 	}
 	return execHTML(ringTmpl, map[string]any{
-		"K": ks[idx], "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1],
+		"K": ks[idx], "Ks": ks, "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1],
 		"Total": total, "Limit": s.Limit, "Window": scenario.FormatMs(s.WindowMs),
 	})
 }

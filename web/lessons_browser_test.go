@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/windowlab/playground/internal/browsertest"
 	"github.com/windowlab/playground/play"
@@ -123,5 +124,18 @@ func TestBrowserLessonPlaygroundLink(t *testing.T) {
 	if loc := browsertest.Run(tab, chromedp.Location()); !strings.Contains(loc, "/play?s=") {
 		t.Errorf("the lesson's playground button went to %q", loc)
 	}
+	tab.NoProblems()
+}
+
+// TestBrowserRingSliderByKeyboard moves the k slider with an arrow key: the
+// lesson redraws its table for the new k.
+func TestBrowserRingSliderByKeyboard(t *testing.T) {
+	url := lessonsSite(t)
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.Navigate(url + "/lessons/ring-of-buckets"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="ring-summary"]`, "With k = 6,")
+	tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="ring-slider"]`)), chromedp.KeyEvent(kb.ArrowRight))
+	tab.WaitText(`[data-testid="ring-summary"]`, "With k = 10,")
 	tab.NoProblems()
 }
