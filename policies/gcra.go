@@ -17,10 +17,13 @@ import "unsafe"
 // windowMs). RetryAfterMs is exact and minimal. A cost above burst is refused
 // with Never set and changes nothing.
 //
-// Late rule: a now earlier than the key's latest instant is decided at that
-// latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
-// the caller's now. The rule is why each key stores its latest instant next
-// to the TAT: the decision itself needs only the TAT. Keys are never
+// Late rule: a now earlier than instants the key has already seen is decided
+// at its own now, with no clamping and no memory of the latest instant. The
+// TAT only ever moves forward, so an earlier now finds no more room than a
+// later one would: stepping back in time can only refuse more, never admit
+// more. That is why one integer per key is enough, and why gcra and
+// token-bucket (which clamps a late now to its latest instant) agree on
+// forward traffic but not on late requests. Late is never set. Keys are never
 // forgotten.
 type gcraPolicy struct {
 	p        Params
@@ -28,9 +31,10 @@ type gcraPolicy struct {
 	keys     keyTable[gcraState]
 }
 
+// gcraState is the TAT in units of 1/limit ms; 0 for an unseen key (a full
+// bucket).
 type gcraState struct {
-	latest int64 // ms
-	tat    int64 // units of 1/limit ms; 0 for an unseen key (a full bucket)
+	tat int64
 }
 
 func newGCRA(p Params) *gcraPolicy {
@@ -51,11 +55,10 @@ func (g *gcraPolicy) Decide(key Key, now, cost int64) Decision {
 	if ps != nil {
 		st = *ps
 	}
-	at, late := decideAt(now, st.latest)
-	t := at * g.p.Limit
+	t := now * g.p.Limit
 	tat := max(st.tat, t)
 	d := Decision{
-		At: at, Late: late,
+		At:       now,
 		Estimate: Fraction{tat - t, g.p.WindowMs},
 		Capacity: g.p.Burst,
 		Cost:     cost,
@@ -75,15 +78,14 @@ func (g *gcraPolicy) Decide(key Key, now, cost int64) Decision {
 	if ps == nil {
 		ps = g.keys.insert(key)
 	}
-	*ps = gcraState{latest: at, tat: tat}
+	*ps = gcraState{tat: tat}
 	return d
 }
 
 // Peek implements Policy: permits in use at now, (max(TAT, T) - T)/windowMs.
 func (g *gcraPolicy) Peek(key Key, now int64) Fraction {
 	st := g.keys.get(key)
-	at, _ := decideAt(clampTime(now), st.latest)
-	t := at * g.p.Limit
+	t := clampTime(now) * g.p.Limit
 	return Fraction{max(st.tat, t) - t, g.p.WindowMs}
 }
 
@@ -91,15 +93,14 @@ func (g *gcraPolicy) Peek(key Key, now int64) Fraction {
 // described (an idle key's TAT is now).
 func (g *gcraPolicy) Snapshot(key Key, now int64) State {
 	st := g.keys.get(key)
-	at, _ := decideAt(clampTime(now), st.latest)
-	t := at * g.p.Limit
+	t := clampTime(now) * g.p.Limit
 	tat := max(st.tat, t)
 	return State{Estimate: Fraction{tat - t, g.p.WindowMs}, Capacity: g.p.Burst, TAT: Fraction{tat, g.p.Limit}}
 }
 
-// Stats implements Policy: the TAT and the latest instant per key.
+// Stats implements Policy: one integer, the TAT, per key.
 func (g *gcraPolicy) Stats() Stats {
-	return Stats{Keys: g.keys.len(), Entries: 2 * int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
+	return Stats{Keys: g.keys.len(), Entries: int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
 }
 
 func (g *gcraPolicy) clone() Policy {

@@ -3,7 +3,21 @@ package policies
 import "testing"
 
 func TestGCRA(t *testing.T) {
-	for _, tt := range bucketTests {
+	// gcra decides a late request at its own instant: the TAT (2000 after
+	// the first request) has not moved back, so at 500 the request needs
+	// 3000 - 500 = 2500 > 1000 and must wait until 2000, like token-bucket,
+	// but without being told it was late.
+	late := bucketTest{
+		name: "late request is decided at its own instant",
+		p:    Params{Limit: 1, WindowMs: 1000},
+		steps: []step{
+			{at: 1000, allowed: true},
+			{at: 500, allowed: false, retry: 1500},
+			{at: 1999, allowed: false, retry: 1},
+			{at: 2000, allowed: true},
+		},
+	}
+	for _, tt := range append(bucketTests, late) {
 		t.Run(tt.name, func(t *testing.T) {
 			run(t, mustNew(t, GCRA, tt.p), tt.steps)
 		})
@@ -26,7 +40,7 @@ func TestGCRATAT(t *testing.T) {
 	if s.TAT != frac(2300, 3) || s.Estimate != frac(2300-600, 1000) {
 		t.Errorf("Snapshot(1, 200) = %+v, want TAT 2300/3 and 1700/1000 in use", s)
 	}
-	if got, want := pol.Stats(), (Stats{Keys: 1, Entries: 2, BytesPerKey: 16}); got != want {
+	if got, want := pol.Stats(), (Stats{Keys: 1, Entries: 1, BytesPerKey: 8}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }

@@ -105,7 +105,8 @@ type Decision struct {
 	// At is the instant the policy actually decided at: now, or the key's
 	// latest instant when now was earlier (see each policy's late rule).
 	At int64
-	// Late is true when now was earlier than the key's latest instant.
+	// Late is true when now was earlier than the key's latest instant (gcra,
+	// which keeps no latest instant, never sets it).
 	Late bool
 	// Estimate is the policy's own count or weighted estimate before the
 	// request, in permits, compared against Capacity.
@@ -182,11 +183,12 @@ type Stats struct {
 // parameter and the reason, prefixed with "policies: ".
 //
 // Each policy documents its arithmetic and its late rule on its type, in the
-// file named after it. In short: fixed-window, sliding-log, sliding-counter,
-// token-bucket and gcra decide a now earlier than the key's latest instant
-// at that instant; sliding-buckets follows its seed, estimating at its
-// newest bucket and refusing a late request whose bucket no longer counts in
-// full. Either way RetryAfterMs is counted from the caller's now. Estimates
+// file named after it. In short: fixed-window, sliding-log, sliding-counter
+// and token-bucket decide a now earlier than the key's latest instant at that
+// instant; gcra decides it at its own instant, which its forward-only TAT
+// makes safe with one integer per key; sliding-buckets follows its seed,
+// estimating at its newest bucket and refusing a late request whose bucket
+// no longer counts in full. Either way RetryAfterMs is counted from the caller's now. Estimates
 // are not reduced (sliding-counter Exact has denominator windowMs,
 // sliding-buckets the bucket width, token-bucket and gcra windowMs); see
 // Fraction.Reduced.

@@ -184,14 +184,15 @@ func TestPropertyBucketsOneIsCounterExact(t *testing.T) {
 }
 
 // TestPropertyGCRAIsTokenBucket: gcra and token-bucket with the same
-// parameters decide alike in everything but their Terms, late requests
-// included.
+// parameters decide alike in everything but their Terms on traffic that
+// moves forward in time. (Late requests differ by design: token-bucket
+// clamps them to its latest instant, gcra decides them at their own.)
 func TestPropertyGCRAIsTokenBucket(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 5))
 	for scenario := range 200 {
 		p := randomParams(r, GCRA)
 		g, tb := mustNew(t, GCRA, p), mustNew(t, TokenBucket, p)
-		for i, q := range traffic(r, p, 150, true) {
+		for i, q := range traffic(r, p, 150, false) {
 			dg, dt := g.Decide(q.key, q.at, q.cost), tb.Decide(q.key, q.at, q.cost)
 			dg.Terms, dt.Terms = Terms{}, Terms{}
 			if dg != dt {

@@ -3,11 +3,13 @@ package policies
 import "testing"
 
 // bucketTests are shared by token-bucket and gcra, which must decide alike.
-var bucketTests = []struct {
+type bucketTest struct {
 	name  string
 	p     Params
 	steps []step
-}{
+}
+
+var bucketTests = []bucketTest{
 	{
 		// Capacity 2 (burst 0 means limit), 2 permits per 1000 ms: one
 		// permit every 500 ms.
@@ -42,7 +44,10 @@ var bucketTests = []struct {
 			{at: 10, cost: 2, allowed: false, retry: 1990},
 		},
 	},
-	{
+}
+
+func TestTokenBucket(t *testing.T) {
+	late := bucketTest{
 		name: "late request is decided at the latest instant",
 		p:    Params{Limit: 1, WindowMs: 1000},
 		steps: []step{
@@ -50,11 +55,8 @@ var bucketTests = []struct {
 			{at: 500, allowed: false, late: true, retry: 1500},
 			{at: 2000, allowed: true},
 		},
-	},
-}
-
-func TestTokenBucket(t *testing.T) {
-	for _, tt := range bucketTests {
+	}
+	for _, tt := range append(bucketTests, late) {
 		t.Run(tt.name, func(t *testing.T) {
 			run(t, mustNew(t, TokenBucket, tt.p), tt.steps)
 		})
