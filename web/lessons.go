@@ -3,9 +3,11 @@ package web
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -134,7 +136,15 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		h.s.NotFound(w, r)
 		return
 	}
-	if err := r.ParseForm(); err != nil {
+	// Datastar sends the form as multipart FormData; a plain POST as
+	// application/x-www-form-urlencoded.
+	var perr error
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		perr = r.ParseMultipartForm(64 << 10)
+	} else {
+		perr = r.ParseForm()
+	}
+	if perr != nil {
 		http.Error(w, "Bad request", http.StatusBadRequest)
 		return
 	}
@@ -175,6 +185,14 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.Feedback = feedbackView(e, in, fb)
+		if r.Header.Get("Datastar-Request") == "true" {
+			sse, done := h.s.NewSSE(w, r)
+			defer done()
+			if err := MergeComponent(sse, templates.FeedbackSlot(v)); err != nil {
+				h.s.Log().Warn("sending exercise feedback", slog.Any("error", err))
+			}
+			return
+		}
 	}
 	h.s.Render(w, r, http.StatusOK, templates.ExerciseView(v))
 }

@@ -73,8 +73,14 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-2-floor"))
 	tab.WaitText(`[data-testid="question"]`, "rounds the carried part down")
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(window.samePage = true)`))
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "30.001 s\r"))
 	tab.WaitText(`[data-testid="verdict"]`, "Right")
+	// With JavaScript, Datastar fills the feedback in place: no new page.
+	if !browsertest.Run(tab, chromedp.Evaluate[bool](`window.samePage === true`)) {
+		t.Error("answering reloaded the page; Datastar should have filled the feedback in place")
+	}
 	tab.WaitText(`[data-testid="right-answer"]`, "30.001 s")
 	tab.WaitText(`[data-testid="trace"]`, "the first instant that admits")
 
