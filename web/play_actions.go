@@ -1,0 +1,279 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+	"github.com/windowlab/playground/web/templates"
+)
+
+// playSignals are the page's signals as the browser sends them. Numbers
+// arrive as JSON numbers (an empty field is 0); each action validates the
+// ones it uses.
+type playSignals struct {
+	Limit        float64 `json:"limit"`
+	WindowS      float64 `json:"windows"`
+	PFixed       bool    `json:"pfixed"`
+	PLog         bool    `json:"plog"`
+	PFloor       bool    `json:"pfloor"`
+	PExact       bool    `json:"pexact"`
+	PBuckets     bool    `json:"pbuckets"`
+	Buckets      float64 `json:"buckets"`
+	PToken       bool    `json:"ptoken"`
+	PGCRA        bool    `json:"pgcra"`
+	Burst        float64 `json:"burst"`
+	Cost         float64 `json:"cost"`
+	Count        float64 `json:"count"`
+	Pattern      string  `json:"pattern"`
+	PatternCount float64 `json:"patterncount"`
+	SpanS        float64 `json:"spans"`
+	JumpS        float64 `json:"jumps"`
+	Speed        string  `json:"speed"`
+	NewClient    string  `json:"newclient"`
+}
+
+// whole checks that a signal is a whole number in [lo, hi].
+func whole(field string, v float64, lo, hi int64) (int64, error) {
+	if v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
+		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s is not a whole number from %d to %d", strconv.FormatFloat(v, 'f', -1, 64), lo, hi)}}
+	}
+	return int64(v), nil
+}
+
+// millis turns seconds into whole milliseconds in [lo, hi].
+func millis(field string, sec float64, lo, hi int64) (int64, error) {
+	ms := math.Round(sec * 1000)
+	if math.IsNaN(ms) || ms < float64(lo) || ms > float64(hi) {
+		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s s is out of range (%s to %s)",
+			strconv.FormatFloat(sec, 'f', -1, 64), scenario.FormatMs(lo), scenario.FormatMs(hi))}}
+	}
+	return int64(ms), nil
+}
+
+func (sig playSignals) settings() (play.Settings, error) {
+	var errs scenario.Errors
+	add := func(err error) {
+		var fe scenario.Errors
+		if errors.As(err, &fe) {
+			errs = append(errs, fe...)
+		}
+	}
+	limit, err := whole("limit", sig.Limit, 1, scenario.MaxLimit)
+	add(err)
+	window, err := millis("windowMs", sig.WindowS, 1, scenario.MaxWindowMs)
+	add(err)
+	st := play.Settings{Limit: limit, WindowMs: window}
+	if sig.PFixed {
+		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.FixedWindow})
+	}
+	if sig.PLog {
+		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingLog})
+	}
+	if sig.PFloor {
+		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Floor})
+	}
+	if sig.PExact {
+		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Exact})
+	}
+	if sig.PBuckets {
+		k, err := whole("buckets", sig.Buckets, 1, policies.MaxBuckets)
+		add(err)
+		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: k})
+	}
+	burst := int64(0)
+	if sig.PToken || sig.PGCRA {
+		burst, err = whole("burst", sig.Burst, 0, scenario.MaxLimit)
+		add(err)
+	}
+	if sig.PToken {
+		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.TokenBucket, Burst: burst})
+	}
+	if sig.PGCRA {
+		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.GCRA, Burst: burst})
+	}
+	if len(errs) > 0 {
+		return st, errs
+	}
+	return st, nil
+}
+
+// action applies one action to a session. Its effect arrives on the
+// session's stream; the response carries only the field errors (cleared on
+// success) as Datastar events, with status 400 when the action was refused.
+func (p *playground) action(w http.ResponseWriter, r *http.Request) {
+	sess, ok := p.session(w, r)
+	if !ok {
+		return
+	}
+	var sig playSignals
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
+	if err := datastar.ReadSignals(r, &sig); err != nil {
+		http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
+		return
+	}
+	err := p.apply(sess, chi.URLParam(r, "action"), sig, r)
+	if errors.Is(err, errUnknownAction) {
+		p.s.NotFound(w, r)
+		return
+	}
+	errs := scenario.Errors(nil)
+	if err != nil {
+		errs = asErrors(err, "")
+	}
+	var clientSignal []byte
+	if err == nil && strings.HasPrefix(r.URL.Path, "/play/"+sess.ID()+"/client") {
+		clientSignal = []byte(`{"newclient": ""}`)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	if errs != nil {
+		// Datastar applies the events of a 400 response too: the message
+		// lands next to the field, and direct API callers get a 4xx.
+		w.Header().Set("X-Problem", truncate(errs.Error(), 300))
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusBadRequest)
+	}
+	sse := datastar.NewSSE(w, r)
+	for _, slot := range templates.ErrorSlots {
+		if err := MergeComponent(sse, templates.ErrorSlotView(slot, templates.SlotMessage(errs, slot))); err != nil {
+			return
+		}
+	}
+	if clientSignal != nil {
+		_ = MergeSignals(sse, clientSignal, false)
+	}
+}
+
+var errUnknownAction = errors.New("unknown action")
+
+// maxSignalBytes bounds an action's body: the page's signals are a few
+// hundred bytes.
+const maxSignalBytes = 16 << 10
+
+// truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func (p *playground) apply(sess *play.Session, action string, sig playSignals, r *http.Request) error {
+	q := r.URL.Query()
+	costAndThen := func(f func() error) error {
+		cost, err := whole("cost", sig.Cost, 1, scenario.MaxCost)
+		if err != nil {
+			return err
+		}
+		if err := sess.SetCost(cost); err != nil {
+			return err
+		}
+		return f()
+	}
+	isClient := strings.Contains(r.URL.Path, "/client/")
+	switch {
+	case isClient && action == "add":
+		return sess.SelectClient(sig.NewClient)
+	case isClient && action == "rename":
+		return sess.RenameClient(sig.NewClient)
+	case isClient:
+		return errUnknownAction
+	}
+	switch action {
+	case "fire":
+		return costAndThen(func() error { return sess.Fire(1) })
+	case "burst":
+		return costAndThen(func() error {
+			n, err := whole("count", sig.Count, 1, play.MaxBurst)
+			if err != nil {
+				return err
+			}
+			return sess.Fire(n)
+		})
+	case "pattern":
+		return costAndThen(func() error {
+			n, err := whole("patternCount", sig.PatternCount, 1, play.MaxPatternCount)
+			if err != nil {
+				return err
+			}
+			kind := play.PatternKind(sig.Pattern)
+			span := int64(0)
+			if kind != play.Straddle {
+				if span, err = millis("span", sig.SpanS, 1, scenario.MaxWindowMs); err != nil {
+					return err
+				}
+			}
+			return sess.FirePattern(play.Pattern{Kind: kind, Count: n, SpanMs: span})
+		})
+	case "step":
+		if q.Get("window") == "1" {
+			return sess.StepWindow()
+		}
+		ms, err := strconv.ParseInt(q.Get("ms"), 10, 64)
+		if err != nil {
+			return scenario.Errors{{Field: "step", Reason: "want ?ms=<milliseconds> or ?window=1"}}
+		}
+		return sess.Step(ms)
+	case "jump":
+		at, err := millis("at", sig.JumpS, 0, play.MaxClock)
+		if err != nil {
+			return err
+		}
+		return sess.Jump(at)
+	case "toggle":
+		return sess.TogglePlay()
+	case "play":
+		return sess.Play()
+	case "pause":
+		return sess.Pause()
+	case "speed":
+		sp, err := play.ParseSpeed(sig.Speed)
+		if err != nil {
+			return scenario.Errors{{Field: "speed", Reason: "want one of 0.25×, 1×, 4×, 16×"}}
+		}
+		return sess.SetSpeed(sp)
+	case "reset":
+		return sess.Reset()
+	case "settings":
+		st, err := sig.settings()
+		if err != nil {
+			return err
+		}
+		return sess.Apply(st)
+	case "client":
+		// The page sends the position of the chosen client, never its
+		// name: names are visitor text and stay out of expressions.
+		i, err := strconv.Atoi(q.Get("i"))
+		if err != nil {
+			return scenario.Errors{{Field: "client", Reason: "want ?i=<position of the client>"}}
+		}
+		return sess.SelectClientAt(i)
+	case "select":
+		if d := q.Get("d"); d != "" {
+			delta, err := strconv.Atoi(d)
+			if err != nil {
+				return scenario.Errors{{Field: "selected", Reason: "want ?d=1 or ?d=-1"}}
+			}
+			return sess.SelectStep(delta)
+		}
+		i, err := strconv.Atoi(q.Get("i"))
+		if err != nil {
+			return scenario.Errors{{Field: "selected", Reason: "want ?i=<request index>"}}
+		}
+		return sess.Select(i)
+	}
+	return errUnknownAction
+}

@@ -1,0 +1,162 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/windowlab/playground/web/templates"
+)
+
+// UpdateInterval is the shortest gap between two updates of one stream:
+// at most ten a second while the clock plays.
+const UpdateInterval = 100 * time.Millisecond
+
+// regions renders every region of the page the stream keeps up to date, by
+// element id, in page order.
+func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
+	var out []region
+	render := func(id string, c templ.Component) error {
+		var buf bytes.Buffer
+		if err := c.Render(r.Context(), &buf); err != nil {
+			return err
+		}
+		out = append(out, region{id: id, html: buf.String()})
+		return nil
+	}
+	v := pp.View
+	if err := render("play-clock", templates.PlayClock(v)); err != nil {
+		return nil, err
+	}
+	if err := render("play-summary", templates.PlaySummary(v)); err != nil {
+		return nil, err
+	}
+	if err := render("play-clients", templates.PlayClients(v)); err != nil {
+		return nil, err
+	}
+	// Lanes are the bulk of the work: render them side by side.
+	laneHTML := make([]region, len(v.Lanes))
+	laneErr := make([]error, len(v.Lanes))
+	var wg sync.WaitGroup
+	for i, l := range v.Lanes {
+		wg.Go(func() {
+			var buf bytes.Buffer
+			laneErr[i] = templates.PlayLane(templates.Plot(v, l), pp.Base).Render(r.Context(), &buf)
+			laneHTML[i] = region{id: l.ID, html: buf.String()}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(laneErr...); err != nil {
+		return nil, err
+	}
+	out = append(out, laneHTML...)
+	if err := render("play-live", templates.PlayLive(v)); err != nil {
+		return nil, err
+	}
+	if err := render("play-explain", templates.PlayExplain(v)); err != nil {
+		return nil, err
+	}
+	if err := render("play-share", templates.PlayShare(pp)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type region struct{ id, html string }
+
+// stream keeps one open page up to date: the full state at once (also after
+// a reconnect), then the regions that changed after each action, at most
+// every UpdateInterval; while the clock plays, it advances the clock.
+func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
+	sess, ok := p.session(w, r)
+	if !ok {
+		return
+	}
+	changes, unsubscribe := sess.Subscribe()
+	defer unsubscribe()
+	sse, done := p.s.NewSSE(w, r)
+	defer done()
+	ctx := sse.Context()
+	sent := map[string]string{}
+	lanes := 0
+	cache := &shareCache{}
+	send := func() error {
+		pp := p.pageDataCached(r, sess, cache)
+		rs, err := regions(pp, r)
+		if err != nil {
+			return err
+		}
+		// Lanes that no longer exist (fewer policies) are removed; new ones
+		// are appended after the last lane.
+		for i := len(pp.View.Lanes); i < lanes; i++ {
+			if err := RemoveFragments(sse, fmt.Sprintf("#lane-%d", i)); err != nil {
+				return err
+			}
+			delete(sent, fmt.Sprintf("lane-%d", i))
+		}
+		for _, rg := range rs {
+			if sent[rg.id] == rg.html {
+				continue
+			}
+			var opts []FragmentOption
+			if _, seen := sent[rg.id]; !seen && strings.HasPrefix(rg.id, "lane-") && rg.id != "lane-0" && lanes > 0 {
+				prev := "lane-" + strconv.Itoa(atoiSuffix(rg.id)-1)
+				opts = append(opts, WithSelector("#"+prev), WithMergeMode(MergeAfter))
+			}
+			if err := MergeFragments(sse, rg.html, opts...); err != nil {
+				return err
+			}
+			sent[rg.id] = rg.html
+		}
+		lanes = len(pp.View.Lanes)
+		return nil
+	}
+	// The first render of a new stream sends everything: after a reconnect
+	// the page may hold stale regions.
+	if err := send(); err != nil {
+		p.s.Log().Error("play stream", "session", sess.ID(), slog.Any("error", err))
+		return
+	}
+	ticker := time.NewTicker(UpdateInterval)
+	defer ticker.Stop()
+	pending := false
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+			pending = true
+			if time.Since(last) < UpdateInterval {
+				continue // the ticker sends it: at most ten updates a second
+			}
+		case now := <-ticker.C:
+			p.store.Touch(sess)
+			if sess.TickAt(now) {
+				<-changes // our own tick's notice
+				pending = true
+			}
+			if !pending {
+				continue
+			}
+		}
+		pending = false
+		last = time.Now()
+		if err := send(); err != nil {
+			return
+		}
+	}
+}
+
+func atoiSuffix(id string) int {
+	n, _ := strconv.Atoi(id[strings.LastIndexByte(id, '-')+1:])
+	return n
+}
