@@ -12,13 +12,18 @@ import (
 )
 
 // link redirects to the shared link of a session's scenario: the page points
-// here when the link is too long to embed.
+// here when the link is too long to embed. With ?present=1 it opens the
+// presentation view at the session's clock.
 func (p *playground) link(w http.ResponseWriter, r *http.Request) {
 	sess, ok := p.session(w, r)
 	if !ok {
 		return
 	}
-	http.Redirect(w, r, play.EncodeURL(sess.Scenario()), http.StatusSeeOther)
+	to := play.EncodeURL(sess.Scenario())
+	if r.URL.Query().Get("present") == "1" {
+		to += "&present=1&t=" + strconv.FormatInt(sess.Now(), 10)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 func (p *playground) download(f func(w http.ResponseWriter, sc scenario.Scenario) error) http.HandlerFunc {

@@ -329,6 +329,7 @@ func TestPlayStatusCodes(t *testing.T) {
 		{"/play/decisions.csv?" + link[len("/play?"):], 200, "sliding-log"},
 		{"/play/decisions.json?s=%7B", 400, "malformed JSON"},
 		{"/play/" + sess.ID() + "/link", 200, "10 requests"}, // followed to the link's page
+		{"/play/" + sess.ID() + "/link?present=1", 200, `class="presentation"`},
 	} {
 		res := get(t, url+c.url)
 		if res.status != c.status || !strings.Contains(res.body, c.has) {
