@@ -47,8 +47,8 @@ func explain(policy, label string, params policies.Params, d scenario.Decision, 
 		total := policies.Fraction{Num: det.Estimate.Num + cost*det.Estimate.Den, Den: det.Estimate.Den}
 		add("carried + current + cost = %s + %d + %d = %s", formatFraction(p.Carried), p.Current, cost, verdict(formatFraction(total), det.Allowed))
 	case policies.SlidingBuckets:
-		add("Buckets of %s; %s into the newest. The oldest bucket holds %d and still counts for (width − elapsed) ÷ width of it: %s.",
-			ms(p.BucketMs), ms(p.Elapsed), p.Previous, formatFraction(p.Carried))
+		add("The window is %d buckets of %s, and it is %s into the newest. The oldest bucket, partly outside the window, held %d: carried = %d × (%s − %s) ÷ %s = %s.",
+			params.Buckets, ms(p.BucketMs), ms(p.Elapsed), p.Previous, p.Previous, ms(p.BucketMs), ms(p.Elapsed), ms(p.BucketMs), formatFraction(p.Carried))
 		total := policies.Fraction{Num: det.Estimate.Num + cost*det.Estimate.Den, Den: det.Estimate.Den}
 		add("carried + the other buckets + cost = %s + %d + %d = %s", formatFraction(p.Carried), p.Current, cost, verdict(formatFraction(total), det.Allowed))
 	case policies.TokenBucket:
@@ -59,11 +59,11 @@ func explain(policy, label string, params policies.Params, d scenario.Decision, 
 			add("cost %d > tokens %s: refused.", cost, formatFraction(p.Tokens))
 		}
 	case policies.GCRA:
-		add("Theoretical arrival time (TAT) before: %s ms; one permit is emitted every window ÷ limit.", formatFraction(p.TAT))
+		add("Theoretical arrival time (TAT) before: %s; one permit is emitted every window ÷ limit = %s.", FormatInstant(p.TAT), FormatInstant(policies.Fraction{Num: params.WindowMs, Den: params.Limit}))
 		total := policies.Fraction{Num: det.Estimate.Num + cost*det.Estimate.Den, Den: det.Estimate.Den}
 		add("in use = (max(TAT, now) − now) ÷ interval = %s; in use + cost = %s", formatFraction(det.Estimate), verdict(formatFraction(total), det.Allowed))
 		if det.Allowed {
-			add("TAT moves on by cost × interval to %s ms.", formatFraction(after.TAT))
+			add("TAT moves on by cost × interval to %s.", FormatInstant(after.TAT))
 		}
 	}
 	switch {
@@ -75,6 +75,17 @@ func explain(policy, label string, params policies.Params, d scenario.Decision, 
 	}
 	e.Headers = headers(policy, params, det, after)
 	return e
+}
+
+// FormatInstant shows an instant or a duration held as a fraction of a
+// millisecond (GCRA's TAT, its emission interval): "36 s", or
+// "1000/3 ≈ 333.33 ms".
+func FormatInstant(f policies.Fraction) string {
+	r := f.Reduced()
+	if r.Den == 1 {
+		return scenario.FormatMs(r.Num)
+	}
+	return formatFraction(r) + " ms"
 }
 
 // ceilSeconds rounds a wait in ms up to whole seconds, as Retry-After and

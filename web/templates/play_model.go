@@ -419,7 +419,7 @@ func StateText(policy string, s policies.State) string {
 	case policies.TokenBucket:
 		return fmt.Sprintf("tokens %s of %d", scenario.FormatFraction(s.Tokens), s.Capacity)
 	case policies.GCRA:
-		return fmt.Sprintf("TAT %s ms, in use %s", scenario.FormatFraction(s.TAT), est)
+		return fmt.Sprintf("TAT %s, in use %s", play.FormatInstant(s.TAT), est)
 	}
 	return "estimate " + est
 }
