@@ -410,3 +410,50 @@ func TestEveryFragmentLinkHasATarget(t *testing.T) {
 		}
 	}
 }
+
+// TestTheSlidingLogCarParkTeachesTheEdge checks the computed table the
+// sliding-log lesson is built around: at 35 s the half-open window holds 2
+// cars, not the 4 a closed window would count.
+func TestTheSlidingLogCarParkTeachesTheEdge(t *testing.T) {
+	lib, _ := load(t)
+	r, err := lib.Render(lib.Lesson("sliding-log"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tbl := range r.Tables {
+		for _, row := range tbl.Rows {
+			if len(row) > 2 && row[1] == "35 s" {
+				found = true
+				if !strings.Contains(row[2], "2 in (5 s, 35 s]") || !strings.HasPrefix(row[2], "admitted") {
+					t.Errorf("the 35 s row reads %q; want 2 in the window (5 s, 35 s], admitted", row[2])
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("no table row at 35 s in the sliding-log lesson")
+	}
+}
+
+// TestTheMemoryCalculatorUsesTheLearnersNumbers renders the sliding-log
+// lesson with a learner's limit and key count.
+func TestTheMemoryCalculatorUsesTheLearnersNumbers(t *testing.T) {
+	lib, _ := load(t)
+	r, err := lib.Render(lib.Lesson("sliding-log"), url.Values{"limit": {"100"}, "keys": {"1000000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tbl := range r.Tables {
+		if tbl.Caption != "memory" {
+			continue
+		}
+		for _, row := range tbl.Rows {
+			if row[0] == "sliding-log" && row[3] != "800 MB" {
+				t.Errorf("100 per second over a million keys in a sliding log: %s, want 800 MB", row[3])
+			}
+		}
+		return
+	}
+	t.Error("no memory calculator in the sliding-log lesson")
+}
