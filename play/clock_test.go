@@ -1,0 +1,52 @@
+package play
+
+import (
+	"testing"
+	"time"
+)
+
+func TestClock(t *testing.T) {
+	s := newSession(t, DefaultScenario())
+	steps := []struct {
+		name string
+		do   func() error
+		want int64
+	}{
+		{"step 100 ms", func() error { return s.Step(100) }, 100},
+		{"step 1 s", func() error { return s.Step(1000) }, 1100},
+		{"step a window", s.StepWindow, 31100},
+		{"jump back", func() error { return s.Jump(5000) }, 5000},
+		{"tick while paused", func() error { s.Tick(time.Second); return nil }, 5000},
+		{"play", s.Play, 5000},
+		{"tick 1 s at 1×", func() error { s.Tick(time.Second); return nil }, 6000},
+		{"16×", func() error { return s.SetSpeed(FastestSpeed) }, 6000},
+		{"tick 0.5 s at 16×", func() error { s.Tick(500 * time.Millisecond); return nil }, 14000},
+		{"0.25×", func() error { return s.SetSpeed(QuarterSpeed) }, 14000},
+		{"tick 1 ms at 0.25×", func() error { s.Tick(time.Millisecond); return nil }, 14000},
+		{"3 more ticks of 1 ms", func() error { s.Tick(time.Millisecond); s.Tick(time.Millisecond); s.Tick(time.Millisecond); return nil }, 14001},
+		{"reset", s.Reset, 0},
+	}
+	for i, st := range steps {
+		must(t, st.name, st.do())
+		if got := s.Now(); got != st.want {
+			t.Fatalf("step %d (%s): clock %d, want %d", i, st.name, got, st.want)
+		}
+	}
+	if s.Playing() {
+		t.Error("reset left the clock playing")
+	}
+	// Two streams ticking the same session move it once by the real time.
+	must(t, "speed", s.SetSpeed(RealSpeed))
+	must(t, "play", s.Play())
+	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.TickAt(wall)
+	s.TickAt(wall.Add(100 * time.Millisecond))
+	s.TickAt(wall.Add(100 * time.Millisecond))
+	s.TickAt(wall.Add(250 * time.Millisecond))
+	if got := s.Now(); got != 250 {
+		t.Errorf("after 250 ms of real time ticked by two streams: clock %d, want 250", got)
+	}
+	if err := s.SetSpeed(3); err == nil {
+		t.Error("speed 3 accepted")
+	}
+}

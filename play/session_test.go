@@ -1,0 +1,91 @@
+package play
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+func TestSameActionsGiveTheSameTimeline(t *testing.T) {
+	act := func() View {
+		s := newSession(t, DefaultScenario())
+		must(t, "fire", s.Fire(3))
+		must(t, "poisson", s.FirePattern(Pattern{Kind: Poisson, Count: 40, SpanMs: 60_000}))
+		must(t, "step", s.Step(1000))
+		must(t, "straddle", s.FirePattern(Pattern{Kind: Straddle, Count: 10}))
+		must(t, "poisson", s.FirePattern(Pattern{Kind: Poisson, Count: 40, SpanMs: 60_000}))
+		v := s.View()
+		v.ID = ""
+		return v
+	}
+	a, b := act(), act()
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("two sessions given the same actions show different timelines")
+	}
+	if a.Total != 93 {
+		t.Errorf("total %d, want 93", a.Total)
+	}
+}
+
+func TestRequestCap(t *testing.T) {
+	s := newSession(t, DefaultScenario())
+	for range MaxRequests / MaxBurst {
+		must(t, "burst", s.Fire(MaxBurst))
+	}
+	before := s.Version()
+	err := s.Fire(1)
+	var errs scenario.Errors
+	if !errors.As(err, &errs) || errs.Field("count") == "" {
+		t.Fatalf("firing past the cap: %v, want an error naming count", err)
+	}
+	if s.Version() != before || s.View().Total != MaxRequests {
+		t.Error("a refused action changed the session")
+	}
+}
+
+func TestInvalidSettingsChangeNothing(t *testing.T) {
+	s := newSession(t, DefaultScenario())
+	must(t, "fire", s.Fire(2))
+	for _, c := range []struct {
+		st    Settings
+		field string
+	}{
+		{Settings{Limit: 0, WindowMs: 1000, Policies: scenario.DefaultPolicies()}, "limit"},
+		{Settings{Limit: 5, WindowMs: 0, Policies: scenario.DefaultPolicies()}, "windowMs"},
+		{Settings{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: "leaky"}}}, "policies[0].name"},
+		{Settings{Limit: 5, WindowMs: 1000}, "policies"},
+		{Settings{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: "sliding-buckets", Buckets: 7}}}, "policies[0]"},
+	} {
+		before := s.Scenario()
+		err := s.Apply(c.st)
+		var errs scenario.Errors
+		if !errors.As(err, &errs) || errs.Field(c.field) == "" {
+			t.Errorf("%+v: %v, want an error naming %s", c.st, err, c.field)
+		}
+		if !reflect.DeepEqual(s.Scenario(), before) {
+			t.Errorf("%+v changed the scenario", c.st)
+		}
+	}
+}
+
+func TestSubscribersAreNotified(t *testing.T) {
+	s := newSession(t, DefaultScenario())
+	ch1, stop1 := s.Subscribe()
+	ch2, stop2 := s.Subscribe()
+	defer stop2()
+	must(t, "fire", s.Fire(1))
+	must(t, "fire", s.Fire(1)) // folded into the pending notice
+	for i, ch := range []<-chan struct{}{ch1, ch2} {
+		select {
+		case <-ch:
+		default:
+			t.Errorf("subscriber %d not notified", i)
+		}
+	}
+	stop1()
+	if s.Subscribers() != 1 {
+		t.Errorf("%d subscribers, want 1", s.Subscribers())
+	}
+}

@@ -1,0 +1,58 @@
+package play
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+func TestStoreBounds(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	st := NewStoreWithBounds(clock, 2, time.Minute)
+	a, err := st.New(scenario.Scenario{})
+	must(t, "new a", err)
+	b, err := st.New(scenario.Scenario{})
+	must(t, "new b", err)
+	if a.ID() == b.ID() || len(a.ID()) < 20 {
+		t.Errorf("ids %q and %q: want distinct and long", a.ID(), b.ID())
+	}
+	if _, err := st.New(scenario.Scenario{}); !errors.Is(err, ErrFull) {
+		t.Fatalf("third session: %v, want ErrFull", err)
+	}
+	now = now.Add(50 * time.Second)
+	_, err = st.Get(a.ID()) // a is used; b idles
+	must(t, "get a", err)
+	_, unsub := b.Subscribe() // a watched session never idles out
+	now = now.Add(50 * time.Second)
+	if st.Len() != 2 {
+		t.Errorf("after 100 s: %d sessions, want 2 (b is watched)", st.Len())
+	}
+	unsub()
+	if st.Len() != 1 {
+		t.Errorf("b unwatched: %d sessions, want 1", st.Len())
+	}
+	if _, err := st.Get(b.ID()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("idle session: %v, want ErrNotFound", err)
+	}
+	c, err := st.New(scenario.Scenario{})
+	if err != nil {
+		t.Errorf("after eviction: %v", err)
+	}
+	// Full again: the least recently used unwatched session, idle for a
+	// minute, makes room; a watched one never does.
+	_, unwatch := c.Subscribe()
+	defer unwatch()
+	now = now.Add(2 * time.Minute)
+	if _, err := st.New(scenario.Scenario{}); err != nil {
+		t.Fatalf("full store with an abandoned session: %v", err)
+	}
+	if _, err := st.Get(a.ID()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a, idle and unwatched, was kept: %v", err)
+	}
+	if _, err := st.Get(c.ID()); err != nil {
+		t.Errorf("c, watched, was evicted: %v", err)
+	}
+}
