@@ -61,6 +61,16 @@ func TestBrowserWalkTheLessonsWithTheKeyboard(t *testing.T) {
 	if titles[0] != "Fixed window" || titles[6] != "Choosing a policy" {
 		t.Errorf("walked %q", titles)
 	}
+	// On to an exercise, answered with the keyboard, still at 360 px.
+	focusAndEnter(tab, `[data-testid="exercise-link"]`)
+	tab.WaitText(`[data-testid="question"]`, "?")
+	tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="answer"]`)), chromedp.KeyEvent("7\r"))
+	tab.WaitText(`[data-testid="feedback"]`, "How the policy decided")
+	for _, page := range []string{"exercise with feedback"} {
+		if w := browsertest.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 360 {
+			t.Errorf("%s is %d px wide on a 360 px screen", page, w)
+		}
+	}
 	tab.NoProblems()
 }
 
