@@ -160,7 +160,20 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		Question: in.Question(),
 		Seed:     seed,
 		Kind:     e.Ask,
-		Another:  fmt.Sprintf("/exercises/%s?seed=%d", e.ID, nextSeed(seed)),
+		Setting:  fmt.Sprintf("limit %d per %s", in.Scenario.Limit, scenario.FormatMs(in.Scenario.WindowMs)),
+	}
+	if e.Vary != nil {
+		v.Another = fmt.Sprintf("/exercises/%s?seed=%d", e.ID, nextSeed(seed))
+	}
+	for _, req := range in.Scenario.Requests {
+		text := scenario.FormatMs(req.At)
+		if req.Count > 1 {
+			text += fmt.Sprintf(" ×%d", req.Count)
+		}
+		if req.Cost > 1 {
+			text += fmt.Sprintf(" (cost %d)", req.Cost)
+		}
+		v.Requests = append(v.Requests, text)
 	}
 	if seed != 0 {
 		v.Original = "/exercises/" + e.ID

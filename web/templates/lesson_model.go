@@ -3,6 +3,7 @@ package templates
 import (
 	"html/template"
 	"strconv"
+	"strings"
 )
 
 // LessonLink is one lesson as lists and previous/next links show it.
@@ -65,7 +66,9 @@ type ExercisePage struct {
 	Choices  []Choice
 	Answer   string // what the learner typed, echoed back
 	Lesson   *LessonLink
-	Another  string // URL of a fresh variant
+	Another  string // URL of a fresh variant; empty when the exercise has none
+	Setting  string   // limit and window, in words
+	Requests []string // the scenario's requests, as "5 s ×2"
 	Original string // URL of the exercise as written, when this is a variant
 	Feedback *Feedback
 }
@@ -102,3 +105,12 @@ type Step struct {
 func seedText(seed uint64) string { return strconv.FormatUint(seed, 10) }
 
 func choiceID(i int) string { return "choice-" + strconv.Itoa(i) }
+
+func requestCount(reqs []string) string {
+	if len(reqs) == 1 {
+		return "1 moment with requests"
+	}
+	return strconv.Itoa(len(reqs)) + " moments with requests"
+}
+
+func joinRequests(reqs []string) string { return strings.Join(reqs, ", ") }
