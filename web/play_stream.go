@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -86,7 +85,7 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	ctx := sse.Context()
 	sent := map[string]string{}
-	lanes := 0
+	lanes := -1 // the lanes this stream has sent; -1 before its first render
 	cache := &shareCache{}
 	send := func() error {
 		pp := p.pageDataCached(r, sess, cache)
@@ -94,8 +93,27 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
+		var list strings.Builder // every lane, for the first render
+		for _, rg := range rs {
+			if !strings.HasPrefix(rg.id, "lane-") {
+				continue
+			}
+			if lanes < 0 {
+				list.WriteString(rg.html)
+				sent[rg.id] = rg.html
+			}
+		}
+		if lanes < 0 {
+			// The first render of a stream replaces the whole list of
+			// lanes: after a reconnect the page may hold another number
+			// of them.
+			if err := MergeFragments(sse, `<div id="play-lane-list" class="lane-list">`+list.String()+`</div>`); err != nil {
+				return err
+			}
+			lanes = len(pp.View.Lanes)
+		}
 		// Lanes that no longer exist (fewer policies) are removed; new ones
-		// are appended after the last lane.
+		// are appended to the list.
 		for i := len(pp.View.Lanes); i < lanes; i++ {
 			if err := RemoveFragments(sse, fmt.Sprintf("#lane-%d", i)); err != nil {
 				return err
@@ -103,13 +121,13 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 			delete(sent, fmt.Sprintf("lane-%d", i))
 		}
 		for _, rg := range rs {
-			if sent[rg.id] == rg.html {
+			old, seen := sent[rg.id]
+			if seen && old == rg.html {
 				continue
 			}
 			var opts []FragmentOption
-			if _, seen := sent[rg.id]; !seen && strings.HasPrefix(rg.id, "lane-") && rg.id != "lane-0" && lanes > 0 {
-				prev := "lane-" + strconv.Itoa(atoiSuffix(rg.id)-1)
-				opts = append(opts, WithSelector("#"+prev), WithMergeMode(MergeAfter))
+			if !seen && strings.HasPrefix(rg.id, "lane-") {
+				opts = append(opts, WithSelector("#play-lane-list"), WithMergeMode(MergeAppend))
 			}
 			if err := MergeFragments(sse, rg.html, opts...); err != nil {
 				return err
@@ -156,7 +174,3 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func atoiSuffix(id string) int {
-	n, _ := strconv.Atoi(id[strings.LastIndexByte(id, '-')+1:])
-	return n
-}

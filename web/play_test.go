@@ -243,8 +243,8 @@ func TestPlayStreamPatchesOnlyWhatAFireChanges(t *testing.T) {
 	base := url + "/play/" + sess.ID()
 	stream := openStream(t, base+"/stream")
 	initial := stream.until(t, "play-share")
-	if len(initial) != 3+4+3 {
-		t.Errorf("the first render sent %d events, want 10 (clock, summary, clients, 4 lanes, live, explain, share)", len(initial))
+	if len(initial) != 1+3+3 {
+		t.Errorf("the first render sent %d events, want 7 (the lane list, clock, summary, clients, live, explain, share)", len(initial))
 	}
 
 	res := post(t, base+"/fire", `{"cost": 1}`)
@@ -547,5 +547,23 @@ func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
 	}
 	if r := post(t, base+"/client?i=7", `{}`); r.status != http.StatusBadRequest {
 		t.Errorf("choose client 7 of 2: %d, want 400", r.status)
+	}
+}
+
+// TestPlayReconnectRendersEveryLane opens a second stream after the lanes
+// changed: its first event replaces the whole list of lanes, so a page
+// that reconnects shows exactly the session's lanes.
+func TestPlayReconnectRendersEveryLane(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sess := carParkSession(t, store, 40)
+	base := url + "/play/" + sess.ID()
+	if r := post(t, base+"/settings", `{"limit": 5, "windows": 30, "plog": true, "pgcra": true, "burst": 0}`); r.status != http.StatusOK {
+		t.Fatalf("settings: %d %s", r.status, r.header.Get("X-Problem"))
+	}
+	events := openStream(t, base+"/stream").until(t, "play-share")
+	first := strings.Join(events[0].data, "\n")
+	if !strings.Contains(first, `id="play-lane-list"`) || strings.Count(first, `data-testid="lane"`) != 2 {
+		t.Errorf("the first event of a new stream is not the list of the 2 lanes: %.200s", first)
 	}
 }
