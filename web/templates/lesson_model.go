@@ -66,10 +66,10 @@ type ExercisePage struct {
 	Choices  []Choice
 	Answer   string // what the learner typed, echoed back
 	Lesson   *LessonLink
-	Another  string // URL of a fresh variant; empty when the exercise has none
+	Another  string   // URL of a fresh variant; empty when the exercise has none
 	Setting  string   // limit and window, in words
 	Requests []string // the scenario's requests, as "5 s ×2"
-	Original string // URL of the exercise as written, when this is a variant
+	Original string   // URL of the exercise as written, when this is a variant
 	Feedback *Feedback
 }
 
