@@ -345,7 +345,15 @@ func FormatNumber(f policies.Fraction) string {
 			return r.FloatString(places)
 		}
 	}
-	return r.FloatString(2)
+	// Two decimals, unless that would print a whole number for a value that
+	// is not one (4.00 for 4.00017 hides the fact that it exceeds 4).
+	for places := 2; places < 6; places++ {
+		text := r.FloatString(places)
+		if strings.TrimRight(strings.TrimRight(text, "0"), ".") != strings.Split(text, ".")[0] {
+			return text
+		}
+	}
+	return r.FloatString(6)
 }
 
 func pow10(n int) int64 {

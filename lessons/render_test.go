@@ -37,6 +37,8 @@ func TestFormatNumber(t *testing.T) {
 		{policies.Fraction{Num: 25, Den: 6}, "4.17"},
 		{policies.Fraction{Num: 10, Den: 3}, "3.33"},
 		{policies.Fraction{Num: 0, Den: 30000}, "0"},
+		{policies.Fraction{Num: 120005, Den: 30000}, "4.0002"},
+		{policies.Fraction{Num: 149995, Den: 30000}, "4.9998"},
 	} {
 		if got := FormatNumber(tt.f); got != tt.want {
 			t.Errorf("FormatNumber(%v) = %q, want %q", tt.f, got, tt.want)
