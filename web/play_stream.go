@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/web/templates"
 )
@@ -81,7 +82,9 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	changes, unsubscribe := sess.Subscribe()
 	defer unsubscribe()
-	sse, done := p.s.NewSSE(w, r)
+	// Compressed: an update of seven busy lanes is some 57 KB of HTML and
+	// about 7 KB once compressed.
+	sse, done := p.s.NewSSE(w, r, datastar.WithCompression())
 	defer done()
 	ctx := sse.Context()
 	sent := map[string]string{}

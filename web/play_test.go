@@ -469,6 +469,9 @@ func TestPlayStreamRateAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
+	if !res.Uncompressed {
+		t.Error("the stream is not compressed (the client asked for gzip)")
+	}
 	clocks := make(chan string, 1000)
 	go func() {
 		sc := bufio.NewScanner(res.Body)

@@ -174,12 +174,15 @@ func appendLines(lines []string, key, value string) []string {
 //			}
 //		}
 //	}
-func (s *Server) NewSSE(w http.ResponseWriter, r *http.Request) (sse *datastar.ServerSentEventGenerator, done func()) {
+//
+// Further options (datastar.WithCompression, say) are passed on to
+// datastar.NewSSE.
+func (s *Server) NewSSE(w http.ResponseWriter, r *http.Request, opts ...datastar.SSEOption) (sse *datastar.ServerSentEventGenerator, done func()) {
 	ctx, cancel := context.WithCancel(r.Context())
 	stop := context.AfterFunc(s.closing, cancel)
 	done = func() {
 		stop()
 		cancel()
 	}
-	return datastar.NewSSE(w, r, datastar.WithContext(ctx)), done
+	return datastar.NewSSE(w, r, append([]datastar.SSEOption{datastar.WithContext(ctx)}, opts...)...), done
 }
