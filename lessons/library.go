@@ -169,8 +169,26 @@ func (lib *Library) Neighbours(slug string) (prev, next *Lesson) {
 
 // ReadingMinutes estimates the reading time of the lesson at 200 words a
 // minute, at least one.
+// Live blocks count as their prose only: the JSON inside them is not read,
+// a margin note is.
 func (l *Lesson) ReadingMinutes() int {
-	words := len(strings.Fields(l.Body))
+	words, block := 0, ""
+	for _, line := range strings.Split(l.Body, "\n") {
+		if info, ok := strings.CutPrefix(line, "```"); ok {
+			if block == "" {
+				block = strings.TrimSpace(info) + " "
+				if !strings.HasPrefix(block, "note ") {
+					words += 20 // a table or widget takes a moment to read
+				}
+			} else {
+				block = ""
+			}
+			continue
+		}
+		if block == "" || strings.HasPrefix(block, "note ") {
+			words += len(strings.Fields(line))
+		}
+	}
 	return max(1, (words+199)/200)
 }
 

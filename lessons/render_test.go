@@ -70,3 +70,21 @@ func TestParseMoment(t *testing.T) {
 		t.Errorf("a bare number without a default unit: err = %v", err)
 	}
 }
+
+func TestReadingMinutesSkipsBlockJSON(t *testing.T) {
+	prose := strings.Repeat("word ", 400)
+	json := "```scenario-table\n" + strings.Repeat("{\"x\": 1} ", 2000) + "\n```\n"
+	note := "```note\n" + strings.Repeat("word ", 200) + "\n```\n"
+	for _, tt := range []struct {
+		body string
+		want int
+	}{
+		{prose, 2},
+		{prose + "\n" + json, 3}, // 400 words + 20 for the table
+		{prose + "\n" + note, 3}, // 400 + 200: a note is read like prose
+	} {
+		if got := (&Lesson{Body: tt.body}).ReadingMinutes(); got != tt.want {
+			t.Errorf("ReadingMinutes = %d, want %d", got, tt.want)
+		}
+	}
+}
