@@ -411,6 +411,12 @@ func (l Lane) Status(now int64) string {
 	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), l.estimateWord(), formatFraction(est), l.Capacity)
 	remaining := l.Capacity - ceilFraction(est)
 	fmt.Fprintf(&b, " · %d left", max(remaining, 0))
+	switch l.Policy {
+	case policies.TokenBucket:
+		fmt.Fprintf(&b, " (tokens %s)", formatFraction(l.State.Tokens))
+	case policies.GCRA:
+		fmt.Fprintf(&b, " (TAT %s)", FormatInstant(l.State.TAT))
+	}
 	switch {
 	case !l.NextKnown:
 		b.WriteString(" · the clock is before the last request")
@@ -422,6 +428,25 @@ func (l Lane) Status(now int64) string {
 		fmt.Fprintf(&b, " · the next request would be refused, retry after %s", scenario.FormatMs(l.Next.RetryAfterMs))
 	}
 	return b.String()
+}
+
+// Legend says what the lane's drawing shows besides the marks.
+func (l Lane) Legend() string {
+	switch l.Policy {
+	case policies.FixedWindow:
+		return "Blocks: the fixed windows, each labelled with the permits it admitted. Line: the count."
+	case policies.SlidingLog:
+		return "Shaded: the look-back (now − window, now]. Ticks on the axis: the timestamps the log holds. Line: the count in the look-back."
+	case policies.SlidingCounter:
+		return "Line: the estimate, previous × (window − elapsed) ÷ window + current, falling as the window fills. Blocks: the windows and their counts."
+	case policies.SlidingBuckets:
+		return "Bars: the sub-buckets at the clock, the oldest weighted by the part of it still inside the window. Line: the estimate."
+	case policies.TokenBucket:
+		return "Line: permits in use (burst − tokens), draining as the bucket refills at limit per window."
+	case policies.GCRA:
+		return "Line: permits in use, (TAT − now) ÷ interval. Dotted: the theoretical arrival time (TAT)."
+	}
+	return ""
 }
 
 func (l Lane) estimateWord() string {
