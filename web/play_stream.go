@@ -176,4 +176,3 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
-
