@@ -26,6 +26,8 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		return execHTML(scenarioSourceTmpl, map[string]any{"Name": arg, "JSON": string(bytes.TrimSpace(body)), "Play": st.playURL(s)})
 	case "scenario-table":
 		return st.scenarioTable(body)
+	case "scenario-timeline":
+		return st.timeline(body)
 	case "playground":
 		return st.playground(body)
 	case "exercise":

@@ -88,3 +88,20 @@ func TestReadingMinutesSkipsBlockJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestTimelineDescribesEveryLaneInWords(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := lib.Render(lib.Lesson("sliding-log"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(r.HTML)
+	for _, want := range []string{`role="img"`, "<desc", "sliding-log admits 8 of 10, refusing at 25 s, 40 s."} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the sliding-log lesson's time line lacks %q", want)
+		}
+	}
+}
