@@ -166,3 +166,60 @@ func BenchmarkMapUpdate(b *testing.B) {
 		i++
 	}
 }
+
+// The two benchmarks below make each step's key depend on the step before
+// (on the decision, or on the value looked up), so the processor cannot
+// overlap the cache misses of consecutive steps. BenchmarkMapLookup's tiny
+// loop body lets several independent misses run at once, which a decision's
+// longer body cannot; measured one miss at a time, the comparison is of the
+// per-key work alone.
+
+// BenchmarkMapLookupDependent is BenchmarkMapLookup with each lookup's key
+// chosen by the value the previous one found.
+func BenchmarkMapLookupDependent(b *testing.B) {
+	keys, order := benchKeySet()
+	mask := len(order) - 1
+	runtime.GC()
+	m := make(map[uint64]uint64, len(keys))
+	for i, k := range keys {
+		m[k] = uint64(i)
+	}
+	b.ReportAllocs()
+	i := 0
+	var v uint64
+	for b.Loop() {
+		v = m[keys[order[(i+int(v&1))&mask]]]
+		i++
+	}
+	sinkUint64 = v
+}
+
+// BenchmarkDecideManyKeysDependent is BenchmarkDecideManyKeys with each
+// decision's key chosen by whether the previous request was admitted.
+func BenchmarkDecideManyKeysDependent(b *testing.B) {
+	keys, order := benchKeySet()
+	mask := len(order) - 1
+	for _, bp := range benchPolicies {
+		b.Run(bp.label, func(b *testing.B) {
+			runtime.GC()
+			pol := mustNew(b, bp.name, benchParams(bp.p))
+			for _, k := range keys {
+				pol.Decide(k, benchBase, 1)
+			}
+			b.ReportAllocs()
+			now := benchBase
+			i := 0
+			var d Decision
+			for b.Loop() {
+				now++
+				j := i
+				if d.Allowed {
+					j++
+				}
+				d = pol.Decide(keys[order[j&mask]], now, 1)
+				i++
+			}
+			sinkDecision = d
+		})
+	}
+}
