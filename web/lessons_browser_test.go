@@ -23,10 +23,13 @@ func lessonsSite(t *testing.T) string {
 	return url
 }
 
-// focusAndEnter moves keyboard focus to an element and presses Enter, the
-// way a keyboard user follows a link or submits a form.
+// focusAndEnter moves keyboard focus to a link and presses Enter, the way a
+// keyboard user follows it, then waits for the new page to load.
 func focusAndEnter(tab *browsertest.Tab, selector string) {
+	tab.T().Helper()
+	from := tab.Location()
 	tab.Do(chromedp.Focus(chromedp.CSS(selector)), chromedp.KeyEvent("\r"))
+	tab.WaitNavigated(from)
 }
 
 // TestBrowserWalkTheLessonsWithTheKeyboard goes from /lessons through every

@@ -189,6 +189,9 @@ func NewTab(t testing.TB) *Tab {
 	return tab
 }
 
+// T is the test the tab belongs to, for helpers that call T().Helper().
+func (tab *Tab) T() testing.TB { return tab.t }
+
 // Context is the tab's chromedp context, for actions the helpers lack. Bound
 // it with a timeout.
 func (tab *Tab) Context() context.Context { return tab.ctx }
@@ -245,6 +248,35 @@ func (tab *Tab) WaitText(selector, want string) {
 		select {
 		case <-ctx.Done():
 			tab.t.Fatalf("browser: waiting for %s to contain %q: last text %q", selector, want, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Location returns the address of the page the tab shows.
+func (tab *Tab) Location() string {
+	tab.t.Helper()
+	return Run(tab, chromedp.Location())
+}
+
+// WaitNavigated waits until the tab has finished loading a page at an
+// address other than from. Following a link and then waiting for text alone
+// can match the old page before it unloads, and the next action then races
+// the navigation.
+func (tab *Tab) WaitNavigated(from string) {
+	tab.t.Helper()
+	ctx, cancel := context.WithTimeout(tab.ctx, Timeout)
+	defer cancel()
+	for {
+		// Errors are expected while the old document is torn down.
+		href, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+			`document.readyState === "complete" ? location.href : ""`))
+		if err == nil && href != "" && href != from {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			tab.t.Fatalf("browser: still at %s, waiting to leave it", from)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
