@@ -304,9 +304,12 @@ func Terms(p scenario.PolicyResult, d scenario.Decision) string {
 	case policies.SlidingLog:
 		return fmt.Sprintf("%d in (%s, %s]; %d + %d against %d", t.Count, scenario.FormatMs(d.Detail.At-w), scenario.FormatMs(d.Detail.At), t.Count, cost, d.Detail.Capacity)
 	case policies.SlidingCounter:
-		weight := policies.Fraction{Num: w - t.Elapsed, Den: w}.Reduced().String()
-		return fmt.Sprintf("%d × %s = %s carried + %d current = %s; + %d against %d",
-			t.Previous, weight, FormatNumber(t.Carried), t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
+		weighted := fmt.Sprintf("%d × %s", t.Previous, policies.Fraction{Num: w - t.Elapsed, Den: w}.Reduced())
+		if p.Params.Arithmetic == policies.Floor {
+			weighted = "⌊" + weighted + "⌋" // so that ⌊5 × 9/10⌋ = 4 does not read as a slip
+		}
+		return fmt.Sprintf("%s = %s carried + %d current = %s; + %d against %d",
+			weighted, FormatNumber(t.Carried), t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
 	case policies.SlidingBuckets:
 		weight := policies.Fraction{Num: t.BucketMs - t.Elapsed, Den: max(t.BucketMs, 1)}.Reduced().String()
 		return fmt.Sprintf("oldest %d × %s + %d in the newer buckets = %s; + %d against %d",
