@@ -168,9 +168,7 @@ func (in Instance) Solve() (Solution, error) {
 
 // step words one what-if decision.
 func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, note string) Step {
-	p := scenario.PolicyResult{Policy: spec.Name, Label: spec.Label(s)}
-	params := spec.Params(s)
-	p.Params = scenario.ParamsOut{Limit: params.Limit, WindowMs: params.WindowMs}
+	p := scenario.PolicyResult{Policy: spec.Name, Label: spec.Label(s), Params: spec.Out(s)}
 	return stepFrom(p, d, note)
 }
 

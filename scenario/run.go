@@ -107,23 +107,30 @@ func Run(s Scenario) (Result, error) {
 	return res, nil
 }
 
+// Out reports the configuration the spec runs with in the scenario, as the
+// result JSON shows it: only the options its policy takes, defaults filled in.
+func (p PolicySpec) Out(s Scenario) ParamsOut {
+	params := p.Params(s)
+	out := ParamsOut{Limit: params.Limit, WindowMs: params.WindowMs}
+	switch p.Name {
+	case policies.SlidingCounter:
+		out.Arithmetic = params.Arithmetic
+	case policies.SlidingBuckets:
+		out.Buckets = params.Buckets
+	case policies.TokenBucket, policies.GCRA:
+		out.Burst = params.Burst
+		if out.Burst == 0 {
+			out.Burst = params.Limit
+		}
+	}
+	return out
+}
+
 func runOne(s Scenario, spec PolicySpec, pol policies.Policy) PolicyResult {
-	p := pol.Params()
 	out := PolicyResult{
 		Policy: spec.Name,
 		Label:  spec.Label(s),
-		Params: ParamsOut{Limit: p.Limit, WindowMs: p.WindowMs},
-	}
-	switch spec.Name {
-	case policies.SlidingCounter:
-		out.Params.Arithmetic = p.Arithmetic
-	case policies.SlidingBuckets:
-		out.Params.Buckets = p.Buckets
-	case policies.TokenBucket, policies.GCRA:
-		out.Params.Burst = p.Burst
-		if out.Params.Burst == 0 {
-			out.Params.Burst = p.Limit
-		}
+		Params: spec.Out(s),
 	}
 	idx := 0
 	for entry, r := range s.Requests {
