@@ -109,6 +109,20 @@ func (st *renderState) resolve(ref scenarioRef) (scenario.Scenario, error) {
 
 // withPolicies replaces the scenario's lanes by the refs given (policy refs
 // or #N for one of its own lanes); none keeps them.
+// run resolves a block's scenario, narrows it to the block's policies and
+// runs it.
+func (st *renderState) run(ref scenarioRef, refs []string) (scenario.Scenario, scenario.Result, error) {
+	s, err := st.resolve(ref)
+	if err != nil {
+		return s, scenario.Result{}, err
+	}
+	if s, err = withPolicies(s, refs); err != nil {
+		return s, scenario.Result{}, err
+	}
+	res, err := scenario.Run(s)
+	return s, res, err
+}
+
 func withPolicies(s scenario.Scenario, refs []string) (scenario.Scenario, error) {
 	if len(refs) == 0 {
 		return s, nil
@@ -184,14 +198,7 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 	if b.Caption == "" {
 		return "", fmt.Errorf("a table needs a caption")
 	}
-	s, err := st.resolve(b.Scenario)
-	if err != nil {
-		return "", err
-	}
-	if s, err = withPolicies(s, b.Policies); err != nil {
-		return "", err
-	}
-	res, err := scenario.Run(s)
+	s, res, err := st.run(b.Scenario, b.Policies)
 	if err != nil {
 		return "", err
 	}

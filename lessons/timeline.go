@@ -54,14 +54,7 @@ func (st *renderState) timeline(body []byte) (template.HTML, error) {
 	if b.Caption == "" {
 		return "", fmt.Errorf("a timeline needs a caption")
 	}
-	s, err := st.resolve(b.Scenario)
-	if err != nil {
-		return "", err
-	}
-	if s, err = withPolicies(s, b.Policies); err != nil {
-		return "", err
-	}
-	res, err := scenario.Run(s)
+	s, res, err := st.run(b.Scenario, b.Policies)
 	if err != nil {
 		return "", err
 	}

@@ -128,17 +128,24 @@ func BenchmarkDecideManyKeys(b *testing.B) {
 
 var sinkUint64 uint64
 
+// benchMap is the bare map the many-keys benchmarks are compared with: the
+// same keys, each mapped to its index.
+func benchMap() (keys []Key, order []uint32, m map[uint64]uint64) {
+	keys, order = benchKeySet()
+	runtime.GC()
+	m = make(map[uint64]uint64, len(keys))
+	for i, k := range keys {
+		m[k] = uint64(i)
+	}
+	return keys, order, m
+}
+
 // BenchmarkMapLookup is the floor the many-keys policies are measured
 // against: one lookup in a map[uint64]uint64 of 1e6 entries, same keys, same
 // order.
 func BenchmarkMapLookup(b *testing.B) {
-	keys, order := benchKeySet()
+	keys, order, m := benchMap()
 	mask := len(order) - 1
-	runtime.GC()
-	m := make(map[uint64]uint64, len(keys))
-	for i, k := range keys {
-		m[k] = uint64(i)
-	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -151,13 +158,8 @@ func BenchmarkMapLookup(b *testing.B) {
 // uint64 per key (m[k] = m[k] + 1, two hash probes in a Go map), the least a
 // limiter that keeps state per key must do.
 func BenchmarkMapUpdate(b *testing.B) {
-	keys, order := benchKeySet()
+	keys, order, m := benchMap()
 	mask := len(order) - 1
-	runtime.GC()
-	m := make(map[uint64]uint64, len(keys))
-	for i, k := range keys {
-		m[k] = uint64(i)
-	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -177,13 +179,8 @@ func BenchmarkMapUpdate(b *testing.B) {
 // BenchmarkMapLookupDependent is BenchmarkMapLookup with each lookup's key
 // chosen by the value the previous one found.
 func BenchmarkMapLookupDependent(b *testing.B) {
-	keys, order := benchKeySet()
+	keys, order, m := benchMap()
 	mask := len(order) - 1
-	runtime.GC()
-	m := make(map[uint64]uint64, len(keys))
-	for i, k := range keys {
-		m[k] = uint64(i)
-	}
 	b.ReportAllocs()
 	i := 0
 	var v uint64
