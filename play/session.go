@@ -184,7 +184,8 @@ func (s *Session) idleSince() time.Time {
 }
 
 // insert adds requests at their times (after any already at the same
-// instant), keeping the list sorted. The caller holds mu.
+// instant), keeping the list sorted and the selection on its request. The
+// caller holds mu.
 func (s *Session) insert(reqs ...scenario.Request) error {
 	var adding int64
 	for _, r := range reqs {
@@ -195,6 +196,18 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 	}
 	for _, r := range reqs {
 		i, _ := slices.BinarySearchFunc(s.sc.Requests, r.At+1, func(e scenario.Request, t int64) int { return cmpInt(e.At, t) })
+		if s.selected >= 0 {
+			// The selection is an expanded index: requests inserted
+			// before the selected one move it along, so that it stays
+			// on the same request.
+			before := int64(0)
+			for _, e := range s.sc.Requests[:i] {
+				before += e.Count
+			}
+			if int64(s.selected) >= before {
+				s.selected += int(r.Count)
+			}
+		}
 		s.sc.Requests = slices.Insert(s.sc.Requests, i, r)
 	}
 	s.total += adding
@@ -321,23 +334,27 @@ type Settings struct {
 	Policies []scenario.PolicySpec
 }
 
-// Apply changes the settings. Every request is replayed under the new
+// Apply replaces the settings and the lanes (the settings form uses
+// ApplyForm, which keeps the lanes it does not mention). Every request is replayed under the new
 // ones; invalid settings return scenario.Errors naming the fields
 // ("limit", "windowMs", "policies[i].…") and change nothing.
 func (s *Session) Apply(st Settings) error {
-	return s.do(func() error {
-		if len(st.Policies) == 0 {
-			return scenario.Errors{{Field: "policies", Reason: "choose at least one policy"}}
-		}
-		next := s.sc
-		next.Limit, next.WindowMs, next.Policies = st.Limit, st.WindowMs, st.Policies
-		if err := next.Validate(); err != nil {
-			return err
-		}
-		s.sc = next
-		s.rev++
-		return nil
-	})
+	return s.do(func() error { return s.apply(st) })
+}
+
+// apply is Apply under the lock.
+func (s *Session) apply(st Settings) error {
+	if len(st.Policies) == 0 {
+		return scenario.Errors{{Field: "policies", Reason: "choose at least one policy"}}
+	}
+	next := s.sc
+	next.Limit, next.WindowMs, next.Policies = st.Limit, st.WindowMs, st.Policies
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	s.sc = next
+	s.rev++
+	return nil
 }
 
 // SetCost sets the cost of the next requests.
