@@ -41,6 +41,11 @@ type playSignals struct {
 	JumpS        float64 `json:"jumps"`
 	Speed        string  `json:"speed"`
 	NewClient    string  `json:"newclient"`
+	// BucketsShown and BurstShown are the k and burst the form last
+	// showed: a field the visitor left as shown does not override the
+	// lanes' own. Absent (a caller other than the page), the fields apply.
+	BucketsShown *float64 `json:"bucketsshown"`
+	BurstShown   *float64 `json:"burstshown"`
 }
 
 // whole checks that a signal is a whole number in [lo, hi].
@@ -61,7 +66,9 @@ func millis(field string, sec float64, lo, hi int64) (int64, error) {
 	return int64(ms), nil
 }
 
-func (sig playSignals) settings() (play.Settings, error) {
+// settings reads the settings form (see play.FormRule for what applying
+// it does to the lanes).
+func (sig playSignals) settings() (play.Form, error) {
 	var errs scenario.Errors
 	add := func(err error) {
 		var fe scenario.Errors
@@ -73,39 +80,37 @@ func (sig playSignals) settings() (play.Settings, error) {
 	add(err)
 	window, err := millis("windowMs", sig.WindowS, 1, scenario.MaxWindowMs)
 	add(err)
-	st := play.Settings{Limit: limit, WindowMs: window}
-	if sig.PFixed {
-		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.FixedWindow})
-	}
-	if sig.PLog {
-		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingLog})
-	}
-	if sig.PFloor {
-		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Floor})
-	}
-	if sig.PExact {
-		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Exact})
+	f := play.Form{Limit: limit, WindowMs: window}
+	for _, c := range []struct {
+		on   bool
+		kind play.Kind
+	}{
+		{sig.PFixed, play.Kind{Name: policies.FixedWindow}},
+		{sig.PLog, play.Kind{Name: policies.SlidingLog}},
+		{sig.PFloor, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Floor}},
+		{sig.PExact, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
+		{sig.PBuckets, play.Kind{Name: policies.SlidingBuckets}},
+		{sig.PToken, play.Kind{Name: policies.TokenBucket}},
+		{sig.PGCRA, play.Kind{Name: policies.GCRA}},
+	} {
+		if c.on {
+			f.Checked = append(f.Checked, c.kind)
+		}
 	}
 	if sig.PBuckets {
-		k, err := whole("buckets", sig.Buckets, 1, policies.MaxBuckets)
+		f.Buckets, err = whole("buckets", sig.Buckets, 1, policies.MaxBuckets)
 		add(err)
-		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: k})
+		f.SetBuckets = sig.BucketsShown == nil || *sig.BucketsShown != sig.Buckets
 	}
-	burst := int64(0)
 	if sig.PToken || sig.PGCRA {
-		burst, err = whole("burst", sig.Burst, 0, scenario.MaxLimit)
+		f.Burst, err = whole("burst", sig.Burst, 0, scenario.MaxLimit)
 		add(err)
-	}
-	if sig.PToken {
-		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.TokenBucket, Burst: burst})
-	}
-	if sig.PGCRA {
-		st.Policies = append(st.Policies, scenario.PolicySpec{Name: policies.GCRA, Burst: burst})
+		f.SetBurst = sig.BurstShown == nil || *sig.BurstShown != sig.Burst
 	}
 	if len(errs) > 0 {
-		return st, errs
+		return f, errs
 	}
-	return st, nil
+	return f, nil
 }
 
 // action applies one action to a session. Its effect arrives on the
@@ -134,6 +139,11 @@ func (p *playground) action(w http.ResponseWriter, r *http.Request) {
 	var clientSignal []byte
 	if err == nil && strings.HasPrefix(r.URL.Path, "/play/"+sess.ID()+"/client") {
 		clientSignal = []byte(`{"newclient": ""}`)
+	}
+	if err == nil && chi.URLParam(r, "action") == "settings" {
+		// What the form now stands for: a k or burst left as it is
+		// next time does not override the lanes' own.
+		clientSignal = templates.ShownSignals(sess.Scenario())
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	if errs != nil {
@@ -248,11 +258,11 @@ func (p *playground) apply(sess *play.Session, action string, sig playSignals, r
 	case "reset":
 		return sess.Reset()
 	case "settings":
-		st, err := sig.settings()
+		f, err := sig.settings()
 		if err != nil {
 			return err
 		}
-		return sess.Apply(st)
+		return sess.ApplyForm(f)
 	case "client":
 		// The page sends the position of the chosen client, never its
 		// name: names are visitor text and stay out of expressions.

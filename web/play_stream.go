@@ -42,6 +42,9 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 	if err := render("play-clients", templates.PlayClients(v)); err != nil {
 		return nil, err
 	}
+	if err := render("play-overrides", templates.PlayOverrides(v)); err != nil {
+		return nil, err
+	}
 	// Lanes are the bulk of the work: render them side by side.
 	laneHTML := make([]region, len(v.Lanes))
 	laneErr := make([]error, len(v.Lanes))

@@ -449,6 +449,8 @@ func playSignals(pp PlayPage) string {
 		"ptoken":       Has(v, policies.TokenBucket, ""),
 		"pgcra":        Has(v, policies.GCRA, ""),
 		"burst":        SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
+		"bucketsshown": SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
+		"burstshown":   SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
 		"cost":         v.Cost,
 		"count":        3,
 		"pattern":      string(play.Steady),
@@ -463,6 +465,20 @@ func playSignals(pp PlayPage) string {
 		panic("templates: " + err.Error()) // numbers, strings and booleans only
 	}
 	return string(data)
+}
+
+// ShownSignals are the k and burst the settings form stands for once sc's
+// lanes are applied (the signals bucketsshown and burstshown), as JSON.
+func ShownSignals(sc scenario.Scenario) []byte {
+	v := play.View{Scenario: sc}
+	data, err := json.Marshal(map[string]int64{
+		"bucketsshown": SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
+		"burstshown":   SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
+	})
+	if err != nil {
+		panic("templates: " + err.Error()) // numbers only
+	}
+	return data
 }
 
 // keyHandler is the page's keyboard shortcuts. Keys typed into a field, or
