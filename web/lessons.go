@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -148,9 +149,15 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Bad request", http.StatusBadRequest)
 		return
 	}
-	seed, err := strconv.ParseUint(r.Form.Get("seed"), 10, 64)
-	if err != nil {
-		seed = 0
+	status := http.StatusOK
+	var seed uint64
+	var addressProblem string
+	if raw := r.Form.Get("seed"); raw != "" {
+		var err error
+		if seed, err = strconv.ParseUint(raw, 10, 64); err != nil {
+			seed, status = 0, http.StatusBadRequest
+			addressProblem = fmt.Sprintf("seed: %q in the address is not a whole number from 0 to %d, so here is the exercise as written.", raw, uint64(math.MaxUint64))
+		}
 	}
 	in := e.Instance(seed)
 	v := templates.ExercisePage{
@@ -161,6 +168,8 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		Seed:     seed,
 		Kind:     e.Ask,
 		Setting:  fmt.Sprintf("limit %d per %s", in.Scenario.Limit, scenario.FormatMs(in.Scenario.WindowMs)),
+
+		AddressProblem: addressProblem,
 	}
 	if e.Vary != nil {
 		v.Another = fmt.Sprintf("/exercises/%s?seed=%d", e.ID, nextSeed(seed))
@@ -207,7 +216,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.s.Render(w, r, http.StatusOK, templates.ExerciseView(v))
+	h.s.Render(w, r, status, templates.ExerciseView(v))
 }
 
 func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Feedback) *templates.Feedback {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -116,8 +117,15 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 		p.s.Fail(w, r, err)
 		return
 	}
-	if t, err := strconv.ParseInt(q.Get("t"), 10, 64); err == nil {
-		_ = sess.Jump(t) // out of range: the clock stays where Load put it
+	if q.Has("t") {
+		t, err := strconv.ParseInt(q.Get("t"), 10, 64)
+		if err == nil {
+			err = sess.Jump(t)
+		}
+		if err != nil {
+			// The clock stays where Load put it.
+			linkErr = append(linkErr, scenario.FieldError{Field: "t", Reason: fmt.Sprintf("%q is not a clock time (whole milliseconds from 0 to %d)", q.Get("t"), int64(play.MaxClock))})
+		}
 	}
 	pp := p.pageData(r, sess)
 	status := http.StatusOK

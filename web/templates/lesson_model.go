@@ -71,6 +71,9 @@ type ExercisePage struct {
 	Requests []string // the scenario's requests, as "5 s ×2"
 	Original string   // URL of the exercise as written, when this is a variant
 	Feedback *Feedback
+	// AddressProblem says what was wrong with the page's address (a seed
+	// that is not a number), shown above the exercise as written.
+	AddressProblem string
 }
 
 // Choice is one tick box of a which-question.
