@@ -2,24 +2,24 @@ package exercises
 
 import (
 	"testing"
-
-	"github.com/windowlab/playground/scenario"
 )
 
-// The request an outcome, which or first-admit question asks about is added
-// under the default key. A scenario whose requests name another key would
-// leave it facing an empty limiter, and the computed answer would ignore
-// every request the question describes.
-func TestAskedRequestSharesTheScenarioKey(t *testing.T) {
+// The request an outcome, which or first-admit question asks about has no
+// key of its own: it joins the scenario's client when all the requests share
+// one (scenario.WhatIf). A scenario with several clients would leave the
+// asked request facing an empty limiter of its own, so no exercise may ask
+// one about a single extra request.
+func TestAskedRequestJoinsTheScenariosClient(t *testing.T) {
 	for _, e := range load(t).Exercises {
 		if e.Ask == AskCount {
 			continue
 		}
+		keys := map[string]bool{}
 		for _, r := range e.base.Requests {
-			if r.KeyName() != scenario.DefaultKey {
-				t.Errorf("%s: scenario request at %s has key %q; the request asked about has %q", e.ID, scenario.FormatMs(r.At), r.KeyName(), scenario.DefaultKey)
-				break
-			}
+			keys[r.KeyName()] = true
+		}
+		if len(keys) > 1 {
+			t.Errorf("%s: the scenario has %d clients; the request asked about would join none of them", e.ID, len(keys))
 		}
 	}
 }

@@ -73,10 +73,15 @@ func (p PolicySpec) Ref() string {
 // WhatIf replays the scenario through one policy and then decides one more
 // request r, returning that last decision. Requests of the scenario at or
 // after r.At are not replayed: the question is what happens to r given what
-// came before it.
+// came before it. An r without a key belongs to the scenario's client when
+// all its requests share one (asking about "one more car" in a car park
+// whose cars are named means that car park), and to DefaultKey otherwise.
 func WhatIf(s Scenario, spec PolicySpec, r Request) (Decision, error) {
 	if r.Cost == 0 {
 		r.Cost = 1
+	}
+	if r.Key == "" {
+		r.Key = s.soleKey()
 	}
 	r.Count = 1
 	r.Probe = false
@@ -176,4 +181,18 @@ func Stacked(s Scenario) (admitted []bool, refusedBy []int, err error) {
 		}
 	}
 	return admitted, refusedBy, nil
+}
+
+// soleKey is the key every request of the scenario shares, or "" when they
+// name more than one (or there are none).
+func (s Scenario) soleKey() string {
+	key := ""
+	for i, r := range s.Requests {
+		if i == 0 {
+			key = r.KeyName()
+		} else if r.KeyName() != key {
+			return ""
+		}
+	}
+	return key
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/windowlab/playground/policies"
@@ -84,5 +85,30 @@ func TestStackedRefusesWhatAnyPolicyRefuses(t *testing.T) {
 		if admitted[i] != want[i] || by[i] != wantBy[i] {
 			t.Errorf("request %d: admitted %v by %d, want %v by %d", i, admitted[i], by[i], want[i], wantBy[i])
 		}
+	}
+}
+
+// A question about one more request, asked without a key, is about the
+// scenario's own client when all its requests share one: the car at 35 s
+// in the named car park meets the cars that came before it.
+func TestWhatIfJoinsTheScenariosSoleClient(t *testing.T) {
+	s := loadCarPark(t) // every car has key "car-park"
+	spec := PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Exact}
+	d, err := WhatIf(s, spec, Request{At: 35_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Key != "car-park" || d.Allowed() {
+		t.Errorf("WhatIf(35 s) = key %q allowed %v, want key %q refused (5 × 5/6 + 1 > 5)", d.Key, d.Allowed(), "car-park")
+	}
+
+	mixed := s
+	mixed.Requests = append(slices.Clone(s.Requests), Request{At: 50_000, Key: "other", Cost: 1, Count: 1})
+	d, err = WhatIf(mixed, spec, Request{At: 35_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Key != DefaultKey || !d.Allowed() {
+		t.Errorf("with two clients, WhatIf(35 s) = key %q allowed %v, want the default key, admitted", d.Key, d.Allowed())
 	}
 }
