@@ -13,8 +13,9 @@ func clampTime(t int64) int64 {
 }
 
 // decideAt applies the late rule shared by fixed-window, sliding-log,
-// sliding-counter, token-bucket and gcra: a now earlier than the key's
-// latest instant is decided at that latest instant.
+// sliding-counter and token-bucket: a now earlier than the key's latest
+// instant is decided at that latest instant. (gcra needs no such rule; see
+// gcraPolicy.)
 func decideAt(now, latest int64) (at int64, late bool) {
 	if now < latest {
 		return latest, true
