@@ -246,6 +246,14 @@ func saveScreenshot(t *testing.T, tab *browsertest.Tab, path string) {
 func TestBrowserPlayPhoneAndPresentation(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
 	tab := browsertest.NewTab(t)
+	// The full page, load form included, fits the phone too.
+	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/play"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	if w := browsertest.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 360 {
+		wide := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('body *')].filter(e => !e.closest('.lane-scroll') && e.getBoundingClientRect().right > 360.5).map(e => e.tagName + ' ' + e.className)`))
+		t.Errorf("/play is %d px wide on a 360 px screen; too wide: %v", w, wide)
+	}
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/play?present=1"))
 	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
