@@ -69,16 +69,35 @@ func NewSession(id string, sc scenario.Scenario) (*Session, error) {
 // ID is the session's unguessable identifier.
 func (s *Session) ID() string { return s.id }
 
-func (s *Session) load(sc scenario.Scenario) error {
+// Check reports whether a session can hold sc: it must be valid
+// (scenario.Validate) and have at most MaxRequests requests after expanding
+// counts. A scenario that passes loads; one that fails is refused with
+// scenario.Errors naming the fields.
+func Check(sc scenario.Scenario) error {
+	_, err := checkedTotal(sc)
+	return err
+}
+
+func checkedTotal(sc scenario.Scenario) (int64, error) {
 	if err := sc.Validate(); err != nil {
-		return err
+		return 0, err
 	}
 	total := int64(0)
 	for _, r := range sc.Requests {
 		total += r.Count
 	}
 	if total > MaxRequests {
-		return tooMany("requests", total, 0)
+		return 0, scenario.Errors{{Field: "requests", Reason: fmt.Sprintf(
+			"the playground holds at most %d requests per session and this scenario has %d; the simulate command and POST /api/simulate take larger ones",
+			MaxRequests, total)}}
+	}
+	return total, nil
+}
+
+func (s *Session) load(sc scenario.Scenario) error {
+	total, err := checkedTotal(sc)
+	if err != nil {
+		return err
 	}
 	sc.Requests = slices.Clone(sc.Requests)
 	slices.SortStableFunc(sc.Requests, func(a, b scenario.Request) int { return cmpInt(a.At, b.At) })

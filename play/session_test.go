@@ -3,6 +3,7 @@ package play
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/windowlab/playground/scenario"
@@ -87,5 +88,22 @@ func TestSubscribersAreNotified(t *testing.T) {
 	stop1()
 	if s.Subscribers() != 1 {
 		t.Errorf("%d subscribers, want 1", s.Subscribers())
+	}
+}
+
+// TestCheckIsWhatLoadAccepts: Check refuses exactly the scenarios a session
+// refuses to load, so the load form can refuse them before redirecting.
+func TestCheckIsWhatLoadAccepts(t *testing.T) {
+	for _, n := range []int64{MaxRequests, MaxRequests + 1} {
+		sc := DefaultScenario()
+		sc.Requests = []scenario.Request{{At: 0, Cost: 1, Count: n}}
+		checkErr := Check(sc)
+		_, loadErr := NewSession("x", sc)
+		if (checkErr == nil) != (loadErr == nil) {
+			t.Errorf("%d requests: Check says %v, loading says %v", n, checkErr, loadErr)
+		}
+		if n > MaxRequests && (checkErr == nil || !strings.Contains(checkErr.Error(), "requests: the playground holds at most")) {
+			t.Errorf("%d requests: Check says %v", n, checkErr)
+		}
 	}
 }

@@ -173,6 +173,11 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		sc.Policies = scenario.DefaultPolicies()
 	}
 	if err == nil {
+		// A valid scenario the playground cannot hold is refused here,
+		// next to the pasted text, not after a redirect that loses it.
+		err = play.Check(sc)
+	}
+	if err == nil {
 		http.Redirect(w, r, play.EncodeURL(sc), http.StatusSeeOther)
 		return
 	}

@@ -361,6 +361,14 @@ func TestPlayStatusCodes(t *testing.T) {
 	if res := form(`{"limit":0}`); res.status != http.StatusBadRequest || !strings.Contains(res.body, "limit: 0 is out of range") {
 		t.Errorf("load of a bad scenario: %d", res.status)
 	}
+	// A valid scenario larger than a session holds is refused next to the
+	// form, its text kept, rather than redirected to a link that fails.
+	big := fmt.Sprintf(`{"limit":2,"windowMs":1000,"requests":[{"at":1,"count":%d}]}`, play.MaxRequests+1)
+	res := form(strings.ReplaceAll(big, "+", "%2B"))
+	if res.status != http.StatusBadRequest || !strings.Contains(res.body, fmt.Sprintf("holds at most %d requests", play.MaxRequests)) ||
+		!strings.Contains(res.body, html.EscapeString(big)) {
+		t.Errorf("load of %d requests: %d %q, want 400 with the limit and the pasted text", play.MaxRequests+1, res.status, res.header.Get("Location"))
+	}
 }
 
 // TestPlayLanesMatchRun renders the page for the car park and checks every
