@@ -465,7 +465,11 @@ func (l Lane) Summary(v View) string {
 	fmt.Fprintf(&b, "%s, limit %d per %s, client %s: %d admitted, %d refused in all.", l.Label, l.Params.Limit,
 		scenario.FormatMs(l.Params.WindowMs), v.Client, l.Admitted, l.Refused)
 	if l.Hidden > 0 {
-		fmt.Fprintf(&b, " %d older requests in view are not drawn.", l.Hidden)
+		if l.Hidden == 1 {
+			b.WriteString(" 1 older request in view is not drawn.")
+		} else {
+			fmt.Fprintf(&b, " %d older requests in view are not drawn.", l.Hidden)
+		}
 	}
 	return b.String()
 }

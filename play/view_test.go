@@ -2,6 +2,7 @@ package play
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/windowlab/playground/scenario"
@@ -86,5 +87,12 @@ func TestExplainTheCounter(t *testing.T) {
 	}
 	if hs["Status"] != "429 Too Many Requests" || hs["Retry-After"] == "" || hs["RateLimit-Policy"] != `"sliding-counter";q=5;w=30` {
 		t.Errorf("headers %v", hs)
+	}
+}
+
+// TestLaneSummarySingular: the text alternative says "1 older request".
+func TestLaneSummarySingular(t *testing.T) {
+	if got := (Lane{Label: "gcra", Hidden: 1}).Summary(View{Client: "default"}); !strings.Contains(got, " 1 older request in view is not drawn.") {
+		t.Errorf("summary %q", got)
 	}
 }

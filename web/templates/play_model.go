@@ -317,6 +317,14 @@ func Sec(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', -1
 // Itoa formats an integer.
 func Itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
 
+// CountOf writes n and the noun, plural unless n is 1: "1 request", "0 requests".
+func CountOf(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Itoa(n) + " " + noun + "s"
+}
+
 // Has reports whether the scenario runs a lane like spec.
 func Has(v play.View, name string, arithmetic policies.Arithmetic) bool {
 	for _, s := range v.Scenario.Specs() {
