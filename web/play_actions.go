@@ -51,17 +51,47 @@ type playSignals struct {
 // whole checks that a signal is a whole number in [lo, hi].
 func whole(field string, v float64, lo, hi int64) (int64, error) {
 	if v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
-		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s is not a whole number from %d to %d", strconv.FormatFloat(v, 'f', -1, 64), lo, hi)}}
+		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s is not a whole number from %d to %d", typed(v), lo, hi)}}
 	}
 	return int64(v), nil
+}
+
+// typed writes a number as the visitor typed it, short even when huge
+// (1e+300, not three hundred digits).
+func typed(v float64) string {
+	if math.Abs(v) >= 1e15 {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// span writes a bound in seconds, with days or years beside a bound too
+// long to picture in seconds: "31622400 s, about 1 year".
+func span(ms int64) string {
+	const day = 24 * 3600 * 1000
+	s := scenario.FormatMs(ms)
+	switch {
+	case ms >= 365*day:
+		return fmt.Sprintf("%s, about %d year%s", s, (ms+day*365/2)/(365*day), plural((ms+day*365/2)/(365*day)))
+	case ms >= 2*day:
+		return fmt.Sprintf("%s, about %d days", s, (ms+day/2)/day)
+	}
+	return s
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // millis turns seconds into whole milliseconds in [lo, hi].
 func millis(field string, sec float64, lo, hi int64) (int64, error) {
 	ms := math.Round(sec * 1000)
 	if math.IsNaN(ms) || ms < float64(lo) || ms > float64(hi) {
-		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s s is out of range (%s to %s)",
-			strconv.FormatFloat(sec, 'f', -1, 64), scenario.FormatMs(lo), scenario.FormatMs(hi))}}
+		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s s is out of range: give from %s to %s",
+			typed(sec), scenario.FormatMs(lo), span(hi))}}
 	}
 	return int64(ms), nil
 }

@@ -190,7 +190,7 @@ func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="limit"]`), "0"),
 		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
 	)
-	tab.WaitText(`[data-testid="err-settings"]`, "limit: 0 is not a whole number from 1")
+	tab.WaitText(`[data-testid="err-settings"]`, "Limit: 0 is not a whole number from 1")
 	if got := tab.Text(`[data-testid="summary"]`); !strings.Contains(got, "limit 5 per 30 s") {
 		t.Errorf("after a refused limit the summary reads %q", got)
 	}

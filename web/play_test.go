@@ -264,19 +264,22 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 	base := url + "/play/" + sess.ID()
 	before := sess.Scenario()
 	ok := `"windows": 30, "pfixed": true, "plog": true`
-	for _, c := range []struct{ body, field string }{
-		{`{"limit": 0, ` + ok + `}`, "limit"},
-		{`{"limit": 2.5, ` + ok + `}`, "limit"},
-		{`{"limit": 5, "windows": 0, "pfixed": true}`, "windowMs"},
-		{`{"limit": 5, "windows": 30}`, "policies"},
-		{`{"limit": 5, "windows": 30, "pbuckets": true, "buckets": 7}`, "policies[0]"},
+	// The header names the JSON field; the page names it as its label
+	// does, with bounds a person can picture.
+	for _, c := range []struct{ body, field, shown string }{
+		{`{"limit": 0, ` + ok + `}`, "limit", "Limit: 0 is not a whole number from 1 to 10000"},
+		{`{"limit": 2.5, ` + ok + `}`, "limit", "Limit: 2.5 is not"},
+		{`{"limit": 1e300, ` + ok + `}`, "limit", "Limit: 1e+300 is not"},
+		{`{"limit": 5, "windows": 0, "pfixed": true}`, "windowMs", "Window (s): 0 s is out of range: give from 1 ms to 31622400 s, about 1 year"},
+		{`{"limit": 5, "windows": 30}`, "policies", "policies:"},
+		{`{"limit": 5, "windows": 30, "pbuckets": true, "buckets": 7}`, "policies[0]", "policies[0]:"},
 	} {
 		res := post(t, base+"/settings", c.body)
 		if res.status != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", c.body, res.status)
 		}
-		if !strings.Contains(res.header.Get("X-Problem"), c.field+":") || !strings.Contains(res.body, c.field+":") {
-			t.Errorf("%s: the answer does not name %s: %q", c.body, c.field, res.header.Get("X-Problem"))
+		if !strings.Contains(res.header.Get("X-Problem"), c.field+":") || !strings.Contains(res.body, c.shown) {
+			t.Errorf("%s: the header does not name %s or the page does not say %q: %q", c.body, c.field, c.shown, res.body)
 		}
 		if !strings.Contains(res.body, `id="err-settings"`) {
 			t.Errorf("%s: no message next to the settings", c.body)
@@ -296,6 +299,9 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 		if res.status != http.StatusBadRequest || !strings.Contains(res.header.Get("X-Problem"), c.field+":") {
 			t.Errorf("%s %s: %d %q, want 400 naming %s", c.action, c.body, res.status, res.header.Get("X-Problem"), c.field)
 		}
+	}
+	if res := post(t, base+"/jump", `{"jumps": 1e300}`); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
+		t.Errorf("jump to 1e300 s: the page says %q", res.body)
 	}
 	if res := post(t, base+"/fire", `{"cost": `); res.status != http.StatusBadRequest {
 		t.Errorf("malformed signals: %d, want 400", res.status)

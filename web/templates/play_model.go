@@ -361,10 +361,32 @@ func SlotMessage(errs scenario.Errors, slot string) string {
 	var msgs []string
 	for _, e := range errs {
 		if ErrorSlot(e.Field) == slot {
+			if label, ok := fieldLabels[e.Field]; ok {
+				e.Field = label
+			}
 			msgs = append(msgs, e.Error())
 		}
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// fieldLabels name a field next to its problem as the page labels it: the
+// learner typed into "Window (s)", not "windowMs". The X-Problem header and
+// other callers keep the field's JSON name.
+var fieldLabels = map[string]string{
+	"limit":        "Limit",
+	"windowMs":     "Window (s)",
+	"buckets":      "sliding-buckets k",
+	"burst":        "Burst",
+	"cost":         "Cost",
+	"count":        "Burst of",
+	"patternCount": "Requests",
+	"span":         "Over (s)",
+	"at":           "Jump to (s)",
+	"step":         "Step",
+	"speed":        "Speed",
+	"client":       "Client",
+	"selected":     "Selection",
 }
 
 // ErrorSlots are the places on the page where field errors appear.
