@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/windowlab/playground/internal/browsertest"
 	"github.com/windowlab/playground/play"
@@ -315,4 +316,24 @@ func TestBrowserPlayLoadsPastedAndUploadedScenarios(t *testing.T) {
 	)
 	tab.WaitText(`[data-testid="summary"]`, "limit 4 per 30 s")
 	waitLanes(t, tab, want)
+}
+
+// TestBrowserPlayEnterInAFieldActs: typing a number into a field and
+// pressing Enter does what the field's button does, as in a form (the
+// shortcut letters type into a field, so Enter is the keyboard's way).
+func TestBrowserPlayEnterInAFieldActs(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	typeEnter := func(testid, text string) {
+		sel := `[data-testid="` + testid + `"]`
+		browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+sel+`').value = '', true)`))
+		tab.Do(chromedp.SendKeys(chromedp.CSS(sel), text), chromedp.KeyEvent(kb.Enter))
+	}
+	typeEnter("jump-input", "12")
+	tab.WaitText(`[data-testid="clock"]`, "12 s")
+	typeEnter("burst-count", "3")
+	waitCount(t, tab, 3)
+	typeEnter("limit", "7")
+	tab.WaitText(`[data-testid="summary"]`, "limit 7 per 30 s")
+	tab.NoProblems()
 }
