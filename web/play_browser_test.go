@@ -337,3 +337,30 @@ func TestBrowserPlayEnterInAFieldActs(t *testing.T) {
 	tab.WaitText(`[data-testid="summary"]`, "limit 7 per 30 s")
 	tab.NoProblems()
 }
+
+// lastLabelsClipped lists the lanes whose last time label (the axis's end)
+// the lane's scroller cuts off.
+const lastLabelsClipped = `[...document.querySelectorAll('[data-testid=lane]')].filter(l => {
+	const scroller = l.querySelector('.lane-scroll');
+	scroller.scrollLeft = scroller.scrollWidth; // a phone scrolls to the axis's end
+	const labels = l.querySelectorAll('.tick-label'), box = scroller.getBoundingClientRect();
+	return labels[labels.length - 1].getBoundingClientRect().right > box.right + 0.5;
+}).map(l => l.dataset.label)`
+
+// TestBrowserPlayTimeAxisLabelsShowWhole: the last time label ("90 s")
+// is not cut off, on a laptop, on a projector in presentation, on a phone.
+func TestBrowserPlayTimeAxisLabelsShowWhole(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := browsertest.NewTab(t)
+	for _, c := range []struct {
+		path string
+		w, h int64
+	}{{"/play", 1280, 800}, {"/play?present=1", 1024, 768}, {"/play", 360, 740}} {
+		tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+c.path))
+		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+		if clipped := browsertest.Run(tab, chromedp.Evaluate[[]string](lastLabelsClipped)); len(clipped) > 0 {
+			t.Errorf("%s at %d px: the last time label is cut off in %v", c.path, c.w, clipped)
+		}
+	}
+}
