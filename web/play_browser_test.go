@@ -364,3 +364,20 @@ func TestBrowserPlayTimeAxisLabelsShowWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserPlayPresentationShowsALaneWhole: on a 1024 × 768 projector
+// the presentation view shows the clock, the keys and the first lane whole
+// without scrolling.
+func TestBrowserPlayPresentationShowsALaneWhole(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.EmulateViewport(1024, 768), chromedp.Navigate(url+"/play?present=1"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	if bottom := browsertest.Run(tab, chromedp.Evaluate[float64](`document.querySelector('#lane-0').getBoundingClientRect().bottom`)); bottom > 768 {
+		t.Errorf("the first lane ends at %.0f px, below a 768 px projector", bottom)
+	}
+	if top := browsertest.Run(tab, chromedp.Evaluate[float64](`document.querySelector('#lane-1').getBoundingClientRect().top`)); top > 700 {
+		t.Errorf("the second lane starts at %.0f px: the audience sees no comparison on a 768 px projector", top)
+	}
+}
