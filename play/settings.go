@@ -91,8 +91,58 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 // return scenario.Errors naming the fields and change nothing).
 func (s *Session) ApplyForm(f Form) error {
 	return s.do(func() error {
-		return s.apply(Settings{Limit: f.Limit, WindowMs: f.WindowMs, Policies: f.Merge(s.sc.Specs())})
+		merged := f.Merge(s.sc.Specs())
+		if err := bucketsDivide(scenario.Scenario{Limit: f.Limit, WindowMs: f.WindowMs, Policies: merged}); err != nil {
+			return err
+		}
+		return s.apply(Settings{Limit: f.Limit, WindowMs: f.WindowMs, Policies: merged})
 	})
+}
+
+// bucketsDivide refuses, on the form's "buckets" field and in the form's
+// words, a sliding-buckets lane whose k does not split its window into
+// whole milliseconds (the policy needs equal sub-buckets), suggesting the
+// nearest k that does.
+func bucketsDivide(sc scenario.Scenario) error {
+	var errs scenario.Errors
+	for _, p := range sc.Policies {
+		if p.Name != policies.SlidingBuckets {
+			continue
+		}
+		prm := p.Params(sc)
+		if prm.Buckets < 1 || prm.WindowMs < 1 || prm.WindowMs%prm.Buckets == 0 {
+			continue
+		}
+		e := scenario.FieldError{Field: "buckets", Reason: fmt.Sprintf(
+			"%d does not split the %s window into equal whole milliseconds; try %s",
+			prm.Buckets, scenario.FormatMs(prm.WindowMs), nearDivisors(prm.WindowMs, prm.Buckets))}
+		if !slices.Contains(errs, e) { // lanes alike say it once
+			errs = append(errs, e)
+		}
+	}
+	if errs != nil {
+		return errs
+	}
+	return nil
+}
+
+// nearDivisors names the divisors of w nearest below and above k (within
+// policies.MaxBuckets): "6 or 8".
+func nearDivisors(w, k int64) string {
+	var out []string
+	for d := k - 1; d >= 1; d-- {
+		if w%d == 0 {
+			out = append(out, fmt.Sprint(d))
+			break
+		}
+	}
+	for d := k + 1; d <= policies.MaxBuckets && d <= w; d++ {
+		if w%d == 0 {
+			out = append(out, fmt.Sprint(d))
+			break
+		}
+	}
+	return strings.Join(out, " or ")
 }
 
 // Overrides describes, one line per lane, what a lane keeps of its own

@@ -89,7 +89,7 @@ func TestApplyFormKeepsLanes(t *testing.T) {
 		{what: "change only the shared limit", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Buckets: 3, Burst: 10},
 			limit: 7, lanes: asLoaded},
 		{what: "a window of 0", form: Form{Limit: 7, WindowMs: 0, Checked: shown, Buckets: 3, Burst: 10}, field: "windowMs"},
-		{what: "a changed k that does not divide the window", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Buckets: 7, SetBuckets: true}, field: "policies[4]"},
+		{what: "a changed k that does not divide the window", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Buckets: 7, SetBuckets: true}, field: "buckets"},
 		{what: "no box checked", form: Form{Limit: 7, WindowMs: 30_000}, field: "policies"},
 		{what: "change k", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Buckets: 6, SetBuckets: true, Burst: 10},
 			limit: 7, lanes: []string{
@@ -143,5 +143,21 @@ func TestOverridesNameEveryOwnSetting(t *testing.T) {
 		if got := Overrides(c.sc); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: Overrides = %q, want %q", c.what, got, c.want)
 		}
+	}
+}
+
+// TestApplyFormNamesAnIndivisibleK: a k that does not divide the window is
+// refused on the k field, in the form's words, with a k that works.
+func TestApplyFormNamesAnIndivisibleK(t *testing.T) {
+	s := newSession(t, DefaultScenario())
+	before := s.Scenario()
+	err := s.ApplyForm(Form{Limit: 5, WindowMs: 30_000, Checked: []Kind{{Name: policies.SlidingBuckets}}, Buckets: 7, SetBuckets: true})
+	var errs scenario.Errors
+	if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Field != "buckets" ||
+		errs[0].Reason != "7 does not split the 30 s window into equal whole milliseconds; try 6 or 8" {
+		t.Fatalf("k = 7 over 30 s: %v", err)
+	}
+	if !reflect.DeepEqual(s.Scenario(), before) {
+		t.Error("the refused form changed the scenario")
 	}
 }

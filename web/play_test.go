@@ -272,7 +272,7 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 		{`{"limit": 1e300, ` + ok + `}`, "limit", "Limit: 1e+300 is not"},
 		{`{"limit": 5, "windows": 0, "pfixed": true}`, "windowMs", "Window (s): 0 s is out of range: give from 1 ms to 31622400 s, about 1 year"},
 		{`{"limit": 5, "windows": 30}`, "policies", "policies:"},
-		{`{"limit": 5, "windows": 30, "pbuckets": true, "buckets": 7}`, "policies[0]", "policies[0]:"},
+		{`{"limit": 5, "windows": 30, "pbuckets": true, "buckets": 7}`, "buckets", "sliding-buckets k: 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
 	} {
 		res := post(t, base+"/settings", c.body)
 		if res.status != http.StatusBadRequest {
