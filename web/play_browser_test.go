@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -379,5 +380,36 @@ func TestBrowserPlayPresentationShowsALaneWhole(t *testing.T) {
 	}
 	if top := browsertest.Run(tab, chromedp.Evaluate[float64](`document.querySelector('#lane-1').getBoundingClientRect().top`)); top > 700 {
 		t.Errorf("the second lane starts at %.0f px: the audience sees no comparison on a 768 px projector", top)
+	}
+}
+
+// contrastJS is the WCAG contrast of the disagreement key's text against
+// the page behind it.
+const contrastJS = `(() => {
+	const rgb = c => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+	const lum = c => { const [r, g, b] = rgb(c).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+	const fg = getComputedStyle(document.querySelector('.play-intro .key-disagree')).color;
+	const bg = getComputedStyle(document.body).backgroundColor;
+	const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+	return (a + 0.05) / (b + 0.05);
+})()`
+
+// TestBrowserPlayDisagreementIsReadable: the orange of "the policies
+// disagree" reads at 4.5:1 or better, light and dark (it was about 4.4:1
+// and 3.8:1, faint on a projector).
+func TestBrowserPlayDisagreementIsReadable(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	for _, scheme := range []string{"light", "dark"} {
+		tab := browsertest.NewTab(t)
+		if _, err := chromedp.Call(tab.Context(), emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		tab.Do(chromedp.Navigate(url + "/play"))
+		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+		if c := browsertest.Run(tab, chromedp.Evaluate[float64](contrastJS)); c < 4.5 {
+			t.Errorf("%s: the disagreement key's contrast is %.2f:1, want 4.5:1", scheme, c)
+		}
 	}
 }
