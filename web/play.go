@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
@@ -195,6 +196,16 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 func (p *playground) session(w http.ResponseWriter, r *http.Request) (*play.Session, bool) {
 	sess, err := p.store.Get(chi.URLParam(r, "id"))
 	if err != nil {
+		if r.Header.Get("Datastar-Request") == "true" {
+			// The page's buttons and stream show nothing of a plain
+			// 404: say it where the learner looks, as events (Datastar
+			// applies those whatever the status).
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusNotFound)
+			_ = MergeComponent(datastar.NewSSE(w, r), templates.PlaySessionEnded())
+			return nil, false
+		}
 		http.Error(w, "This playground session has ended (it was idle, or the server restarted). Reload the page to start a new one.", http.StatusNotFound)
 		return nil, false
 	}

@@ -2,10 +2,13 @@ package web
 
 import (
 	"fmt"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -412,4 +415,30 @@ func TestBrowserPlayDisagreementIsReadable(t *testing.T) {
 			t.Errorf("%s: the disagreement key's contrast is %.2f:1, want 4.5:1", scheme, c)
 		}
 	}
+}
+
+// TestBrowserPlaySaysWhenTheSessionHasEnded: after a server restart the
+// page's session is gone; the next button says so on the page instead of
+// doing nothing.
+func TestBrowserPlaySaysWhenTheSessionHasEnded(t *testing.T) {
+	build := func() http.Handler {
+		s, err := New(Config{DatastarPath: bundlePath(t), Version: "test-version", Features: []Feature{Playground(play.NewStore(nil))}}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var current atomic.Pointer[http.Handler]
+	before := build()
+	current.Store(&before)
+	url := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }))
+	tab := openPlay(t, url+"/play")
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+	waitCount(t, tab, 1)
+
+	after := build() // the server restarted: it knows no session
+	current.Store(&after)
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+	tab.WaitText(`[data-testid="summary"]`, "This playground session has ended")
+	tab.WaitText(`[data-testid="summary"]`, "Link to this scenario")
 }
