@@ -3,6 +3,7 @@ package play
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -15,6 +16,11 @@ func explain(policy, label string, params policies.Params, d scenario.Decision, 
 	p := det.Terms
 	cost, capacity := det.Cost, det.Capacity
 	ms := scenario.FormatMs
+	if policy == policies.SlidingCounter || policy == policies.SlidingBuckets {
+		// Their formulas put durations side by side: keep every one of
+		// them, the retry included, in seconds.
+		ms = secs
+	}
 	verdict := func(total string, fits bool) string {
 		if fits {
 			return fmt.Sprintf("%s ≤ %d: admitted", total, capacity)
@@ -37,18 +43,20 @@ func explain(policy, label string, params policies.Params, d scenario.Decision, 
 		}
 		add("entries + cost = %d + %d = %s", p.Count, cost, verdict(strconv.FormatInt(p.Count+cost, 10), p.Count+cost <= capacity))
 	case policies.SlidingCounter:
+		// Every duration here is in seconds, with the milliseconds as
+		// decimals where there are any, so that a term never mixes units.
 		w := params.WindowMs
-		add("Window starts at %s; elapsed = %s; previous window admitted %d, this one %d.", ms(p.WindowStart), ms(p.Elapsed), p.Previous, p.Current)
+		add("Window starts at %s; elapsed = %s; previous window admitted %d, this one %d.", secs(p.WindowStart), secs(p.Elapsed), p.Previous, p.Current)
 		if p.Carried.Den == 1 {
-			add("carried = ⌊previous × (window − elapsed) ÷ window⌋ = ⌊%d × %d ÷ %d⌋ = %d (floored)", p.Previous, w-p.Elapsed, w, p.Carried.Num)
+			add("carried = ⌊previous × (window − elapsed) ÷ window⌋ = ⌊%d × (%s − %s) ÷ %s⌋ = %d (floored)", p.Previous, secs(w), secs(p.Elapsed), secs(w), p.Carried.Num)
 		} else {
-			add("carried = previous × (window − elapsed) ÷ window = %d × %d ÷ %d = %s (exact)", p.Previous, w-p.Elapsed, w, formatFraction(p.Carried))
+			add("carried = previous × (window − elapsed) ÷ window = %d × (%s − %s) ÷ %s = %s (exact)", p.Previous, secs(w), secs(p.Elapsed), secs(w), formatFraction(p.Carried))
 		}
 		total := policies.Fraction{Num: det.Estimate.Num + cost*det.Estimate.Den, Den: det.Estimate.Den}
 		add("carried + current + cost = %s + %d + %d = %s", formatFraction(p.Carried), p.Current, cost, verdict(formatFraction(total), det.Allowed))
 	case policies.SlidingBuckets:
 		add("The window is %d buckets of %s, and it is %s into the newest. The oldest bucket, partly outside the window, held %d: carried = %d × (%s − %s) ÷ %s = %s.",
-			params.Buckets, ms(p.BucketMs), ms(p.Elapsed), p.Previous, p.Previous, ms(p.BucketMs), ms(p.Elapsed), ms(p.BucketMs), formatFraction(p.Carried))
+			params.Buckets, secs(p.BucketMs), secs(p.Elapsed), p.Previous, p.Previous, secs(p.BucketMs), secs(p.Elapsed), secs(p.BucketMs), formatFraction(p.Carried))
 		total := policies.Fraction{Num: det.Estimate.Num + cost*det.Estimate.Den, Den: det.Estimate.Den}
 		add("carried + the other buckets + cost = %s + %d + %d = %s", formatFraction(p.Carried), p.Current, cost, verdict(formatFraction(total), det.Allowed))
 	case policies.TokenBucket:
@@ -75,6 +83,21 @@ func explain(policy, label string, params policies.Params, d scenario.Decision, 
 	}
 	e.Headers = headers(policy, params, det, after)
 	return e
+}
+
+// secs writes a duration or instant in ms always in seconds, exactly: "25 s",
+// "0.25 s", "2.001 s". Unlike scenario.FormatMs it never switches to ms for
+// short spans, so that the terms of one formula share a unit.
+func secs(ms int64) string {
+	sign := ""
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	if ms%1000 == 0 {
+		return fmt.Sprintf("%s%d s", sign, ms/1000)
+	}
+	frac := strings.TrimRight(fmt.Sprintf("%03d", ms%1000), "0")
+	return fmt.Sprintf("%s%d.%s s", sign, ms/1000, frac)
 }
 
 // FormatInstant shows an instant or a duration held as a fraction of a

@@ -77,7 +77,7 @@ func TestExplainTheCounter(t *testing.T) {
 	if e.Decision.Allowed {
 		t.Fatal("the lesson's 35 s request was admitted")
 	}
-	want := "carried = previous × (window − elapsed) ÷ window = 5 × 25000 ÷ 30000 = 25/6 ≈ 4.17 (exact)"
+	want := "carried = previous × (window − elapsed) ÷ window = 5 × (30 s − 5 s) ÷ 30 s = 25/6 ≈ 4.17 (exact)"
 	if e.Steps[1] != want {
 		t.Errorf("step %q, want %q", e.Steps[1], want)
 	}
