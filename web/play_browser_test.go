@@ -442,3 +442,43 @@ func TestBrowserPlaySaysWhenTheSessionHasEnded(t *testing.T) {
 	tab.WaitText(`[data-testid="summary"]`, "This playground session has ended")
 	tab.WaitText(`[data-testid="summary"]`, "Link to this scenario")
 }
+
+// TestBrowserPlayCopiesWithoutTheClipboardAPI: over plain http from another
+// machine (a workshop) the page is not a secure context and has no
+// navigator.clipboard. "Copy scenario" then selects the scenario and copies
+// it with execCommand, or, where that is refused too, leaves it selected and
+// says how to copy it.
+func TestBrowserPlayCopiesWithoutTheClipboardAPI(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+	waitCount(t, tab, 1)
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(delete Navigator.prototype.clipboard, delete navigator.clipboard, !('clipboard' in navigator))`))
+
+	// execCommand copies: the whole scenario was selected when it ran.
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(window.copiedText = null, document.execCommand = (cmd) => {
+		const ta = document.getElementById('scenario-json');
+		window.copiedText = cmd === 'copy' && document.activeElement === ta ? ta.value.substring(ta.selectionStart, ta.selectionEnd) : null;
+		return true;
+	}, true)`))
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="copy-scenario"]`)))
+	tab.WaitText(`[data-testid="copy-status"]`, "Copied.")
+	copied := browsertest.Run(tab, chromedp.Evaluate[string](`window.copiedText || ''`))
+	shown := browsertest.Run(tab, chromedp.Evaluate[string](`document.getElementById('scenario-json').value`))
+	if copied == "" || copied != shown {
+		t.Errorf("execCommand copied %q, the scenario is %q", copied, shown)
+	}
+
+	// execCommand refused: the scenario stays selected and the page says so.
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.execCommand = () => false, document.activeElement.blur(), true)`))
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="copy-scenario"]`)))
+	tab.WaitText(`[data-testid="copy-status"]`, "Selected: press Ctrl+C to copy")
+	if sel := browsertest.Run(tab, chromedp.Evaluate[bool](`(() => { const ta = document.getElementById('scenario-json');
+		return document.activeElement === ta && ta.selectionStart === 0 && ta.selectionEnd === ta.value.length && ta.value.length > 0 })()`)); !sel {
+		t.Error("after a refused copy the scenario is not selected")
+	}
+	if live := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid=copy-status]').getAttribute('aria-live')`)); live != "polite" {
+		t.Errorf("the copy status has aria-live %q", live)
+	}
+	tab.NoProblems()
+}
