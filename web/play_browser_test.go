@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -481,4 +484,78 @@ func TestBrowserPlayCopiesWithoutTheClipboardAPI(t *testing.T) {
 		t.Errorf("the copy status has aria-live %q", live)
 	}
 	tab.NoProblems()
+}
+
+// TestBrowserPlayJumpKeyStartsFromTheClock: the Jump field keeps what was
+// typed into it while the clock moves on, so j must not jump to that old
+// time at once. It fills the field with the clock's time and focuses it;
+// the presenter types the time and presses Enter.
+func TestBrowserPlayJumpKeyStartsFromTheClock(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
+	for i := 1; i <= 3; i++ {
+		pressKey(tab, "s")
+		tab.WaitText(`[data-testid="clock"]`, fmt.Sprintf("%d s", i))
+	}
+	pressKey(tab, "w")
+	tab.WaitText(`[data-testid="clock"]`, "33 s")
+
+	pressJ(tab)
+	time.Sleep(300 * time.Millisecond) // a jump, had there been one, lands by now
+	if got := tab.Text(`[data-testid="clock"]`); got != "33 s" {
+		t.Fatalf("j moved the clock to %q; it should wait for a time", got)
+	}
+	state := browsertest.Run(tab, chromedp.Evaluate[map[string]any](`(() => { const f = document.querySelector('[data-testid=jump-input]');
+		return {focused: document.activeElement === f, value: f.value} })()`))
+	if state["focused"] != true || state["value"] != "33" {
+		t.Errorf("after j the Jump field is %v; want it focused, holding the clock's 33", state)
+	}
+
+	// The time is selected: typing replaces it, and Enter jumps there.
+	tab.Do(chromedp.KeyEvent("1"), chromedp.KeyEvent("2"), chromedp.KeyEvent(kb.Enter))
+	tab.WaitText(`[data-testid="clock"]`, "12 s")
+	// Enter left the field: the shortcuts work again.
+	pressKey(tab, "s")
+	tab.WaitText(`[data-testid="clock"]`, "13 s")
+
+	// The presentation view hides the clock panel; j shows it until the
+	// jump is made.
+	tab.Do(chromedp.Navigate(url + "/play?present=1"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	time.Sleep(200 * time.Millisecond)
+	panelShown := `getComputedStyle(document.querySelector('.play-clock-controls')).display !== 'none'`
+	if browsertest.Run(tab, chromedp.Evaluate[bool](panelShown)) {
+		t.Fatal("the presentation view shows the clock panel")
+	}
+	pressKey(tab, "w")
+	tab.WaitText(`[data-testid="clock"]`, "30 s")
+	pressJ(tab)
+	if !browsertest.Run(tab, chromedp.Evaluate[bool](panelShown+` && document.activeElement === document.querySelector('[data-testid=jump-input]')`)) {
+		t.Fatal("in the presentation view j does not show and focus the Jump field")
+	}
+	tab.Do(chromedp.KeyEvent("5"), chromedp.KeyEvent(kb.Enter))
+	tab.WaitText(`[data-testid="clock"]`, "5 s")
+	if browsertest.Run(tab, chromedp.Evaluate[bool](panelShown)) {
+		t.Error("the clock panel stayed open in the presentation view after the jump")
+	}
+	tab.NoProblems()
+}
+
+// pressJ presses j as a person does. chromedp.KeyEvent sends the character
+// as an event of its own, which a keydown's preventDefault cannot cancel as
+// it does in a browser, and which would type "j" into the field j focuses.
+func pressJ(tab *browsertest.Tab) {
+	tab.Do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		for _, ev := range []input.DispatchKeyEventParams{
+			{Type: input.DispatchKeyEventTypeKeyDown, Key: "j", Code: "KeyJ", Text: "j", UnmodifiedText: "j", WindowsVirtualKeyCode: 74, NativeVirtualKeyCode: 74},
+			{Type: input.DispatchKeyEventTypeKeyUp, Key: "j", Code: "KeyJ", WindowsVirtualKeyCode: 74, NativeVirtualKeyCode: 74},
+		} {
+			if _, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 }
