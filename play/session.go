@@ -1,6 +1,7 @@
 package play
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -100,7 +101,7 @@ func (s *Session) load(sc scenario.Scenario) error {
 		return err
 	}
 	sc.Requests = slices.Clone(sc.Requests)
-	slices.SortStableFunc(sc.Requests, func(a, b scenario.Request) int { return cmpInt(a.At, b.At) })
+	slices.SortStableFunc(sc.Requests, func(a, b scenario.Request) int { return cmp.Compare(a.At, b.At) })
 	if len(sc.Policies) == 0 {
 		sc.Policies = scenario.DefaultPolicies()
 	}
@@ -118,16 +119,6 @@ func (s *Session) load(sc scenario.Scenario) error {
 	s.client = s.clients[0]
 	s.selected = -1
 	return nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func tooMany(field string, total, adding int64) error {
@@ -214,7 +205,7 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 		return tooMany("count", s.total, adding)
 	}
 	for _, r := range reqs {
-		i, _ := slices.BinarySearchFunc(s.sc.Requests, r.At+1, func(e scenario.Request, t int64) int { return cmpInt(e.At, t) })
+		i, _ := slices.BinarySearchFunc(s.sc.Requests, r.At+1, func(e scenario.Request, t int64) int { return cmp.Compare(e.At, t) })
 		if s.selected >= 0 {
 			// The selection is an expanded index: requests inserted
 			// before the selected one move it along, so that it stays

@@ -1,6 +1,7 @@
 package play
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -232,8 +233,8 @@ func replayLane(v View, keys []policies.Key, index int, spec scenario.PolicySpec
 	// With few requests in view the curve takes a point just before and
 	// after each of them, so its steps are exact; with many, the samples
 	// (twice as many) show its shape at the lane's resolution.
-	lo, _ := slices.BinarySearchFunc(sc.Requests, v.From, func(r scenario.Request, t int64) int { return cmpInt(r.At, t) })
-	hi, _ := slices.BinarySearchFunc(sc.Requests, curveEnd+1, func(r scenario.Request, t int64) int { return cmpInt(r.At, t) })
+	lo, _ := slices.BinarySearchFunc(sc.Requests, v.From, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
+	hi, _ := slices.BinarySearchFunc(sc.Requests, curveEnd+1, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
 	detailed := hi-lo <= 2*CurveBuckets
 	var samples []int64
 	if curveEnd >= v.From {

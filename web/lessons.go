@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -242,18 +243,8 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 			at = fb.Solution.Moment
 		}
 		s.Requests = append(slices.Clone(s.Requests), scenario.Request{At: at, Cost: 1, Count: 1})
-		slices.SortStableFunc(s.Requests, func(a, b scenario.Request) int { return compareInt(a.At, b.At) })
+		slices.SortStableFunc(s.Requests, func(a, b scenario.Request) int { return cmp.Compare(a.At, b.At) })
 	}
 	out.PlayURL = play.EncodeURL(s)
 	return out
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
