@@ -277,13 +277,13 @@ func outcomeCell(admitted bool, extra string) cell {
 // decisionCell words one decision: the outcome, then the numbers asked for.
 func decisionCell(p scenario.PolicyResult, d scenario.Decision, show map[string]bool, s scenario.Scenario) cell {
 	if d.Probe {
-		return cell{Text: "estimate " + FormatNumber(d.Estimate)}
+		return cell{Text: "estimate " + scenario.FormatFraction(d.Estimate)}
 	}
 	var extra []string
 	if show["terms"] {
 		extra = append(extra, Terms(p, d))
 	} else if show["estimate"] {
-		extra = append(extra, "estimate "+FormatNumber(d.Estimate))
+		extra = append(extra, "estimate "+scenario.FormatFraction(d.Estimate))
 	}
 	if show["retry"] {
 		if retry, ok := d.RetryAfter(); ok {
@@ -316,17 +316,17 @@ func Terms(p scenario.PolicyResult, d scenario.Decision) string {
 			weighted = "⌊" + weighted + "⌋" // so that ⌊5 × 9/10⌋ = 4 does not read as a slip
 		}
 		return fmt.Sprintf("%s = %s carried + %d current = %s; + %d against %d",
-			weighted, FormatNumber(t.Carried), t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
+			weighted, scenario.FormatFraction(t.Carried), t.Current, scenario.FormatFraction(d.Estimate), cost, d.Detail.Capacity)
 	case policies.SlidingBuckets:
 		weight := policies.Fraction{Num: t.BucketMs - t.Elapsed, Den: max(t.BucketMs, 1)}.Reduced().String()
 		return fmt.Sprintf("oldest %d × %s + %d in the newer buckets = %s; + %d against %d",
-			t.Previous, weight, t.Current, FormatNumber(d.Estimate), cost, d.Detail.Capacity)
+			t.Previous, weight, t.Current, scenario.FormatFraction(d.Estimate), cost, d.Detail.Capacity)
 	case policies.TokenBucket:
-		return fmt.Sprintf("%s tokens of %d; needs %d", FormatNumber(t.Tokens), d.Detail.Capacity, cost)
+		return fmt.Sprintf("%s tokens of %d; needs %d", scenario.FormatFraction(t.Tokens), d.Detail.Capacity, cost)
 	case policies.GCRA:
-		return fmt.Sprintf("TAT %s; %s of %d in use; + %d", scenario.FormatMs(int64(t.TAT.Float())), FormatNumber(d.Estimate), d.Detail.Capacity, cost)
+		return fmt.Sprintf("TAT %s; %s of %d in use; + %d", scenario.FormatMs(int64(t.TAT.Float())), scenario.FormatFraction(d.Estimate), d.Detail.Capacity, cost)
 	}
-	return "estimate " + FormatNumber(d.Estimate)
+	return "estimate " + scenario.FormatFraction(d.Estimate)
 }
 
 // playBlock is the JSON of a ```playground block.

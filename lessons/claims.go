@@ -235,17 +235,17 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		}
 		return "refused", nil
 	case measureEstimate:
-		return FormatNumber(d.Estimate), nil
+		return scenario.FormatFraction(d.Estimate), nil
 	case measureCount:
 		if d.Estimate.Den != 1 && d.Estimate.Num%max(d.Estimate.Den, 1) != 0 {
-			return "", fmt.Errorf("%s does not count whole requests here (estimate %s); use estimate", spec.Ref(), FormatNumber(d.Estimate))
+			return "", fmt.Errorf("%s does not count whole requests here (estimate %s); use estimate", spec.Ref(), scenario.FormatFraction(d.Estimate))
 		}
-		return FormatNumber(d.Estimate), nil
+		return scenario.FormatFraction(d.Estimate), nil
 	case measureCarried:
 		if spec.Name != policies.SlidingCounter {
 			return "", fmt.Errorf("carried applies to sliding-counter only")
 		}
-		return FormatNumber(d.Detail.Terms.Carried), nil
+		return scenario.FormatFraction(d.Detail.Terms.Carried), nil
 	case measureRetry:
 		retry, ok := d.RetryAfter()
 		if !ok {
@@ -329,39 +329,6 @@ func EntryBytesPerKey(spec scenario.PolicySpec, limit, windowMs int64) (int64, e
 	}
 	p.Decide(1, 0, 1)
 	return p.Stats().Entries * 8, nil
-}
-
-// FormatNumber writes a fraction the way the lessons print numbers: exactly
-// when it has at most three decimal places (4, 4.5, 4.995), otherwise
-// rounded to two (4.17).
-func FormatNumber(f policies.Fraction) string {
-	if f.Den == 0 {
-		return "0"
-	}
-	r := new(big.Rat).SetFrac64(f.Num, f.Den)
-	for places := 0; places <= 3; places++ {
-		scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt64(pow10(places)))
-		if scaled.IsInt() {
-			return r.FloatString(places)
-		}
-	}
-	// Two decimals, unless that would print a whole number for a value that
-	// is not one (4.00 for 4.00017 hides the fact that it exceeds 4).
-	for places := 2; places < 6; places++ {
-		text := r.FloatString(places)
-		if strings.TrimRight(strings.TrimRight(text, "0"), ".") != strings.Split(text, ".")[0] {
-			return text
-		}
-	}
-	return r.FloatString(6)
-}
-
-func pow10(n int) int64 {
-	p := int64(1)
-	for range n {
-		p *= 10
-	}
-	return p
 }
 
 // FormatBytes writes a byte count in decimal units (B, kB, MB, GB, TB), to

@@ -3,8 +3,6 @@ package lessons
 import (
 	"strings"
 	"testing"
-
-	"github.com/windowlab/playground/policies"
 )
 
 func TestEveryLessonRendersWithoutProblems(t *testing.T) {
@@ -22,26 +20,6 @@ func TestEveryLessonRendersWithoutProblems(t *testing.T) {
 		}
 		for _, p := range r.Problems {
 			t.Errorf("%s", p)
-		}
-	}
-}
-
-func TestFormatNumber(t *testing.T) {
-	for _, tt := range []struct {
-		f    policies.Fraction
-		want string
-	}{
-		{policies.Fraction{Num: 4, Den: 1}, "4"},
-		{policies.Fraction{Num: 9, Den: 2}, "4.5"},
-		{policies.Fraction{Num: 4995, Den: 1000}, "4.995"},
-		{policies.Fraction{Num: 25, Den: 6}, "4.17"},
-		{policies.Fraction{Num: 10, Den: 3}, "3.33"},
-		{policies.Fraction{Num: 0, Den: 30000}, "0"},
-		{policies.Fraction{Num: 120005, Den: 30000}, "4.0002"},
-		{policies.Fraction{Num: 149995, Den: 30000}, "4.9998"},
-	} {
-		if got := FormatNumber(tt.f); got != tt.want {
-			t.Errorf("FormatNumber(%v) = %q, want %q", tt.f, got, tt.want)
 		}
 	}
 }
