@@ -26,7 +26,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "address to listen on; without this flag, $PORT (if set) gives \":$PORT\"")
-	bundle := fs.String("datastar", web.DefaultDatastarPath, "path of the Datastar browser bundle (installed by `npm ci`)")
+	bundle := fs.String("datastar", "", "path of a Datastar browser bundle to serve instead of the one built into the binary")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
