@@ -139,6 +139,13 @@ func TestServeMissingBundle(t *testing.T) {
 	}
 }
 
+func TestServeRejectsABadPublicURL(t *testing.T) {
+	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-public-url", "192.168.1.20:8080"}, io.Discard)
+	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "http://") {
+		t.Fatalf("runServe(-public-url without a scheme) = %v, want a usage error asking for http://", err)
+	}
+}
+
 func TestServeRejectsArguments(t *testing.T) {
 	err := runServe(context.Background(), []string{"extra"}, io.Discard)
 	if _, ok := err.(usageError); !ok {
