@@ -176,3 +176,35 @@ func TestTallyListsEveryChoiceAndMarksTheTruthOnlyAfterReveal(t *testing.T) {
 		}
 	}
 }
+
+func TestRevealChecksTheQuestionItCloses(t *testing.T) {
+	b := DefaultBounds()
+	q, err := newQuestion(0, Ask{Kind: KindAdmit, At: 31_000, Key: "car"}, carPark(), b.QuestionN, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		asked bool
+		id    int
+		truth []int64
+		want  string
+	}{
+		{"no question", false, 1, []int64{1, 0, 1}, ErrNoQuestion.Error()},
+		{"replaced meanwhile", true, 2, []int64{1, 0, 1}, ErrOldQuestion.Error()},
+		{"a truth of the wrong size", true, 1, []int64{1}, "a truth of 1 values for a question about 3 lanes"},
+		{"the open question", true, 1, []int64{1, 0, 1}, ""},
+	} {
+		r := &Room{Pointer: -1}
+		if tt.asked {
+			r.ask(b, q, t0)
+		}
+		err := r.reveal(b, tt.id, tt.truth, t0)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: reveal = %v, want %q", tt.name, err, tt.want)
+		}
+		if tt.want == "" && (!r.Question.Revealed || !slices.Equal(r.Question.Truth, tt.truth)) {
+			t.Errorf("%s: revealed %v with truth %v", tt.name, r.Question.Revealed, r.Question.Truth)
+		}
+	}
+}

@@ -19,7 +19,9 @@ type Bounds struct {
 	// default 50 stay under 100 MB.
 	Rooms int
 	// Followers is how many attendees may join one room (ErrRoomFull): the
-	// 1,000 the load target asks a room to hold.
+	// 1,000 the load target asks a room to hold. The web layer should cap a
+	// room's open streams at the same number (plus Devices), since watching
+	// needs no joining.
 	Followers int
 	// Answers is how many answers one question holds (ErrTooManyAnswers);
 	// one per attendee, so it needs to be no more than Followers.
@@ -222,17 +224,16 @@ func (r *Room) join(b Bounds, id string, now time.Time) error {
 	return nil
 }
 
-// ask opens a question about sc, replacing any question (undo brings the
-// replaced one back).
-func (r *Room) ask(b Bounds, a Ask, sc scenario.Scenario, now time.Time) error {
-	q, err := newQuestion(r.Asked+1, a, sc, b.QuestionN, now)
-	if err != nil {
-		return err
-	}
+// ask opens question q (built and checked by newQuestion), replacing any
+// question (undo brings the replaced one back). The question gets the next
+// id; ids are never reused.
+func (r *Room) ask(b Bounds, q *Question, now time.Time) {
+	q = q.clone()
+	q.ID = r.Asked + 1
+	q.Asked = now
 	r.record(b, Entry{Action: ActAsk, At: now, Question: r.Question})
 	r.Asked++
 	r.Question = q
-	return nil
 }
 
 // answer records or replaces an attendee's answer to question id.
@@ -262,23 +263,24 @@ func (r *Room) answer(b Bounds, attendee string, id int, values []int64, now tim
 	return nil
 }
 
-// reveal computes the truth from sc, as it is now, and closes the answers.
-func (r *Room) reveal(b Bounds, sc scenario.Scenario, now time.Time) (Solution, error) {
+// reveal closes the answers of question id and records its truth (from
+// Question.Solve).
+func (r *Room) reveal(b Bounds, id int, truth []int64, now time.Time) error {
 	q := r.Question
-	if q == nil {
-		return Solution{}, ErrNoQuestion
-	}
-	if q.Revealed {
-		return Solution{}, ErrRevealed
-	}
-	sol, err := q.Solve(sc)
-	if err != nil {
-		return Solution{}, err
+	switch {
+	case q == nil:
+		return ErrNoQuestion
+	case q.ID != id:
+		return ErrOldQuestion
+	case q.Revealed:
+		return ErrRevealed
+	case len(truth) != len(q.Lanes):
+		return fmt.Errorf("room: a truth of %d values for a question about %d lanes", len(truth), len(q.Lanes))
 	}
 	r.record(b, Entry{Action: ActReveal, At: now})
 	q.Revealed = true
-	q.Truth = sol.Truth
-	return sol, nil
+	q.Truth = slices.Clone(truth)
+	return nil
 }
 
 // dismiss closes the question, revealed or not.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/windowlab/playground/scenario"
@@ -201,11 +202,34 @@ func (rs *Rooms) Join(ctx context.Context, id string) (*Room, string, error) {
 	return r, attendee, nil
 }
 
-// Ask opens a question about sc, the room's scenario as it is now.
+// Ask opens a question about sc, the room's scenario as it is now. The
+// question is checked and solved once before the store is touched, so the
+// replay never runs inside a store update (which may be retried).
 func (rs *Rooms) Ask(ctx context.Context, id, presenter string, a Ask, sc scenario.Scenario) (*Room, error) {
+	if _, err := rs.presenterRoom(ctx, id, presenter); err != nil {
+		return nil, err
+	}
+	q, err := newQuestion(0, a, sc, rs.bounds.QuestionN, rs.now())
+	if err != nil {
+		return nil, err
+	}
 	return rs.update(ctx, id, presenter, "", ActAsk, func(r *Room, now time.Time) error {
-		return r.ask(rs.bounds, a, sc, now)
+		r.ask(rs.bounds, q, now)
+		return nil
 	})
+}
+
+// presenterRoom returns the live room if presenter drives it, so costly
+// work for a request that would be refused is not done.
+func (rs *Rooms) presenterRoom(ctx context.Context, id, presenter string) (*Room, error) {
+	r, err := rs.ByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.RoleOf(presenter, "") != Presenter {
+		return nil, ErrNotPresenter
+	}
+	return r, nil
 }
 
 // Answer records an attendee's answer to question (its id, so an answer
@@ -218,13 +242,26 @@ func (rs *Rooms) Answer(ctx context.Context, id, attendee string, question int, 
 
 // Reveal computes the open question's truth from sc, the room's scenario as
 // it is now, and closes the answers. The Solution carries the working for
-// the pages; the room keeps only the truth.
+// the pages; the room keeps only the truth. As with Ask, the replay runs
+// before the store update.
 func (rs *Rooms) Reveal(ctx context.Context, id, presenter string, sc scenario.Scenario) (*Room, Solution, error) {
-	var sol Solution
-	r, err := rs.update(ctx, id, presenter, "", ActReveal, func(r *Room, now time.Time) error {
-		var err error
-		sol, err = r.reveal(rs.bounds, sc, now)
-		return err
+	r, err := rs.presenterRoom(ctx, id, presenter)
+	if err != nil {
+		return nil, Solution{}, err
+	}
+	q := r.Question
+	switch {
+	case q == nil:
+		return nil, Solution{}, ErrNoQuestion
+	case q.Revealed:
+		return nil, Solution{}, ErrRevealed
+	}
+	sol, err := q.Solve(sc)
+	if err != nil {
+		return nil, Solution{}, err
+	}
+	r, err = rs.update(ctx, id, presenter, "", ActReveal, func(r *Room, now time.Time) error {
+		return r.reveal(rs.bounds, q.ID, sol.Truth, now)
 	})
 	if err != nil {
 		return nil, Solution{}, err
@@ -268,6 +305,14 @@ func (rs *Rooms) Undo(ctx context.Context, id, presenter string) (*Room, *PlaySt
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	if play != nil {
+		// The caller loads this into a session, which may reorder it; the
+		// store's copies must not change with it.
+		c := *play
+		c.Scenario.Policies = slices.Clone(play.Scenario.Policies)
+		c.Scenario.Requests = slices.Clone(play.Scenario.Requests)
+		play = &c
 	}
 	return r, play, nil
 }
