@@ -127,6 +127,12 @@ func (rs *Rooms) live(ctx context.Context, r *Room) (*Room, error) {
 	return r, nil
 }
 
+// Watch reports changes of the room with id (see Store.Watch) until ctx
+// ends or the room ends. Anyone may watch: watching is no capability.
+func (rs *Rooms) Watch(ctx context.Context, id string) (<-chan struct{}, error) {
+	return rs.store.Watch(ctx, id)
+}
+
 // Sweep forgets every ended room; Open calls it, and a server may call it
 // on a timer so ended rooms do not wait for the next Open.
 func (rs *Rooms) Sweep(ctx context.Context) (int, error) {

@@ -29,6 +29,13 @@ type Store interface {
 	// DeleteIf forgets every room for which drop is true and returns how
 	// many it forgot. drop may read the room but not keep or change it.
 	DeleteIf(ctx context.Context, drop func(*Room) bool) (int, error)
+	// Watch returns a channel that receives a value after each change of
+	// the room with id, and is closed when the room is deleted or ctx ends.
+	// It holds at most one pending value: a slow watcher that missed
+	// several changes learns once that there is something new, then reads
+	// the newest room with Get. That keeps every watcher's cost fixed,
+	// however fast the room changes.
+	Watch(ctx context.Context, id string) (<-chan struct{}, error)
 }
 
 // ErrCodeTaken is returned by Store.Create when a live room has the code.
@@ -36,14 +43,15 @@ var ErrCodeTaken = errors.New("room: the join code is in use")
 
 // MemStore is a Store in memory, safe for concurrent use.
 type MemStore struct {
-	mu     sync.Mutex
-	byID   map[string]*Room
-	byCode map[string]string // code → id
+	mu       sync.Mutex
+	byID     map[string]*Room
+	byCode   map[string]string // code → id
+	watchers map[string]map[chan struct{}]struct{}
 }
 
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{byID: map[string]*Room{}, byCode: map[string]string{}}
+	return &MemStore{byID: map[string]*Room{}, byCode: map[string]string{}, watchers: map[string]map[chan struct{}]struct{}{}}
 }
 
 var _ Store = (*MemStore)(nil)
@@ -104,6 +112,12 @@ func (m *MemStore) Update(_ context.Context, id string, fn func(*Room) error) (*
 		return nil, errors.New("room: an update may not change a room's id or code")
 	}
 	m.byID[id] = c
+	for w := range m.watchers[id] {
+		select {
+		case w <- struct{}{}:
+		default: // one change is already pending: the watcher will read the newest
+		}
+	}
 	return c.Clone(), nil
 }
 
@@ -112,10 +126,19 @@ func (m *MemStore) Delete(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r, ok := m.byID[id]; ok {
-		delete(m.byCode, r.Code)
-		delete(m.byID, id)
+		m.forgetLocked(id, r.Code)
 	}
 	return nil
+}
+
+// forgetLocked deletes a room and closes its watchers' channels.
+func (m *MemStore) forgetLocked(id, code string) {
+	delete(m.byCode, code)
+	delete(m.byID, id)
+	for w := range m.watchers[id] {
+		close(w)
+	}
+	delete(m.watchers, id)
 }
 
 // DeleteIf implements Store.
@@ -125,10 +148,35 @@ func (m *MemStore) DeleteIf(_ context.Context, drop func(*Room) bool) (int, erro
 	n := 0
 	for id, r := range m.byID {
 		if drop(r) {
-			delete(m.byCode, r.Code)
-			delete(m.byID, id)
+			m.forgetLocked(id, r.Code)
 			n++
 		}
 	}
 	return n, nil
+}
+
+// Watch implements Store.
+func (m *MemStore) Watch(ctx context.Context, id string) (<-chan struct{}, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.byID[id]; !ok {
+		return nil, ErrNotFound
+	}
+	w := make(chan struct{}, 1)
+	if m.watchers[id] == nil {
+		m.watchers[id] = map[chan struct{}]struct{}{}
+	}
+	m.watchers[id][w] = struct{}{}
+	context.AfterFunc(ctx, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if _, ok := m.watchers[id][w]; ok {
+			delete(m.watchers[id], w)
+			close(w)
+			if len(m.watchers[id]) == 0 {
+				delete(m.watchers, id)
+			}
+		}
+	})
+	return w, nil
 }
