@@ -131,6 +131,9 @@ func runOne(s Scenario, spec PolicySpec, pol policies.Policy) PolicyResult {
 		Policy: spec.Name,
 		Label:  spec.Label(s),
 		Params: spec.Out(s),
+		// Never nil: the contract answers an empty request list with
+		// "decisions": [], not null.
+		Decisions: make([]Decision, 0, s.total()),
 	}
 	idx := 0
 	for entry, r := range s.Requests {
@@ -156,4 +159,13 @@ func runOne(s Scenario, spec PolicySpec, pol policies.Policy) PolicyResult {
 	}
 	out.Stats = pol.Stats()
 	return out
+}
+
+// total is the number of decisions after expanding count.
+func (s Scenario) total() int {
+	n := 0
+	for _, r := range s.Requests {
+		n += int(r.Count)
+	}
+	return n
 }

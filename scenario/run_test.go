@@ -154,6 +154,17 @@ func TestJSONContract(t *testing.T) {
 	assert.Equal(t, 2.0, ds[4]["estimate"])
 }
 
+func TestEmptyRequestListAnswersAnEmptyArray(t *testing.T) {
+	s, err := Parse([]byte(`{"limit": 2, "windowMs": 1000, "policy": "gcra", "requests": []}`))
+	require.NoError(t, err)
+	res, err := Run(s)
+	require.NoError(t, err)
+	out, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"decisions":[]`)
+	assert.NotContains(t, string(out), "null")
+}
+
 func TestTableShowsEveryPolicySideBySide(t *testing.T) {
 	res, err := Run(loadCarPark(t))
 	require.NoError(t, err)

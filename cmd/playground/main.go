@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,10 +56,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		return runServe(ctx, args, stderr)
 	case "simulate":
-		return runSimulate(args, stdin, stdout)
+		return runSimulate(args, stdin, stdout, stderr)
 	case "check":
-		return runCheck(args, stdout)
+		return runCheck(args, stdout, stderr)
 	default:
 		return usagef("unknown command %q (want serve, simulate or check)", cmd)
 	}
+}
+
+// newFlagSet is a subcommand's flag set whose usage (printed for -h, and
+// for a bad flag) says what the command does and what it takes.
+func newFlagSet(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: playground %s %s\n\n%s\n", name, synopsis, about)
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(stderr, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// flagError turns a flag set's parse error into the command's answer: a
+// request for help has been answered by the usage text, anything else is
+// a usage error (exit status 2) after it.
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return usageError{err}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,12 +12,11 @@ import (
 
 // runSimulate reads a scenario from a file or standard input and prints the
 // decisions of every policy side by side, or as JSON with --json.
-func runSimulate(args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("simulate", "[--json] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := fs.Parse(args); err != nil {
-		return usagef("simulate: %v (usage: playground simulate [--json] [FILE|-])", err)
+		return flagError(err)
 	}
 	if fs.NArg() > 1 {
 		return usagef("simulate: one scenario at a time (usage: playground simulate [--json] [FILE|-])")
