@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -183,5 +183,5 @@ func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
 			out += ", retry in " + scenario.FormatMs(retry)
 		}
 	}
-	return Step{Policy: p.Label, At: d.At, Outcome: out, Working: lessons.Terms(p, d), Note: note}
+	return Step{Policy: p.Label, At: d.At, Outcome: out, Working: explain.Terms(p, d), Note: note}
 }

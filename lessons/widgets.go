@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -252,70 +251,6 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 	})
 }
 
-// Shapes of generated traffic, in the order the comparison shows them.
-var Shapes = []string{"steady", "poisson", "bursty", "end-loaded", "adversarial"}
-
-// Traffic generates one key's requests for windows windows of windowMs at
-// about 1.25 times the limit, in the named shape. The same seed always gives
-// the same requests.
-//
-//   - steady: evenly spaced;
-//   - poisson: independent arrivals (exponential gaps);
-//   - bursty: clumps of half the limit arriving at once;
-//   - end-loaded: every window's requests packed into its last tenth;
-//   - adversarial: every other window edge, a full limit on its last
-//     millisecond and again on each of the next two.
-func Traffic(shape string, limit, windowMs int64, windows int, seed uint64) ([]scenario.Request, error) {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	end := windowMs * int64(windows)
-	gap := float64(windowMs) / (1.25 * float64(limit))
-	var times []int64
-	switch shape {
-	case "steady":
-		for t := 0.0; int64(t) < end; t += gap {
-			times = append(times, int64(t))
-		}
-	case "poisson":
-		for t := rng.ExpFloat64() * gap; int64(t) < end; t += rng.ExpFloat64() * gap {
-			times = append(times, int64(t))
-		}
-	case "bursty":
-		size := max(2, limit/2)
-		for t := rng.ExpFloat64() * gap * float64(size); int64(t) < end; t += rng.ExpFloat64() * gap * float64(size) {
-			for range size {
-				times = append(times, int64(t))
-			}
-		}
-	case "end-loaded":
-		per := int64(1.25*float64(limit) + 0.5)
-		tail := max(windowMs/10, 1)
-		for w := int64(0); w < end; w += windowMs {
-			for i := range per {
-				times = append(times, w+windowMs-tail+i*tail/per)
-			}
-		}
-	case "adversarial":
-		for w := windowMs; w < end; w += 2 * windowMs {
-			for _, t := range []int64{w - 1, w, w + 1} {
-				for range limit {
-					times = append(times, t)
-				}
-			}
-		}
-	default:
-		return nil, fmt.Errorf("unknown traffic shape %q (want one of %v)", shape, Shapes)
-	}
-	var reqs []scenario.Request
-	for _, t := range times {
-		if n := len(reqs); n > 0 && reqs[n-1].At == t {
-			reqs[n-1].Count++
-			continue
-		}
-		reqs = append(reqs, scenario.Request{At: t, Cost: 1, Count: 1})
-	}
-	return reqs, nil
-}
-
 // RedisForm is how each policy is usually kept in Redis: the commands one
 // request sends. It is general knowledge about the usual implementations,
 // not something these policies compute.
@@ -386,7 +321,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		b.Policies = []string{"fixed-window", "sliding-log", "sliding-counter/floor", "sliding-counter/exact", "sliding-buckets/10", "token-bucket", "gcra"}
 	}
 	shape := b.Shape
-	if in := st.in.Get("shape"); slices.Contains(Shapes, in) {
+	if in := st.in.Get("shape"); slices.Contains(scenario.Shapes, in) {
 		shape = in
 	}
 	seed, _ := st.inputInt("seed", int64(b.Seed), 0, 1_000_000)
@@ -399,7 +334,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		specs = append(specs, spec)
 	}
 	runShape := func(shape string) (scenario.Scenario, scenario.Result, []int, error) {
-		reqs, err := Traffic(shape, b.Limit, b.WindowMs, b.Windows, uint64(seed))
+		reqs, err := scenario.Traffic(shape, b.Limit, b.WindowMs, b.Windows, uint64(seed))
 		if err != nil {
 			return scenario.Scenario{}, scenario.Result{}, nil, err
 		}
@@ -442,7 +377,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		names = append(names, p.Label)
 	}
 	var matrix [][]string
-	for _, sh := range Shapes {
+	for _, sh := range scenario.Shapes {
 		_, r, d, err := runShape(sh)
 		if err != nil {
 			return "", err
@@ -454,9 +389,9 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		matrix = append(matrix, row)
 	}
 	return execHTML(compareTmpl, map[string]any{
-		"Shapes": Shapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
+		"Shapes": scenario.Shapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
 		"Limit": b.Limit, "Window": scenario.FormatMs(b.WindowMs), "Names": names, "Matrix": matrix,
-		"Play": st.playURL(s),
+		"Play": scenario.EncodeURL(s),
 	})
 }
 

@@ -10,7 +10,9 @@
 //
 //	/play?s=<base64url, no padding, of the raw-DEFLATE-compressed scenario JSON>
 //
-// EncodeURL builds such a link and DecodeParam reads the value of s back. For
+// scenario.EncodeURL builds such a link and scenario.DecodeParam reads the
+// value of s back (links belong to the scenario: lessons and exercises build
+// them too). For
 // links written by hand (in a lesson file, say), s may also be the scenario
 // JSON itself, percent-encoded: a value starting with "{" is read as JSON.
 // Either form is validated with scenario.Parse; a malformed link is an error
