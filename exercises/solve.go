@@ -70,7 +70,7 @@ type Solution struct {
 type Step struct {
 	Policy  string
 	At      int64
-	Outcome string // "admitted", "refused", "refused, can never pass"
+	Outcome string // explain.Outcome: "admitted", "refused, retry after 5 s", "refused, can never pass"
 	Working string
 	Note    string // why this step is shown
 }
@@ -173,15 +173,5 @@ func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, no
 }
 
 func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
-	out := "admitted"
-	switch {
-	case d.Detail.Never:
-		out = "refused, can never pass"
-	case !d.Allowed():
-		out = "refused"
-		if retry, ok := d.RetryAfter(); ok {
-			out += ", retry in " + scenario.FormatMs(retry)
-		}
-	}
-	return Step{Policy: p.Label, At: d.At, Outcome: out, Working: explain.Terms(p, d), Note: note}
+	return Step{Policy: p.Label, At: d.At, Outcome: explain.Outcome(d.Detail), Working: explain.Working(explain.ForResult(p), d), Note: note}
 }

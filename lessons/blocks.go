@@ -228,7 +228,7 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 			row = append(row, cell{Text: d.Key})
 		}
 		for _, p := range res.Results {
-			row = append(row, decisionCell(p, p.Decisions[i], show, s))
+			row = append(row, decisionCell(p, p.Decisions[i], show))
 		}
 		if b.Stack {
 			row = append(row, outcomeCell(stacked[i], ""))
@@ -261,28 +261,24 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 
 func outcomeCell(admitted bool, extra string) cell {
 	if admitted {
-		return cell{Text: strings.TrimSpace("admitted " + extra), Class: "admitted"}
+		return cell{Text: strings.TrimSpace(explain.Admitted + " " + extra), Class: "admitted"}
 	}
-	return cell{Text: strings.TrimSpace("refused " + extra), Class: "refused"}
+	return cell{Text: strings.TrimSpace(explain.Refused + " " + extra), Class: "refused"}
 }
 
 // decisionCell words one decision: the outcome, then the numbers asked for.
-func decisionCell(p scenario.PolicyResult, d scenario.Decision, show map[string]bool, s scenario.Scenario) cell {
+func decisionCell(p scenario.PolicyResult, d scenario.Decision, show map[string]bool) cell {
 	if d.Probe {
 		return cell{Text: "estimate " + scenario.FormatFraction(d.Estimate)}
 	}
 	var extra []string
 	if show["terms"] {
-		extra = append(extra, explain.Terms(p, d))
+		extra = append(extra, explain.Working(explain.ForResult(p), d))
 	} else if show["estimate"] {
 		extra = append(extra, "estimate "+scenario.FormatFraction(d.Estimate))
 	}
-	if show["retry"] {
-		if retry, ok := d.RetryAfter(); ok {
-			extra = append(extra, "retry in "+scenario.FormatMs(retry))
-		} else if d.Detail.Never {
-			extra = append(extra, "can never pass")
-		}
+	if wait := explain.Wait(d.Detail); show["retry"] && wait != "" {
+		extra = append(extra, wait)
 	}
 	text := ""
 	if len(extra) > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -134,9 +135,6 @@ type Explained struct {
 	Headers       []Header // what a server would answer with
 }
 
-// Header is one HTTP response header field.
-type Header struct{ Name, Value string }
-
 // View replays the scenario and returns what to show.
 func (s *Session) View() View {
 	s.mu.Lock()
@@ -223,10 +221,6 @@ func replayLane(v View, keys []policies.Key, index int, spec scenario.PolicySpec
 	}
 	params := pol.Params()
 	lane := Lane{Index: index, ID: fmt.Sprintf("lane-%d", index), Policy: spec.Name, Label: spec.Label(sc), Params: params}
-	lane.Capacity = params.Limit
-	if spec.Name == policies.TokenBucket || spec.Name == policies.GCRA {
-		lane.Capacity = params.Burst
-	}
 	viewed := keyOf(v.Client)
 	now := v.Clock.Now
 	curveEnd := min(v.To, now)
@@ -260,7 +254,7 @@ func replayLane(v View, keys []policies.Key, index int, spec scenario.PolicySpec
 	allowed := make([]bool, 0, v.Total)
 	marks := make([]Mark, 0, 2*MaxMarks)
 	hidden := 0
-	if spec.Name == policies.FixedWindow || spec.Name == policies.SlidingCounter {
+	if explain.DrawsWindows(spec.Name) {
 		lane.Windows = bands(params.WindowMs, v.From, v.To)
 	}
 	idx := 0
@@ -295,7 +289,7 @@ func replayLane(v View, keys []policies.Key, index int, spec scenario.PolicySpec
 					lane.Refused++
 				}
 				if idx == selected {
-					expl = explain(spec.Name, lane.Label, params, d, before, pol.Snapshot(key, r.At))
+					expl = explained(explain.Policy{Name: spec.Name, Params: params}, lane.Label, d, before, pol.Snapshot(key, r.At))
 					sel = d
 				}
 				if mine && d.Detail.Allowed && len(lane.Windows) > 0 && r.At >= lane.Windows[0].Start {
@@ -327,6 +321,7 @@ func replayLane(v View, keys []policies.Key, index int, spec scenario.PolicySpec
 	if !snapped {
 		lane.State = pol.Snapshot(viewed, now)
 	}
+	lane.Capacity = lane.State.Capacity
 	if n := len(sc.Requests); n == 0 || sc.Requests[n-1].At <= now {
 		// Nothing is decided after this: deciding on the replay's own
 		// policy changes no state anyone sees.
@@ -407,58 +402,15 @@ func bands(w, from, to int64) []Band {
 // Status is the text line under a lane: the count or estimate at the
 // clock, what remains, and what the next request would get.
 func (l Lane) Status(now int64) string {
-	var b strings.Builder
-	est := l.State.Estimate
-	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), l.estimateWord(), formatFraction(est), l.Capacity)
-	remaining := l.Capacity - ceilFraction(est)
-	fmt.Fprintf(&b, " · %d left", max(remaining, 0))
-	switch l.Policy {
-	case policies.TokenBucket:
-		fmt.Fprintf(&b, " (tokens %s)", formatFraction(l.State.Tokens))
-	case policies.GCRA:
-		fmt.Fprintf(&b, " (TAT %s)", FormatInstant(l.State.TAT))
+	var next *policies.Decision
+	if l.NextKnown {
+		next = &l.Next
 	}
-	switch {
-	case !l.NextKnown:
-		b.WriteString(" · the clock is before the last request")
-	case l.Next.Allowed:
-		b.WriteString(" · the next request would be admitted")
-	case l.Next.Never:
-		b.WriteString(" · the next request can never be admitted (its cost is above the capacity)")
-	default:
-		fmt.Fprintf(&b, " · the next request would be refused, retry after %s", scenario.FormatMs(l.Next.RetryAfterMs))
-	}
-	return b.String()
+	return explain.Status(l.Policy, now, l.Capacity, l.State, next)
 }
 
 // Legend says what the lane's drawing shows besides the marks.
-func (l Lane) Legend() string {
-	switch l.Policy {
-	case policies.FixedWindow:
-		return "Blocks: the fixed windows, each labelled with the permits it admitted. Line: the count."
-	case policies.SlidingLog:
-		return "Shaded: the look-back (now − window, now]. Ticks on the axis: the timestamps the log holds. Line: the count in the look-back."
-	case policies.SlidingCounter:
-		return "Line: the estimate, previous × (window − elapsed) ÷ window + current, falling as the window fills. Blocks: the windows and their counts."
-	case policies.SlidingBuckets:
-		return "Bars: the sub-buckets at the clock, the oldest weighted by the part of it still inside the window. Line: the estimate."
-	case policies.TokenBucket:
-		return "Line: permits in use (burst − tokens), draining as the bucket refills at limit per window."
-	case policies.GCRA:
-		return "Line: permits in use, (TAT − now) ÷ interval. Dotted: the theoretical arrival time (TAT)."
-	}
-	return ""
-}
-
-func (l Lane) estimateWord() string {
-	switch l.Policy {
-	case policies.FixedWindow, policies.SlidingLog:
-		return "count"
-	case policies.TokenBucket, policies.GCRA:
-		return "in use"
-	}
-	return "estimate"
-}
+func (l Lane) Legend() string { return explain.Legend(l.Policy) }
 
 // Summary is the lane's text alternative: what it shows, in words.
 func (l Lane) Summary(v View) string {
@@ -489,35 +441,10 @@ func (l Lane) LatestText() string {
 
 // Describe is one mark in words.
 func (m Mark) Describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "request %d at %s ", m.Index+1, scenario.FormatMs(m.At))
-	switch {
-	case m.Allowed:
-		b.WriteString("admitted")
-	case m.Never:
-		b.WriteString("refused, can never pass")
-	default:
-		fmt.Fprintf(&b, "refused, retry after %s", scenario.FormatMs(m.Retry))
-	}
+	d := policies.Decision{Allowed: m.Allowed, Never: m.Never, RetryAfterMs: m.Retry}
+	text := fmt.Sprintf("request %d at %s %s", m.Index+1, scenario.FormatMs(m.At), explain.Outcome(d))
 	if m.Disagree {
-		b.WriteString(" (lanes disagree)")
+		text += " (lanes disagree)"
 	}
-	return b.String()
-}
-
-func ceilFraction(f policies.Fraction) int64 {
-	if f.Den <= 0 {
-		return 0
-	}
-	return (f.Num + f.Den - 1) / f.Den
-}
-
-// formatFraction shows a whole number as is, else the reduced fraction and
-// its value to two decimals: "25/6 ≈ 4.17".
-func formatFraction(f policies.Fraction) string {
-	r := f.Reduced()
-	if r.Den == 1 {
-		return fmt.Sprint(r.Num)
-	}
-	return fmt.Sprintf("%d/%d ≈ %s", r.Num, r.Den, scenario.FormatFraction(r))
+	return text
 }

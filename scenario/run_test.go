@@ -1,10 +1,8 @@
 package scenario
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -163,19 +161,4 @@ func TestEmptyRequestListAnswersAnEmptyArray(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(out), `"decisions":[]`)
 	assert.NotContains(t, string(out), "null")
-}
-
-func TestTableShowsEveryPolicySideBySide(t *testing.T) {
-	res, err := Run(loadCarPark(t))
-	require.NoError(t, err)
-	var buf bytes.Buffer
-	require.NoError(t, res.WriteTable(&buf))
-	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-	require.Len(t, lines, 1+10+1, "header, ten cars, totals")
-	for _, p := range res.Results {
-		assert.Contains(t, lines[0], p.Label)
-	}
-	assert.Contains(t, lines[6], "REFUSE", "the 25 s car is refused by the log")
-	assert.Contains(t, lines[6], "retry 5 s", "the log frees a space when the 0 s car leaves at 30 s")
-	assert.Contains(t, lines[11], "8 of 10")
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -47,7 +48,7 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	if err := res.WriteTable(stdout); err != nil {
+	if err := explain.Table(stdout, res); err != nil {
 		return fmt.Errorf("writing table: %w", err)
 	}
 	return nil

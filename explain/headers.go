@@ -1,0 +1,90 @@
+package explain
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+)
+
+// Header is one HTTP response header field; the first of a response is
+// the status line, named "Status".
+type Header struct{ Name, Value string }
+
+// ceilSeconds rounds a wait in ms up to whole seconds, as Retry-After and
+// the RateLimit fields require.
+func ceilSeconds(ms int64) int64 {
+	if ms <= 0 {
+		return 0
+	}
+	return (ms + 999) / 1000
+}
+
+// Headers returns the status line and the header fields a server enforcing
+// this policy would send: Retry-After (RFC 9110, whole seconds, rounded up)
+// on a refusal, and the IETF RateLimit-Policy and RateLimit fields
+// (draft-ietf-httpapi-ratelimit-headers: q the quota, w the window in
+// seconds; r the quota remaining, t the seconds until it is whole again if
+// nothing else arrives).
+func Headers(pol Policy, det policies.Decision, after policies.State) []Header {
+	policy, p := pol.Name, pol.Params
+	status := "200 OK"
+	if !det.Allowed {
+		status = "429 Too Many Requests"
+	}
+	out := []Header{{"Status", status}}
+	if !det.Allowed && !det.Never {
+		out = append(out, Header{"Retry-After", strconv.FormatInt(max(ceilSeconds(det.RetryAfterMs), 1), 10)})
+	}
+	remaining := max(det.Capacity-CeilFraction(after.Estimate), 0)
+	var reset int64 // ms until the quota is whole again
+	at := det.At
+	switch {
+	case !det.Allowed && !det.Never:
+		reset = det.RetryAfterMs
+	case policy == policies.FixedWindow:
+		if after.Count > 0 {
+			reset = after.WindowStart + p.WindowMs - at
+		}
+	case policy == policies.SlidingLog:
+		if n := len(after.Log); n > 0 {
+			reset = after.Log[n-1] + p.WindowMs - at
+		}
+	case policy == policies.SlidingCounter:
+		switch {
+		case after.Current > 0:
+			reset = after.WindowStart + 2*p.WindowMs - at
+		case after.Previous > 0:
+			reset = after.WindowStart + p.WindowMs - at
+		}
+	case policy == policies.SlidingBuckets:
+		if after.Estimate.Num > 0 {
+			reset = p.WindowMs
+		}
+	default: // token-bucket, gcra: the permits in use refill at limit per window
+		inUse := after.Estimate
+		if inUse.Den > 0 {
+			reset = (inUse.Num*p.WindowMs + inUse.Den*p.Limit - 1) / (inUse.Den * p.Limit)
+		}
+	}
+	out = append(out,
+		Header{"RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", policy, p.Limit, max(ceilSeconds(p.WindowMs), 1))},
+		Header{"RateLimit", fmt.Sprintf("%q;r=%d;t=%d", policy, remaining, ceilSeconds(reset))},
+	)
+	return out
+}
+
+// HeaderLines writes headers as an HTTP/1.1 response starts: the status
+// line, then one "Name: value" line per field.
+func HeaderLines(hs []Header) string {
+	var b strings.Builder
+	for i, h := range hs {
+		if i == 0 {
+			b.WriteString("HTTP/1.1 " + h.Value)
+			continue
+		}
+		b.WriteString("\n" + h.Name + ": " + h.Value)
+	}
+	return b.String()
+}
