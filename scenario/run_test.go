@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -161,4 +163,41 @@ func TestEmptyRequestListAnswersAnEmptyArray(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(out), `"decisions":[]`)
 	assert.NotContains(t, string(out), "null")
+}
+
+func TestReplayStopsWhenItsContextIsDone(t *testing.T) {
+	s := Scenario{Limit: 5, WindowMs: 1000, Requests: []Request{{At: 0, Cost: 1, Count: MaxRequests}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	seen := 0
+	_, err := ReplayLane(ctx, s, 0, Hooks{After: func(_ policies.Policy, d Decision) error {
+		seen++
+		if d.Index == 10 {
+			cancel()
+		}
+		return nil
+	}})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, seen, MaxRequests, "the replay went on after its context was cancelled")
+	assert.LessOrEqual(t, seen, checkEvery+1, "the replay looks at its context every %d decisions", checkEvery)
+}
+
+func TestReplayHooksSeeEachDecisionBeforeAndAfter(t *testing.T) {
+	s := Scenario{Limit: 1, WindowMs: 1000, Policies: []PolicySpec{{Name: policies.FixedWindow}},
+		Requests: []Request{{At: 0, Cost: 1, Count: 2}, {At: 500, Probe: true, Cost: 1, Count: 1}}}
+	var log []string
+	_, err := ReplayLane(context.Background(), s, 0, Hooks{
+		Before: func(pol policies.Policy, d Decision) {
+			log = append(log, fmt.Sprintf("before %d: estimate %s", d.Index, pol.Peek(KeyOf(d.Key), d.At)))
+		},
+		After: func(_ policies.Policy, d Decision) error {
+			log = append(log, fmt.Sprintf("after %d: allowed %v", d.Index, d.Allowed()))
+			return nil
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"before 0: estimate 0", "after 0: allowed true",
+		"before 1: estimate 1", "after 1: allowed false",
+		"before 2: estimate 1", "after 2: allowed false",
+	}, log)
 }
