@@ -251,6 +251,10 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 	})
 }
 
+// comparedShapes are the traffic shapes the comparison offers, in the
+// order it shows them.
+var comparedShapes = []scenario.Shape{scenario.Steady, scenario.Poisson, scenario.Bursty, scenario.EndLoaded, scenario.Adversarial}
+
 // RedisForm is how each policy is usually kept in Redis: the commands one
 // request sends. It is general knowledge about the usual implementations,
 // not something these policies compute.
@@ -268,12 +272,12 @@ var RedisForm = map[string]struct {
 
 // compareBlock is the JSON of a ```compare block.
 type compareBlock struct {
-	Limit    int64    `json:"limit"`
-	WindowMs int64    `json:"windowMs"`
-	Windows  int      `json:"windows"`
-	Shape    string   `json:"shape"`
-	Seed     uint64   `json:"seed"`
-	Policies []string `json:"policies"`
+	Limit    int64          `json:"limit"`
+	WindowMs int64          `json:"windowMs"`
+	Windows  int            `json:"windows"`
+	Shape    scenario.Shape `json:"shape"`
+	Seed     uint64         `json:"seed"`
+	Policies []string       `json:"policies"`
 }
 
 type compareRow struct {
@@ -321,7 +325,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		b.Policies = []string{"fixed-window", "sliding-log", "sliding-counter/floor", "sliding-counter/exact", "sliding-buckets/10", "token-bucket", "gcra"}
 	}
 	shape := b.Shape
-	if in := st.in.Get("shape"); slices.Contains(scenario.Shapes, in) {
+	if in := scenario.Shape(st.in.Get("shape")); slices.Contains(comparedShapes, in) {
 		shape = in
 	}
 	seed, _ := st.inputInt("seed", int64(b.Seed), 0, 1_000_000)
@@ -333,12 +337,12 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		}
 		specs = append(specs, spec)
 	}
-	runShape := func(shape string) (scenario.Scenario, scenario.Result, []int, error) {
-		reqs, err := scenario.Traffic(shape, b.Limit, b.WindowMs, b.Windows, uint64(seed))
+	runShape := func(shape scenario.Shape) (scenario.Scenario, scenario.Result, []int, error) {
+		times, err := scenario.AtRate(shape, b.Limit, b.WindowMs, int64(b.Windows), uint64(seed)).Times()
 		if err != nil {
 			return scenario.Scenario{}, scenario.Result{}, nil, err
 		}
-		s := scenario.Scenario{Limit: b.Limit, WindowMs: b.WindowMs, Policies: specs, Requests: reqs}
+		s := scenario.Scenario{Limit: b.Limit, WindowMs: b.WindowMs, Policies: specs, Requests: scenario.Requests(times, "", 1)}
 		res, err := scenario.Run(s)
 		if err != nil {
 			return s, res, nil, err
@@ -359,7 +363,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 	}
 	total := len(res.Results[0].Decisions)
 	var rows []compareRow
-	t := Table{Caption: "compare " + shape, Head: []string{"policy", "admitted", "differ", "bytes", "redis"}}
+	t := Table{Caption: "compare " + string(shape), Head: []string{"policy", "admitted", "differ", "bytes", "redis"}}
 	for i, p := range res.Results {
 		per, err := EntryBytesPerKey(specs[i], b.Limit, b.WindowMs)
 		if err != nil {
@@ -377,19 +381,19 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		names = append(names, p.Label)
 	}
 	var matrix [][]string
-	for _, sh := range scenario.Shapes {
+	for _, sh := range comparedShapes {
 		_, r, d, err := runShape(sh)
 		if err != nil {
 			return "", err
 		}
-		row := []string{sh}
+		row := []string{string(sh)}
 		for _, n := range d {
 			row = append(row, fmt.Sprintf("%d of %d", n, len(r.Results[0].Decisions)))
 		}
 		matrix = append(matrix, row)
 	}
 	return execHTML(compareTmpl, map[string]any{
-		"Shapes": scenario.Shapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
+		"Shapes": comparedShapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
 		"Limit": b.Limit, "Window": scenario.FormatMs(b.WindowMs), "Names": names, "Matrix": matrix,
 		"Play": scenario.EncodeURL(s),
 	})
