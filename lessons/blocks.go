@@ -99,8 +99,6 @@ func (st *renderState) resolve(ref scenarioRef) (scenario.Scenario, error) {
 	return scenario.Parse(ref.Inline)
 }
 
-// withPolicies replaces the scenario's lanes by the refs given (policy refs
-// or #N for one of its own lanes); none keeps them.
 // run resolves a block's scenario, narrows it to the block's policies and
 // runs it.
 func (st *renderState) run(ref scenarioRef, refs []string) (scenario.Scenario, scenario.Result, error) {
@@ -115,6 +113,8 @@ func (st *renderState) run(ref scenarioRef, refs []string) (scenario.Scenario, s
 	return s, res, err
 }
 
+// withPolicies replaces the scenario's lanes by the refs given (policy refs
+// or #N for one of its own lanes); none keeps them.
 func withPolicies(s scenario.Scenario, refs []string) (scenario.Scenario, error) {
 	if len(refs) == 0 {
 		return s, nil
@@ -339,12 +339,11 @@ var exerciseTmpl = template.Must(template.New("ex").Parse(`<aside class="exercis
 func groupRows(rows [][]cell) [][]cell {
 	var out [][]cell
 	first := ""
-	for i, row := range rows {
+	for _, row := range rows {
 		if n := len(out); n > 0 && slices.Equal(out[n-1][1:], row[1:]) {
 			out[n-1][0].Text = first + "–" + row[0].Text
 			continue
 		}
-		_ = i
 		first = row[0].Text
 		out = append(out, slices.Clone(row))
 	}
