@@ -197,13 +197,14 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		} else {
 			checkWindow(add, field+".windowMs", p.WindowMs)
 		}
-		if p.Arithmetic != "" && p.Name != policies.SlidingCounter {
+		option := OptionOf(p.Name)
+		if p.Arithmetic != "" && option != ArithmeticOption {
 			add(field+".arithmetic", "only sliding-counter takes an arithmetic")
 		}
-		if p.Buckets != 0 && p.Name != policies.SlidingBuckets {
+		if p.Buckets != 0 && option != BucketsOption {
 			add(field+".buckets", "only sliding-buckets takes buckets")
 		}
-		if p.Burst != 0 && p.Name != policies.TokenBucket && p.Name != policies.GCRA {
+		if p.Burst != 0 && option != BurstOption {
 			add(field+".burst", "only token-bucket and gcra take a burst")
 		}
 		if p.Burst < 0 || p.Burst > MaxLimit {

@@ -137,12 +137,12 @@ func (p *PolicyResult) add(d Decision) {
 func (p PolicySpec) Out(s Scenario) ParamsOut {
 	params := p.Params(s)
 	out := ParamsOut{Limit: params.Limit, WindowMs: params.WindowMs}
-	switch p.Name {
-	case policies.SlidingCounter:
+	switch OptionOf(p.Name) {
+	case ArithmeticOption:
 		out.Arithmetic = params.Arithmetic
-	case policies.SlidingBuckets:
+	case BucketsOption:
 		out.Buckets = params.Buckets
-	case policies.TokenBucket, policies.GCRA:
+	case BurstOption:
 		out.Burst = params.Burst
 		if out.Burst == 0 {
 			out.Burst = params.Limit
