@@ -1,20 +1,3 @@
-// Package lessons loads the lesson files in this folder and renders them to
-// HTML, computing every table and every checked number from the policies as
-// it goes.
-//
-// A lesson is a Markdown file named NN-slug.md (NN orders the lessons) that
-// starts with a short header:
-//
-//	---
-//	title: Fixed window
-//	summary: One counter per window, and the burst at its edge.
-//	---
-//
-// The body is Markdown with live parts: fenced blocks whose info string names
-// a block kind (scenario, scenario-table, playground, exercise, note,
-// memory-calculator, bucket-ring, compare) and checked claims written inline
-// as {{measure policy scenario … = expected}}. README.md in this folder is the
-// teacher's guide to the syntax; blocks.go and claims.go implement it.
 package lessons
 
 import (

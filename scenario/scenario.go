@@ -1,7 +1,3 @@
-// Package scenario is the one shape every part of the playground agrees on:
-// settings (limit, window, policies and their options) plus a list of timed
-// requests. The simulate command, POST /api/simulate, the playground, shared
-// links, lessons and exercises all decode, validate and run scenarios here.
 package scenario
 
 import (

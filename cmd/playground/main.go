@@ -4,6 +4,11 @@
 //	playground [serve] [-addr :8080]   start the web server (the default)
 //	playground simulate [--json] [FILE|-]
 //	playground check FILE              validate an exercise, print its computed answer
+//
+// simulate decodes a scenario (package scenario), runs it through the
+// policies and prints package explain's table; check loads the lessons and
+// their exercises and prints an exercise's computed answer and working;
+// serve builds package web's site on the playground store and lessons.
 package main
 
 import (
