@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -92,4 +93,18 @@ func TestWorkingAndCellOnTheCarPark(t *testing.T) {
 	assert.Equal(t, "5 in (-5 s, 25 s]; 5 + 1 against 5", Working(ForResult(p), d))
 	assert.Equal(t, "REFUSED (5, retry after 5 s)", Cell(d))
 	assert.Equal(t, "admitted (0)", Cell(p.Decisions[0]))
+}
+
+func TestHeadersOfARefusal(t *testing.T) {
+	s := carPark(t)
+	s.Policies = []scenario.PolicySpec{{Name: policies.SlidingLog}}
+	var got string
+	_, err := scenario.ReplayLane(context.Background(), s, 0, scenario.Hooks{After: func(pol policies.Policy, d scenario.Decision) error {
+		if d.Index == 5 { // the car at 25 s, refused until the 0 s car leaves at 30 s
+			got = HeaderLines(Headers(For(s, s.Policies[0]), d.Detail, pol.Snapshot(scenario.KeyOf(d.Key), d.At)))
+		}
+		return nil
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, "HTTP/1.1 429 Too Many Requests\nRetry-After: 5\nRateLimit-Policy: \"sliding-log\";q=5;w=30\nRateLimit: \"sliding-log\";r=0;t=5", got)
 }

@@ -1,9 +1,10 @@
 package explain
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dunglas/httpsfv"
 
 	"github.com/windowlab/playground/policies"
 )
@@ -69,8 +70,8 @@ func Headers(pol Policy, det policies.Decision, after policies.State) []Header {
 		}
 	}
 	out = append(out,
-		Header{"RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", policy, p.Limit, max(ceilSeconds(p.WindowMs), 1))},
-		Header{"RateLimit", fmt.Sprintf("%q;r=%d;t=%d", policy, remaining, ceilSeconds(reset))},
+		Header{"RateLimit-Policy", structured(policy, "q", p.Limit, "w", max(ceilSeconds(p.WindowMs), 1))},
+		Header{"RateLimit", structured(policy, "r", remaining, "t", ceilSeconds(reset))},
 	)
 	return out
 }
@@ -87,4 +88,20 @@ func HeaderLines(hs []Header) string {
 		b.WriteString("\n" + h.Name + ": " + h.Value)
 	}
 	return b.String()
+}
+
+// structured serialises one RateLimit field: a list of one item, the
+// policy's name as a string with integer parameters (RFC 9651), so that
+// quoting and parameter syntax are the library's, not hand-written.
+func structured(name, k1 string, v1 int64, k2 string, v2 int64) string {
+	item := httpsfv.NewItem(name)
+	item.Params.Add(k1, v1)
+	item.Params.Add(k2, v2)
+	out, err := httpsfv.Marshal(httpsfv.List{item})
+	if err != nil {
+		// A policy name is plain ASCII and the parameters are whole
+		// numbers far inside the 15 digits a field may hold.
+		panic("explain: serialising a RateLimit field: " + err.Error())
+	}
+	return out
 }
