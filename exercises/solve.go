@@ -79,10 +79,7 @@ type Step struct {
 func (s Solution) Text() string {
 	switch s.Kind {
 	case AskOutcome:
-		if s.Outcome {
-			return "admitted"
-		}
-		return "refused"
+		return explain.Verdict(s.Outcome)
 	case AskFirstAdmit:
 		return scenario.FormatMs(s.Moment)
 	case AskCount:

@@ -36,6 +36,14 @@ const (
 	NeverPass = "can never pass"
 )
 
+// Verdict is the outcome word alone: Admitted or Refused.
+func Verdict(allowed bool) string {
+	if allowed {
+		return Admitted
+	}
+	return Refused
+}
+
 // Retry words the wait a refused request is told, as the Retry-After
 // header names it: "retry after 5 s".
 func Retry(ms int64) string { return "retry after " + scenario.FormatMs(ms) }
@@ -43,13 +51,10 @@ func Retry(ms int64) string { return "retry after " + scenario.FormatMs(ms) }
 // Outcome words a decision: "admitted", "refused, retry after 5 s" or
 // "refused, can never pass".
 func Outcome(d policies.Decision) string {
-	switch {
-	case d.Allowed:
+	if d.Allowed {
 		return Admitted
-	case d.Never:
-		return Refused + ", " + NeverPass
 	}
-	return Refused + ", " + Retry(d.RetryAfterMs)
+	return Refused + ", " + Wait(d)
 }
 
 // Wait is the refusal's tail on its own: Retry or NeverPass, and "" for an

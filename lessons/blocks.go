@@ -260,10 +260,8 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 }
 
 func outcomeCell(admitted bool, extra string) cell {
-	if admitted {
-		return cell{Text: strings.TrimSpace(explain.Admitted + " " + extra), Class: "admitted"}
-	}
-	return cell{Text: strings.TrimSpace(explain.Refused + " " + extra), Class: "refused"}
+	word := explain.Verdict(admitted)
+	return cell{Text: strings.TrimSpace(word + " " + extra), Class: word}
 }
 
 // decisionCell words one decision: the outcome, then the numbers asked for.

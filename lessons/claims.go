@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -230,10 +231,7 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 	}
 	switch q.measure {
 	case measureOutcome:
-		if d.Allowed() {
-			return "admitted", nil
-		}
-		return "refused", nil
+		return explain.Verdict(d.Allowed()), nil
 	case measureEstimate:
 		return scenario.FormatFraction(d.Estimate), nil
 	case measureCount:
