@@ -81,3 +81,20 @@ func TestRequestsMergesSameInstant(t *testing.T) {
 		t.Errorf("Requests = %+v, want %+v", got, want)
 	}
 }
+
+func TestEveryShapeCanBeNamedAsAGeneratedScenario(t *testing.T) {
+	for _, shape := range []Shape{Steady, Poisson, Bursty, FrontLoaded, EndLoaded, Straddle, Adversarial} {
+		name := GeneratedPrefix + string(shape) + "/10/1000/4/1"
+		s, err := Generated(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if len(s.Requests) == 0 {
+			t.Errorf("%s: no requests", name)
+		}
+	}
+	if _, err := Generated(GeneratedPrefix + "zigzag/10/1000/4/1"); err == nil {
+		t.Error("an unknown shape was accepted")
+	}
+}
