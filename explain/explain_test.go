@@ -40,8 +40,8 @@ func TestTableShowsEveryPolicySideBySide(t *testing.T) {
 
 func TestSecs(t *testing.T) {
 	for ms, want := range map[int64]string{0: "0 s", 250: "0.25 s", 1: "0.001 s", 2001: "2.001 s", 25_000: "25 s", 30_500: "30.5 s", -1500: "-1.5 s"} {
-		if got := Secs(ms); got != want {
-			t.Errorf("Secs(%d) = %q, want %q", ms, got, want)
+		if got := secs(ms); got != want {
+			t.Errorf("secs(%d) = %q, want %q", ms, got, want)
 		}
 	}
 }
@@ -91,8 +91,8 @@ func TestWorkingAndCellOnTheCarPark(t *testing.T) {
 	p := res.Results[0]
 	d := p.Decisions[5] // the car at 25 s, with five already in the look-back
 	assert.Equal(t, "5 in (-5 s, 25 s]; 5 + 1 against 5", Working(ForResult(p), d))
-	assert.Equal(t, "REFUSED (5, retry after 5 s)", Cell(d))
-	assert.Equal(t, "admitted (0)", Cell(p.Decisions[0]))
+	assert.Equal(t, "REFUSED (5, retry after 5 s)", cell(d))
+	assert.Equal(t, "admitted (0)", cell(p.Decisions[0]))
 }
 
 func TestHeadersOfARefusal(t *testing.T) {

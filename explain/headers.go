@@ -38,7 +38,7 @@ func Headers(pol Policy, det policies.Decision, after policies.State) []Header {
 	if !det.Allowed && !det.Never {
 		out = append(out, Header{"Retry-After", strconv.FormatInt(max(ceilSeconds(det.RetryAfterMs), 1), 10)})
 	}
-	remaining := max(det.Capacity-CeilFraction(after.Estimate), 0)
+	remaining := max(det.Capacity-ceilFraction(after.Estimate), 0)
 	var reset int64 // ms until the quota is whole again
 	at := det.At
 	switch {

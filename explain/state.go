@@ -45,8 +45,8 @@ func State(policy string, s policies.State) string {
 func Status(policy string, now, capacity int64, s policies.State, next *policies.Decision) string {
 	var b strings.Builder
 	est := s.Estimate
-	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), EstimateWord(policy), Fraction(est), capacity)
-	fmt.Fprintf(&b, " · %d left", max(capacity-CeilFraction(est), 0))
+	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), estimateWord(policy), Fraction(est), capacity)
+	fmt.Fprintf(&b, " · %d left", max(capacity-ceilFraction(est), 0))
 	switch policy {
 	case policies.TokenBucket:
 		fmt.Fprintf(&b, " (tokens %s)", Fraction(s.Tokens))
@@ -61,7 +61,7 @@ func Status(policy string, now, capacity int64, s policies.State, next *policies
 	case next.Never:
 		b.WriteString(" · the next request " + NeverPass + " (its cost is above the capacity)")
 	default:
-		b.WriteString(" · the next request would be " + Refused + ", " + Retry(next.RetryAfterMs))
+		b.WriteString(" · the next request would be " + Refused + ", " + retry(next.RetryAfterMs))
 	}
 	return b.String()
 }

@@ -19,7 +19,7 @@ func Steps(pol Policy, det policies.Decision, after policies.State) []string {
 	if policy == policies.SlidingCounter || policy == policies.SlidingBuckets {
 		// Their formulas put durations side by side: keep every one of
 		// them, the retry included, in seconds.
-		ms = Secs
+		ms = secs
 	}
 	verdict := func(total string, fits bool) string {
 		if fits {
@@ -46,17 +46,17 @@ func Steps(pol Policy, det policies.Decision, after policies.State) []string {
 		// Every duration here is in seconds, with the milliseconds as
 		// decimals where there are any, so that a term never mixes units.
 		w := params.WindowMs
-		add("Window starts at %s; elapsed = %s; previous window admitted %d, this one %d.", Secs(p.WindowStart), Secs(p.Elapsed), p.Previous, p.Current)
+		add("Window starts at %s; elapsed = %s; previous window admitted %d, this one %d.", secs(p.WindowStart), secs(p.Elapsed), p.Previous, p.Current)
 		if p.Carried.Den == 1 {
-			add("carried = ⌊previous × (window − elapsed) ÷ window⌋ = ⌊%d × (%s − %s) ÷ %s⌋ = %d (floored)", p.Previous, Secs(w), Secs(p.Elapsed), Secs(w), p.Carried.Num)
+			add("carried = ⌊previous × (window − elapsed) ÷ window⌋ = ⌊%d × (%s − %s) ÷ %s⌋ = %d (floored)", p.Previous, secs(w), secs(p.Elapsed), secs(w), p.Carried.Num)
 		} else {
-			add("carried = previous × (window − elapsed) ÷ window = %d × (%s − %s) ÷ %s = %s (exact)", p.Previous, Secs(w), Secs(p.Elapsed), Secs(w), Fraction(p.Carried))
+			add("carried = previous × (window − elapsed) ÷ window = %d × (%s − %s) ÷ %s = %s (exact)", p.Previous, secs(w), secs(p.Elapsed), secs(w), Fraction(p.Carried))
 		}
 		total := policies.Fraction{Num: det.Estimate.Num + cost*det.Estimate.Den, Den: det.Estimate.Den}
 		add("carried + current + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Current, cost, verdict(Fraction(total), det.Allowed))
 	case policies.SlidingBuckets:
 		add("The window is %d buckets of %s, and it is %s into the newest. The oldest bucket, partly outside the window, held %d: carried = %d × (%s − %s) ÷ %s = %s.",
-			params.Buckets, Secs(p.BucketMs), Secs(p.Elapsed), p.Previous, p.Previous, Secs(p.BucketMs), Secs(p.Elapsed), Secs(p.BucketMs), Fraction(p.Carried))
+			params.Buckets, secs(p.BucketMs), secs(p.Elapsed), p.Previous, p.Previous, secs(p.BucketMs), secs(p.Elapsed), secs(p.BucketMs), Fraction(p.Carried))
 		total := policies.Fraction{Num: det.Estimate.Num + cost*det.Estimate.Den, Den: det.Estimate.Den}
 		add("carried + the other buckets + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Current, cost, verdict(Fraction(total), det.Allowed))
 	case policies.TokenBucket:

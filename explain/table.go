@@ -27,7 +27,7 @@ func Table(w io.Writer, r scenario.Result) error {
 				row[3] = "probe"
 			}
 			for _, p := range r.Results {
-				row = append(row, Cell(p.Decisions[i]))
+				row = append(row, cell(p.Decisions[i]))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}

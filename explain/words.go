@@ -44,9 +44,9 @@ func Verdict(allowed bool) string {
 	return Refused
 }
 
-// Retry words the wait a refused request is told, as the Retry-After
+// retry words the wait a refused request is told, as the Retry-After
 // header names it: "retry after 5 s".
-func Retry(ms int64) string { return "retry after " + scenario.FormatMs(ms) }
+func retry(ms int64) string { return "retry after " + scenario.FormatMs(ms) }
 
 // Outcome words a decision: "admitted", "refused, retry after 5 s" or
 // "refused, can never pass".
@@ -66,12 +66,12 @@ func Wait(d policies.Decision) string {
 	case d.Never:
 		return NeverPass
 	}
-	return Retry(d.RetryAfterMs)
+	return retry(d.RetryAfterMs)
 }
 
-// EstimateWord is what the policy calls the number it compares with its
+// estimateWord is what the policy calls the number it compares with its
 // capacity: a count, an estimate, or the permits in use.
-func EstimateWord(policy string) string {
+func estimateWord(policy string) string {
 	switch policy {
 	case policies.FixedWindow, policies.SlidingLog:
 		return "count"
@@ -102,10 +102,10 @@ func Instant(f policies.Fraction) string {
 	return Fraction(r) + " ms"
 }
 
-// Secs writes a duration or instant in ms always in seconds, exactly: "25 s",
+// secs writes a duration or instant in ms always in seconds, exactly: "25 s",
 // "0.25 s", "2.001 s". Unlike scenario.FormatMs it never switches to ms for
 // short spans, so that the terms of one formula share a unit.
-func Secs(ms int64) string {
+func secs(ms int64) string {
 	sign := ""
 	if ms < 0 {
 		sign, ms = "-", -ms
@@ -117,9 +117,9 @@ func Secs(ms int64) string {
 	return fmt.Sprintf("%s%d.%s s", sign, ms/1000, frac)
 }
 
-// CeilFraction rounds a count of permits up: what is left of a capacity is
+// ceilFraction rounds a count of permits up: what is left of a capacity is
 // what the rounded-up use leaves.
-func CeilFraction(f policies.Fraction) int64 {
+func ceilFraction(f policies.Fraction) int64 {
 	if f.Den <= 0 {
 		return 0
 	}

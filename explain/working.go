@@ -43,10 +43,10 @@ func Working(p Policy, d scenario.Decision) string {
 	return "estimate " + est
 }
 
-// Cell describes one decision in a few words for the simulate table: the
+// cell describes one decision in a few words for the simulate table: the
 // outcome, the estimate before it and, for a refusal, the wait. Refusals
 // are in capitals so that they stand out in a terminal without colour.
-func Cell(d scenario.Decision) string {
+func cell(d scenario.Decision) string {
 	est := scenario.FormatFraction(d.Estimate)
 	switch {
 	case d.Probe:

@@ -225,9 +225,10 @@ type laneReplay struct {
 // scenario.ReplayLane, sampling the viewed client's state on the way.
 func replayLane(v View, index int, spec scenario.PolicySpec, selected int) laneReplay {
 	sc := v.Scenario
-	params := spec.Params(sc)
+	wording := explain.For(sc, spec)
+	params := wording.Params
 	r := laneReplay{
-		v: v, pol: explain.Policy{Name: spec.Name, Params: params}, viewed: keyOf(v.Client), selected: selected, entry: -1,
+		v: v, pol: wording, viewed: keyOf(v.Client), selected: selected, entry: -1,
 		lane:    Lane{Index: index, ID: fmt.Sprintf("lane-%d", index), Policy: spec.Name, Label: spec.Label(sc), Params: params},
 		allowed: make([]bool, 0, v.Total),
 		marks:   make([]Mark, 0, 2*MaxMarks),
