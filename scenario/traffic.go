@@ -156,7 +156,7 @@ func (t Traffic) Times() ([]int64, error) {
 	case Straddle:
 		n := t.Count
 		if n == 0 {
-			n = int64(math.Round(t.PerWindow))
+			n = min(int64(math.Round(t.PerWindow)), MaxGenerated)
 		}
 		edge := t.From - t.From%w + w
 		near := max(w/100, 1) // a hundredth of the window either side

@@ -98,3 +98,14 @@ func TestEveryShapeCanBeNamedAsAGeneratedScenario(t *testing.T) {
 		t.Error("an unknown shape was accepted")
 	}
 }
+
+func TestTrafficStaysWithinItsBound(t *testing.T) {
+	for _, shape := range []Shape{Steady, Poisson, Bursty, FrontLoaded, EndLoaded, Straddle, Adversarial} {
+		ts, err := AtRate(shape, MaxLimit, 1000, 100, 1).Times()
+		if err != nil {
+			t.Errorf("%s: %v", shape, err)
+		} else if len(ts) > MaxGenerated {
+			t.Errorf("%s: %d requests, more than MaxGenerated (%d)", shape, len(ts), MaxGenerated)
+		}
+	}
+}
