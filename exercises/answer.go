@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/windowlab/playground/lessons"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -59,7 +58,7 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 		return Answer{}, UnreadableError{text, "Answer yes or no (admitted or refused)."}
 	case AskFirstAdmit:
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
-		ms, err := lessons.ParseMoment(t, 1000)
+		ms, err := scenario.ParseMoment(t, 1000)
 		if err != nil {
 			return Answer{}, UnreadableError{text, "Give a time such as 36, 36 s, 36.5 s or 36000 ms (a bare number is in seconds)."}
 		}

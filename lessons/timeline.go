@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -80,13 +81,9 @@ func (st *renderState) timeline(body []byte) (template.HTML, error) {
 			}
 			n := stack[d.At]
 			stack[d.At]++
-			word := "refused"
-			if d.Allowed() {
-				word = "admitted"
-			}
 			lane.Marks = append(lane.Marks, timelineMark{
 				X: x(d.At), Y: lane.Y - 11*float64(n), Admitted: d.Allowed(),
-				Title: fmt.Sprintf("%s at %s", word, scenario.FormatMs(d.At)),
+				Title: fmt.Sprintf("%s at %s", explain.Verdict(d.Allowed()), scenario.FormatMs(d.At)),
 			})
 		}
 		var refusedAt []string

@@ -74,7 +74,7 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 	v := sess.View()
 	if !c.valid || c.rev != v.ScenarioRev {
 		c.rev, c.valid = v.ScenarioRev, true
-		c.share, c.json = play.EncodeURL(v.Scenario), scenarioText(v.Scenario)
+		c.share, c.json = scenario.EncodeURL(v.Scenario), scenarioText(v.Scenario)
 	}
 	return templates.PlayPage{
 		Page:  p.s.Page(r, "Playground", templates.SectionPlay),
@@ -96,7 +96,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	sc := play.DefaultScenario()
 	var linkErr scenario.Errors
 	if q.Has("s") {
-		got, err := play.DecodeURL(q)
+		got, err := scenario.DecodeURL(q)
 		if err != nil {
 			linkErr = asErrors(err, "s")
 		} else {
@@ -179,7 +179,7 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		err = play.Check(sc)
 	}
 	if err == nil {
-		http.Redirect(w, r, play.EncodeURL(sc), http.StatusSeeOther)
+		http.Redirect(w, r, scenario.EncodeURL(sc), http.StatusSeeOther)
 		return
 	}
 	sess, serr := p.store.New(scenario.Scenario{})

@@ -122,7 +122,7 @@ func runSettingsSteps(t *testing.T, base string, sess *play.Session, sig map[str
 func TestPlaySettingsKeepLoadedLanes(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
-	sig, sess, doc := openPlayLink(t, url, store, play.EncodeURL(overridesScenario()))
+	sig, sess, doc := openPlayLink(t, url, store, scenario.EncodeURL(overridesScenario()))
 
 	overrides := doc.Find(`[data-testid="overrides"]`).Text()
 	for _, want := range []string{
@@ -192,7 +192,7 @@ func TestPlaySettingsKeepLoadedLanes(t *testing.T) {
 // with the fields, and takes the ones the answer sends back.
 func TestBrowserPlaySettingsKeepLoadedLanes(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
-	tab := openPlay(t, url+play.EncodeURL(overridesScenario()))
+	tab := openPlay(t, url+scenario.EncodeURL(overridesScenario()))
 	tab.WaitText(`[data-testid="overrides"]`, "token-bucket (burst 10) keeps its own window 60 s")
 	labels := func() []string {
 		return browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid=lane]')].map(l => l.dataset.label)`))

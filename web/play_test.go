@@ -318,7 +318,7 @@ func TestPlayStatusCodes(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	sess := carParkSession(t, store, 45)
-	link := play.EncodeURL(sess.Scenario())
+	link := scenario.EncodeURL(sess.Scenario())
 	for _, c := range []struct {
 		url    string
 		status int
@@ -383,7 +383,7 @@ func TestPlayLanesMatchRun(t *testing.T) {
 	store := play.NewStore(nil)
 	sess := carParkSession(t, store, 45)
 	v := sess.View()
-	pp := templates.PlayPage{View: v, Base: "/play/" + v.ID, Share: play.EncodeURL(v.Scenario)}
+	pp := templates.PlayPage{View: v, Base: "/play/" + v.ID, Share: scenario.EncodeURL(v.Scenario)}
 	var buf bytes.Buffer
 	if err := templates.PlayPageView(pp).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)

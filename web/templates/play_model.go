@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -414,45 +415,10 @@ func ErrorSlot(field string) string {
 }
 
 // HeaderLines writes the explanation's headers as an HTTP response would.
-func HeaderLines(e play.Explained) string {
-	var b strings.Builder
-	for i, h := range e.Headers {
-		if i == 0 {
-			b.WriteString("HTTP/1.1 " + h.Value)
-			continue
-		}
-		b.WriteString("\n" + h.Name + ": " + h.Value)
-	}
-	return b.String()
-}
+func HeaderLines(e play.Explained) string { return explain.HeaderLines(e.Headers) }
 
 // StateText describes a policy state in one line.
-func StateText(policy string, s policies.State) string {
-	est := scenario.FormatFraction(s.Estimate)
-	switch policy {
-	case policies.FixedWindow:
-		return fmt.Sprintf("window from %s, count %d", scenario.FormatMs(s.WindowStart), s.Count)
-	case policies.SlidingLog:
-		ts := make([]string, len(s.Log))
-		for i, t := range s.Log {
-			ts[i] = scenario.FormatMs(t)
-		}
-		return fmt.Sprintf("%d in the log: [%s]", len(s.Log), strings.Join(ts, ", "))
-	case policies.SlidingCounter:
-		return fmt.Sprintf("window from %s, previous %d, current %d, estimate %s", scenario.FormatMs(s.WindowStart), s.Previous, s.Current, est)
-	case policies.SlidingBuckets:
-		cs := make([]string, len(s.Slots))
-		for i, sl := range s.Slots {
-			cs[i] = strconv.FormatInt(sl.Count, 10)
-		}
-		return fmt.Sprintf("slots [%s], estimate %s", strings.Join(cs, " "), est)
-	case policies.TokenBucket:
-		return fmt.Sprintf("tokens %s of %d", scenario.FormatFraction(s.Tokens), s.Capacity)
-	case policies.GCRA:
-		return fmt.Sprintf("TAT %s, in use %s", play.FormatInstant(s.TAT), est)
-	}
-	return "estimate " + est
-}
+func StateText(policy string, s policies.State) string { return explain.State(policy, s) }
 
 // LatestSummary is the live region's text: every lane's latest decisions.
 func LatestSummary(v play.View) string {
