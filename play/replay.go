@@ -53,6 +53,19 @@ func (c *replayCache) serves(key cacheKey, v *View, lanes int) bool {
 	return true
 }
 
+// parallelDecisions is how many decisions a view must have to make before
+// its lanes are replayed in parallel goroutines.
+const parallelDecisions = 2000
+
+// undecided counts the decisions the lanes have yet to make for v.
+func (c *replayCache) undecided(v *View) int {
+	n := 0
+	for _, a := range c.lanes {
+		n += int(v.Total) - len(a.allowed)
+	}
+	return n
+}
+
 // continuable reports whether a replay for v can be kept and continued:
 // with a request after the clock, the replay takes the state at the clock
 // on its way, and a later clock needs it taken elsewhere.

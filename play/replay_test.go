@@ -110,7 +110,7 @@ func randomAction(rng *rand.Rand, s *Session) string {
 // replay with a replay from the first request, field by field.
 func TestKeptReplayGivesTheFullReplaysView(t *testing.T) {
 	views, continued := 0, 0
-	for seed := range uint64(30) {
+	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		st := randomSettings(rng)
 		s := newSession(t, scenario.Scenario{Limit: st.Limit, WindowMs: st.WindowMs, Policies: st.Policies})

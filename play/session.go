@@ -39,7 +39,7 @@ type Session struct {
 	id string
 
 	mu       sync.Mutex
-	sc       scenario.Scenario // requests sorted by time
+	sc       scenario.Scenario // requests sorted by time, shared with views (see View)
 	total    int64             // requests after expanding counts
 	clock    Clock
 	client   string
@@ -250,6 +250,8 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 		}
 		if i < len(s.sc.Requests) {
 			s.edits++ // before the last request: every later decision may change
+			// Views share the list (see View): shift a copy.
+			s.sc.Requests = slices.Clip(s.sc.Requests)
 		}
 		s.sc.Requests = slices.Insert(s.sc.Requests, i, r)
 	}
@@ -483,6 +485,7 @@ func (s *Session) RenameClient(name string) error {
 		if name == scenario.DefaultKey {
 			key = ""
 		}
+		s.sc.Requests = slices.Clone(s.sc.Requests) // views share the old list
 		for i := range s.sc.Requests {
 			if s.sc.Requests[i].KeyName() == old {
 				s.sc.Requests[i].Key = key

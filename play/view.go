@@ -36,7 +36,8 @@ const (
 )
 
 // View is everything the page shows, derived from one replay of the
-// scenario. It holds copies: it stays valid after the session changes.
+// scenario. It holds copies, or what the session never changes again: it
+// stays valid after the session changes. Treat it as read-only.
 type View struct {
 	ID      string
 	Version uint64
@@ -152,7 +153,11 @@ func (s *Session) View() View {
 		Client: s.client, Clients: slices.Clone(s.clients), Cost: s.cost, Notice: s.notice,
 	}
 	v.Scenario = s.sc
-	v.Scenario.Requests = slices.Clone(s.sc.Requests)
+	// Shared, not copied: the session only appends to the list in place
+	// (past every view's length) or replaces it, never changing what a
+	// view can see; clipped, so that appending to a view's makes a copy.
+	// Copying 5,000 requests costs more than continuing the kept replay.
+	v.Scenario.Requests = slices.Clip(s.sc.Requests)
 	v.Scenario.Policies = slices.Clone(s.sc.Policies)
 	selected := s.selected
 	key := cacheKey{edits: s.edits, client: s.client, selected: selected}
@@ -181,15 +186,23 @@ func (s *Session) View() View {
 		expl *Explained
 		sel  scenario.Decision
 	}, len(specs))
-	// Lanes are independent: replay them side by side.
-	var wg sync.WaitGroup
-	for i, a := range c.lanes {
-		wg.Go(func() {
-			r := &results[i]
-			r.lane, r.expl, r.sel = a.update(&v, detail, inView)
-		})
+	update := func(i int) {
+		r := &results[i]
+		r.lane, r.expl, r.sel = c.lanes[i].update(&v, detail, inView)
 	}
-	wg.Wait()
+	if c.undecided(&v) < parallelDecisions {
+		// Little to decide: goroutines would cost more than they save.
+		for i := range c.lanes {
+			update(i)
+		}
+	} else {
+		// Lanes are independent: replay them side by side.
+		var wg sync.WaitGroup
+		for i := range c.lanes {
+			wg.Go(func() { update(i) })
+		}
+		wg.Wait()
+	}
 	for _, r := range results {
 		v.Lanes = append(v.Lanes, r.lane)
 		if r.expl != nil {
