@@ -222,3 +222,37 @@ func TestViewsAndActionsAtOnce(t *testing.T) {
 		t.Errorf("after concurrent views: %s", diff)
 	}
 }
+
+// TestKeptReplayBounds: a session whose replay would keep more than
+// MaxReplayCacheBytes keeps none (and still shows a full replay's view); a
+// session's last stream closing lets its kept replay go.
+func TestKeptReplayBounds(t *testing.T) {
+	// Two sliding logs of 10,000 timestamps for each of 20 clients:
+	// 1.6 MB each.
+	var lanes []scenario.PolicySpec
+	for range 2 {
+		lanes = append(lanes, scenario.PolicySpec{Name: policies.SlidingLog})
+	}
+	sc := scenario.Scenario{Limit: 10_000, WindowMs: 60_000, Policies: lanes}
+	for i := range 20 {
+		sc.Requests = append(sc.Requests, scenario.Request{At: int64(i), Key: fmt.Sprintf("client-%d", i), Cost: 1, Count: 1})
+	}
+	big := newSession(t, sc)
+	must(t, "step", big.Step(100))
+	big.View()
+	if big.replays != nil {
+		t.Errorf("a session kept a replay of about %d bytes, over MaxReplayCacheBytes = %d", big.replays.bytes(), MaxReplayCacheBytes)
+	}
+
+	s := newSession(t, DefaultScenario())
+	_, stop := s.Subscribe()
+	must(t, "fire", s.Fire(3))
+	s.View()
+	if s.replays == nil {
+		t.Fatal("a watched session with three requests kept no replay")
+	}
+	stop()
+	if s.replays != nil {
+		t.Error("the session still keeps its replay after its last stream closed")
+	}
+}
