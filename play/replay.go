@@ -371,23 +371,36 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 			}
 		}
 	}
-	marks := make([]Mark, 0, min(len(a.marks), 2*MaxMarks))
-	for _, m := range a.marks {
-		if m.At >= v.From && m.At <= v.To {
-			m.Future = m.At > now
-			m.Selected = m.Index == a.selected
-			marks = append(marks, m)
-		}
+	// The marks in view are a run of the kept ones (kept marks are in
+	// time order); only the newest MaxMarks of them are drawn.
+	lo := firstAt(a.marks, v.From, func(m Mark) int64 { return m.At })
+	hi := firstAt(a.marks, v.To+1, func(m Mark) int64 { return m.At })
+	drawn := max(lo, hi-MaxMarks)
+	lane.Marks = make([]Mark, hi-drawn)
+	for i, m := range a.marks[drawn:hi] {
+		lane.Marks[i] = a.shown(m, now)
 	}
-	lane.Marks, _ = stackMarks(marks)
+	lane.Marks, _ = stackMarks(lane.Marks)
 	lane.Hidden = inView - len(lane.Marks)
-	for i := len(marks) - 1; i >= 0 && len(lane.Latest) < LatestCount; i-- {
-		if !marks[i].Future {
-			lane.Latest = append(lane.Latest, marks[i])
+	for i := hi - 1; i >= lo && len(lane.Latest) < LatestCount; i-- {
+		switch {
+		case i >= drawn:
+			if m := lane.Marks[i-drawn]; !m.Future {
+				lane.Latest = append(lane.Latest, m)
+			}
+		case a.marks[i].At <= now:
+			lane.Latest = append(lane.Latest, a.shown(a.marks[i], now))
 		}
 	}
 	slices.Reverse(lane.Latest)
 	return lane
+}
+
+// shown is a kept mark as view v shows it, at clock now.
+func (a *laneAcc) shown(m Mark, now int64) Mark {
+	m.Future = m.At > now
+	m.Selected = m.Index == a.selected
+	return m
 }
 
 // curve is the lane's estimate for the viewed client over [from, now] (a
@@ -402,11 +415,15 @@ func (a *laneAcc) curve(pol policies.Policy, from, to, now int64, detail bool) [
 	if detail {
 		step *= 2
 	}
-	out := make([]Point, 0, len(a.grid)/2+len(a.reqPts)+8)
 	grid, reqs := a.grid, a.reqPts
 	if !detail {
 		reqs = nil
 	}
+	tail := int64(0)
+	if !a.snapped && now >= a.gridNext {
+		tail = (now-a.gridNext)/a.gridStep + 1
+	}
+	out := make([]Point, 0, len(grid)*int(a.gridStep)/int(step)+len(reqs)+int(tail)+2)
 	// Merge in replay order: at one instant, the points at requests were
 	// taken before the sample.
 	for len(grid) > 0 || len(reqs) > 0 {
