@@ -142,22 +142,27 @@ type laneAcc struct {
 	entryAt     int64 // its instant
 	entryViewed bool  // it is the viewed client's
 
-	gridStep int64        // the curve samples multiples of gridStep
-	gridNext int64        // the next multiple to sample
-	grid     []Point      // samples taken, oldest first
-	reqPts   []entryPoint // the viewed client's estimate just before and after each of its entries
+	gridStep int64   // the curve samples multiples of gridStep
+	gridNext int64   // the next multiple to sample
+	grid     []Point // samples taken, oldest first
+	reqPts   []Point // the viewed client's estimate just before and after each of its entries
 
-	marks   []Mark // the viewed client's requests in [lo, marksHi], at most 2 × MaxMarks
-	windows []Band // permits admitted per window of the lane's policy, only windows with some, oldest first
+	marks   []keptMark // the viewed client's requests in [lo, marksHi], at most 2 × MaxMarks
+	windows []Band     // permits admitted per window of the lane's policy, only windows with some, oldest first
 
 	before policies.State // the selected request's key, just before it
 	expl   *Explained
 	sel    scenario.Decision
 }
 
-type entryPoint struct {
-	Point
-	entry int
+// keptMark is a Mark as the replay keeps it: what does not depend on the
+// view (the key is the viewed client's).
+type keptMark struct {
+	index          int
+	at, cost       int64
+	retry          int64
+	level          float64
+	allowed, never bool
 }
 
 // newLaneAcc starts lane index of v's scenario before its first request.
@@ -174,7 +179,9 @@ func newLaneAcc(v *View, index int, spec scenario.PolicySpec, selected int) *lan
 		client: v.Client, viewed: keyOf(v.Client), selected: selected, replay: replay,
 		lo: v.From, entry: -1, gridStep: max(1, span/(2*CurveSamples)),
 		allowed: make([]bool, 0, v.Total),
-		marks:   make([]Mark, 0, 2*MaxMarks),
+		marks:   make([]keptMark, 0, 2*MaxMarks),
+		// In view, the kept samples are those up to the clock.
+		grid: make([]Point, 0, 2*CurveSamples+2),
 	}
 }
 
@@ -197,7 +204,7 @@ func (a *laneAcc) moveTo(v *View) {
 	a.lo, a.marksHi, a.curveHi, a.snapAt = v.From, v.To, v.Clock.Now, v.Clock.Now
 	a.gridNext = max(a.gridNext, ceilMultiple(a.lo, a.gridStep))
 	a.grid = a.grid[firstAt(a.grid, a.lo, func(p Point) int64 { return p.At }):]
-	a.reqPts = a.reqPts[firstAt(a.reqPts, a.lo, func(p entryPoint) int64 { return p.At }):]
+	a.reqPts = a.reqPts[firstAt(a.reqPts, a.lo, func(p Point) int64 { return p.At }):]
 	a.windows = a.windows[firstAt(a.windows, a.windowFloor(), func(b Band) int64 { return b.Start }):]
 }
 
@@ -246,23 +253,26 @@ func (a *laneAcc) beforeDecision(pol policies.Policy, d scenario.Decision) {
 }
 
 // pointAtEntry keeps the viewed client's estimate at one of its own
-// entries, so that the curve's steps fall exactly where they happen. Only
-// the newest 2 × CurveBuckets entries' points can be drawn (see detail), so
-// older ones are dropped now and then.
+// entries, so that the curve's steps fall exactly where they happen. A
+// curve takes them only when at most 2 × CurveBuckets entries are in view
+// (see curveDetail), the newest ones, with at most two points each: older
+// points are dropped now and then.
 func (a *laneAcc) pointAtEntry(pol policies.Policy) {
 	if !a.entryViewed || a.entryAt < a.lo || a.entryAt > a.curveHi {
 		return
 	}
-	a.reqPts = append(a.reqPts, entryPoint{Point{a.entryAt, pol.Peek(a.viewed, a.entryAt).Float()}, a.entry})
-	if len(a.reqPts) > 5*CurveBuckets {
-		oldest := a.entry - 2*CurveBuckets
-		i := 0
-		for i < len(a.reqPts) && a.reqPts[i].entry < oldest {
-			i++
-		}
-		a.reqPts = append(a.reqPts[:0], a.reqPts[i:]...)
+	if a.reqPts == nil {
+		a.reqPts = make([]Point, 0, maxEntryPoints+maxEntryPoints/4)
 	}
+	if len(a.reqPts) == cap(a.reqPts) {
+		n := copy(a.reqPts, a.reqPts[len(a.reqPts)-maxEntryPoints:])
+		a.reqPts = a.reqPts[:n]
+	}
+	a.reqPts = append(a.reqPts, Point{a.entryAt, pol.Peek(a.viewed, a.entryAt).Float()})
 }
+
+// maxEntryPoints is how many points at entries a curve can draw.
+const maxEntryPoints = 4 * CurveBuckets
 
 // sampleTo takes the curve's samples before t (and at t when inclusive).
 func (a *laneAcc) sampleTo(pol policies.Policy, t int64, inclusive bool) {
@@ -325,9 +335,9 @@ func (a *laneAcc) mark(d scenario.Decision) {
 		n := copy(a.marks, a.marks[MaxMarks:])
 		a.marks = a.marks[:n]
 	}
-	a.marks = append(a.marks, Mark{
-		Index: d.Index, At: d.At, Key: d.Key, Cost: d.Cost, Allowed: d.Detail.Allowed, Never: d.Detail.Never,
-		Retry: d.Detail.RetryAfterMs, Level: d.Estimate.Float() + float64(d.Cost),
+	a.marks = append(a.marks, keptMark{
+		index: d.Index, at: d.At, cost: d.Cost, allowed: d.Detail.Allowed, never: d.Detail.Never,
+		retry: d.Detail.RetryAfterMs, level: d.Estimate.Float() + float64(d.Cost),
 	})
 }
 
@@ -373,8 +383,8 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	}
 	// The marks in view are a run of the kept ones (kept marks are in
 	// time order); only the newest MaxMarks of them are drawn.
-	lo := firstAt(a.marks, v.From, func(m Mark) int64 { return m.At })
-	hi := firstAt(a.marks, v.To+1, func(m Mark) int64 { return m.At })
+	lo := firstAt(a.marks, v.From, func(m keptMark) int64 { return m.at })
+	hi := firstAt(a.marks, v.To+1, func(m keptMark) int64 { return m.at })
 	drawn := max(lo, hi-MaxMarks)
 	lane.Marks = make([]Mark, hi-drawn)
 	for i, m := range a.marks[drawn:hi] {
@@ -388,7 +398,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 			if m := lane.Marks[i-drawn]; !m.Future {
 				lane.Latest = append(lane.Latest, m)
 			}
-		case a.marks[i].At <= now:
+		case a.marks[i].at <= now:
 			lane.Latest = append(lane.Latest, a.shown(a.marks[i], now))
 		}
 	}
@@ -396,11 +406,12 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	return lane
 }
 
-// shown is a kept mark as view v shows it, at clock now.
-func (a *laneAcc) shown(m Mark, now int64) Mark {
-	m.Future = m.At > now
-	m.Selected = m.Index == a.selected
-	return m
+// shown is a kept mark as a view with the clock at now shows it.
+func (a *laneAcc) shown(m keptMark, now int64) Mark {
+	return Mark{
+		Index: m.index, At: m.at, Key: a.client, Cost: m.cost, Allowed: m.allowed, Never: m.never,
+		Retry: m.retry, Level: m.level, Future: m.at > now, Selected: m.index == a.selected,
+	}
 }
 
 // curve is the lane's estimate for the viewed client over [from, now] (a
@@ -429,7 +440,7 @@ func (a *laneAcc) curve(pol policies.Policy, from, to, now int64, detail bool) [
 	for len(grid) > 0 || len(reqs) > 0 {
 		if len(reqs) > 0 && (len(grid) == 0 || reqs[0].At <= grid[0].At) {
 			if reqs[0].At >= from && reqs[0].At <= now {
-				out = append(out, reqs[0].Point)
+				out = append(out, reqs[0])
 			}
 			reqs = reqs[1:]
 			continue
@@ -464,7 +475,7 @@ func (a *laneAcc) bytes() int {
 	st := a.replay.Policy().Stats()
 	// The key table keeps its load under 3/4 and grows by doubling.
 	n := int(st.BytesPerKey+16) * st.Keys * 8 / 3
-	n += cap(a.allowed) + cap(a.marks)*int(unsafe.Sizeof(Mark{})) + cap(a.windows)*int(unsafe.Sizeof(Band{}))
-	n += cap(a.grid)*int(unsafe.Sizeof(Point{})) + cap(a.reqPts)*int(unsafe.Sizeof(entryPoint{}))
+	n += cap(a.allowed) + cap(a.marks)*int(unsafe.Sizeof(keptMark{})) + cap(a.windows)*int(unsafe.Sizeof(Band{}))
+	n += cap(a.grid)*int(unsafe.Sizeof(Point{})) + cap(a.reqPts)*int(unsafe.Sizeof(Point{}))
 	return n
 }

@@ -244,6 +244,19 @@ func TestKeptReplayBounds(t *testing.T) {
 		t.Errorf("a session kept a replay of about %d bytes, over MaxReplayCacheBytes = %d", big.replays.bytes(), MaxReplayCacheBytes)
 	}
 
+	// The largest session the playground holds, eight lanes (the most a
+	// scenario has) of 5,000 requests, keeps its replay.
+	most := newSession(t, scenario.Scenario{Limit: 100, WindowMs: 60_000, Policies: append(benchLanes[:7:7], benchLanes[0])})
+	for range MaxRequests / MaxPatternCount {
+		must(t, "pattern", most.FirePattern(Pattern{Kind: Poisson, Count: MaxPatternCount, SpanMs: 120_000}))
+	}
+	most.View()
+	must(t, "step", most.Step(100))
+	most.View()
+	if most.replays == nil || most.continued != 1 {
+		t.Errorf("8 lanes × %d requests: kept replay %v, continued %d views, want it kept and continued once", MaxRequests, most.replays != nil, most.continued)
+	}
+
 	s := newSession(t, DefaultScenario())
 	_, stop := s.Subscribe()
 	must(t, "fire", s.Fire(3))
