@@ -180,7 +180,8 @@ func newLaneAcc(v *View, index int, spec scenario.PolicySpec, selected int) *lan
 		lo: v.From, entry: -1, gridStep: max(1, span/(2*CurveSamples)),
 		allowed: make([]bool, 0, v.Total),
 		marks:   make([]keptMark, 0, 2*MaxMarks),
-		// In view, the kept samples are those up to the clock.
+		// One span of samples, as a full one usually is (gridStep is
+		// rounded down, so it may hold up to twice this).
 		grid: make([]Point, 0, 2*CurveSamples+2),
 	}
 }
@@ -414,13 +415,13 @@ func (a *laneAcc) shown(m keptMark, now int64) Mark {
 	}
 }
 
-// curve is the lane's estimate for the viewed client over [from, now] (a
-// span ending at to): the
-// samples the replay took and, after the last request, those the clock has
-// reached since, decimated to what a lane can show. The samples are
-// multiples of gridStep (every other one when detailed, where each of the
-// client's requests adds a point just before and after it), fixed in time
-// so that a moving clock only adds samples; the curve ends at the clock.
+// curve is the lane's estimate for the viewed client over [from, now], in
+// a span ending at to: the samples the replay took and, after the last
+// request, those the clock has reached since, decimated to what a lane can
+// show. The samples are multiples of gridStep (every other one when
+// detailed, where each of the client's requests adds a point just before
+// and after it), fixed in time so that a moving clock only adds samples;
+// the curve ends at the clock.
 func (a *laneAcc) curve(pol policies.Policy, from, to, now int64, detail bool) []Point {
 	step := a.gridStep
 	if detail {

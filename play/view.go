@@ -216,9 +216,9 @@ func (s *Session) View() View {
 	switch {
 	case !full && continuable(&v) && c.bytes() <= MaxReplayCacheBytes:
 		s.replays = c
-	case c != s.replays && (s.replays == nil || s.replays.key != key):
-		// The kept replay is of another scenario, client or
-		// selection: it can serve no later view.
+	case c == s.replays || s.replays != nil && s.replays.key != key:
+		// The kept replay has outgrown its bound, or is of another
+		// scenario, client or selection: it can serve no later view.
 		s.replays = nil
 	}
 	return v
