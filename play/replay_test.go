@@ -244,6 +244,23 @@ func TestKeptReplayBounds(t *testing.T) {
 		t.Errorf("a session kept a replay of about %d bytes, over MaxReplayCacheBytes = %d", big.replays.bytes(), MaxReplayCacheBytes)
 	}
 
+	// Two sliding logs of 10,000 hold 80 KB per client: one client's
+	// replay is kept; when another client's request is appended, the
+	// continued replay outgrows the bound and is let go.
+	growing := newSession(t, scenario.Scenario{Limit: 10_000, WindowMs: 60_000, Policies: lanes})
+	must(t, "fire", growing.Fire(1))
+	growing.View()
+	if growing.replays == nil {
+		t.Fatalf("one client in two sliding logs: no replay kept")
+	}
+	must(t, "another client's request", growing.do(func() error {
+		return growing.insert(scenario.Request{At: growing.clock.Now, Key: "bob", Cost: 1, Count: 1})
+	}))
+	growing.View()
+	if growing.replays != nil {
+		t.Errorf("a continued replay of about %d bytes is still kept, over MaxReplayCacheBytes = %d", growing.replays.bytes(), MaxReplayCacheBytes)
+	}
+
 	// The largest session the playground holds, eight lanes (the most a
 	// scenario has) of 5,000 requests, keeps its replay.
 	most := newSession(t, scenario.Scenario{Limit: 100, WindowMs: 60_000, Policies: append(benchLanes[:7:7], benchLanes[0])})
