@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -91,7 +92,11 @@ func (s Solution) Text() string {
 		if len(s.Admit) == 0 {
 			return "neither"
 		}
-		return strings.Join(s.Admit, " and ")
+		var names []string
+		for _, ref := range s.Admit {
+			names = append(names, Label(ref))
+		}
+		return strings.Join(names, " and ")
 	}
 	return ""
 }
@@ -184,4 +189,34 @@ func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
 		}
 	}
 	return Step{Policy: p.Label, At: d.At, Outcome: out, Working: lessons.Terms(p, d), Note: note}
+}
+
+// Label names a policy ref as people read it: "sliding counter (exact)"
+// for sliding-counter/exact, "ring of 6 sub-buckets" for sliding-buckets/6,
+// "token bucket (burst 10)" for token-bucket/10. A ref that does not parse
+// is returned as it is.
+func Label(ref string) string {
+	spec, err := scenario.ParsePolicyRef(ref)
+	if err != nil {
+		return ref
+	}
+	name := strings.ReplaceAll(spec.Name, "-", " ")
+	switch spec.Name {
+	case policies.SlidingCounter:
+		if spec.Arithmetic != "" {
+			name += " (" + string(spec.Arithmetic) + ")"
+		}
+	case policies.SlidingBuckets:
+		if spec.Buckets != 0 {
+			name = fmt.Sprintf("ring of %d sub-buckets", spec.Buckets)
+		}
+	case policies.TokenBucket, policies.GCRA:
+		if spec.Name == policies.GCRA {
+			name = "GCRA"
+		}
+		if spec.Burst != 0 {
+			name += fmt.Sprintf(" (burst %d)", spec.Burst)
+		}
+	}
+	return name
 }
