@@ -100,7 +100,12 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-1-exact"))
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "yes\r"))
 	tab.WaitText(`[data-testid="verdict"]`, "Not quite")
-	tab.WaitText(`[data-testid="feedback"]`, "the policies say refused")
+	// The answer waits behind "show the answer" while the learner tries again.
+	if vis := browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('[data-testid="right-answer"]').checkVisibility()`)); vis {
+		t.Error("a wrong answer shows the right one at once; the learner should be able to try again first")
+	}
+	tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="reveal"] summary`)), chromedp.KeyEvent("\r"))
+	tab.WaitText(`[data-testid="reveal"]`, "The policies say refused")
 	tab.WaitText(`[data-testid="trace"]`, "= 4.5 carried")
 
 	// Progress: the right answer is remembered in this browser, the wrong one is not.
