@@ -198,12 +198,12 @@ func TestTryItAnswersUnderBothArithmetics(t *testing.T) {
 		id   string
 		want string
 	}{
-		{"try-it-1-exact", "refused"},                               // 0.9 × 5 = 4.5, and 4.5 + 1 > 5
-		{"try-it-1-floor", "admitted"},                              // ⌊4.5⌋ = 4, and 4 + 1 = 5
-		{"try-it-2-exact", "36 s"},                                  // x ≥ 0.2 of the window
-		{"try-it-2-floor", "30.001 s"},                              // one millisecond into the window
-		{"try-it-3-exact", "sliding-log"},                           // the log admits, the counter refuses
-		{"try-it-3-floor", "sliding-log and sliding-counter/floor"}, // both admit
+		{"try-it-1-exact", "refused"},                                 // 0.9 × 5 = 4.5, and 4.5 + 1 > 5
+		{"try-it-1-floor", "admitted"},                                // ⌊4.5⌋ = 4, and 4 + 1 = 5
+		{"try-it-2-exact", "36 s"},                                    // x ≥ 0.2 of the window
+		{"try-it-2-floor", "30.001 s"},                                // one millisecond into the window
+		{"try-it-3-exact", "sliding log"},                             // the log admits, the counter refuses
+		{"try-it-3-floor", "sliding log and sliding counter (floor)"}, // both admit
 	} {
 		e := set.Get(tt.id)
 		if e == nil {

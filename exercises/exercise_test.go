@@ -1,8 +1,12 @@
 package exercises
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
 
 	"github.com/windowlab/playground/lessons"
 )
@@ -22,10 +26,36 @@ func load(t *testing.T) *Set {
 
 func TestEveryExerciseSolvesAndVaries(t *testing.T) {
 	set := load(t)
-	if len(set.Exercises) < 20 {
-		t.Errorf("%d exercises; want at least 20", len(set.Exercises))
+	if len(set.Exercises) < 30 {
+		t.Errorf("%d exercises; want at least 30", len(set.Exercises))
+	}
+	// Every family of policy gets practice, not only the sliding ones.
+	asked := map[string]bool{}
+	for _, e := range set.Exercises {
+		for _, ref := range e.Lanes() {
+			if spec, err := scenario.ParsePolicyRef(ref); err == nil {
+				asked[spec.Name] = true
+			}
+		}
+	}
+	for _, name := range []string{policies.TokenBucket, policies.GCRA, policies.SlidingBuckets} {
+		if !asked[name] {
+			t.Errorf("no exercise asks about %s", name)
+		}
 	}
 	for _, e := range set.Exercises {
+		if e.Vary == nil {
+			t.Errorf("%s: no vary, so it has no \"Another one\"", e.ID)
+			continue
+		}
+		variants := map[string]bool{}
+		for seed := range uint64(20) {
+			in := e.Instance(seed)
+			variants[fmt.Sprint(in.At, in.Scenario.Limit)] = true
+		}
+		if len(variants) < 3 {
+			t.Errorf("%s: 20 seeds gave %d different variants; want at least 3", e.ID, len(variants))
+		}
 		for seed := range uint64(20) {
 			in := e.Instance(seed)
 			sol, err := in.Solve()
@@ -92,14 +122,14 @@ func TestParseAnswer(t *testing.T) {
 		{AskCount, " 12 requests", nil, "12"},
 		{AskCount, "seven", nil, "unreadable"},
 		{AskWhich, "both", nil, "sliding log and sliding counter (exact)"},
-		{AskWhich, "neither", nil, "neither"},
+		{AskWhich, "neither", nil, "none of them"},
 		{AskWhich, "the log", nil, "sliding log"},
 		{AskWhich, "counter", nil, "sliding counter (exact)"},
 		{AskWhich, "sliding-log, sliding-counter", nil, "sliding log and sliding counter (exact)"},
 		{AskWhich, "sliding log", nil, "sliding log"},
 		{AskWhich, "the moon", nil, "unreadable"},
 		{AskWhich, "", []string{"sliding-log"}, "sliding log"},
-		{AskWhich, "", []string{"none"}, "neither"},
+		{AskWhich, "", []string{"none"}, "none of them"},
 		{AskWhich, "", []string{"none", "sliding-log"}, "unreadable"},
 	}
 	lanes := []string{"sliding-log", "sliding-counter/exact"}

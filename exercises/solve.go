@@ -90,11 +90,14 @@ func (s Solution) Text() string {
 		return strconv.Itoa(s.Count)
 	case AskWhich:
 		if len(s.Admit) == 0 {
-			return "neither"
+			return "none of them"
 		}
 		var names []string
 		for _, ref := range s.Admit {
 			names = append(names, Label(ref))
+		}
+		if n := len(names); n > 2 {
+			return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 		}
 		return strings.Join(names, " and ")
 	}
@@ -207,7 +210,11 @@ func Label(ref string) string {
 			name += " (" + string(spec.Arithmetic) + ")"
 		}
 	case policies.SlidingBuckets:
-		if spec.Buckets != 0 {
+		switch spec.Buckets {
+		case 0:
+		case 1:
+			name = "ring of 1 sub-bucket"
+		default:
 			name = fmt.Sprintf("ring of %d sub-buckets", spec.Buckets)
 		}
 	case policies.TokenBucket, policies.GCRA:
