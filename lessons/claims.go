@@ -42,7 +42,14 @@ const (
 	measureFirstAdmit = "first-admit" // first instant at or after "from" that admits
 	measureMemory     = "memory"      // state bytes for "keys" keys at "limit"
 	measureBytes      = "bytes-per-key"
+	// measureCacheLineK is the largest k for sliding-buckets that divides
+	// the window and whose state for one key fits a 64-byte cache line.
+	measureCacheLineK = "cache-line-k"
 )
+
+// cacheLineBytes is the size of the cache line the ring's state should fit,
+// as on x86-64 and most ARM64 processors.
+const cacheLineBytes = 64
 
 // claimQuery is a parsed claim: measure, policy, scenario and options.
 type claimQuery struct {
@@ -74,7 +81,7 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 	q = claimQuery{measure: f[0], policy: f[1], nth: 1, cost: 1}
 	rest := f[2:]
 	switch q.measure {
-	case measureMemory, measureBytes:
+	case measureMemory, measureBytes, measureCacheLineK:
 	case measureAdmitted, measureRefused, measureDiffer, measureOutcome, measureEstimate,
 		measureCount, measureCarried, measureRetry, measureFirstAdmit:
 		if len(rest) == 0 {
@@ -140,6 +147,10 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 		if q.limit == 0 {
 			return q, "", fmt.Errorf("bytes-per-key needs \"limit N\"")
 		}
+	case measureCacheLineK:
+		if q.window == 0 || q.policy != policies.SlidingBuckets {
+			return q, "", fmt.Errorf("cache-line-k needs \"sliding-buckets window TIME\"")
+		}
 	}
 	return q, expected, nil
 }
@@ -158,6 +169,10 @@ func (st *renderState) evalClaim(src string) Claim {
 }
 
 func (st *renderState) compute(q claimQuery) (string, error) {
+	if q.measure == measureCacheLineK {
+		k, err := cacheLineK(q.window)
+		return strconv.FormatInt(k, 10), err
+	}
 	if q.measure == measureMemory || q.measure == measureBytes {
 		spec, err := scenario.ParsePolicyRef(q.policy)
 		if err != nil {
@@ -315,6 +330,30 @@ func differFromLog(s scenario.Scenario, r scenario.PolicyResult) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// cacheLineK is the largest k whose sub-buckets divide the window into
+// whole milliseconds and whose ring, with its bookkeeping, fits one cache
+// line per key. The state grows with k, so the search stops at the first k
+// that no longer fits.
+func cacheLineK(windowMs int64) (int64, error) {
+	best := int64(0)
+	for k := int64(1); k <= windowMs; k++ {
+		per, err := EntryBytesPerKey(scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: k}, 1, windowMs-windowMs%k)
+		if err != nil {
+			return 0, err
+		}
+		if per > cacheLineBytes {
+			break
+		}
+		if windowMs%k == 0 {
+			best = k
+		}
+	}
+	if best == 0 {
+		return 0, fmt.Errorf("no ring fits %d bytes", cacheLineBytes)
+	}
+	return best, nil
 }
 
 // EntryBytesPerKey is the memory one key's state takes under the policy,

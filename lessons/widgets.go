@@ -21,11 +21,54 @@ func (st *renderState) inputInt(name string, def, lo, hi int64) (int64, string) 
 	}
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
-		return def, fmt.Sprintf("“%s” is not a whole number, so %d is used.", raw, def)
+		return def, st.inputProblem(fmt.Sprintf("%s: “%s” is not a whole number, so %d is used.", name, raw, def))
 	}
 	if n < lo || n > hi {
 		c := min(max(n, lo), hi)
-		return c, fmt.Sprintf("%d is outside %d to %d, so %d is used.", n, lo, hi, c)
+		return c, st.inputProblem(fmt.Sprintf("%s: %d is outside %d to %d, so %d is used.", name, n, lo, hi, c))
+	}
+	return n, ""
+}
+
+// inputProblem records what was wrong with a visitor's input and returns
+// the message for the widget to show.
+func (st *renderState) inputProblem(msg string) string {
+	st.out.InputProblems = append(st.out.InputProblems, msg)
+	return msg
+}
+
+// maxRingK bounds the k a visitor may ask the ring widget for: each k is
+// one more run of the lesson's traffic, and its table one more row.
+const maxRingK = 1000
+
+// ringK reads the visitor's ?k=. A k the widget does not list is added to
+// the comparison when it divides the window into whole milliseconds; any
+// other k is refused with a message naming the nearest ones that do.
+func (st *renderState) ringK(windowMs int64) (k int64, warn string) {
+	raw := st.in.Get("k")
+	if raw == "" {
+		return 0, ""
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	switch {
+	case err != nil:
+		return 0, st.inputProblem(fmt.Sprintf("k: “%s” is not a whole number.", raw))
+	case n < 1 || n > maxRingK:
+		return 0, st.inputProblem(fmt.Sprintf("k: %d is outside 1 to %d.", n, maxRingK))
+	case windowMs%n != 0:
+		below, above := n-1, n+1
+		for windowMs%below != 0 {
+			below--
+		}
+		for above <= maxRingK && windowMs%above != 0 {
+			above++
+		}
+		near := fmt.Sprintf("k = %d", below)
+		if above <= maxRingK {
+			near += fmt.Sprintf(" or k = %d", above)
+		}
+		return 0, st.inputProblem(fmt.Sprintf("k: %d does not divide the %s window into equal sub-buckets of whole milliseconds (%s ÷ %d = %s ms), so the ring refuses it. The nearest that do: %s.",
+			n, scenario.FormatMs(windowMs), groupDigits(windowMs), n, strconv.FormatFloat(float64(windowMs)/float64(n), 'f', 2, 64), near))
 	}
 	return n, ""
 }
@@ -147,6 +190,7 @@ var ringTmpl = template.Must(template.New("ring").Parse(`<section class="widget 
 <input id="ring-k" type="range" name="ki" min="0" max="{{.MaxIndex}}" step="1" value="{{.Index}}" list="ring-ks" aria-valuetext="k = {{.K}}" data-testid="ring-slider" data-on-input="evt.target.form.querySelector('output').textContent = {{.Ks}}[evt.target.value]" data-on-change="evt.target.form.requestSubmit()">
 <button type="submit">Show</button>
 </form>
+{{if .Warn}}<p class="widget-warning" role="status" data-testid="ring-warning">{{.Warn}} Showing k = {{.K}}.</p>{{end}}
 <p class="k-links">Or pick one: {{range .Rows}}{{if .HasKValue}}<a href="{{.KLink}}"{{if .Selected}} aria-current="true"{{end}} data-testid="ring-k-link">k = {{.KValue}}</a> {{end}}{{end}}</p>
 <p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} numbers ({{.Selected.Bytes}}); {{.Selected.Differ}} of {{.Total}} decisions differ from the exact sliding log, and the estimate is never off by more than {{.Selected.MaxError}}.</p>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Error and memory for each k">
@@ -178,15 +222,20 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 	if def == 0 {
 		def = ks[0]
 	}
+	asked, warn := st.ringK(s.WindowMs)
+	if asked != 0 && !slices.Contains(ks, asked) {
+		ks = append(ks, asked)
+		slices.Sort(ks)
+	}
 	idx := slices.Index(ks, def)
-	if raw := st.in.Get("k"); raw != "" {
-		if n, err := strconv.ParseInt(raw, 10, 64); err == nil && slices.Contains(ks, n) {
-			idx = slices.Index(ks, n)
-		}
+	if asked != 0 {
+		idx = slices.Index(ks, asked)
 	}
 	if raw := st.in.Get("ki"); raw != "" { // the slider sends a position
 		if n, err := strconv.Atoi(raw); err == nil && n >= 0 && n < len(ks) {
 			idx = n
+		} else {
+			warn = st.inputProblem(fmt.Sprintf("ki: “%s” is not a position on the slider (0 to %d).", raw, len(ks)-1))
 		}
 	}
 	if idx < 0 {
@@ -247,7 +296,7 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		}
 	}
 	return execHTML(ringTmpl, map[string]any{
-		"K": ks[idx], "Ks": ks, "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1],
+		"K": ks[idx], "Ks": ks, "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1], "Warn": warn,
 		"Total": total, "Limit": s.Limit, "Window": scenario.FormatMs(s.WindowMs),
 	})
 }

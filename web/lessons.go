@@ -104,6 +104,13 @@ func (h *lessonPages) lesson(w http.ResponseWriter, r *http.Request) {
 		Body:      rendered.HTML,
 		Exercises: h.exercisesOf(l.Slug),
 	}
+	status := http.StatusOK
+	if len(rendered.InputProblems) > 0 {
+		// The page still helps, with the lesson's own values and the
+		// problem shown beside its widget; the status says the address was
+		// not taken as given.
+		status = http.StatusBadRequest
+	}
 	prev, next := h.lib.Neighbours(l.Slug)
 	if prev != nil {
 		p := h.link(prev)
@@ -113,7 +120,7 @@ func (h *lessonPages) lesson(w http.ResponseWriter, r *http.Request) {
 		n := h.link(next)
 		v.Next = &n
 	}
-	h.s.Render(w, r, http.StatusOK, templates.LessonView(v))
+	h.s.Render(w, r, status, templates.LessonView(v))
 }
 
 func (h *lessonPages) exercises(w http.ResponseWriter, r *http.Request) {
