@@ -31,17 +31,23 @@ func (c Claim) OK() bool { return c.Err == nil && c.Computed == c.Expected }
 
 // The measures a claim can ask for.
 const (
-	measureAdmitted   = "admitted"    // requests admitted over the whole scenario
-	measureRefused    = "refused"     // requests refused over the whole scenario
-	measureDiffer     = "differ"      // decisions that differ from sliding-log's
-	measureOutcome    = "outcome"     // admitted or refused, at an instant
-	measureEstimate   = "estimate"    // the policy's estimate before a request
-	measureCount      = "count"       // the same, for policies that count whole requests
-	measureCarried    = "carried"     // sliding-counter's carried part of the previous window
-	measureRetry      = "retry"       // retryAfter of a request at an instant
-	measureFirstAdmit = "first-admit" // first instant at or after "from" that admits
-	measureMemory     = "memory"      // state bytes for "keys" keys at "limit"
-	measureBytes      = "bytes-per-key"
+	measureAdmitted = "admitted" // requests admitted over the whole scenario
+	measureRefused  = "refused"  // requests refused over the whole scenario
+	measureDiffer   = "differ"   // decisions that differ from a separate sliding log's
+	// Judged as Cloudflare judged its counter (see Accuracy): against an
+	// exact count of what the policy itself had admitted.
+	measureWrong          = "wrong"           // share wrongly allowed or refused, "0.4 %"
+	measureWronglyAllowed = "wrongly-allowed" // requests admitted with no room left
+	measureWronglyRefused = "wrongly-refused" // requests refused with room left
+	measureMostInWindow   = "most-in-window"  // most admitted in one window
+	measureOutcome        = "outcome"         // admitted or refused, at an instant
+	measureEstimate       = "estimate"        // the policy's estimate before a request
+	measureCount          = "count"           // the same, for policies that count whole requests
+	measureCarried        = "carried"         // sliding-counter's carried part of the previous window
+	measureRetry          = "retry"           // retryAfter of a request at an instant
+	measureFirstAdmit     = "first-admit"     // first instant at or after "from" that admits
+	measureMemory         = "memory"          // state bytes for "keys" keys at "limit"
+	measureBytes          = "bytes-per-key"
 	// measureCacheLineK is the largest k for sliding-buckets that divides
 	// the window and whose state for one key fits a 64-byte cache line.
 	measureCacheLineK = "cache-line-k"
@@ -83,7 +89,8 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 	switch q.measure {
 	case measureMemory, measureBytes, measureCacheLineK:
 	case measureAdmitted, measureRefused, measureDiffer, measureOutcome, measureEstimate,
-		measureCount, measureCarried, measureRetry, measureFirstAdmit:
+		measureCount, measureCarried, measureRetry, measureFirstAdmit,
+		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
 		if len(rest) == 0 {
 			return q, "", fmt.Errorf("%s needs a scenario after the policy", q.measure)
 		}
@@ -218,7 +225,8 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 	one := s
 	one.Policies = []scenario.PolicySpec{spec}
 	switch q.measure {
-	case measureAdmitted, measureRefused, measureDiffer:
+	case measureAdmitted, measureRefused, measureDiffer,
+		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
 		res, err := scenario.Run(one)
 		if err != nil {
 			return "", err
@@ -229,6 +237,17 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 			return strconv.Itoa(r.Admitted), nil
 		case measureRefused:
 			return strconv.Itoa(r.Refused), nil
+		case measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
+			a, err := AgainstExactLog(s, r)
+			switch q.measure {
+			case measureWrong:
+				return a.Wrong(), err
+			case measureWronglyAllowed:
+				return strconv.Itoa(a.WronglyAllowed), err
+			case measureWronglyRefused:
+				return strconv.Itoa(a.WronglyRefused), err
+			}
+			return strconv.FormatInt(a.MostInWindow, 10), err
 		}
 		n, err := differFromLog(s, r)
 		return strconv.Itoa(n), err

@@ -393,8 +393,7 @@ type compareBlock struct {
 type compareRow struct {
 	Policy   string
 	Admitted int
-	Differ   int
-	Percent  string
+	Accuracy Accuracy
 	Bytes    string
 	Redis    int
 	How      string
@@ -410,14 +409,15 @@ var compareTmpl = template.Must(template.New("cmp").Parse(`<section class="widge
 <div class="table-scroll" tabindex="0" role="region" aria-label="Comparison on {{.Shape}} traffic">
 <table data-testid="compare-table">
 <caption>{{.Total}} requests of {{.Shape}} traffic (seed {{.Seed}}), limit {{.Limit}} per {{.Window}}, one key</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">admitted</th><th scope="col">decisions unlike the exact log</th><th scope="col">memory per key</th><th scope="col">Redis commands per request (usual form)</th></tr></thead>
-<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Admitted}}</td><td>{{.Differ}} ({{.Percent}})</td><td>{{.Bytes}}</td><td>{{.Redis}}: {{.How}}</td></tr>
+<thead><tr><th scope="col">policy</th><th scope="col">admitted</th><th scope="col">wrongly allowed</th><th scope="col">wrongly refused</th><th scope="col">most admitted in one window</th><th scope="col">memory per key</th><th scope="col">Redis commands per request (usual form)</th></tr></thead>
+<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Admitted}}</td><td>{{.Accuracy.WronglyAllowed}}</td><td>{{.Accuracy.WronglyRefused}}</td><td>{{.Accuracy.MostInWindow}}{{with .Accuracy.OverAdmission}} ({{.}} over){{end}}</td><td>{{.Bytes}}</td><td>{{.Redis}}: {{.How}}</td></tr>
 {{end}}</tbody>
 </table>
 </div>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Disagreement with the log for every traffic shape">
+<p class="widget-note" data-testid="compare-meaning">How to read it, as Cloudflare measured its counter: every decision is judged against an exact count of the requests <em>this policy</em> had already admitted in the window before it. <strong>Wrongly allowed</strong>: admitted, though that count left no room. <strong>Wrongly refused</strong>: refused, though there was room. <strong>Most admitted in one window</strong>: the largest number let through in any {{.Window}}; above {{.Limit}}, the promise "at most {{.Limit}} in any window" was broken by that much. A policy is not judged by whether it happens to pick the same requests as a separate log: once two limiters differ once, their histories differ, and that says little about either. The token bucket and GCRA promise an average with bursts, not a window, so their "wrong" counts measure that difference of promise.</p>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Accuracy against the exact count for every traffic shape">
 <table data-testid="compare-matrix">
-<caption>Decisions unlike the exact sliding log, for every shape with the same seed</caption>
+<caption>Share of decisions wrongly allowed or wrongly refused, and the most admitted in one window (limit {{.Limit}}), for every shape with the same seed</caption>
 <thead><tr><th scope="col">traffic</th>{{range .Names}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Matrix}}<tr>{{range $i, $c := .}}{{if eq $i 0}}<th scope="row">{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
@@ -447,7 +447,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		}
 		specs = append(specs, spec)
 	}
-	runShape := func(shape string) (scenario.Scenario, scenario.Result, []int, error) {
+	runShape := func(shape string) (scenario.Scenario, scenario.Result, []Accuracy, error) {
 		reqs, err := Traffic(shape, b.Limit, b.WindowMs, b.Windows, uint64(seed))
 		if err != nil {
 			return scenario.Scenario{}, scenario.Result{}, nil, err
@@ -457,33 +457,33 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		if err != nil {
 			return s, res, nil, err
 		}
-		var differ []int
+		var acc []Accuracy
 		for _, p := range res.Results {
-			n, err := differFromLog(s, p)
+			a, err := AgainstExactLog(s, p)
 			if err != nil {
 				return s, res, nil, err
 			}
-			differ = append(differ, n)
+			acc = append(acc, a)
 		}
-		return s, res, differ, nil
+		return s, res, acc, nil
 	}
-	s, res, differ, err := runShape(shape)
+	s, res, acc, err := runShape(shape)
 	if err != nil {
 		return "", err
 	}
 	total := len(res.Results[0].Decisions)
 	var rows []compareRow
-	t := Table{Caption: "compare " + shape, Head: []string{"policy", "admitted", "differ", "bytes", "redis"}}
+	t := Table{Caption: "compare " + shape, Head: []string{"policy", "admitted", "wrongly allowed", "wrongly refused", "most in one window", "bytes", "redis"}}
 	for i, p := range res.Results {
 		per, err := EntryBytesPerKey(specs[i], b.Limit, b.WindowMs)
 		if err != nil {
 			return "", err
 		}
 		form := RedisForm[p.Policy]
-		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Differ: differ[i],
-			Percent: percent(differ[i], total), Bytes: FormatBytes(per), Redis: form.Commands, How: form.How}
+		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Accuracy: acc[i], Bytes: FormatBytes(per), Redis: form.Commands, How: form.How}
 		rows = append(rows, r)
-		t.Rows = append(t.Rows, []string{r.Policy, strconv.Itoa(r.Admitted), strconv.Itoa(r.Differ), r.Bytes, strconv.Itoa(r.Redis)})
+		t.Rows = append(t.Rows, []string{r.Policy, strconv.Itoa(r.Admitted), strconv.Itoa(acc[i].WronglyAllowed), strconv.Itoa(acc[i].WronglyRefused),
+			strconv.FormatInt(acc[i].MostInWindow, 10), r.Bytes, strconv.Itoa(r.Redis)})
 	}
 	st.out.Tables = append(st.out.Tables, t)
 	var names []string
@@ -492,13 +492,13 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 	}
 	var matrix [][]string
 	for _, sh := range Shapes {
-		_, r, d, err := runShape(sh)
+		_, _, shapeAcc, err := runShape(sh)
 		if err != nil {
 			return "", err
 		}
 		row := []string{sh}
-		for _, n := range d {
-			row = append(row, fmt.Sprintf("%d of %d", n, len(r.Results[0].Decisions)))
+		for _, a := range shapeAcc {
+			row = append(row, fmt.Sprintf("%s wrong; at most %d", a.Wrong(), a.MostInWindow))
 		}
 		matrix = append(matrix, row)
 	}
@@ -507,13 +507,6 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		"Limit": b.Limit, "Window": scenario.FormatMs(b.WindowMs), "Names": names, "Matrix": matrix,
 		"Play": st.playURL(s),
 	})
-}
-
-func percent(n, total int) string {
-	if total == 0 {
-		return "0 %"
-	}
-	return strconv.FormatFloat(100*float64(n)/float64(total), 'f', 1, 64) + " %"
 }
 
 // runEach runs the scenario once per spec, so a comparison may hold more
