@@ -152,3 +152,31 @@ func TestRingWidgetRefusesAKThatDoesNotDivideTheWindow(t *testing.T) {
 		t.Errorf("k=12 divides 60 s but was not shown: %q", r.InputProblems)
 	}
 }
+
+// A caption lists each instant once: ten requests refused at 60 s read
+// "60 s (×…)", not "60 s, 60 s, 60 s, …".
+func TestCaptionsNameEachInstantOnce(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lib.Lessons {
+		r, err := lib.Render(l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(r.HTML), "refusing at ")[1:] {
+			list, _, _ := strings.Cut(line, ".<")
+			list, _, _ = strings.Cut(list, ". ")
+			seen := map[string]bool{}
+			for _, item := range strings.Split(list, ", ") {
+				at, _, _ := strings.Cut(item, " (×")
+				if seen[at] {
+					t.Errorf("%s: a caption names %s twice: refusing at %s", l.Slug, at, list)
+					break
+				}
+				seen[at] = true
+			}
+		}
+	}
+}
