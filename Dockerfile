@@ -4,7 +4,7 @@
 FROM node:20-bookworm-slim AS assets
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --omit=dev
 
 # 2. The server binary (static files and templates are compiled in).
 FROM golang:1.26 AS build
