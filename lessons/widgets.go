@@ -175,7 +175,7 @@ type ringRow struct {
 	Slots     int64
 	Bytes     string
 	Admitted  int
-	Differ    int
+	Accuracy  Accuracy
 	MaxError  string
 	Selected  bool
 	KLink     string
@@ -192,16 +192,16 @@ var ringTmpl = template.Must(template.New("ring").Parse(`<section class="widget 
 </form>
 {{if .Warn}}<p class="widget-warning" role="status" data-testid="ring-warning">{{.Warn}} Showing k = {{.K}}.</p>{{end}}
 <p class="k-links">Or pick one: {{range .Rows}}{{if .HasKValue}}<a href="{{.KLink}}"{{if .Selected}} aria-current="true"{{end}} data-testid="ring-k-link">k = {{.KValue}}</a> {{end}}{{end}}</p>
-<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} numbers ({{.Selected.Bytes}}); {{.Selected.Differ}} of {{.Total}} decisions differ from the exact sliding log, and the estimate is never off by more than {{.Selected.MaxError}}.</p>
+<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} numbers ({{.Selected.Bytes}}); judged against an exact count of what it had admitted, {{.Selected.Accuracy.WronglyAllowed}} of {{.Total}} requests were wrongly allowed and {{.Selected.Accuracy.WronglyRefused}} wrongly refused, it let at most {{.Selected.Accuracy.MostInWindow}} through in one window, and its estimate is never off by more than {{.Selected.MaxError}}.</p>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Error and memory for each k">
 <table data-testid="ring-table">
 <caption>From one end to the other: the same traffic ({{.Total}} requests, limit {{.Limit}} per {{.Window}}) under each k</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">numbers kept per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">decisions unlike the log</th><th scope="col">largest estimate error</th></tr></thead>
-<tbody>{{range .Rows}}<tr{{if .Selected}} class="selected"{{end}}><th scope="row">{{.Name}}</th><td>{{.Slots}}</td><td>{{.Bytes}}</td><td>{{.Admitted}}</td><td>{{.Differ}}</td><td>{{.MaxError}}</td></tr>
+<thead><tr><th scope="col">policy</th><th scope="col">numbers kept per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">wrongly allowed</th><th scope="col">wrongly refused</th><th scope="col">most in one window</th><th scope="col">largest estimate error</th></tr></thead>
+<tbody>{{range .Rows}}<tr{{if .Selected}} class="selected"{{end}}><th scope="row">{{.Name}}</th><td>{{.Slots}}</td><td>{{.Bytes}}</td><td>{{.Admitted}}</td><td>{{.Accuracy.WronglyAllowed}}</td><td>{{.Accuracy.WronglyRefused}}</td><td>{{.Accuracy.MostInWindow}}</td><td>{{.MaxError}}</td></tr>
 {{end}}</tbody>
 </table>
 </div>
-<p class="widget-note">The estimate error is measured with every request counted (a limit nobody reaches), against the exact count of the last window; the decisions come from the real limit.</p>
+<p class="widget-note">Wrongly allowed and wrongly refused are judged as the comparison in "Choosing a policy" judges them: each decision against an exact count of the requests this policy had itself admitted in the window before it. The estimate error is measured with every request counted (a limit nobody reaches), against the exact count of the last window; the decisions come from the real limit.</p>
 </section>`))
 
 func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
@@ -266,10 +266,8 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 			return "", err
 		}
 		r := ringRow{Name: p.Label, Slots: per / 8, Bytes: FormatBytes(per), Admitted: p.Admitted}
-		for j, d := range p.Decisions {
-			if d.Allowed() != logRes.Decisions[j].Allowed() {
-				r.Differ++
-			}
+		if r.Accuracy, err = AgainstExactLog(s, p); err != nil {
+			return "", err
 		}
 		worst := 0.0
 		for j, d := range openRes.Results[i].Decisions {
@@ -284,9 +282,10 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		}
 		rows = append(rows, r)
 	}
-	t := Table{Caption: "ring", Head: []string{"policy", "numbers kept per key", "bytes per key", "admitted", "decisions unlike the log", "largest estimate error"}}
+	t := Table{Caption: "ring", Head: []string{"policy", "numbers kept per key", "bytes per key", "admitted", "wrongly allowed", "wrongly refused", "most in one window", "largest estimate error"}}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Slots, 10), r.Bytes, strconv.Itoa(r.Admitted), strconv.Itoa(r.Differ), r.MaxError})
+		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Slots, 10), r.Bytes, strconv.Itoa(r.Admitted),
+			strconv.Itoa(r.Accuracy.WronglyAllowed), strconv.Itoa(r.Accuracy.WronglyRefused), strconv.FormatInt(r.Accuracy.MostInWindow, 10), r.MaxError})
 	}
 	st.out.Tables = append(st.out.Tables, t)
 	total := 0
