@@ -8,7 +8,8 @@ import (
 )
 
 // Accuracy is how a policy's decisions compare with the exact sliding log,
-// measured the way Cloudflare measured its sliding counter: each decision
+// in the spirit of Cloudflare's check of its sliding counter (requests
+// wrongly allowed or wrongly refused against an exact count): each decision
 // is judged against the requests the policy itself had admitted, counted
 // exactly over the window before it. Running a separate log beside the
 // policy would not do: once the two disagree their histories differ, and

@@ -107,7 +107,7 @@ func TestCompareWidgetSaysWhatItMeasures(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(r.HTML)
-	for _, want := range []string{`data-testid="compare-meaning"`, "wrongly allowed", "wrongly refused", "most admitted in one window", "as Cloudflare measured"} {
+	for _, want := range []string{`data-testid="compare-meaning"`, "wrongly allowed", "wrongly refused", "most admitted in one window", "Cloudflare"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the comparison lacks %q", want)
 		}
