@@ -191,14 +191,14 @@ func (in Instance) horizon() int64 {
 // time question. They are worked out from the answer so that none of them
 // is the answer: an example must not give the question away.
 func (in Instance) TimeExamples(sol Solution) []string {
-	for _, whole := range []int64{12, 17, 23, 41, 7} {
+	for _, whole := range []int64{12, 17} {
 		if whole*1000 == sol.Moment || whole*1000+500 == sol.Moment {
 			continue
 		}
 		w := strconv.FormatInt(whole, 10)
 		return []string{w, w + " s", w + ".5 s", w + "000 ms"}
 	}
-	return nil // unreachable: one answer rules out at most one candidate
+	return nil // unreachable: one answer rules out at most one of the two
 }
 
 // TimeWant is the sentence a time question's hint and messages use.
