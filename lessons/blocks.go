@@ -236,7 +236,11 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 		// through, so its column is its decision inside the stack, not the
 		// same limiter running alone on every request.
 		for i := 1; i < len(res.Results); i++ {
-			v.Head[len(v.Head)-len(res.Results)+i] += " (behind the lanes before it)"
+			passed := "lane 1"
+			if i > 1 {
+				passed = fmt.Sprintf("lanes 1–%d", i)
+			}
+			v.Head[len(v.Head)-len(res.Results)+i] += " (only what " + passed + " passed)"
 		}
 		v.Head = append(v.Head, "the stack: admitted only if every lane admits")
 	}
