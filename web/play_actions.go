@@ -17,34 +17,36 @@ import (
 	"github.com/windowlab/playground/web/templates"
 )
 
-// playSignals are the page's signals as the browser sends them. Numbers
-// arrive as JSON numbers (an empty field is 0); each action validates the
-// ones it uses.
+// playSignals are the page's signals as the browser sends them (camelCase:
+// the page binds them through kebab-case attributes such as
+// data-bind-window-seconds, which Datastar turns into windowSeconds).
+// Numbers arrive as JSON numbers (an empty field is 0); each action
+// validates the ones it uses.
 type playSignals struct {
-	Limit        float64 `json:"limit"`
-	WindowS      float64 `json:"windows"`
-	PFixed       bool    `json:"pfixed"`
-	PLog         bool    `json:"plog"`
-	PFloor       bool    `json:"pfloor"`
-	PExact       bool    `json:"pexact"`
-	PBuckets     bool    `json:"pbuckets"`
-	Buckets      float64 `json:"buckets"`
-	PToken       bool    `json:"ptoken"`
-	PGCRA        bool    `json:"pgcra"`
-	Burst        float64 `json:"burst"`
-	Cost         float64 `json:"cost"`
-	Count        float64 `json:"count"`
-	Pattern      string  `json:"pattern"`
-	PatternCount float64 `json:"patterncount"`
-	SpanS        float64 `json:"spans"`
-	JumpS        float64 `json:"jumps"`
-	Speed        string  `json:"speed"`
-	NewClient    string  `json:"newclient"`
+	Limit                  float64 `json:"limit"`
+	WindowSeconds          float64 `json:"windowSeconds"`
+	UseFixedWindow         bool    `json:"useFixedWindow"`
+	UseSlidingLog          bool    `json:"useSlidingLog"`
+	UseSlidingCounterFloor bool    `json:"useSlidingCounterFloor"`
+	UseSlidingCounterExact bool    `json:"useSlidingCounterExact"`
+	UseSlidingBuckets      bool    `json:"useSlidingBuckets"`
+	Buckets                float64 `json:"buckets"`
+	UseTokenBucket         bool    `json:"useTokenBucket"`
+	UseGCRA                bool    `json:"useGcra"`
+	Burst                  float64 `json:"burst"`
+	Cost                   float64 `json:"cost"`
+	BurstCount             float64 `json:"burstCount"`
+	Pattern                string  `json:"pattern"`
+	PatternCount           float64 `json:"patternCount"`
+	PatternSeconds         float64 `json:"patternSeconds"`
+	JumpSeconds            float64 `json:"jumpSeconds"`
+	Speed                  string  `json:"speed"`
+	ClientName             string  `json:"clientName"`
 	// BucketsShown and BurstShown are the k and burst the form last
 	// showed: a field the visitor left as shown does not override the
 	// lanes' own. Absent (a caller other than the page), the fields apply.
-	BucketsShown *float64 `json:"bucketsshown"`
-	BurstShown   *float64 `json:"burstshown"`
+	BucketsShown *float64 `json:"bucketsShown"`
+	BurstShown   *float64 `json:"burstShown"`
 }
 
 // whole checks that a signal is a whole number in [lo, hi].
@@ -107,31 +109,31 @@ func (sig playSignals) settings() (play.Form, error) {
 	}
 	limit, err := whole("limit", sig.Limit, 1, scenario.MaxLimit)
 	add(err)
-	window, err := millis("windowMs", sig.WindowS, 1, scenario.MaxWindowMs)
+	window, err := millis("windowMs", sig.WindowSeconds, 1, scenario.MaxWindowMs)
 	add(err)
 	f := play.Form{Limit: limit, WindowMs: window}
 	for _, c := range []struct {
 		on   bool
 		kind play.Kind
 	}{
-		{sig.PFixed, play.Kind{Name: policies.FixedWindow}},
-		{sig.PLog, play.Kind{Name: policies.SlidingLog}},
-		{sig.PFloor, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Floor}},
-		{sig.PExact, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
-		{sig.PBuckets, play.Kind{Name: policies.SlidingBuckets}},
-		{sig.PToken, play.Kind{Name: policies.TokenBucket}},
-		{sig.PGCRA, play.Kind{Name: policies.GCRA}},
+		{sig.UseFixedWindow, play.Kind{Name: policies.FixedWindow}},
+		{sig.UseSlidingLog, play.Kind{Name: policies.SlidingLog}},
+		{sig.UseSlidingCounterFloor, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Floor}},
+		{sig.UseSlidingCounterExact, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
+		{sig.UseSlidingBuckets, play.Kind{Name: policies.SlidingBuckets}},
+		{sig.UseTokenBucket, play.Kind{Name: policies.TokenBucket}},
+		{sig.UseGCRA, play.Kind{Name: policies.GCRA}},
 	} {
 		if c.on {
 			f.Checked = append(f.Checked, c.kind)
 		}
 	}
-	if sig.PBuckets {
+	if sig.UseSlidingBuckets {
 		f.Buckets, err = whole("buckets", sig.Buckets, 1, policies.MaxBuckets)
 		add(err)
 		f.SetBuckets = sig.BucketsShown == nil || *sig.BucketsShown != sig.Buckets
 	}
-	if sig.PToken || sig.PGCRA {
+	if sig.UseTokenBucket || sig.UseGCRA {
 		f.Burst, err = whole("burst", sig.Burst, 0, scenario.MaxLimit)
 		add(err)
 		f.SetBurst = sig.BurstShown == nil || *sig.BurstShown != sig.Burst
@@ -167,14 +169,18 @@ var playActions = []playAction{
 	// time does not override the lanes' own.
 	{path: "settings", run: applySettings, reply: func(sess *play.Session) []byte { return templates.ShownSignals(sess.Scenario()) }},
 	{path: "client", run: chooseClient},
-	{path: "client/add", run: func(sess *play.Session, sig playSignals, _ url.Values) error { return sess.SelectClient(sig.NewClient) },
+	{path: "client/add", run: func(sess *play.Session, sig playSignals, _ url.Values) error {
+		return sess.SelectClient(sig.ClientName)
+	},
 		reply: clearNewClient},
-	{path: "client/rename", run: func(sess *play.Session, sig playSignals, _ url.Values) error { return sess.RenameClient(sig.NewClient) },
+	{path: "client/rename", run: func(sess *play.Session, sig playSignals, _ url.Values) error {
+		return sess.RenameClient(sig.ClientName)
+	},
 		reply: clearNewClient},
 	{path: "select", run: selectRequest},
 }
 
-func clearNewClient(*play.Session) []byte { return []byte(`{"newclient": ""}`) }
+func clearNewClient(*play.Session) []byte { return []byte(`{"clientName": ""}`) }
 
 // action serves one action. Its effect arrives on the session's stream; the
 // response carries only the field errors (cleared on success) as Datastar
@@ -254,7 +260,7 @@ func burst(sess *play.Session, sig playSignals, _ url.Values) error {
 	if err := withCost(sess, sig); err != nil {
 		return err
 	}
-	n, err := whole("count", sig.Count, 1, play.MaxBurst)
+	n, err := whole("count", sig.BurstCount, 1, play.MaxBurst)
 	if err != nil {
 		return err
 	}
@@ -272,7 +278,7 @@ func firePattern(sess *play.Session, sig playSignals, _ url.Values) error {
 	kind := play.PatternKind(sig.Pattern)
 	span := int64(0)
 	if kind != play.Straddle {
-		if span, err = millis("span", sig.SpanS, 1, scenario.MaxWindowMs); err != nil {
+		if span, err = millis("span", sig.PatternSeconds, 1, scenario.MaxWindowMs); err != nil {
 			return err
 		}
 	}
@@ -292,7 +298,7 @@ func step(sess *play.Session, _ playSignals, q url.Values) error {
 }
 
 func jump(sess *play.Session, sig playSignals, _ url.Values) error {
-	at, err := millis("at", sig.JumpS, 0, play.MaxClock)
+	at, err := millis("at", sig.JumpSeconds, 0, play.MaxClock)
 	if err != nil {
 		return err
 	}

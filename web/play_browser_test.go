@@ -207,7 +207,7 @@ func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=limit]').value = '', true)`))
 	tab.Do(
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="limit"]`), "5"),
-		chromedp.Click(chromedp.CSS(`[data-bind-pgcra]`)),
+		chromedp.Click(chromedp.CSS(`[data-bind-use-gcra]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
 	)
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-4[data-policy="gcra"]`)))

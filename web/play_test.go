@@ -263,16 +263,16 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 	sess := carParkSession(t, store, 40)
 	base := url + "/play/" + sess.ID()
 	before := sess.Scenario()
-	ok := `"windows": 30, "pfixed": true, "plog": true`
+	ok := `"windowSeconds": 30, "useFixedWindow": true, "useSlidingLog": true`
 	// The header names the JSON field; the page names it as its label
 	// does, with bounds a person can picture.
 	for _, c := range []struct{ body, field, shown string }{
 		{`{"limit": 0, ` + ok + `}`, "limit", "Limit: 0 is not a whole number from 1 to 10000"},
 		{`{"limit": 2.5, ` + ok + `}`, "limit", "Limit: 2.5 is not"},
 		{`{"limit": 1e300, ` + ok + `}`, "limit", "Limit: 1e+300 is not"},
-		{`{"limit": 5, "windows": 0, "pfixed": true}`, "windowMs", "Window (s): 0 s is out of range: give from 1 ms to 31622400 s, about 1 year"},
-		{`{"limit": 5, "windows": 30}`, "policies", "policies:"},
-		{`{"limit": 5, "windows": 30, "pbuckets": true, "buckets": 7}`, "buckets", "sliding-buckets k: 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
+		{`{"limit": 5, "windowSeconds": 0, "useFixedWindow": true}`, "windowMs", "Window (s): 0 s is out of range: give from 1 ms to 31622400 s, about 1 year"},
+		{`{"limit": 5, "windowSeconds": 30}`, "policies", "policies:"},
+		{`{"limit": 5, "windowSeconds": 30, "useSlidingBuckets": true, "buckets": 7}`, "buckets", "sliding-buckets k: 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
 	} {
 		res := post(t, base+"/settings", c.body)
 		if res.status != http.StatusBadRequest {
@@ -287,12 +287,12 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 	}
 	for _, c := range []struct{ action, body, field string }{
 		{"fire", `{"cost": 0}`, "cost"},
-		{"burst", `{"cost": 1, "count": 0}`, "count"},
-		{"pattern", `{"cost": 1, "patterncount": 5, "pattern": "steady", "spans": 0}`, "span"},
-		{"pattern", `{"cost": 1, "patterncount": 5, "pattern": "zigzag", "spans": 1}`, "pattern"},
-		{"jump", `{"jumps": -1}`, "at"},
+		{"burst", `{"cost": 1, "burstCount": 0}`, "count"},
+		{"pattern", `{"cost": 1, "patternCount": 5, "pattern": "steady", "patternSeconds": 0}`, "span"},
+		{"pattern", `{"cost": 1, "patternCount": 5, "pattern": "zigzag", "patternSeconds": 1}`, "pattern"},
+		{"jump", `{"jumpSeconds": -1}`, "at"},
 		{"speed", `{"speed": "3×"}`, "speed"},
-		{"client/add", `{"newclient": ""}`, "client"},
+		{"client/add", `{"clientName": ""}`, "client"},
 		{"step?ms=0", `{}`, "step"},
 	} {
 		res := post(t, base+"/"+c.action, c.body)
@@ -300,7 +300,7 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 			t.Errorf("%s %s: %d %q, want 400 naming %s", c.action, c.body, res.status, res.header.Get("X-Problem"), c.field)
 		}
 	}
-	if res := post(t, base+"/jump", `{"jumps": 1e300}`); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
+	if res := post(t, base+"/jump", `{"jumpSeconds": 1e300}`); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
 		t.Errorf("jump to 1e300 s: the page says %q", res.body)
 	}
 	if res := post(t, base+"/fire", `{"cost": `); res.status != http.StatusBadRequest {
@@ -548,8 +548,8 @@ func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
 	if !reflect.DeepEqual(sc, sess.Scenario()) {
 		t.Errorf("scenario.json reads back as %+v, want %+v", sc, sess.Scenario())
 	}
-	r := post(t, base+"/client/add", `{"newclient": "alice"}`)
-	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"newclient": ""}`) || sess.View().Client != "alice" {
+	r := post(t, base+"/client/add", `{"clientName": "alice"}`)
+	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"clientName": ""}`) || sess.View().Client != "alice" {
 		t.Errorf("add client: %d %q", r.status, r.body)
 	}
 	if err := sess.Fire(1); err != nil {
@@ -575,7 +575,7 @@ func TestPlayReconnectRendersEveryLane(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(store))
 	sess := carParkSession(t, store, 40)
 	base := url + "/play/" + sess.ID()
-	if r := post(t, base+"/settings", `{"limit": 5, "windows": 30, "plog": true, "pgcra": true, "burst": 0}`); r.status != http.StatusOK {
+	if r := post(t, base+"/settings", `{"limit": 5, "windowSeconds": 30, "useSlidingLog": true, "useGcra": true, "burst": 0}`); r.status != http.StatusOK {
 		t.Fatalf("settings: %d %s", r.status, r.header.Get("X-Problem"))
 	}
 	events := openStream(t, base+"/stream").until(t, "play-share")

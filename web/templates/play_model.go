@@ -463,32 +463,34 @@ func LatestSummary(v play.View) string {
 	return strings.Join(parts, " ")
 }
 
-// playSignals declares the page's signals with the session's values. Every
-// name is lower case: HTML lower-cases the data-bind-* attribute names.
+// playSignals declares the page's signals with the session's values. Names
+// are camelCase; the page binds them with kebab-case attributes
+// (data-bind-use-sliding-log for useSlidingLog), because HTML lower-cases
+// attribute names and Datastar turns kebab-case back into camelCase.
 func playSignals(pp PlayPage) string {
 	v := pp.View
 	sig := map[string]any{
-		"limit":        v.Scenario.Limit,
-		"windows":      float64(v.Scenario.WindowMs) / 1000,
-		"pfixed":       Has(v, policies.FixedWindow, ""),
-		"plog":         Has(v, policies.SlidingLog, ""),
-		"pfloor":       Has(v, policies.SlidingCounter, policies.Floor),
-		"pexact":       Has(v, policies.SlidingCounter, policies.Exact),
-		"pbuckets":     Has(v, policies.SlidingBuckets, ""),
-		"buckets":      SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
-		"ptoken":       Has(v, policies.TokenBucket, ""),
-		"pgcra":        Has(v, policies.GCRA, ""),
-		"burst":        SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
-		"bucketsshown": SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
-		"burstshown":   SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
-		"cost":         v.Cost,
-		"count":        3,
-		"pattern":      string(play.Steady),
-		"patterncount": 10,
-		"spans":        float64(v.Scenario.WindowMs) / 1000,
-		"jumps":        float64(v.Clock.Now) / 1000,
-		"speed":        v.Clock.Speed.String(),
-		"newclient":    "",
+		"limit":                  v.Scenario.Limit,
+		"windowSeconds":          float64(v.Scenario.WindowMs) / 1000,
+		"useFixedWindow":         Has(v, policies.FixedWindow, ""),
+		"useSlidingLog":          Has(v, policies.SlidingLog, ""),
+		"useSlidingCounterFloor": Has(v, policies.SlidingCounter, policies.Floor),
+		"useSlidingCounterExact": Has(v, policies.SlidingCounter, policies.Exact),
+		"useSlidingBuckets":      Has(v, policies.SlidingBuckets, ""),
+		"buckets":                SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
+		"useTokenBucket":         Has(v, policies.TokenBucket, ""),
+		"useGcra":                Has(v, policies.GCRA, ""),
+		"burst":                  SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
+		"bucketsShown":           SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
+		"burstShown":             SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
+		"cost":                   v.Cost,
+		"burstCount":             3,
+		"pattern":                string(play.Steady),
+		"patternCount":           10,
+		"patternSeconds":         float64(v.Scenario.WindowMs) / 1000,
+		"jumpSeconds":            float64(v.Clock.Now) / 1000,
+		"speed":                  v.Clock.Speed.String(),
+		"clientName":             "",
 	}
 	data, err := json.Marshal(sig)
 	if err != nil {
@@ -502,8 +504,8 @@ func playSignals(pp PlayPage) string {
 func ShownSignals(sc scenario.Scenario) []byte {
 	v := play.View{Scenario: sc}
 	data, err := json.Marshal(map[string]int64{
-		"bucketsshown": SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
-		"burstshown":   SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
+		"bucketsShown": SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
+		"burstShown":   SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
 	})
 	if err != nil {
 		panic("templates: " + err.Error()) // numbers only

@@ -218,14 +218,14 @@ func PlayPageView(pp PlayPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\">+1 window <kbd>w</kbd></button></div><div class=\"button-row\"><label>Jump to (s) <input type=\"number\" min=\"0\" step=\"0.1\" data-bind-jumps data-testid=\"jump-input\" data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\">+1 window <kbd>w</kbd></button></div><div class=\"button-row\"><label>Jump to (s) <input type=\"number\" min=\"0\" step=\"0.1\" data-bind-jump-seconds data-testid=\"jump-input\" data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templruntime.NewAttributeExpression(jumpFieldKeys(pp.Base)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 45, Col: 147}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 45, Col: 154}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var15)
 			if templ_7745c5c3_Err != nil {
@@ -238,7 +238,7 @@ func PlayPageView(pp PlayPage) templ.Component {
 			var templ_7745c5c3_Var16 string
 			templ_7745c5c3_Var16, templ_7745c5c3_Err = templruntime.NewAttributeExpression(jumpFieldBlur).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 45, Col: 178}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 45, Col: 185}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
 			if templ_7745c5c3_Err != nil {
@@ -311,14 +311,14 @@ func PlayPageView(pp PlayPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "\">Fire one <kbd>f</kbd></button> <label>Burst of <input type=\"number\" min=\"1\" step=\"1\" data-bind-count data-testid=\"burst-count\" data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "\">Fire one <kbd>f</kbd></button> <label>Burst of <input type=\"number\" min=\"1\" step=\"1\" data-bind-burst-count data-testid=\"burst-count\" data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templruntime.NewAttributeExpression(onEnter(pp.Base, "burst")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 62, Col: 146}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 62, Col: 152}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var20)
 			if templ_7745c5c3_Err != nil {
@@ -381,27 +381,27 @@ func PlayPageView(pp PlayPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</select></label> <label>Requests <input type=\"number\" min=\"1\" step=\"1\" data-bind-patterncount data-testid=\"pattern-count\" data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</select></label> <label>Requests <input type=\"number\" min=\"1\" step=\"1\" data-bind-pattern-count data-testid=\"pattern-count\" data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var24 string
 			templ_7745c5c3_Var24, templ_7745c5c3_Err = templruntime.NewAttributeExpression(onEnter(pp.Base, "pattern")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 74, Col: 157}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 74, Col: 158}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var24)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\"></label> <label>Over (s) <input type=\"number\" min=\"0.001\" step=\"any\" data-bind-spans data-testid=\"pattern-span\" data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\"></label> <label>Over (s) <input type=\"number\" min=\"0.001\" step=\"any\" data-bind-pattern-seconds data-testid=\"pattern-span\" data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var25 string
 			templ_7745c5c3_Var25, templ_7745c5c3_Err = templruntime.NewAttributeExpression(onEnter(pp.Base, "pattern")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 75, Col: 155}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 75, Col: 165}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var25)
 			if templ_7745c5c3_Err != nil {
@@ -428,14 +428,14 @@ func PlayPageView(pp PlayPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<details><summary>Clients</summary><div class=\"button-row\"><label>Name <input type=\"text\" maxlength=\"64\" data-bind-newclient data-testid=\"new-client\" data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<details><summary>Clients</summary><div class=\"button-row\"><label>Name <input type=\"text\" maxlength=\"64\" data-bind-client-name data-testid=\"new-client\" data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var27 string
 			templ_7745c5c3_Var27, templ_7745c5c3_Err = templruntime.NewAttributeExpression(onEnter(pp.Base, "client/add")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 82, Col: 147}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 82, Col: 149}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var27)
 			if templ_7745c5c3_Err != nil {
@@ -480,33 +480,33 @@ func PlayPageView(pp PlayPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "\"></label> <label>Window (s) <input type=\"number\" min=\"0.001\" step=\"any\" data-bind-windows data-testid=\"window\" data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "\"></label> <label>Window (s) <input type=\"number\" min=\"0.001\" step=\"any\" data-bind-window-seconds data-testid=\"window\" data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var31 string
 			templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.NewAttributeExpression(onEnter(pp.Base, "settings")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 92, Col: 154}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 92, Col: 161}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var31)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "\"></label></div><div class=\"policy-choices\"><label><input type=\"checkbox\" data-bind-pfixed> fixed-window</label> <label><input type=\"checkbox\" data-bind-plog> sliding-log</label> <label><input type=\"checkbox\" data-bind-pfloor> sliding-counter (floor)</label> <label><input type=\"checkbox\" data-bind-pexact> sliding-counter (exact)</label> <label><input type=\"checkbox\" data-bind-pbuckets> sliding-buckets, k = <input type=\"number\" min=\"1\" step=\"1\" class=\"narrow\" data-bind-buckets aria-label=\"sliding-buckets k\" data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "\"></label></div><div class=\"policy-choices\"><label><input type=\"checkbox\" data-bind-use-fixed-window> fixed-window</label> <label><input type=\"checkbox\" data-bind-use-sliding-log> sliding-log</label> <label><input type=\"checkbox\" data-bind-use-sliding-counter-floor> sliding-counter (floor)</label> <label><input type=\"checkbox\" data-bind-use-sliding-counter-exact> sliding-counter (exact)</label> <label><input type=\"checkbox\" data-bind-use-sliding-buckets> sliding-buckets, k = <input type=\"number\" min=\"1\" step=\"1\" class=\"narrow\" data-bind-buckets aria-label=\"sliding-buckets k\" data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var32 string
 			templ_7745c5c3_Var32, templ_7745c5c3_Err = templruntime.NewAttributeExpression(onEnter(pp.Base, "settings")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 99, Col: 227}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/play.templ`, Line: 99, Col: 238}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var32)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\"></label> <label><input type=\"checkbox\" data-bind-ptoken> token-bucket</label> <label><input type=\"checkbox\" data-bind-pgcra> gcra</label> <label>Burst (token-bucket, gcra; 0 = limit) <input type=\"number\" min=\"0\" step=\"1\" class=\"narrow\" data-bind-burst data-on-keydown=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\"></label> <label><input type=\"checkbox\" data-bind-use-token-bucket> token-bucket</label> <label><input type=\"checkbox\" data-bind-use-gcra> gcra</label> <label>Burst (token-bucket, gcra; 0 = limit) <input type=\"number\" min=\"0\" step=\"1\" class=\"narrow\" data-bind-burst data-on-keydown=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
