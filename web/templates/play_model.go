@@ -513,47 +513,6 @@ func ShownSignals(sc scenario.Scenario) []byte {
 	return data
 }
 
-// keyHandler is the page's keyboard shortcuts. Keys typed into a field, or
-// with a modifier, are left alone; space is left to a focused button or link.
-// Datastar splits an expression at semicolons, so this is one expression: a
-// chain of conditionals.
-func keyHandler(base string) string {
-	k := func(key, action string) string {
-		return "evt.key === '" + key + "' ? (evt.preventDefault(), " + post(base, action) + ") : "
-	}
-	return "(evt.ctrlKey || evt.metaKey || evt.altKey || evt.target.closest('input, select, textarea')) ? null : " +
-		"(evt.key === ' ' && !evt.target.closest('button, a, summary')) ? (evt.preventDefault(), " + post(base, "toggle") + ") : " +
-		k("f", "fire") + k("b", "burst") + k("p", "pattern") + k(".", "step?ms=100") + k("s", "step?ms=1000") +
-		k("ArrowRight", "step?ms=1000") + k("w", "step?window=1") + jumpKey + k("r", "reset") +
-		k("[", "select?d=-1") + k("]", "select?d=1") + "null"
-}
-
-// jumpKey is the j shortcut. It does not jump at once: the Jump field keeps
-// whatever was last typed into it while the clock moves on, so j would jump
-// to a time typed minutes ago, far back perhaps, replaying every later
-// decision. Instead j fills the field with the clock's time (the clock
-// element's data-seconds), focuses it and selects it: the presenter types
-// where to go and presses Enter (jumpFieldKeys). The field's input event
-// carries the value into its bound signal, as typing would. The class
-// "jumping" shows the clock panel in the presentation view, which hides it.
-const jumpKey = "evt.key === 'j' ? (evt.preventDefault(), " +
-	"document.querySelector('[data-testid=jump-input]').value = document.querySelector('[data-testid=clock]').dataset.seconds, " +
-	"document.querySelector('[data-testid=jump-input]').dispatchEvent(new Event('input', {bubbles: true})), " +
-	"document.querySelector('[data-testid=jump-input]').closest('fieldset').classList.add('jumping'), " +
-	"document.querySelector('[data-testid=jump-input]').focus(), " +
-	"document.querySelector('[data-testid=jump-input]').select()) : "
-
-// jumpFieldKeys handles keys in the Jump field: Enter jumps, and when j
-// opened the field, Enter and Escape also leave it, so that the page's
-// shortcuts work again and the presentation view hides the panel.
-func jumpFieldKeys(base string) string {
-	return "evt.key === 'Escape' ? evt.target.blur() : " +
-		"evt.key === 'Enter' && (evt.preventDefault(), " + post(base, "jump") + ", evt.target.closest('.jumping') && evt.target.blur())"
-}
-
-// jumpFieldBlur closes the field j opened.
-const jumpFieldBlur = "evt.target.closest('fieldset').classList.remove('jumping')"
-
 // MaxEmbeddedLink is the longest shared link the page embeds; a longer one
 // is reached through the session's /link redirect, so the page and its
 // updates stay small.
@@ -562,9 +521,3 @@ const MaxEmbeddedLink = 8 << 10
 // MaxShownJSON is the longest scenario JSON the page shows in full; a longer
 // one is offered as a download.
 const MaxShownJSON = 16 << 10
-
-// selectOnClick selects the request whose mark was clicked. Marks carry
-// their request's index (a number the server wrote) in data-index.
-func selectOnClick(base string) string {
-	return "evt.target.closest('[data-index]') && @post('" + base + "/select?i=' + evt.target.closest('[data-index]').dataset.index)"
-}
