@@ -105,12 +105,11 @@ func TestSSEEvents(t *testing.T) {
 			name: "fragment options",
 			send: func(sse *datastar.ServerSentEventGenerator) error {
 				return MergeFragments(sse, "<li>new</li>",
-					WithSelector("#log > ul"), WithMergeMode(MergeAppend), WithViewTransition())
+					WithSelector("#log > ul"), WithMergeMode(MergeAppend))
 			},
 			want: event{"datastar-merge-fragments", []string{
 				"selector #log > ul",
 				"mergeMode append",
-				"useViewTransition true",
 				"fragments <li>new</li>",
 			}},
 		},
@@ -128,10 +127,11 @@ func TestSSEEvents(t *testing.T) {
 					_, err := io.WriteString(w, "<div id=\"c\">\n<b>bold</b>\n</div>")
 					return err
 				})
-				return MergeComponent(sse, c, WithMergeMode(MergeOuter))
+				return MergeComponent(sse, c, WithSelector("#list"), WithMergeMode(MergeAppend))
 			},
 			want: event{"datastar-merge-fragments", []string{
-				"mergeMode outer",
+				"selector #list",
+				"mergeMode append",
 				`fragments <div id="c">`,
 				"fragments <b>bold</b>",
 				"fragments </div>",
@@ -162,24 +162,6 @@ func TestSSEEvents(t *testing.T) {
 				return RemoveFragments(sse, "#toast")
 			},
 			want: event{"datastar-remove-fragments", []string{"selector #toast"}},
-		},
-		{
-			name: "remove signals",
-			send: func(sse *datastar.ServerSentEventGenerator) error {
-				return RemoveSignals(sse, "form.limit", "busy")
-			},
-			want: event{"datastar-remove-signals", []string{"paths form.limit", "paths busy"}},
-		},
-		{
-			name: "script",
-			send: func(sse *datastar.ServerSentEventGenerator) error {
-				return ExecuteScript(sse, "console.log(1);\nconsole.log(2)")
-			},
-			want: event{"datastar-execute-script", []string{
-				"autoRemove true",
-				"script console.log(1);",
-				"script console.log(2)",
-			}},
 		},
 	}
 	for _, tt := range tests {
