@@ -92,7 +92,7 @@ func runSettingsSteps(t *testing.T, base string, sess *play.Session, sig map[str
 			}
 			continue
 		}
-		for _, ev := range parsePlayEvents(res.body) {
+		for _, ev := range parseEvents(t, strings.NewReader(res.body)) {
 			for _, d := range ev.data {
 				if js, ok := strings.CutPrefix(d, "signals "); ok {
 					if err := json.Unmarshal([]byte(js), &sig); err != nil {

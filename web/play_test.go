@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -71,15 +70,10 @@ func post(t *testing.T, url, body string) response {
 	return response{status: res.StatusCode, header: res.Header, body: string(data)}
 }
 
-// playEvent is one SSE event: its name and its data lines.
-type playEvent struct {
-	name string
-	data []string
-}
-
 // sseReader reads events from a stream in the background.
 type sseReader struct {
-	events chan playEvent
+	events chan event
+	err    error // why the stream ended, once events is closed
 }
 
 func openStream(t *testing.T, url string) *sseReader {
@@ -97,41 +91,33 @@ func openStream(t *testing.T, url string) *sseReader {
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	r := &sseReader{events: make(chan playEvent, 100)}
+	r := &sseReader{events: make(chan event, 100)}
 	go func() {
 		defer res.Body.Close()
 		defer close(r.events)
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		var ev playEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.name != "" {
-					r.events <- ev
-				}
-				ev = playEvent{}
-			case strings.HasPrefix(line, "event: "):
-				ev.name = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				ev.data = append(ev.data, strings.TrimPrefix(line, "data: "))
+		s := newEventScanner(res.Body)
+		for {
+			ev, ok, err := s.next()
+			if err != nil || !ok {
+				r.err = err
+				return
 			}
+			r.events <- ev
 		}
 	}()
 	return r
 }
 
 // until collects events until one merges an element with the id last.
-func (r *sseReader) until(t *testing.T, last string) []playEvent {
+func (r *sseReader) until(t *testing.T, last string) []event {
 	t.Helper()
-	var out []playEvent
+	var out []event
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
 		case ev, ok := <-r.events:
 			if !ok {
-				t.Fatalf("stream ended after %d events", len(out))
+				t.Fatalf("stream ended after %d events (%v)", len(out), r.err)
 			}
 			out = append(out, ev)
 			if strings.Contains(strings.Join(ev.data, "\n"), `id="`+last+`"`) {
@@ -143,28 +129,9 @@ func (r *sseReader) until(t *testing.T, last string) []playEvent {
 	}
 }
 
-// parsePlayEvents reads a complete SSE body (an action's response).
-func parsePlayEvents(body string) []playEvent {
-	var out []playEvent
-	for block := range strings.SplitSeq(strings.TrimSpace(body), "\n\n") {
-		var ev playEvent
-		for line := range strings.SplitSeq(block, "\n") {
-			if name, ok := strings.CutPrefix(line, "event: "); ok {
-				ev.name = name
-			} else if d, ok := strings.CutPrefix(line, "data: "); ok {
-				ev.data = append(ev.data, d)
-			}
-		}
-		if ev.name != "" {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
 // normalise writes events in a stable form: HTML fragments re-serialised
 // with sorted attributes, the session id replaced by {id}.
-func normalise(t *testing.T, events []playEvent, id string) string {
+func normalise(t *testing.T, events []event, id string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, ev := range events {
@@ -251,7 +218,7 @@ func TestPlayStreamPatchesOnlyWhatAFireChanges(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("fire: %d %s", res.status, res.body)
 	}
-	golden(t, "play-fire-response", normalise(t, parsePlayEvents(res.body), sess.ID()))
+	golden(t, "play-fire-response", normalise(t, parseEvents(t, strings.NewReader(res.body)), sess.ID()))
 	// The clock did not move and nothing is selected: the clock, the
 	// clients and the explanation are not sent again.
 	golden(t, "play-fire-stream", normalise(t, stream.until(t, "play-share"), sess.ID()))
@@ -488,14 +455,17 @@ func TestPlayStreamRateAndClose(t *testing.T) {
 	}
 	clocks := make(chan string, 1000)
 	go func() {
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `id="play-clock"`) {
-				clocks <- sc.Text()
+		defer close(clocks)
+		s := newEventScanner(res.Body)
+		for {
+			ev, ok, err := s.next()
+			if err != nil || !ok {
+				return // the test cancels the stream at its end
+			}
+			if html := strings.Join(ev.data, "\n"); strings.Contains(html, `id="play-clock"`) {
+				clocks <- html
 			}
 		}
-		close(clocks)
 	}()
 	<-clocks // the first render
 	if r := post(t, base+"/speed", `{"speed": "16×"}`); r.status != http.StatusOK {

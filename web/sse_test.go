@@ -1,58 +1,17 @@
 package web
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/starfederation/datastar-go/datastar"
 )
-
-// event is one server-sent event as the browser sees it.
-type event struct {
-	name string
-	data []string // the value of each data: line, in order
-}
-
-// parseEvents reads a text/event-stream body into events.
-func parseEvents(t *testing.T, body io.Reader) []event {
-	t.Helper()
-	var (
-		events []event
-		cur    event
-	)
-	sc := bufio.NewScanner(body)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			if cur.name != "" || cur.data != nil {
-				events = append(events, cur)
-			}
-			cur = event{}
-		case strings.HasPrefix(line, "event: "):
-			cur.name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			cur.data = append(cur.data, strings.TrimPrefix(line, "data: "))
-		case strings.HasPrefix(line, "retry: "), strings.HasPrefix(line, "id: "):
-		default:
-			t.Fatalf("unexpected line in the stream: %q", line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if cur.name != "" {
-		t.Fatalf("stream ended inside event %q", cur.name)
-	}
-	return events
-}
 
 // stream runs send as an SSE handler through httptest and returns the events.
 func stream(t *testing.T, send func(sse *datastar.ServerSentEventGenerator) error) []event {
@@ -202,7 +161,15 @@ func TestNewSSEEndsOnShutdown(t *testing.T) {
 			res.Body.Close()
 		}
 	}()
-	<-started
+	wait := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s within 5 s", what)
+		}
+	}
+	wait(started, "the handler did not start")
 	s.EndStreams()
-	<-ended
+	wait(ended, "EndStreams did not end the stream")
 }
