@@ -160,25 +160,21 @@ var playActions = []playAction{
 	{path: "pattern", run: firePattern},
 	{path: "step", run: step},
 	{path: "jump", run: jump},
-	{path: "toggle", run: func(sess *play.Session, _ playSignals, _ url.Values) error { return sess.TogglePlay() }},
-	{path: "play", run: func(sess *play.Session, _ playSignals, _ url.Values) error { return sess.Play() }},
-	{path: "pause", run: func(sess *play.Session, _ playSignals, _ url.Values) error { return sess.Pause() }},
+	{path: "toggle", run: togglePlay},
+	{path: "play", run: startClock},
+	{path: "pause", run: pauseClock},
 	{path: "speed", run: speed},
-	{path: "reset", run: func(sess *play.Session, _ playSignals, _ url.Values) error { return sess.Reset() }},
+	{path: "reset", run: reset},
 	// What the form now stands for: a k or burst left as it is next
 	// time does not override the lanes' own.
-	{path: "settings", run: applySettings, reply: func(sess *play.Session) []byte { return templates.ShownSignals(sess.Scenario()) }},
+	{path: "settings", run: applySettings, reply: shownSettings},
 	{path: "client", run: chooseClient},
-	{path: "client/add", run: func(sess *play.Session, sig playSignals, _ url.Values) error {
-		return sess.SelectClient(sig.ClientName)
-	},
-		reply: clearNewClient},
-	{path: "client/rename", run: func(sess *play.Session, sig playSignals, _ url.Values) error {
-		return sess.RenameClient(sig.ClientName)
-	},
-		reply: clearNewClient},
+	{path: "client/add", run: addClient, reply: clearNewClient},
+	{path: "client/rename", run: renameClient, reply: clearNewClient},
 	{path: "select", run: selectRequest},
 }
+
+func shownSettings(sess *play.Session) []byte { return templates.ShownSignals(sess.Scenario()) }
 
 func clearNewClient(*play.Session) []byte { return []byte(`{"clientName": ""}`) }
 
@@ -305,6 +301,11 @@ func jump(sess *play.Session, sig playSignals, _ url.Values) error {
 	return sess.Jump(at)
 }
 
+func togglePlay(sess *play.Session, _ playSignals, _ url.Values) error { return sess.TogglePlay() }
+func startClock(sess *play.Session, _ playSignals, _ url.Values) error { return sess.Play() }
+func pauseClock(sess *play.Session, _ playSignals, _ url.Values) error { return sess.Pause() }
+func reset(sess *play.Session, _ playSignals, _ url.Values) error      { return sess.Reset() }
+
 func speed(sess *play.Session, sig playSignals, _ url.Values) error {
 	sp, err := play.ParseSpeed(sig.Speed)
 	if err != nil {
@@ -319,6 +320,14 @@ func applySettings(sess *play.Session, sig playSignals, _ url.Values) error {
 		return err
 	}
 	return sess.ApplyForm(f)
+}
+
+func addClient(sess *play.Session, sig playSignals, _ url.Values) error {
+	return sess.SelectClient(sig.ClientName)
+}
+
+func renameClient(sess *play.Session, sig playSignals, _ url.Values) error {
+	return sess.RenameClient(sig.ClientName)
 }
 
 // chooseClient selects the client at ?i=. The page sends the position of
