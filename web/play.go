@@ -25,7 +25,8 @@ import (
 //	POST /play/load                  pasted or uploaded scenario JSON → 303 to its link
 //	GET  /play/decisions.{json,csv}  decisions of ?s=<scenario>, no session needed
 //	GET  /play/{id}/stream           the Datastar SSE stream of one session
-//	POST /play/{id}/{action}         fire, burst, pattern, step, jump, toggle, speed,
+//	POST /play/{id}/{action}         one route per action (playActions): fire, burst,
+//	                                 pattern, step, jump, toggle, play, pause, speed,
 //	                                 reset, settings, client?i=, client/add,
 //	                                 client/rename, select
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
@@ -46,8 +47,9 @@ func Playground(store *play.Store) Feature {
 			r.Get("/link", p.link)
 			r.Get("/decisions.json", p.download(p.decisionsJSON))
 			r.Get("/decisions.csv", p.download(p.decisionsCSV))
-			r.Post("/{action}", p.action)
-			r.Post("/client/{action}", p.action)
+			for _, a := range playActions {
+				r.Post("/"+a.path, p.action(a))
+			}
 		})
 		return nil
 	})
