@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/windowlab/playground/lessons"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -61,7 +60,7 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 	case AskFirstAdmit:
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
 		t = decimalComma(t)
-		ms, err := lessons.ParseMoment(t, 1000)
+		ms, err := scenario.ParseMoment(t, 1000)
 		if err != nil {
 			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}

@@ -1,21 +1,3 @@
-// Package exercises loads the exercise files in this folder and checks
-// learners' answers against the real policies.
-//
-// An exercise is a JSON file an instructor can copy and edit:
-//
-//	{
-//	  "title": "Try it 1, exact arithmetic",
-//	  "lesson": "sliding-counter",
-//	  "scenario": "try-it",
-//	  "policy": "sliding-counter/exact",
-//	  "ask": "outcome",
-//	  "at": "33 s",
-//	  "question": "Is a request at {at} admitted?",
-//	  "vary": {"at": {"from": "31 s", "to": "59 s", "step": "1 s"}}
-//	}
-//
-// The answer is never stored: it is computed by running the scenario each
-// time an answer is checked. README.md in this folder describes every field.
 package exercises
 
 import (
@@ -29,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/windowlab/playground/lessons"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -78,25 +59,33 @@ type Range struct {
 	from, to, step int64
 }
 
+// Catalog is what an exercise file may name: the shared scenarios it runs
+// and the lesson it belongs to. The lessons library is the catalog the
+// site uses; declaring it here keeps this package free of the lessons'
+// rendering, and lets the lessons link to exercises.
+type Catalog interface {
+	Scenario(name string) (scenario.Scenario, error)
+	HasLesson(slug string) bool
+}
+
 // Set is every exercise, in file-name order.
 type Set struct {
 	Exercises []*Exercise
-	lib       *lessons.Library
 }
 
 // Load reads the exercises embedded in this package, resolving scenarios
-// by name through lib.
-func Load(lib *lessons.Library) (*Set, error) {
+// and lessons by name through lib.
+func Load(lib Catalog) (*Set, error) {
 	return LoadFS(content, lib)
 }
 
 // LoadFS reads every *.json file at the top of fsys.
-func LoadFS(fsys fs.FS, lib *lessons.Library) (*Set, error) {
+func LoadFS(fsys fs.FS, lib Catalog) (*Set, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
 		return nil, err
 	}
-	set := &Set{lib: lib}
+	set := &Set{}
 	var errs []error
 	for _, name := range names {
 		data, err := fs.ReadFile(fsys, name)
@@ -127,18 +116,10 @@ func (s *Set) Get(id string) *Exercise {
 	return nil
 }
 
-// Title is a lookup for lessons.Library.ExerciseTitle.
-func (s *Set) Title(id string) (string, bool) {
-	if e := s.Get(id); e != nil {
-		return e.Title, true
-	}
-	return "", false
-}
-
 // Parse reads and validates one exercise file. name is the file's name,
 // used for messages and as the id when the file gives none. Every problem
 // is reported, each naming its field.
-func Parse(data []byte, name string, lib *lessons.Library) (*Exercise, error) {
+func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	var e Exercise
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -162,7 +143,7 @@ func Parse(data []byte, name string, lib *lessons.Library) (*Exercise, error) {
 	if e.Question == "" {
 		bad("question: missing")
 	}
-	if lib != nil && e.Lesson != "" && lib.Lesson(e.Lesson) == nil {
+	if lib != nil && e.Lesson != "" && !lib.HasLesson(e.Lesson) {
 		bad("lesson: no lesson %q", e.Lesson)
 	}
 	s, err := resolveScenario(e.Scenario, lib)
@@ -198,7 +179,7 @@ func Parse(data []byte, name string, lib *lessons.Library) (*Exercise, error) {
 	if e.Ask != AskCount {
 		if e.At == "" {
 			bad("at: missing (the time of the request asked about, like \"33 s\")")
-		} else if e.at, err = lessons.ParseMoment(e.At, 0); err != nil {
+		} else if e.at, err = scenario.ParseMoment(e.At, 0); err != nil {
 			bad("at: %v", err)
 		}
 	} else if e.At != "" {
@@ -214,7 +195,7 @@ func Parse(data []byte, name string, lib *lessons.Library) (*Exercise, error) {
 				text string
 				dst  *int64
 			}{{"from", v.At.From, &v.At.from}, {"to", v.At.To, &v.At.to}, {"step", v.At.Step, &v.At.step}} {
-				if *f.dst, err = lessons.ParseMoment(f.text, 0); err != nil {
+				if *f.dst, err = scenario.ParseMoment(f.text, 0); err != nil {
 					bad("vary.at.%s: %v", f.name, err)
 				}
 			}
@@ -239,7 +220,7 @@ func Parse(data []byte, name string, lib *lessons.Library) (*Exercise, error) {
 	return &e, nil
 }
 
-func resolveScenario(raw json.RawMessage, lib *lessons.Library) (scenario.Scenario, error) {
+func resolveScenario(raw json.RawMessage, lib Catalog) (scenario.Scenario, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return scenario.Scenario{}, errors.New("missing (a scenario name such as \"try-it\", or a scenario object)")

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -71,7 +71,7 @@ type Solution struct {
 type Step struct {
 	Policy  string
 	At      int64
-	Outcome string // "admitted", "refused", "refused, can never pass"
+	Outcome string // explain.Outcome: "admitted", "refused, retry after 5 s", "refused, can never pass"
 	Working string
 	Note    string // why this step is shown
 }
@@ -80,10 +80,7 @@ type Step struct {
 func (s Solution) Text() string {
 	switch s.Kind {
 	case AskOutcome:
-		if s.Outcome {
-			return "admitted"
-		}
-		return "refused"
+		return explain.Verdict(s.Outcome)
 	case AskFirstAdmit:
 		return scenario.FormatMs(s.Moment)
 	case AskCount:
@@ -181,17 +178,7 @@ func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, no
 }
 
 func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
-	out := "admitted"
-	switch {
-	case d.Detail.Never:
-		out = "refused, can never pass"
-	case !d.Allowed():
-		out = "refused"
-		if retry, ok := d.RetryAfter(); ok {
-			out += ", retry in " + scenario.FormatMs(retry)
-		}
-	}
-	return Step{Policy: p.Label, At: d.At, Outcome: out, Working: lessons.Terms(p, d), Note: note}
+	return Step{Policy: p.Label, At: d.At, Outcome: explain.Outcome(d.Detail), Working: explain.Working(explain.ForResult(p), d), Note: note}
 }
 
 // Label names a policy ref as people read it: "sliding counter (exact)"

@@ -60,12 +60,16 @@ func TestAgainstExactLogOnAHandWorkedCase(t *testing.T) {
 // measure the lesson uses must not read that as over-admission, and the
 // log judged against itself must be exact.
 func TestAccuracyDoesNotCountOneDifferenceForEver(t *testing.T) {
-	for _, shape := range Shapes {
-		reqs, err := Traffic(shape, 10, 1000, 20, 1)
+	traffic := func(shape scenario.Shape) []scenario.Request {
+		t.Helper()
+		times, err := scenario.AtRate(shape, 10, 1000, 20, 1).Times()
 		if err != nil {
 			t.Fatal(err)
 		}
-		base := scenario.Scenario{Limit: 10, WindowMs: 1000, Requests: reqs}
+		return scenario.Requests(times, "", 1)
+	}
+	for _, shape := range comparedShapes {
+		base := scenario.Scenario{Limit: 10, WindowMs: 1000, Requests: traffic(shape)}
 		s, r := runOne(t, base, policies.SlidingLog)
 		a, err := AgainstExactLog(s, r)
 		if err != nil {
@@ -75,11 +79,7 @@ func TestAccuracyDoesNotCountOneDifferenceForEver(t *testing.T) {
 			t.Errorf("%s: the sliding log judged against itself: %+v", shape, a)
 		}
 	}
-	reqs, err := Traffic("steady", 10, 1000, 20, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, r := runOne(t, scenario.Scenario{Limit: 10, WindowMs: 1000, Requests: reqs}, "sliding-buckets/10")
+	s, r := runOne(t, scenario.Scenario{Limit: 10, WindowMs: 1000, Requests: traffic(scenario.Steady)}, "sliding-buckets/10")
 	a, err := AgainstExactLog(s, r)
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/windowlab/playground/play"
-	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -23,7 +22,7 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		if err != nil {
 			return "", err
 		}
-		return execHTML(scenarioSourceTmpl, map[string]any{"Name": arg, "JSON": string(bytes.TrimSpace(body)), "Play": st.playURL(s)})
+		return execHTML(scenarioSourceTmpl, map[string]any{"Name": arg, "JSON": string(bytes.TrimSpace(body)), "Play": scenario.EncodeURL(s)})
 	case "scenario-table":
 		return st.scenarioTable(body)
 	case "scenario-timeline":
@@ -64,13 +63,6 @@ var scenarioSourceTmpl = template.Must(template.New("src").Parse(`<details class
 <p><a href="{{.Play}}" data-testid="open-in-playground">Open “{{.Name}}” in the playground</a></p>
 </details>`))
 
-func (st *renderState) playURL(s scenario.Scenario) string {
-	if st.lib.PlayURL == nil {
-		return play.EncodeURL(s)
-	}
-	return st.lib.PlayURL(s)
-}
-
 // decodeBlock reads a block's JSON strictly, so a misspelt option is an
 // error rather than silently ignored.
 func decodeBlock(body []byte, v any) error {
@@ -107,8 +99,6 @@ func (st *renderState) resolve(ref scenarioRef) (scenario.Scenario, error) {
 	return scenario.Parse(ref.Inline)
 }
 
-// withPolicies replaces the scenario's lanes by the refs given (policy refs
-// or #N for one of its own lanes); none keeps them.
 // run resolves a block's scenario, narrows it to the block's policies and
 // runs it.
 func (st *renderState) run(ref scenarioRef, refs []string) (scenario.Scenario, scenario.Result, error) {
@@ -123,6 +113,8 @@ func (st *renderState) run(ref scenarioRef, refs []string) (scenario.Scenario, s
 	return s, res, err
 }
 
+// withPolicies replaces the scenario's lanes by the refs given (policy refs
+// or #N for one of its own lanes); none keeps them.
 func withPolicies(s scenario.Scenario, refs []string) (scenario.Scenario, error) {
 	if len(refs) == 0 {
 		return s, nil
@@ -218,7 +210,7 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 	for _, r := range s.Requests {
 		keys[r.KeyName()] = true
 	}
-	v := tableView{ID: fmt.Sprintf("table-%d", st.blockSeen["scenario-table"]), Caption: b.Caption, Note: b.Note, Play: st.playURL(s)}
+	v := tableView{ID: fmt.Sprintf("table-%d", st.blockSeen["scenario-table"]), Caption: b.Caption, Note: b.Note, Play: scenario.EncodeURL(s)}
 	v.Head = []string{"#", "at"}
 	if len(keys) > 1 {
 		v.Head = append(v.Head, "key")
@@ -254,7 +246,7 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 				row = append(row, stackedCell(lane, refusedBy[i]))
 				continue
 			}
-			row = append(row, decisionCell(p, p.Decisions[i], show, s))
+			row = append(row, decisionCell(p, p.Decisions[i], show))
 		}
 		if b.Stack {
 			row = append(row, outcomeCell(stacked[i], ""))
@@ -312,65 +304,29 @@ func stackedCell(lane, refusedBy int) cell {
 }
 
 func outcomeCell(admitted bool, extra string) cell {
-	if admitted {
-		return cell{Text: strings.TrimSpace("admitted " + extra), Class: "admitted"}
-	}
-	return cell{Text: strings.TrimSpace("refused " + extra), Class: "refused"}
+	word := explain.Verdict(admitted)
+	return cell{Text: strings.TrimSpace(word + " " + extra), Class: word}
 }
 
 // decisionCell words one decision: the outcome, then the numbers asked for.
-func decisionCell(p scenario.PolicyResult, d scenario.Decision, show map[string]bool, s scenario.Scenario) cell {
+func decisionCell(p scenario.PolicyResult, d scenario.Decision, show map[string]bool) cell {
 	if d.Probe {
 		return cell{Text: "estimate " + scenario.FormatFraction(d.Estimate)}
 	}
 	var extra []string
 	if show["terms"] {
-		extra = append(extra, Terms(p, d))
+		extra = append(extra, explain.Working(explain.ForResult(p), d))
 	} else if show["estimate"] {
 		extra = append(extra, "estimate "+scenario.FormatFraction(d.Estimate))
 	}
-	if show["retry"] {
-		if retry, ok := d.RetryAfter(); ok {
-			extra = append(extra, "retry in "+scenario.FormatMs(retry))
-		} else if d.Detail.Never {
-			extra = append(extra, "can never pass")
-		}
+	if wait := explain.Wait(d.Detail); show["retry"] && wait != "" {
+		extra = append(extra, wait)
 	}
 	text := ""
 	if len(extra) > 0 {
 		text = "(" + strings.Join(extra, "; ") + ")"
 	}
 	return outcomeCell(d.Allowed(), text)
-}
-
-// Terms writes the arithmetic behind one decision in the policy's own
-// terms, for tables and exercise feedback.
-func Terms(p scenario.PolicyResult, d scenario.Decision) string {
-	t := d.Detail.Terms
-	w := p.Params.WindowMs
-	cost := d.Cost
-	switch p.Policy {
-	case policies.FixedWindow:
-		return fmt.Sprintf("window from %s holds %d; %d + %d against %d", scenario.FormatMs(t.WindowStart), t.Count, t.Count, cost, d.Detail.Capacity)
-	case policies.SlidingLog:
-		return fmt.Sprintf("%d in (%s, %s]; %d + %d against %d", t.Count, scenario.FormatMs(d.Detail.At-w), scenario.FormatMs(d.Detail.At), t.Count, cost, d.Detail.Capacity)
-	case policies.SlidingCounter:
-		weighted := fmt.Sprintf("%d × %s", t.Previous, policies.Fraction{Num: w - t.Elapsed, Den: w}.Reduced())
-		if p.Params.Arithmetic == policies.Floor {
-			weighted = "⌊" + weighted + "⌋" // so that ⌊5 × 9/10⌋ = 4 does not read as a slip
-		}
-		return fmt.Sprintf("%s = %s carried + %d current = %s; + %d against %d",
-			weighted, scenario.FormatFraction(t.Carried), t.Current, scenario.FormatFraction(d.Estimate), cost, d.Detail.Capacity)
-	case policies.SlidingBuckets:
-		weight := policies.Fraction{Num: t.BucketMs - t.Elapsed, Den: max(t.BucketMs, 1)}.Reduced().String()
-		return fmt.Sprintf("oldest %d × %s + %d in the newer buckets = %s; + %d against %d",
-			t.Previous, weight, t.Current, scenario.FormatFraction(d.Estimate), cost, d.Detail.Capacity)
-	case policies.TokenBucket:
-		return fmt.Sprintf("%s tokens of %d; needs %d", scenario.FormatFraction(t.Tokens), d.Detail.Capacity, cost)
-	case policies.GCRA:
-		return fmt.Sprintf("TAT %s; %s of %d in use; + %d", scenario.FormatMs(int64(t.TAT.Float())), scenario.FormatFraction(d.Estimate), d.Detail.Capacity, cost)
-	}
-	return "estimate " + scenario.FormatFraction(d.Estimate)
 }
 
 // playBlock is the JSON of a ```playground block.
@@ -395,7 +351,7 @@ func (st *renderState) playground(body []byte) (template.HTML, error) {
 	if b.Label == "" {
 		b.Label = "Open this scenario in the playground"
 	}
-	return execHTML(playTmpl, map[string]any{"URL": st.playURL(s), "Label": b.Label})
+	return execHTML(playTmpl, map[string]any{"URL": scenario.EncodeURL(s), "Label": b.Label})
 }
 
 var playTmpl = template.Must(template.New("play").Parse(`<p class="play-link"><a class="button" href="{{.URL}}" data-testid="open-in-playground">{{.Label}}</a></p>`))
@@ -405,12 +361,12 @@ func (st *renderState) exercise(id string) (template.HTML, error) {
 		return "", fmt.Errorf("an ```exercise block holds the exercise's id")
 	}
 	title := id
-	if st.lib.ExerciseTitle != nil {
-		t, ok := st.lib.ExerciseTitle(id)
-		if !ok {
+	if set := st.lib.Exercises; set != nil {
+		e := set.Get(id)
+		if e == nil {
 			return "", fmt.Errorf("no exercise %q in exercises/", id)
 		}
-		title = t
+		title = e.Title
 	}
 	return execHTML(exerciseTmpl, map[string]any{"ID": id, "Title": title})
 }
@@ -425,12 +381,11 @@ var exerciseTmpl = template.Must(template.New("ex").Parse(`<aside class="exercis
 func groupRows(rows [][]cell) [][]cell {
 	var out [][]cell
 	first := ""
-	for i, row := range rows {
+	for _, row := range rows {
 		if n := len(out); n > 0 && slices.Equal(out[n-1][1:], row[1:]) {
 			out[n-1][0].Text = first + "–" + row[0].Text
 			continue
 		}
-		_ = i
 		first = row[0].Text
 		out = append(out, slices.Clone(row))
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -116,10 +117,10 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 		var err error
 		switch word {
 		case "at", "from":
-			q.at, err = ParseMoment(val, 0)
+			q.at, err = scenario.ParseMoment(val, 0)
 			q.hasAt = true
 		case "window":
-			q.window, err = ParseMoment(val, 0)
+			q.window, err = scenario.ParseMoment(val, 0)
 		case "cost", "limit", "keys":
 			var n int64
 			n, err = strconv.ParseInt(strings.ReplaceAll(val, ",", ""), 10, 64)
@@ -264,10 +265,7 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 	}
 	switch q.measure {
 	case measureOutcome:
-		if d.Allowed() {
-			return "admitted", nil
-		}
-		return "refused", nil
+		return explain.Verdict(d.Allowed()), nil
 	case measureEstimate:
 		return scenario.FormatFraction(d.Estimate), nil
 	case measureCount:
@@ -402,43 +400,4 @@ func FormatBytes(n int64) string {
 	s := v.FloatString(1)
 	s = strings.TrimSuffix(s, ".0")
 	return s + " " + units[u]
-}
-
-// ParseMoment reads a time as people type it: "36", "36s", "36 s",
-// "36.5 s", "36000ms", "36000 ms", "36 seconds". A bare number is in
-// bareUnitMs milliseconds (1000 reads it as seconds); 0 means a bare number
-// is an error. The result is whole milliseconds.
-func ParseMoment(text string, bareUnitMs int64) (int64, error) {
-	s := strings.ToLower(strings.TrimSpace(text))
-	s = strings.ReplaceAll(s, ",", "")
-	num := strings.TrimRight(s, "abcdefghijklmnopqrstuvwxyz ")
-	unit := strings.TrimSpace(s[len(num):])
-	var scale int64
-	switch unit {
-	case "":
-		scale = bareUnitMs
-		if scale == 0 {
-			return 0, fmt.Errorf("%q: give a unit (s or ms)", text)
-		}
-	case "ms", "millisecond", "milliseconds":
-		scale = 1
-	case "s", "sec", "secs", "second", "seconds":
-		scale = 1000
-	case "min", "mins", "minute", "minutes":
-		scale = 60000
-	default:
-		return 0, fmt.Errorf("%q: unknown unit %q (use s or ms)", text, unit)
-	}
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(num))
-	if !ok || r.Sign() < 0 {
-		return 0, fmt.Errorf("%q is not a time", text)
-	}
-	r.Mul(r, big.NewRat(scale, 1))
-	if !r.IsInt() {
-		return 0, fmt.Errorf("%q is finer than a millisecond", text)
-	}
-	if !r.Num().IsInt64() || r.Num().Int64() > policies.MaxTime {
-		return 0, fmt.Errorf("%q is too large", text)
-	}
-	return r.Num().Int64(), nil
 }

@@ -1,20 +1,3 @@
-// Package lessons loads the lesson files in this folder and renders them to
-// HTML, computing every table and every checked number from the policies as
-// it goes.
-//
-// A lesson is a Markdown file named NN-slug.md (NN orders the lessons) that
-// starts with a short header:
-//
-//	---
-//	title: Fixed window
-//	summary: One counter per window, and the burst at its edge.
-//	---
-//
-// The body is Markdown with live parts: fenced blocks whose info string names
-// a block kind (scenario, scenario-table, playground, exercise, note,
-// memory-calculator, bucket-ring, compare) and checked claims written inline
-// as {{measure policy scenario … = expected}}. README.md in this folder is the
-// teacher's guide to the syntax; blocks.go and claims.go implement it.
 package lessons
 
 import (
@@ -28,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -49,24 +32,35 @@ type Lesson struct {
 type Library struct {
 	Lessons   []*Lesson
 	Scenarios map[string]scenario.Scenario // scenarios/NAME.json by NAME
-	// ExerciseTitle looks up an exercise named by an ```exercise block; nil
-	// or a false answer makes the block a rendering problem.
-	ExerciseTitle func(id string) (string, bool)
-	// PlayURL turns a scenario into a link that opens it in the playground.
-	PlayURL func(scenario.Scenario) string
+	// Exercises are the exercises an ```exercise block may name. Load
+	// fills it; a library read by LoadFS alone has none, and its exercise
+	// blocks show the id for a title.
+	Exercises *exercises.Set
 }
 
 var lessonName = regexp.MustCompile(`^(\d+)-([a-z0-9-]+)\.md$`)
 
-// Load reads the lessons and scenarios embedded in this package.
+// Load reads the lessons and scenarios embedded in this package, then the
+// exercises (package exercises), which name those scenarios and lessons.
 func Load() (*Library, error) {
-	return LoadFS(content)
+	lib, err := LoadFS(content)
+	if err != nil {
+		return nil, err
+	}
+	if lib.Exercises, err = exercises.Load(lib); err != nil {
+		return nil, err
+	}
+	return lib, nil
 }
+
+// HasLesson reports whether a lesson has the slug; with Scenario it makes
+// the library the exercises' catalog.
+func (lib *Library) HasLesson(slug string) bool { return lib.Lesson(slug) != nil }
 
 // LoadFS reads lessons (NN-slug.md) and scenarios (scenarios/*.json) from
 // fsys. Every problem with a file is an error naming the file.
 func LoadFS(fsys fs.FS) (*Library, error) {
-	lib := &Library{Scenarios: map[string]scenario.Scenario{}, PlayURL: play.EncodeURL}
+	lib := &Library{Scenarios: map[string]scenario.Scenario{}}
 	names, err := fs.Glob(fsys, "scenarios/*.json")
 	if err != nil {
 		return nil, err
@@ -194,37 +188,13 @@ func (l *Lesson) ReadingMinutes() int {
 
 // Scenario finds a shared scenario by name: a file scenarios/NAME.json, or
 // generated traffic named generated/SHAPE/LIMIT/WINDOWMS/WINDOWS/SEED (see
-// Traffic), run through the default lanes.
+// scenario.Generated).
 func (lib *Library) Scenario(name string) (scenario.Scenario, error) {
 	if s, ok := lib.Scenarios[name]; ok {
 		return s, nil
 	}
-	if rest, ok := strings.CutPrefix(name, "generated/"); ok {
-		return generated(rest)
+	if strings.HasPrefix(name, scenario.GeneratedPrefix) {
+		return scenario.Generated(name)
 	}
 	return scenario.Scenario{}, fmt.Errorf("no scenario named %q (define it with a ```scenario %s block or add scenarios/%s.json)", name, name, name)
-}
-
-func generated(spec string) (scenario.Scenario, error) {
-	parts := strings.Split(spec, "/")
-	if len(parts) != 5 {
-		return scenario.Scenario{}, fmt.Errorf("generated/%s: want generated/SHAPE/LIMIT/WINDOWMS/WINDOWS/SEED", spec)
-	}
-	var nums [4]int64
-	for i, p := range parts[1:] {
-		n, err := strconv.ParseInt(p, 10, 64)
-		if err != nil || n < 0 {
-			return scenario.Scenario{}, fmt.Errorf("generated/%s: %q is not a whole number", spec, p)
-		}
-		nums[i] = n
-	}
-	if nums[2] < 1 || nums[2] > 100 {
-		return scenario.Scenario{}, fmt.Errorf("generated/%s: between 1 and 100 windows", spec)
-	}
-	reqs, err := Traffic(parts[0], nums[0], nums[1], int(nums[2]), uint64(nums[3]))
-	if err != nil {
-		return scenario.Scenario{}, err
-	}
-	s := scenario.Scenario{Limit: nums[0], WindowMs: nums[1], Requests: reqs}
-	return s, s.Validate()
 }

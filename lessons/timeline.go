@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -79,13 +80,9 @@ func (st *renderState) timeline(body []byte) (template.HTML, error) {
 			}
 			n := stack[d.At]
 			stack[d.At]++
-			word := "refused"
-			if d.Allowed() {
-				word = "admitted"
-			}
 			lane.Marks = append(lane.Marks, timelineMark{
 				X: x(d.At), Y: lane.Y - 11*float64(n), Admitted: d.Allowed(),
-				Title: fmt.Sprintf("%s at %s", word, scenario.FormatMs(d.At)),
+				Title: fmt.Sprintf("%s at %s", explain.Verdict(d.Allowed()), scenario.FormatMs(d.At)),
 			})
 		}
 		lane.Summary = fmt.Sprintf("%s admits %d of %d", p.Label, p.Admitted, p.Admitted+p.Refused)

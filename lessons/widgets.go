@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -300,69 +299,9 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 	})
 }
 
-// Shapes of generated traffic, in the order the comparison shows them.
-var Shapes = []string{"steady", "poisson", "bursty", "end-loaded", "adversarial"}
-
-// Traffic generates one key's requests for windows windows of windowMs at
-// about 1.25 times the limit, in the named shape. The same seed always gives
-// the same requests.
-//
-//   - steady: evenly spaced;
-//   - poisson: independent arrivals (exponential gaps);
-//   - bursty: clumps of half the limit arriving at once;
-//   - end-loaded: every window's requests packed into its last tenth;
-//   - adversarial: every other window edge, a full limit on its last
-//     millisecond and again on each of the next two.
-func Traffic(shape string, limit, windowMs int64, windows int, seed uint64) ([]scenario.Request, error) {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	end := windowMs * int64(windows)
-	gap := float64(windowMs) / (1.25 * float64(limit))
-	var times []int64
-	switch shape {
-	case "steady":
-		for t := 0.0; int64(t) < end; t += gap {
-			times = append(times, int64(t))
-		}
-	case "poisson":
-		for t := rng.ExpFloat64() * gap; int64(t) < end; t += rng.ExpFloat64() * gap {
-			times = append(times, int64(t))
-		}
-	case "bursty":
-		size := max(2, limit/2)
-		for t := rng.ExpFloat64() * gap * float64(size); int64(t) < end; t += rng.ExpFloat64() * gap * float64(size) {
-			for range size {
-				times = append(times, int64(t))
-			}
-		}
-	case "end-loaded":
-		per := int64(1.25*float64(limit) + 0.5)
-		tail := max(windowMs/10, 1)
-		for w := int64(0); w < end; w += windowMs {
-			for i := range per {
-				times = append(times, w+windowMs-tail+i*tail/per)
-			}
-		}
-	case "adversarial":
-		for w := windowMs; w < end; w += 2 * windowMs {
-			for _, t := range []int64{w - 1, w, w + 1} {
-				for range limit {
-					times = append(times, t)
-				}
-			}
-		}
-	default:
-		return nil, fmt.Errorf("unknown traffic shape %q (want one of %v)", shape, Shapes)
-	}
-	var reqs []scenario.Request
-	for _, t := range times {
-		if n := len(reqs); n > 0 && reqs[n-1].At == t {
-			reqs[n-1].Count++
-			continue
-		}
-		reqs = append(reqs, scenario.Request{At: t, Cost: 1, Count: 1})
-	}
-	return reqs, nil
-}
+// comparedShapes are the traffic shapes the comparison offers, in the
+// order it shows them.
+var comparedShapes = []scenario.Shape{scenario.Steady, scenario.Poisson, scenario.Bursty, scenario.EndLoaded, scenario.Adversarial}
 
 // RedisForm is how each policy is usually kept in Redis: the commands one
 // request sends. It is general knowledge about the usual implementations,
@@ -381,12 +320,12 @@ var RedisForm = map[string]struct {
 
 // compareBlock is the JSON of a ```compare block.
 type compareBlock struct {
-	Limit    int64    `json:"limit"`
-	WindowMs int64    `json:"windowMs"`
-	Windows  int      `json:"windows"`
-	Shape    string   `json:"shape"`
-	Seed     uint64   `json:"seed"`
-	Policies []string `json:"policies"`
+	Limit    int64          `json:"limit"`
+	WindowMs int64          `json:"windowMs"`
+	Windows  int            `json:"windows"`
+	Shape    scenario.Shape `json:"shape"`
+	Seed     uint64         `json:"seed"`
+	Policies []string       `json:"policies"`
 }
 
 type compareRow struct {
@@ -434,7 +373,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		b.Policies = []string{"fixed-window", "sliding-log", "sliding-counter/floor", "sliding-counter/exact", "sliding-buckets/10", "token-bucket", "gcra"}
 	}
 	shape := b.Shape
-	if in := st.in.Get("shape"); slices.Contains(Shapes, in) {
+	if in := scenario.Shape(st.in.Get("shape")); slices.Contains(comparedShapes, in) {
 		shape = in
 	}
 	seed, _ := st.inputInt("seed", int64(b.Seed), 0, 1_000_000)
@@ -446,12 +385,12 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		}
 		specs = append(specs, spec)
 	}
-	runShape := func(shape string) (scenario.Scenario, scenario.Result, []Accuracy, error) {
-		reqs, err := Traffic(shape, b.Limit, b.WindowMs, b.Windows, uint64(seed))
+	runShape := func(shape scenario.Shape) (scenario.Scenario, scenario.Result, []Accuracy, error) {
+		times, err := scenario.AtRate(shape, b.Limit, b.WindowMs, int64(b.Windows), uint64(seed)).Times()
 		if err != nil {
 			return scenario.Scenario{}, scenario.Result{}, nil, err
 		}
-		s := scenario.Scenario{Limit: b.Limit, WindowMs: b.WindowMs, Policies: specs, Requests: reqs}
+		s := scenario.Scenario{Limit: b.Limit, WindowMs: b.WindowMs, Policies: specs, Requests: scenario.Requests(times, "", 1)}
 		res, err := scenario.Run(s)
 		if err != nil {
 			return s, res, nil, err
@@ -472,7 +411,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 	}
 	total := len(res.Results[0].Decisions)
 	var rows []compareRow
-	t := Table{Caption: "compare " + shape, Head: []string{"policy", "admitted", "wrongly allowed", "wrongly refused", "most in one window", "bytes", "redis"}}
+	t := Table{Caption: "compare " + string(shape), Head: []string{"policy", "admitted", "wrongly allowed", "wrongly refused", "most in one window", "bytes", "redis"}}
 	for i, p := range res.Results {
 		per, err := EntryBytesPerKey(specs[i], b.Limit, b.WindowMs)
 		if err != nil {
@@ -490,21 +429,21 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		names = append(names, p.Label)
 	}
 	var matrix [][]string
-	for _, sh := range Shapes {
+	for _, sh := range comparedShapes {
 		_, _, shapeAcc, err := runShape(sh)
 		if err != nil {
 			return "", err
 		}
-		row := []string{sh}
+		row := []string{string(sh)}
 		for _, a := range shapeAcc {
 			row = append(row, fmt.Sprintf("%s wrong; at most %d", a.Wrong(), a.MostInWindow))
 		}
 		matrix = append(matrix, row)
 	}
 	return execHTML(compareTmpl, map[string]any{
-		"Shapes": Shapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
+		"Shapes": comparedShapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
 		"Limit": b.Limit, "Window": scenario.FormatMs(b.WindowMs), "Names": names, "Matrix": matrix,
-		"Play": st.playURL(s),
+		"Play": scenario.EncodeURL(s),
 	})
 }
 

@@ -50,7 +50,7 @@ type Clock struct {
 }
 
 // MaxClock is the latest instant the clock reaches: scenario requests may
-// not be later than this. About 31 years.
+// not be later than this: 2^40 ms, about 34.8 years.
 const MaxClock = int64(1) << 40
 
 // Advance moves a playing clock by real × speed and reports whether the time

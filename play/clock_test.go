@@ -16,14 +16,19 @@ func TestClock(t *testing.T) {
 		{"step 1 s", func() error { return s.Step(1000) }, 1100},
 		{"step a window", s.StepWindow, 31100},
 		{"jump back", func() error { return s.Jump(5000) }, 5000},
-		{"tick while paused", func() error { s.Tick(time.Second); return nil }, 5000},
+		{"tick while paused", func() error { tick(s, time.Second); return nil }, 5000},
 		{"play", s.Play, 5000},
-		{"tick 1 s at 1×", func() error { s.Tick(time.Second); return nil }, 6000},
+		{"tick 1 s at 1×", func() error { tick(s, time.Second); return nil }, 6000},
 		{"16×", func() error { return s.SetSpeed(FastestSpeed) }, 6000},
-		{"tick 0.5 s at 16×", func() error { s.Tick(500 * time.Millisecond); return nil }, 14000},
+		{"tick 0.5 s at 16×", func() error { tick(s, 500*time.Millisecond); return nil }, 14000},
 		{"0.25×", func() error { return s.SetSpeed(QuarterSpeed) }, 14000},
-		{"tick 1 ms at 0.25×", func() error { s.Tick(time.Millisecond); return nil }, 14000},
-		{"3 more ticks of 1 ms", func() error { s.Tick(time.Millisecond); s.Tick(time.Millisecond); s.Tick(time.Millisecond); return nil }, 14001},
+		{"tick 1 ms at 0.25×", func() error { tick(s, time.Millisecond); return nil }, 14000},
+		{"3 more ticks of 1 ms", func() error {
+			tick(s, time.Millisecond)
+			tick(s, time.Millisecond)
+			tick(s, time.Millisecond)
+			return nil
+		}, 14001},
 		{"reset", s.Reset, 0},
 	}
 	for i, st := range steps {

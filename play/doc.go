@@ -4,13 +4,23 @@
 // scenario through the policies (see Session.View), never kept incrementally,
 // so the same actions always give the same timeline.
 //
+// What flows where: an action (fire, pattern, step, settings) changes the
+// session's scenario or clock; View replays the scenario lane by lane
+// through scenario.ReplayLane, which runs the policies, and turns what the
+// replay hands it into lanes (marks, curve, windows, state at the clock);
+// package explain words the state line, legend and the selected request's
+// explanation; package web renders the View into the page and streams each
+// change over SSE. Patterns are scenario.Traffic shapes.
+//
 // # Shared links
 //
 // A playground link carries the whole scenario in its query:
 //
 //	/play?s=<base64url, no padding, of the raw-DEFLATE-compressed scenario JSON>
 //
-// EncodeURL builds such a link and DecodeParam reads the value of s back. For
+// scenario.EncodeURL builds such a link and scenario.DecodeParam reads the
+// value of s back (links belong to the scenario: lessons and exercises build
+// them too). For
 // links written by hand (in a lesson file, say), s may also be the scenario
 // JSON itself, percent-encoded: a value starting with "{" is read as JSON.
 // Either form is validated with scenario.Parse; a malformed link is an error

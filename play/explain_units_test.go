@@ -7,14 +7,6 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
-func TestSecs(t *testing.T) {
-	for ms, want := range map[int64]string{0: "0 s", 250: "0.25 s", 1: "0.001 s", 2001: "2.001 s", 25_000: "25 s", 30_500: "30.5 s", -1500: "-1.5 s"} {
-		if got := secs(ms); got != want {
-			t.Errorf("secs(%d) = %q, want %q", ms, got, want)
-		}
-	}
-}
-
 // TestExplainSlidingUnits: the sliding explanations write every duration in
 // seconds, never a bare millisecond count next to seconds.
 func TestExplainSlidingUnits(t *testing.T) {

@@ -3,11 +3,12 @@ package play
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/windowlab/playground/scenario"
 )
 
-// carPark loads lessons/scenarios/car-park.json, the seeds' car park.
+// carPark loads lessons/scenarios/car-park.json, the lessons' car park.
 func carPark(t *testing.T) scenario.Scenario {
 	t.Helper()
 	f, err := os.Open("../lessons/scenarios/car-park.json")
@@ -55,4 +56,19 @@ func all(ts []int64, ok func(int64) bool) bool {
 		}
 	}
 	return len(ts) > 0
+}
+
+// tick advances a playing clock by real elapsed time, as TickAt does
+// between two calls, and reports whether it moved.
+func tick(s *Session, real time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.advance(real)
+}
+
+// version counts the changes made to the session.
+func version(s *Session) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
 }

@@ -296,7 +296,13 @@ func (s *Session) TickAt(wall time.Time) bool {
 	}
 	d := wall.Sub(s.wallMark)
 	s.wallMark = wall
-	if !s.clock.Advance(d) {
+	return s.advance(d)
+}
+
+// advance moves a playing clock by real elapsed time and reports whether
+// it moved. The caller holds s.mu.
+func (s *Session) advance(real time.Duration) bool {
+	if !s.clock.Advance(real) {
 		return false
 	}
 	s.changed()
@@ -309,18 +315,6 @@ func (s *Session) SetSpeed(sp Speed) error {
 		return scenario.Errors{{Field: "speed", Reason: "want one of 0.25, 1, 4, 16"}}
 	}
 	return s.do(func() error { s.clock.Speed = sp; return nil })
-}
-
-// Tick advances a playing clock by real elapsed time and reports whether it
-// moved. Streams call it while the clock plays.
-func (s *Session) Tick(real time.Duration) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.clock.Advance(real) {
-		return false
-	}
-	s.changed()
-	return true
 }
 
 // Reset clears the requests, the selection and the clock; settings and
@@ -502,9 +496,9 @@ func (s *Session) SelectStep(delta int) error {
 // clock to its last request.
 func (s *Session) Load(sc scenario.Scenario) error {
 	return s.do(func() error {
-		prevSc, prevTotal, prevClients, prevClient, prevSel := s.sc, s.total, s.clients, s.client, s.selected
+		// load checks the scenario before it changes anything, so a
+		// refused scenario leaves the session as it was.
 		if err := s.load(sc); err != nil {
-			s.sc, s.total, s.clients, s.client, s.selected = prevSc, prevTotal, prevClients, prevClient, prevSel
 			return err
 		}
 		s.clock.Playing = false
@@ -539,13 +533,6 @@ func (s *Session) Playing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.clock.Playing
-}
-
-// Version counts the changes made to the session.
-func (s *Session) Version() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.version
 }
 
 // keyOf is the client's integer key for the policies.

@@ -35,13 +35,13 @@ func TestRequestCap(t *testing.T) {
 	for range MaxRequests / MaxBurst {
 		must(t, "burst", s.Fire(MaxBurst))
 	}
-	before := s.Version()
+	before := version(s)
 	err := s.Fire(1)
 	var errs scenario.Errors
 	if !errors.As(err, &errs) || errs.Field("count") == "" {
 		t.Fatalf("firing past the cap: %v, want an error naming count", err)
 	}
-	if s.Version() != before || s.View().Total != MaxRequests {
+	if version(s) != before || s.View().Total != MaxRequests {
 		t.Error("a refused action changed the session")
 	}
 }

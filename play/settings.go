@@ -61,10 +61,10 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 			continue
 		}
 		have[k] = true
-		switch {
-		case p.Name == policies.SlidingBuckets && f.SetBuckets:
+		switch option := scenario.OptionOf(p.Name); {
+		case option == scenario.BucketsOption && f.SetBuckets:
 			p.Buckets = f.Buckets
-		case (p.Name == policies.TokenBucket || p.Name == policies.GCRA) && f.SetBurst:
+		case option == scenario.BurstOption && f.SetBurst:
 			p.Burst = f.Burst
 		}
 		out = append(out, p)
@@ -75,10 +75,10 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 		}
 		have[k] = true
 		p := scenario.PolicySpec{Name: k.Name, Arithmetic: k.Arithmetic}
-		switch k.Name {
-		case policies.SlidingBuckets:
+		switch scenario.OptionOf(k.Name) {
+		case scenario.BucketsOption:
 			p.Buckets = f.Buckets
-		case policies.TokenBucket, policies.GCRA:
+		case scenario.BurstOption:
 			p.Burst = f.Burst
 		}
 		out = append(out, p)
@@ -168,20 +168,23 @@ func Overrides(sc scenario.Scenario) []string {
 		base.Limit, base.WindowMs = 0, 0
 		out = append(out, base.Label(sc)+" keeps its own "+strings.Join(own, " and "))
 	}
-	for _, o := range []struct{ field, kinds string }{
-		{"k", policies.SlidingBuckets},
-		{"burst", policies.TokenBucket + " and " + policies.GCRA},
+	for _, o := range []struct {
+		field, kinds string
+		option       scenario.Option
+	}{
+		{"k", policies.SlidingBuckets, scenario.BucketsOption},
+		{"burst", policies.TokenBucket + " and " + policies.GCRA, scenario.BurstOption},
 	} {
 		var labels []string
 		values := map[int64]bool{}
 		for _, p := range specs {
-			switch {
-			case o.field == "k" && p.Name == policies.SlidingBuckets:
-				values[p.Params(sc).Buckets] = true
-			case o.field == "burst" && (p.Name == policies.TokenBucket || p.Name == policies.GCRA):
-				values[p.Burst] = true
-			default:
+			if scenario.OptionOf(p.Name) != o.option {
 				continue
+			}
+			if o.option == scenario.BucketsOption {
+				values[p.Params(sc).Buckets] = true
+			} else {
+				values[p.Burst] = true
 			}
 			labels = append(labels, p.Label(sc))
 		}

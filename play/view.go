@@ -2,11 +2,13 @@ package play
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -134,9 +136,6 @@ type Explained struct {
 	Headers       []Header // what a server would answer with
 }
 
-// Header is one HTTP response header field.
-type Header struct{ Name, Value string }
-
 // View replays the scenario and returns what to show.
 func (s *Session) View() View {
 	s.mu.Lock()
@@ -155,33 +154,23 @@ func (s *Session) View() View {
 	v.From = v.To - span
 	specs := v.Scenario.Specs()
 	decisions := make([][]bool, len(specs))
-	type result struct {
-		lane Lane
-		expl *Explained
-		sel  scenario.Decision
-	}
-	results := make([]result, len(specs))
-	keys := make([]policies.Key, len(v.Scenario.Requests)) // hashed once for every lane
-	for i, r := range v.Scenario.Requests {
-		keys[i] = keyOf(r.KeyName())
-	}
+	results := make([]laneReplay, len(specs))
 	// Lanes are independent: replay them side by side.
 	var wg sync.WaitGroup
 	for i, spec := range specs {
 		wg.Go(func() {
-			r := &results[i]
-			r.lane, decisions[i], r.expl, r.sel = replayLane(v, keys, i, spec, selected)
+			results[i] = replayLane(v, i, spec, selected)
+			decisions[i] = results[i].allowed
 		})
 	}
 	wg.Wait()
 	for _, r := range results {
-		lane, expl, sel := r.lane, r.expl, r.sel
-		v.Lanes = append(v.Lanes, lane)
-		if expl != nil {
+		v.Lanes = append(v.Lanes, r.lane)
+		if r.expl != nil {
 			if v.Selected == nil {
-				v.Selected = &Selection{Index: selected, At: sel.At, Key: sel.Key, Cost: sel.Cost}
+				v.Selected = &Selection{Index: selected, At: r.sel.At, Key: r.sel.Key, Cost: r.sel.Cost}
 			}
-			v.Selected.Lanes = append(v.Selected.Lanes, *expl)
+			v.Selected.Lanes = append(v.Selected.Lanes, *r.expl)
 		}
 	}
 	v.markDisagreements(decisions)
@@ -210,139 +199,207 @@ func (v *View) markDisagreements(decisions [][]bool) {
 	}
 }
 
-// replayLane runs every request through a fresh policy, as scenario.Run
-// does, sampling the viewed client's state on the way. It returns whether
-// each request was admitted, and the explanation of the selected request
-// with that request's decision.
-func replayLane(v View, keys []policies.Key, index int, spec scenario.PolicySpec, selected int) (Lane, []bool, *Explained, scenario.Decision) {
+// laneReplay is what one lane's replay builds up as scenario.ReplayLane
+// hands it each decision: the lane to draw, whether each request was
+// admitted, and the explanation of the selected request.
+type laneReplay struct {
+	v        View
+	lane     Lane
+	pol      explain.Policy
+	viewed   policies.Key
+	selected int
+
+	curve   curveSampler
+	entry   int  // the scenario entry being decided, -1 before the first
+	snapped bool // lane.State has been taken at the clock
+	marks   []Mark
+	hidden  int
+
+	before  policies.State // the selected request's key, just before it
+	expl    *Explained
+	sel     scenario.Decision
+	allowed []bool
+}
+
+// replayLane replays the scenario through one lane's policy with
+// scenario.ReplayLane, sampling the viewed client's state on the way.
+func replayLane(v View, index int, spec scenario.PolicySpec, selected int) laneReplay {
 	sc := v.Scenario
-	pol, err := policies.New(spec.Name, spec.Params(sc))
+	wording := explain.For(sc, spec)
+	params := wording.Params
+	r := laneReplay{
+		v: v, pol: wording, viewed: keyOf(v.Client), selected: selected, entry: -1,
+		lane:    Lane{Index: index, ID: fmt.Sprintf("lane-%d", index), Policy: spec.Name, Label: spec.Label(sc), Params: params},
+		allowed: make([]bool, 0, v.Total),
+		marks:   make([]Mark, 0, 2*MaxMarks),
+	}
+	if explain.DrawsWindows(spec.Name) {
+		r.lane.Windows = bands(params.WindowMs, v.From, v.To)
+	}
+	r.curve = newCurveSampler(sc.Requests, v.From, min(v.To, v.Clock.Now))
+	pol, err := scenario.ReplayLane(context.Background(), sc, index, scenario.Hooks{Before: r.beforeDecision, After: r.afterDecision})
 	if err != nil {
-		// The session validated its scenario: this cannot happen.
+		// The session validated its scenario, and nothing cancels this
+		// replay: this cannot happen.
 		panic("play: " + err.Error())
 	}
-	params := pol.Params()
-	lane := Lane{Index: index, ID: fmt.Sprintf("lane-%d", index), Policy: spec.Name, Label: spec.Label(sc), Params: params}
-	lane.Capacity = params.Limit
-	if spec.Name == policies.TokenBucket || spec.Name == policies.GCRA {
-		lane.Capacity = params.Burst
+	r.finish(pol)
+	return r
+}
+
+// beforeDecision samples the curve up to a new entry's instant and keeps
+// the selected request's state before it is decided.
+func (r *laneReplay) beforeDecision(pol policies.Policy, d scenario.Decision) {
+	if d.Entry != r.entry {
+		if r.entry >= 0 {
+			r.pointAtRequest(pol, r.v.Scenario.Requests[r.entry]) // just after the previous entry
+		}
+		r.entry = d.Entry
+		now := r.v.Clock.Now
+		if !r.snapped && d.At > now {
+			r.curve.sampleTo(&r.lane, pol, r.viewed, now, true)
+			r.lane.State = pol.Snapshot(r.viewed, now)
+			r.snapped = true
+		}
+		r.curve.sampleTo(&r.lane, pol, r.viewed, d.At, false)
+		r.pointAtRequest(pol, r.v.Scenario.Requests[d.Entry]) // just before it
 	}
-	viewed := keyOf(v.Client)
-	now := v.Clock.Now
-	curveEnd := min(v.To, now)
-	// With few requests in view the curve takes a point just before and
-	// after each of them, so its steps are exact; with many, the samples
-	// (twice as many) show its shape at the lane's resolution.
-	lo, _ := slices.BinarySearchFunc(sc.Requests, v.From, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
-	hi, _ := slices.BinarySearchFunc(sc.Requests, curveEnd+1, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
-	detailed := hi-lo <= 2*CurveBuckets
-	var samples []int64
-	if curveEnd >= v.From {
-		n := int64(CurveSamples)
-		if !detailed {
-			n *= 2
-		}
-		for i := range n + 1 {
-			samples = append(samples, v.From+i*(curveEnd-v.From)/n)
-		}
+	if d.Index == r.selected && !d.Probe {
+		r.before = pol.Snapshot(scenario.KeyOf(d.Key), d.At)
 	}
-	inCurve := func(t int64) bool { return detailed && t >= v.From && t <= curveEnd }
-	si := 0
-	sample := func(before int64, inclusive bool) {
-		for si < len(samples) && (samples[si] < before || inclusive && samples[si] == before) {
-			lane.Curve = append(lane.Curve, Point{samples[si], pol.Peek(viewed, samples[si]).Float()})
-			si++
-		}
+}
+
+// pointAtRequest adds the viewed client's estimate at one of its own
+// requests, so that the curve's steps fall exactly where they happen.
+func (r *laneReplay) pointAtRequest(pol policies.Policy, req scenario.Request) {
+	if req.KeyName() == r.v.Client && r.curve.detailed(req.At) {
+		r.lane.Curve = append(r.lane.Curve, Point{req.At, pol.Peek(r.viewed, req.At).Float()})
 	}
-	snapped := false
-	var expl *Explained
-	var sel scenario.Decision
-	allowed := make([]bool, 0, v.Total)
-	marks := make([]Mark, 0, 2*MaxMarks)
-	hidden := 0
-	if spec.Name == policies.FixedWindow || spec.Name == policies.SlidingCounter {
-		lane.Windows = bands(params.WindowMs, v.From, v.To)
+}
+
+// afterDecision counts the decision, explains it when it is the selected
+// one, and marks it when it is the viewed client's and in view.
+func (r *laneReplay) afterDecision(pol policies.Policy, d scenario.Decision) error {
+	r.allowed = append(r.allowed, d.Allowed())
+	if d.Probe {
+		return nil
 	}
-	idx := 0
-	for entry, r := range sc.Requests {
-		if !snapped && r.At > now {
-			sample(now, true)
-			lane.State = pol.Snapshot(viewed, now)
-			snapped = true
-		}
-		sample(r.At, false)
-		name := r.KeyName()
-		key := keys[entry]
-		mine := key == viewed
-		if mine && inCurve(r.At) {
-			lane.Curve = append(lane.Curve, Point{r.At, pol.Peek(viewed, r.At).Float()})
-		}
-		for range r.Count {
-			d := scenario.Decision{Index: idx, Entry: entry, At: r.At, Key: name, Cost: r.Cost, Probe: r.Probe}
-			if r.Probe {
-				d.Cost = 0
-				d.Estimate = pol.Peek(key, r.At)
-			} else {
-				var before policies.State
-				if idx == selected {
-					before = pol.Snapshot(key, r.At)
-				}
-				d.Detail = pol.Decide(key, r.At, r.Cost)
-				d.Estimate = d.Detail.Estimate
-				if d.Detail.Allowed {
-					lane.Admitted++
-				} else {
-					lane.Refused++
-				}
-				if idx == selected {
-					expl = explain(spec.Name, lane.Label, params, d, before, pol.Snapshot(key, r.At))
-					sel = d
-				}
-				if mine && d.Detail.Allowed && len(lane.Windows) > 0 && r.At >= lane.Windows[0].Start {
-					if w := int((r.At - lane.Windows[0].Start) / params.WindowMs); w < len(lane.Windows) {
-						lane.Windows[w].Admitted += r.Cost
-					}
-				}
-				if mine && r.At >= v.From && r.At <= v.To {
-					if len(marks) == 2*MaxMarks {
-						// Only the newest MaxMarks are drawn: drop the older half.
-						hidden += copy(marks, marks[MaxMarks:])
-						marks = marks[:MaxMarks]
-					}
-					marks = append(marks, Mark{
-						Index: idx, At: r.At, Key: name, Cost: d.Cost, Allowed: d.Detail.Allowed, Never: d.Detail.Never,
-						Retry: d.Detail.RetryAfterMs, Level: d.Estimate.Float() + float64(d.Cost),
-						Future: r.At > now, Selected: idx == selected,
-					})
-				}
-			}
-			allowed = append(allowed, d.Allowed())
-			idx++
-		}
-		if mine && inCurve(r.At) {
-			lane.Curve = append(lane.Curve, Point{r.At, pol.Peek(viewed, r.At).Float()})
-		}
+	if d.Detail.Allowed {
+		r.lane.Admitted++
+	} else {
+		r.lane.Refused++
 	}
-	sample(now, true)
-	if !snapped {
-		lane.State = pol.Snapshot(viewed, now)
+	if d.Index == r.selected {
+		r.expl = explained(r.pol, r.lane.Label, d, r.before, pol.Snapshot(scenario.KeyOf(d.Key), d.At))
+		r.sel = d
 	}
+	if d.Key != r.v.Client { // names and keys match one to one: validation refuses collisions
+		return nil
+	}
+	if d.Detail.Allowed {
+		r.countInWindow(d)
+	}
+	if d.At >= r.v.From && d.At <= r.v.To {
+		r.mark(d)
+	}
+	return nil
+}
+
+// countInWindow adds an admitted request to the drawn window it fell in.
+func (r *laneReplay) countInWindow(d scenario.Decision) {
+	ws := r.lane.Windows
+	if len(ws) == 0 || d.At < ws[0].Start {
+		return
+	}
+	if w := int((d.At - ws[0].Start) / r.lane.Params.WindowMs); w < len(ws) {
+		ws[w].Admitted += d.Cost
+	}
+}
+
+// mark keeps a drawn request; past 2 × MaxMarks only the newest MaxMarks
+// are kept, and the older half is counted as hidden.
+func (r *laneReplay) mark(d scenario.Decision) {
+	if len(r.marks) == 2*MaxMarks {
+		r.hidden += copy(r.marks, r.marks[MaxMarks:])
+		r.marks = r.marks[:MaxMarks]
+	}
+	r.marks = append(r.marks, Mark{
+		Index: d.Index, At: d.At, Key: d.Key, Cost: d.Cost, Allowed: d.Detail.Allowed, Never: d.Detail.Never,
+		Retry: d.Detail.RetryAfterMs, Level: d.Estimate.Float() + float64(d.Cost),
+		Future: d.At > r.v.Clock.Now, Selected: d.Index == r.selected,
+	})
+}
+
+// finish completes the lane once every request is decided: the curve up to
+// the clock, the state at the clock, what the next request would get, and
+// the marks to draw.
+func (r *laneReplay) finish(pol policies.Policy) {
+	sc, now, lane := r.v.Scenario, r.v.Clock.Now, &r.lane
+	if r.entry >= 0 {
+		r.pointAtRequest(pol, sc.Requests[r.entry])
+	}
+	r.curve.sampleTo(lane, pol, r.viewed, now, true)
+	if !r.snapped {
+		lane.State = pol.Snapshot(r.viewed, now)
+	}
+	lane.Capacity = lane.State.Capacity
 	if n := len(sc.Requests); n == 0 || sc.Requests[n-1].At <= now {
 		// Nothing is decided after this: deciding on the replay's own
 		// policy changes no state anyone sees.
-		lane.Next = pol.Decide(viewed, now, v.Cost)
+		lane.Next = pol.Decide(r.viewed, now, r.v.Cost)
 		lane.NextKnown = true
 	}
-	lane.Curve = decimate(lane.Curve, v.From, v.To)
-	lane.Marks, lane.Hidden = stackMarks(marks)
-	lane.Hidden += hidden
-	for i := len(marks) - 1; i >= 0 && len(lane.Latest) < LatestCount; i-- {
-		if !marks[i].Future {
-			lane.Latest = append(lane.Latest, marks[i])
+	lane.Curve = decimate(lane.Curve, r.v.From, r.v.To)
+	lane.Marks, lane.Hidden = stackMarks(r.marks)
+	lane.Hidden += r.hidden
+	for i := len(r.marks) - 1; i >= 0 && len(lane.Latest) < LatestCount; i-- {
+		if !r.marks[i].Future {
+			lane.Latest = append(lane.Latest, r.marks[i])
 		}
 	}
 	slices.Reverse(lane.Latest)
-	return lane, allowed, expl, sel
+}
+
+// curveSampler holds the instants at which a lane's curve samples the
+// policy's estimate. With few requests in view the curve also takes a
+// point just before and after each of them, so its steps are exact
+// (detailed); with many, twice the samples show its shape at the lane's
+// resolution.
+type curveSampler struct {
+	samples  []int64
+	next     int
+	from, to int64
+	detail   bool
+}
+
+func newCurveSampler(reqs []scenario.Request, from, to int64) curveSampler {
+	at := func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) }
+	lo, _ := slices.BinarySearchFunc(reqs, from, at)
+	hi, _ := slices.BinarySearchFunc(reqs, to+1, at)
+	c := curveSampler{from: from, to: to, detail: hi-lo <= 2*CurveBuckets}
+	if to >= from {
+		n := int64(CurveSamples)
+		if !c.detail {
+			n *= 2
+		}
+		for i := range n + 1 {
+			c.samples = append(c.samples, from+i*(to-from)/n)
+		}
+	}
+	return c
+}
+
+// detailed reports whether a request at t gets its own curve points.
+func (c *curveSampler) detailed(t int64) bool { return c.detail && t >= c.from && t <= c.to }
+
+// sampleTo adds the samples before t (and at t when inclusive) to the
+// lane's curve.
+func (c *curveSampler) sampleTo(lane *Lane, pol policies.Policy, viewed policies.Key, t int64, inclusive bool) {
+	for c.next < len(c.samples) && (c.samples[c.next] < t || inclusive && c.samples[c.next] == t) {
+		at := c.samples[c.next]
+		lane.Curve = append(lane.Curve, Point{at, pol.Peek(viewed, at).Float()})
+		c.next++
+	}
 }
 
 // decimate keeps, in each of CurveBuckets slices of [from, to], the first,
@@ -407,58 +464,15 @@ func bands(w, from, to int64) []Band {
 // Status is the text line under a lane: the count or estimate at the
 // clock, what remains, and what the next request would get.
 func (l Lane) Status(now int64) string {
-	var b strings.Builder
-	est := l.State.Estimate
-	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), l.estimateWord(), formatFraction(est), l.Capacity)
-	remaining := l.Capacity - ceilFraction(est)
-	fmt.Fprintf(&b, " · %d left", max(remaining, 0))
-	switch l.Policy {
-	case policies.TokenBucket:
-		fmt.Fprintf(&b, " (tokens %s)", formatFraction(l.State.Tokens))
-	case policies.GCRA:
-		fmt.Fprintf(&b, " (TAT %s)", FormatInstant(l.State.TAT))
+	var next *policies.Decision
+	if l.NextKnown {
+		next = &l.Next
 	}
-	switch {
-	case !l.NextKnown:
-		b.WriteString(" · the clock is before the last request")
-	case l.Next.Allowed:
-		b.WriteString(" · the next request would be admitted")
-	case l.Next.Never:
-		b.WriteString(" · the next request can never be admitted (its cost is above the capacity)")
-	default:
-		fmt.Fprintf(&b, " · the next request would be refused, retry after %s", scenario.FormatMs(l.Next.RetryAfterMs))
-	}
-	return b.String()
+	return explain.Status(l.Policy, now, l.Capacity, l.State, next)
 }
 
 // Legend says what the lane's drawing shows besides the marks.
-func (l Lane) Legend() string {
-	switch l.Policy {
-	case policies.FixedWindow:
-		return "Blocks: the fixed windows, each labelled with the permits it admitted. Line: the count."
-	case policies.SlidingLog:
-		return "Shaded: the look-back (now − window, now]. Ticks on the axis: the timestamps the log holds. Line: the count in the look-back."
-	case policies.SlidingCounter:
-		return "Line: the estimate, previous × (window − elapsed) ÷ window + current, falling as the window fills. Blocks: the windows and their counts."
-	case policies.SlidingBuckets:
-		return "Bars: the sub-buckets at the clock, the oldest weighted by the part of it still inside the window. Line: the estimate."
-	case policies.TokenBucket:
-		return "Line: permits in use (burst − tokens), draining as the bucket refills at limit per window."
-	case policies.GCRA:
-		return "Line: permits in use, (TAT − now) ÷ interval. Dotted: the theoretical arrival time (TAT)."
-	}
-	return ""
-}
-
-func (l Lane) estimateWord() string {
-	switch l.Policy {
-	case policies.FixedWindow, policies.SlidingLog:
-		return "count"
-	case policies.TokenBucket, policies.GCRA:
-		return "in use"
-	}
-	return "estimate"
-}
+func (l Lane) Legend() string { return explain.Legend(l.Policy) }
 
 // Summary is the lane's text alternative: what it shows, in words.
 func (l Lane) Summary(v View) string {
@@ -489,35 +503,10 @@ func (l Lane) LatestText() string {
 
 // Describe is one mark in words.
 func (m Mark) Describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "request %d at %s ", m.Index+1, scenario.FormatMs(m.At))
-	switch {
-	case m.Allowed:
-		b.WriteString("admitted")
-	case m.Never:
-		b.WriteString("refused, can never pass")
-	default:
-		fmt.Fprintf(&b, "refused, retry after %s", scenario.FormatMs(m.Retry))
-	}
+	d := policies.Decision{Allowed: m.Allowed, Never: m.Never, RetryAfterMs: m.Retry}
+	text := fmt.Sprintf("request %d at %s %s", m.Index+1, scenario.FormatMs(m.At), explain.Outcome(d))
 	if m.Disagree {
-		b.WriteString(" (lanes disagree)")
+		text += " (lanes disagree)"
 	}
-	return b.String()
-}
-
-func ceilFraction(f policies.Fraction) int64 {
-	if f.Den <= 0 {
-		return 0
-	}
-	return (f.Num + f.Den - 1) / f.Den
-}
-
-// formatFraction shows a whole number as is, else the reduced fraction and
-// its value to two decimals: "25/6 ≈ 4.17".
-func formatFraction(f policies.Fraction) string {
-	r := f.Reduced()
-	if r.Den == 1 {
-		return fmt.Sprint(r.Num)
-	}
-	return fmt.Sprintf("%d/%d ≈ %s", r.Num, r.Den, scenario.FormatFraction(r))
+	return text
 }

@@ -2,7 +2,7 @@ package policies
 
 import "unsafe"
 
-// fixedWindowPolicy is fixed-window (registry entry 004): windows of
+// fixedWindowPolicy is fixed-window (vectors: testdata/fixed-window-edges.json): windows of
 // windowMs aligned to the epoch (window = now - now mod windowMs), one count
 // per key, reset at each window edge.
 //

@@ -12,7 +12,7 @@ func TestFixedWindow(t *testing.T) {
 		steps []step
 	}{
 		{
-			// 004: a request at 990 ms with a 100 ms window has ten
+			// Epoch alignment: a request at 990 ms with a 100 ms window has ten
 			// milliseconds before its budget resets, not a hundred.
 			name: "epoch alignment",
 			p:    Params{Limit: 1, WindowMs: 100},

@@ -4,7 +4,7 @@ package policies
 // 2166136261, prime 16777619) over the bytes, then the murmur3 fmix32
 // finaliser (xor-shift 16, × 0x85ebca6b, xor-shift 13, × 0xc2b2ae35,
 // xor-shift 16) so that keys differing only in their last byte spread over
-// all 32 bits. It is the registry's default for string keys; use
+// all 32 bits. It is the default hash for string keys; use
 // Key(Mix32(s)) as a policy key. It is a hash, not a MAC: callers facing
 // adversarial keys should key it themselves.
 func Mix32(s string) uint32 {

@@ -37,7 +37,8 @@ type Key = uint64
 type Arithmetic string
 
 const (
-	// Floor is the registry's reference: carried = previous*(windowMs-elapsed) div windowMs.
+	// Floor, the default, works in whole numbers so that every port agrees:
+	// carried = previous*(windowMs-elapsed) div windowMs.
 	Floor Arithmetic = "floor"
 	// Exact is the textbook form: admit iff
 	// previous*(windowMs-elapsed) + (current+cost)*windowMs <= limit*windowMs.

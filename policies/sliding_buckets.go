@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// slidingBucketsPolicy is sliding-buckets (deep dive 003): each window of
+// slidingBucketsPolicy is sliding-buckets (vectors: testdata/sliding-buckets-seed.json): each window of
 // windowMs is split into k = Buckets sub-buckets of width b = windowMs/k,
 // and each key keeps a ring of n = k+1 slot counters indexed by the absolute
 // bucket number ⌊t/b⌋ mod n. The policy generalises the others: k = 1 is

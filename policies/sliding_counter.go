@@ -2,13 +2,13 @@ package policies
 
 import "unsafe"
 
-// slidingCounterPolicy is sliding-counter (registry entry 000, lesson 001):
+// slidingCounterPolicy is sliding-counter (vectors: testdata/sliding-counter-*.json):
 // counts for the current epoch-aligned window and the previous one, the
 // previous count fading out linearly as the current window fills.
 //
 // With elapsed = now - windowStart, W = windowMs and cost the request:
 //
-//	Floor (default, the registry's reference):
+//	Floor (default; whole numbers, identical in every language):
 //	    carried = previous*(W-elapsed) div W
 //	    admit iff carried + current + cost <= limit
 //	    Estimate = carried + current, a whole number

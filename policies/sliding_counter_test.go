@@ -13,7 +13,7 @@ func TestSlidingCounter(t *testing.T) {
 		steps []step
 	}{
 		{
-			// 001 "Try it" 1 and 2: 4.5 + 1 > 5, first acceptable at 36 s.
+			// The sliding-counter lesson's "Try it" 1 and 2: 4.5 + 1 > 5, first acceptable at 36 s.
 			name: "exact: 33 s refused, 36 s admitted",
 			p:    exact(5, 30000),
 			steps: []step{fillPrevious,
@@ -23,7 +23,7 @@ func TestSlidingCounter(t *testing.T) {
 			},
 		},
 		{
-			// 000: floor(4.5) = 4 and 4 + 1 <= 5.
+			// The floor rule: floor(4.5) = 4 and 4 + 1 <= 5.
 			name: "floor: 33 s admitted",
 			p:    floor(5, 30000),
 			steps: []step{fillPrevious,
@@ -31,7 +31,7 @@ func TestSlidingCounter(t *testing.T) {
 			},
 		},
 		{
-			// 000: floor(5*29999/30000) = 4, so one ms into the window.
+			// The floor rule: floor(5*29999/30000) = 4, so one ms into the window.
 			name: "floor: first acceptable at 30.001 s",
 			p:    floor(5, 30000),
 			steps: []step{fillPrevious,
@@ -40,7 +40,7 @@ func TestSlidingCounter(t *testing.T) {
 			},
 		},
 		{
-			// 000: limit 5 one ms into the window: exact 4.995, floor 4.
+			// The floor rule, limit 5 one ms into the window: exact 4.995, floor 4.
 			name: "exact: 4.995 one ms in",
 			p:    exact(5, 1000),
 			steps: []step{fillPrevious,
@@ -56,7 +56,7 @@ func TestSlidingCounter(t *testing.T) {
 			},
 		},
 		{
-			// 001 weighted table: 35 s rejected, 40 s accepted, 40 s again
+			// The car park's weighted table (lessons/03-sliding-counter.md): 35 s rejected, 40 s accepted, 40 s again
 			// rejected.
 			name: "exact: the lesson's weighted table",
 			p:    exact(5, 30000),

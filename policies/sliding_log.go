@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// slidingLogPolicy is sliding-log (registry entry 002): the timestamp of
+// slidingLogPolicy is sliding-log (vectors: testdata/sliding-log-edges.json): the timestamp of
 // every admitted permit, in a ring of exactly limit int64 per key.
 //
 // The window at now is (now-windowMs, now], half-open at the far end: an

@@ -12,7 +12,7 @@ func TestSlidingLog(t *testing.T) {
 		steps []step
 	}{
 		{
-			// 002: the window is (now-windowMs, now]; an entry exactly
+			// The window is (now-windowMs, now]; an entry exactly
 			// windowMs old has left.
 			name: "half-open window edge",
 			p:    Params{Limit: 2, WindowMs: 100},

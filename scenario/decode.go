@@ -75,10 +75,15 @@ type wire struct {
 	Limit    *int64          `json:"limit"`
 	WindowMs *int64          `json:"windowMs"`
 	Policy   *PolicySpec     `json:"policy"`
-	Policies []PolicySpec    `json:"policies"`
-	Requests []wireRequest   `json:"requests"`
+	Policies wireList        `json:"policies"`
+	Requests wireList        `json:"requests"`
 	Comment  json.RawMessage `json:"comment"` // free text for people; ignored
 }
+
+// wireList holds a list's elements undecoded, so that each is decoded on
+// its own and a type error can name its index: encoding/json's own path
+// ("requests.at") drops it.
+type wireList []json.RawMessage
 
 type wireRequest struct {
 	At    *int64 `json:"at"`
@@ -102,15 +107,34 @@ func Parse(data []byte) (Scenario, error) {
 	if w.WindowMs != nil {
 		s.WindowMs = *w.WindowMs
 	}
+	listBroken := false // an element of a list did not decode
+	var specs []PolicySpec
+	if w.Policies != nil {
+		specs = []PolicySpec{}
+	}
+	for i, raw := range w.Policies {
+		var p PolicySpec
+		if err := strictUnmarshal(raw, &p); err != nil {
+			errs = append(errs, elementError(fmt.Sprintf("policies[%d]", i), err))
+			listBroken = true
+		}
+		specs = append(specs, p)
+	}
 	switch {
 	case w.Policy != nil && w.Policies != nil:
 		errs = append(errs, FieldError{"policy", `give either "policy" or "policies", not both`})
 	case w.Policy != nil:
 		s.Policies = []PolicySpec{*w.Policy}
 	default:
-		s.Policies = w.Policies
+		s.Policies = specs
 	}
-	for i, r := range w.Requests {
+	for i, raw := range w.Requests {
+		var r wireRequest
+		if err := strictUnmarshal(raw, &r); err != nil {
+			errs = append(errs, elementError(fmt.Sprintf("requests[%d]", i), err))
+			listBroken = true
+			continue
+		}
 		req := Request{Key: r.Key, Probe: r.Probe, Cost: 1, Count: 1}
 		if r.At == nil {
 			errs = append(errs, FieldError{fmt.Sprintf("requests[%d].at", i), "missing (milliseconds since the start)"})
@@ -124,6 +148,11 @@ func Parse(data []byte) (Scenario, error) {
 			req.Count = *r.Count
 		}
 		s.Requests = append(s.Requests, req)
+	}
+	if listBroken {
+		// A list element that did not decode leaves a gap that would make
+		// the later checks speak of the wrong entry.
+		return Scenario{}, errs
 	}
 	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
 	if len(errs) > 0 {
@@ -168,13 +197,14 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		} else {
 			checkWindow(add, field+".windowMs", p.WindowMs)
 		}
-		if p.Arithmetic != "" && p.Name != policies.SlidingCounter {
+		option := OptionOf(p.Name)
+		if p.Arithmetic != "" && option != ArithmeticOption {
 			add(field+".arithmetic", "only sliding-counter takes an arithmetic")
 		}
-		if p.Buckets != 0 && p.Name != policies.SlidingBuckets {
+		if p.Buckets != 0 && option != BucketsOption {
 			add(field+".buckets", "only sliding-buckets takes buckets")
 		}
-		if p.Burst != 0 && p.Name != policies.TokenBucket && p.Name != policies.GCRA {
+		if p.Burst != 0 && option != BurstOption {
 			add(field+".burst", "only token-bucket and gcra take a burst")
 		}
 		if p.Burst < 0 || p.Burst > MaxLimit {
@@ -302,6 +332,18 @@ func strictUnmarshal(data []byte, v any) error {
 		return errors.New("unexpected data after the scenario object")
 	}
 	return nil
+}
+
+// elementError is jsonError for one element of a list, its field prefixed
+// with the element's place ("requests[2]").
+func elementError(prefix string, err error) FieldError {
+	fe := jsonError(err)
+	if fe.Field == "" || fe.Field == "scenario" {
+		fe.Field = prefix
+	} else {
+		fe.Field = prefix + "." + fe.Field
+	}
+	return fe
 }
 
 // jsonError turns encoding/json's errors into a FieldError a person can act on.

@@ -27,25 +27,26 @@ func ParsePolicyRef(ref string) (PolicySpec, error) {
 		return PolicySpec{}, fmt.Errorf("unknown policy %q (want one of %s)", name, strings.Join(policies.Names, ", "))
 	}
 	spec := PolicySpec{Name: name}
+	option := OptionOf(name)
 	if !hasOpt {
-		if name == policies.SlidingCounter {
+		if option == ArithmeticOption {
 			spec.Arithmetic = policies.Floor
 		}
 		return spec, nil
 	}
-	switch name {
-	case policies.SlidingCounter:
+	switch option {
+	case ArithmeticOption:
 		a := policies.Arithmetic(opt)
 		if a != policies.Floor && a != policies.Exact {
-			return PolicySpec{}, fmt.Errorf("%q: sliding-counter takes /floor or /exact", ref)
+			return PolicySpec{}, fmt.Errorf("%q: %s takes /floor or /exact", ref, name)
 		}
 		spec.Arithmetic = a
-	case policies.SlidingBuckets, policies.TokenBucket, policies.GCRA:
+	case BucketsOption, BurstOption:
 		n, err := strconv.ParseInt(opt, 10, 64)
 		if err != nil || n < 1 {
 			return PolicySpec{}, fmt.Errorf("%q: the part after / must be a whole number of at least 1", ref)
 		}
-		if name == policies.SlidingBuckets {
+		if option == BucketsOption {
 			spec.Buckets = n
 		} else {
 			spec.Burst = n
@@ -59,12 +60,12 @@ func ParsePolicyRef(ref string) (PolicySpec, error) {
 // Ref writes the spec back in the short form ParsePolicyRef reads. Limit
 // and window overrides are not part of the short form.
 func (p PolicySpec) Ref() string {
-	switch {
-	case p.Name == policies.SlidingCounter && p.Arithmetic != "":
+	switch option := OptionOf(p.Name); {
+	case option == ArithmeticOption && p.Arithmetic != "":
 		return p.Name + "/" + string(p.Arithmetic)
-	case p.Name == policies.SlidingBuckets && p.Buckets != 0:
+	case option == BucketsOption && p.Buckets != 0:
 		return p.Name + "/" + strconv.FormatInt(p.Buckets, 10)
-	case (p.Name == policies.TokenBucket || p.Name == policies.GCRA) && p.Burst != 0:
+	case option == BurstOption && p.Burst != 0:
 		return p.Name + "/" + strconv.FormatInt(p.Burst, 10)
 	}
 	return p.Name

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/windowlab/playground/policies"
@@ -97,14 +98,38 @@ func Run(s Scenario) (Result, error) {
 	}
 	specs := s.Specs()
 	res := Result{Results: make([]PolicyResult, 0, len(specs))}
-	for _, spec := range specs {
-		pol, err := policies.New(spec.Name, spec.Params(s))
-		if err != nil {
-			return Result{}, err // Validate has already built the same policy
+	for i, spec := range specs {
+		out := PolicyResult{
+			Policy: spec.Name,
+			Label:  spec.Label(s),
+			Params: spec.Out(s),
+			// Never nil: the contract answers an empty request list with
+			// "decisions": [], not null.
+			Decisions: make([]Decision, 0, s.total()),
 		}
-		res.Results = append(res.Results, runOne(s, spec, pol))
+		pol, err := ReplayLane(context.Background(), s, i, Hooks{After: func(_ policies.Policy, d Decision) error {
+			out.add(d)
+			return nil
+		}})
+		if err != nil {
+			return Result{}, err
+		}
+		out.Stats = pol.Stats()
+		res.Results = append(res.Results, out)
 	}
 	return res, nil
+}
+
+// add counts one decision into the result.
+func (p *PolicyResult) add(d Decision) {
+	if !d.Probe {
+		if d.Detail.Allowed {
+			p.Admitted++
+		} else {
+			p.Refused++
+		}
+	}
+	p.Decisions = append(p.Decisions, d)
 }
 
 // Out reports the configuration the spec runs with in the scenario, as the
@@ -112,12 +137,12 @@ func Run(s Scenario) (Result, error) {
 func (p PolicySpec) Out(s Scenario) ParamsOut {
 	params := p.Params(s)
 	out := ParamsOut{Limit: params.Limit, WindowMs: params.WindowMs}
-	switch p.Name {
-	case policies.SlidingCounter:
+	switch OptionOf(p.Name) {
+	case ArithmeticOption:
 		out.Arithmetic = params.Arithmetic
-	case policies.SlidingBuckets:
+	case BucketsOption:
 		out.Buckets = params.Buckets
-	case policies.TokenBucket, policies.GCRA:
+	case BurstOption:
 		out.Burst = params.Burst
 		if out.Burst == 0 {
 			out.Burst = params.Limit
@@ -126,34 +151,11 @@ func (p PolicySpec) Out(s Scenario) ParamsOut {
 	return out
 }
 
-func runOne(s Scenario, spec PolicySpec, pol policies.Policy) PolicyResult {
-	out := PolicyResult{
-		Policy: spec.Name,
-		Label:  spec.Label(s),
-		Params: spec.Out(s),
+// total is the number of decisions after expanding count.
+func (s Scenario) total() int {
+	n := 0
+	for _, r := range s.Requests {
+		n += int(r.Count)
 	}
-	idx := 0
-	for entry, r := range s.Requests {
-		name := r.KeyName()
-		key := KeyOf(name)
-		for range r.Count {
-			d := Decision{Index: idx, Entry: entry, At: r.At, Key: name, Cost: r.Cost, Probe: r.Probe}
-			if r.Probe {
-				d.Cost = 0
-				d.Estimate = pol.Peek(key, r.At)
-			} else {
-				d.Detail = pol.Decide(key, r.At, r.Cost)
-				d.Estimate = d.Detail.Estimate
-				if d.Detail.Allowed {
-					out.Admitted++
-				} else {
-					out.Refused++
-				}
-			}
-			out.Decisions = append(out.Decisions, d)
-			idx++
-		}
-	}
-	out.Stats = pol.Stats()
-	return out
+	return n
 }

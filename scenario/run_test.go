@@ -1,10 +1,10 @@
 package scenario
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,17 +154,50 @@ func TestJSONContract(t *testing.T) {
 	assert.Equal(t, 2.0, ds[4]["estimate"])
 }
 
-func TestTableShowsEveryPolicySideBySide(t *testing.T) {
-	res, err := Run(loadCarPark(t))
+func TestEmptyRequestListAnswersAnEmptyArray(t *testing.T) {
+	s, err := Parse([]byte(`{"limit": 2, "windowMs": 1000, "policy": "gcra", "requests": []}`))
 	require.NoError(t, err)
-	var buf bytes.Buffer
-	require.NoError(t, res.WriteTable(&buf))
-	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-	require.Len(t, lines, 1+10+1, "header, ten cars, totals")
-	for _, p := range res.Results {
-		assert.Contains(t, lines[0], p.Label)
-	}
-	assert.Contains(t, lines[6], "REFUSE", "the 25 s car is refused by the log")
-	assert.Contains(t, lines[6], "retry 5 s", "the log frees a space when the 0 s car leaves at 30 s")
-	assert.Contains(t, lines[11], "8 of 10")
+	res, err := Run(s)
+	require.NoError(t, err)
+	out, err := json.Marshal(res)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"decisions":[]`)
+	assert.NotContains(t, string(out), "null")
+}
+
+func TestReplayStopsWhenItsContextIsDone(t *testing.T) {
+	s := Scenario{Limit: 5, WindowMs: 1000, Requests: []Request{{At: 0, Cost: 1, Count: MaxRequests}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	seen := 0
+	_, err := ReplayLane(ctx, s, 0, Hooks{After: func(_ policies.Policy, d Decision) error {
+		seen++
+		if d.Index == 10 {
+			cancel()
+		}
+		return nil
+	}})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, seen, MaxRequests, "the replay went on after its context was cancelled")
+	assert.LessOrEqual(t, seen, checkEvery+1, "the replay looks at its context every %d decisions", checkEvery)
+}
+
+func TestReplayHooksSeeEachDecisionBeforeAndAfter(t *testing.T) {
+	s := Scenario{Limit: 1, WindowMs: 1000, Policies: []PolicySpec{{Name: policies.FixedWindow}},
+		Requests: []Request{{At: 0, Cost: 1, Count: 2}, {At: 500, Probe: true, Cost: 1, Count: 1}}}
+	var log []string
+	_, err := ReplayLane(context.Background(), s, 0, Hooks{
+		Before: func(pol policies.Policy, d Decision) {
+			log = append(log, fmt.Sprintf("before %d: estimate %s", d.Index, pol.Peek(KeyOf(d.Key), d.At)))
+		},
+		After: func(_ policies.Policy, d Decision) error {
+			log = append(log, fmt.Sprintf("after %d: allowed %v", d.Index, d.Allowed()))
+			return nil
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"before 0: estimate 0", "after 0: allowed true",
+		"before 1: estimate 1", "after 1: allowed false",
+		"before 2: estimate 1", "after 2: allowed false",
+	}, log)
 }

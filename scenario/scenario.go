@@ -1,7 +1,3 @@
-// Package scenario is the one shape every part of the playground agrees on:
-// settings (limit, window, policies and their options) plus a list of timed
-// requests. The simulate command, POST /api/simulate, the playground, shared
-// links, lessons and exercises all decode, validate and run scenarios here.
 package scenario
 
 import (
@@ -90,13 +86,44 @@ func (p PolicySpec) Params(s Scenario) policies.Params {
 	if p.WindowMs != 0 {
 		out.WindowMs = p.WindowMs
 	}
-	if p.Name == policies.SlidingCounter && out.Arithmetic == "" {
-		out.Arithmetic = policies.Floor
-	}
-	if p.Name == policies.SlidingBuckets && out.Buckets == 0 {
-		out.Buckets = DefaultBuckets
+	switch OptionOf(p.Name) {
+	case ArithmeticOption:
+		if out.Arithmetic == "" {
+			out.Arithmetic = policies.Floor
+		}
+	case BucketsOption:
+		if out.Buckets == 0 {
+			out.Buckets = DefaultBuckets
+		}
 	}
 	return out
+}
+
+// Option names the one setting a policy takes besides its limit and
+// window, as a PolicySpec field.
+type Option string
+
+// The options.
+const (
+	NoOption         Option = ""
+	ArithmeticOption Option = "arithmetic" // sliding-counter: floor or exact
+	BucketsOption    Option = "buckets"    // sliding-buckets: k
+	BurstOption      Option = "burst"      // token-bucket and gcra: the capacity
+)
+
+// OptionOf is the option the named policy takes: the one place outside
+// package policies that knows which policy takes which setting, so that
+// labels, short refs, validation and the playground's form agree.
+func OptionOf(name string) Option {
+	switch name {
+	case policies.SlidingCounter:
+		return ArithmeticOption
+	case policies.SlidingBuckets:
+		return BucketsOption
+	case policies.TokenBucket, policies.GCRA:
+		return BurstOption
+	}
+	return NoOption
 }
 
 // Label is a short human name that tells lanes apart: the policy name plus
@@ -105,12 +132,12 @@ func (p PolicySpec) Label(s Scenario) string {
 	params := p.Params(s)
 	var b strings.Builder
 	b.WriteString(p.Name)
-	switch p.Name {
-	case policies.SlidingCounter:
+	switch OptionOf(p.Name) {
+	case ArithmeticOption:
 		fmt.Fprintf(&b, " (%s)", params.Arithmetic)
-	case policies.SlidingBuckets:
+	case BucketsOption:
 		fmt.Fprintf(&b, " (k=%d)", params.Buckets)
-	case policies.TokenBucket, policies.GCRA:
+	case BurstOption:
 		if p.Burst != 0 {
 			fmt.Fprintf(&b, " (burst %d)", p.Burst)
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/lessons"
-	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web/templates"
 )
@@ -28,8 +27,6 @@ func Lessons(lib *lessons.Library, set *exercises.Set) Feature {
 		if lib == nil || set == nil {
 			return errors.New("web: Lessons expects a lesson library and an exercise set")
 		}
-		lib.ExerciseTitle = set.Title
-		lib.PlayURL = play.EncodeURL
 		h := &lessonPages{s: s, lib: lib, set: set}
 		r.Get("/lessons", h.index)
 		r.Get("/lessons/{slug}", h.lesson)
@@ -46,12 +43,7 @@ func LoadLessons() (*lessons.Library, *exercises.Set, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	set, err := exercises.Load(lib)
-	if err != nil {
-		return nil, nil, err
-	}
-	lib.ExerciseTitle = set.Title
-	return lib, set, nil
+	return lib, lib.Exercises, nil
 }
 
 type lessonPages struct {
@@ -273,6 +265,6 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 		s.Requests = append(slices.Clone(s.Requests), scenario.Request{At: at, Cost: 1, Count: 1})
 		slices.SortStableFunc(s.Requests, func(a, b scenario.Request) int { return cmp.Compare(a.At, b.At) })
 	}
-	out.PlayURL = play.EncodeURL(s)
+	out.PlayURL = scenario.EncodeURL(s)
 	return out
 }

@@ -25,7 +25,8 @@ import (
 //	POST /play/load                  pasted or uploaded scenario JSON → 303 to its link
 //	GET  /play/decisions.{json,csv}  decisions of ?s=<scenario>, no session needed
 //	GET  /play/{id}/stream           the Datastar SSE stream of one session
-//	POST /play/{id}/{action}         fire, burst, pattern, step, jump, toggle, speed,
+//	POST /play/{id}/{action}         one route per action (playActions): fire, burst,
+//	                                 pattern, step, jump, toggle, play, pause, speed,
 //	                                 reset, settings, client?i=, client/add,
 //	                                 client/rename, select
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
@@ -46,8 +47,9 @@ func Playground(store *play.Store) Feature {
 			r.Get("/link", p.link)
 			r.Get("/decisions.json", p.download(p.decisionsJSON))
 			r.Get("/decisions.csv", p.download(p.decisionsCSV))
-			r.Post("/{action}", p.action)
-			r.Post("/client/{action}", p.action)
+			for _, a := range playActions {
+				r.Post("/"+a.path, p.action(a))
+			}
 		})
 		return nil
 	})
@@ -74,7 +76,7 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 	v := sess.View()
 	if !c.valid || c.rev != v.ScenarioRev {
 		c.rev, c.valid = v.ScenarioRev, true
-		c.share, c.json = play.EncodeURL(v.Scenario), scenarioText(v.Scenario)
+		c.share, c.json = scenario.EncodeURL(v.Scenario), scenarioText(v.Scenario)
 	}
 	return templates.PlayPage{
 		Page:  p.s.Page(r, "Playground", templates.SectionPlay),
@@ -96,7 +98,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	sc := play.DefaultScenario()
 	var linkErr scenario.Errors
 	if q.Has("s") {
-		got, err := play.DecodeURL(q)
+		got, err := scenario.DecodeURL(q)
 		if err != nil {
 			linkErr = asErrors(err, "s")
 		} else {
@@ -179,7 +181,7 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		err = play.Check(sc)
 	}
 	if err == nil {
-		http.Redirect(w, r, play.EncodeURL(sc), http.StatusSeeOther)
+		http.Redirect(w, r, scenario.EncodeURL(sc), http.StatusSeeOther)
 		return
 	}
 	sess, serr := p.store.New(scenario.Scenario{})

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -19,7 +18,7 @@ func (p *playground) link(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	to := play.EncodeURL(sess.Scenario())
+	to := scenario.EncodeURL(sess.Scenario())
 	if r.URL.Query().Get("present") == "1" {
 		to += "&present=1&t=" + strconv.FormatInt(sess.Now(), 10)
 	}
@@ -82,7 +81,7 @@ func (p *playground) decisionsCSV(w http.ResponseWriter, sc scenario.Scenario) e
 // linkDecisions serves the decisions of the scenario in ?s=, without a session.
 func (p *playground) linkDecisions(asCSV bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		sc, err := play.DecodeURL(r.URL.Query())
+		sc, err := scenario.DecodeURL(r.URL.Query())
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return

@@ -92,7 +92,7 @@ func runSettingsSteps(t *testing.T, base string, sess *play.Session, sig map[str
 			}
 			continue
 		}
-		for _, ev := range parsePlayEvents(res.body) {
+		for _, ev := range parseEvents(t, strings.NewReader(res.body)) {
 			for _, d := range ev.data {
 				if js, ok := strings.CutPrefix(d, "signals "); ok {
 					if err := json.Unmarshal([]byte(js), &sig); err != nil {
@@ -122,7 +122,7 @@ func runSettingsSteps(t *testing.T, base string, sess *play.Session, sig map[str
 func TestPlaySettingsKeepLoadedLanes(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
-	sig, sess, doc := openPlayLink(t, url, store, play.EncodeURL(overridesScenario()))
+	sig, sess, doc := openPlayLink(t, url, store, scenario.EncodeURL(overridesScenario()))
 
 	overrides := doc.Find(`[data-testid="overrides"]`).Text()
 	for _, want := range []string{
@@ -169,14 +169,14 @@ func TestPlaySettingsKeepLoadedLanes(t *testing.T) {
 			"fixed-window limit 3",
 			"gcra (burst 15)",
 		}},
-		{what: "uncheck sliding-counter (floor), check sliding-log", change: map[string]any{"pfloor": false, "plog": true}, status: 200, limit: 5, lanes: []string{
+		{what: "uncheck sliding-counter (floor), check sliding-log", change: map[string]any{"useSlidingCounterFloor": false, "useSlidingLog": true}, status: 200, limit: 5, lanes: []string{
 			"token-bucket (burst 15) window 60 s",
 			"token-bucket (burst 15)",
 			"fixed-window limit 3",
 			"gcra (burst 15)",
 			"sliding-log",
 		}},
-		{what: "check sliding-buckets with k 3", change: map[string]any{"pbuckets": true, "buckets": 3}, status: 200, limit: 5, lanes: []string{
+		{what: "check sliding-buckets with k 3", change: map[string]any{"useSlidingBuckets": true, "buckets": 3}, status: 200, limit: 5, lanes: []string{
 			"token-bucket (burst 15) window 60 s",
 			"token-bucket (burst 15)",
 			"fixed-window limit 3",
@@ -192,7 +192,7 @@ func TestPlaySettingsKeepLoadedLanes(t *testing.T) {
 // with the fields, and takes the ones the answer sends back.
 func TestBrowserPlaySettingsKeepLoadedLanes(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
-	tab := openPlay(t, url+play.EncodeURL(overridesScenario()))
+	tab := openPlay(t, url+scenario.EncodeURL(overridesScenario()))
 	tab.WaitText(`[data-testid="overrides"]`, "token-bucket (burst 10) keeps its own window 60 s")
 	labels := func() []string {
 		return browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid=lane]')].map(l => l.dataset.label)`))

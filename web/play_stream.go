@@ -52,7 +52,7 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 	for i, l := range v.Lanes {
 		wg.Go(func() {
 			var buf bytes.Buffer
-			laneErr[i] = templates.PlayLane(templates.Plot(v, l), pp.Base).Render(r.Context(), &buf)
+			laneErr[i] = templates.PlayLane(v, l, pp.Base).Render(r.Context(), &buf)
 			laneHTML[i] = region{id: l.ID, html: buf.String()}
 		})
 	}

@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"os"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -25,7 +24,8 @@ import (
 )
 
 // DefaultDatastarPath is where `npm ci` puts the Datastar browser bundle,
-// relative to the working directory.
+// relative to the project directory. The server serves the copy built into
+// the binary unless Config.DatastarPath names another file.
 const DefaultDatastarPath = "node_modules/@starfederation/datastar/dist/datastar.js"
 
 //go:embed static
@@ -34,10 +34,15 @@ var staticFiles embed.FS
 // Config configures a Server. The zero value is usable.
 type Config struct {
 	// DatastarPath is the Datastar browser bundle (a self-contained ES
-	// module), read once by New. Empty means DefaultDatastarPath.
+	// module), read once by New. Empty means the bundle built into the
+	// binary (see datastar_bundle.go).
 	DatastarPath string
 	// Version names the running build in every page's footer. Empty means "dev".
 	Version string
+	// PublicURL is the address attendees' devices reach this server at (the
+	// -public-url flag, checked by room.ParsePublicURL), for join links and
+	// QR codes. Empty means the request's own host (see room.JoinURLs).
+	PublicURL string
 	// Features add parts of the site after the built-in pages (home, health
 	// check, static files).
 	Features []Feature
@@ -65,19 +70,19 @@ type Server struct {
 	assets  *assetTable
 	router  chi.Router
 
+	publicURL string // Config.PublicURL
+
 	// closing is cancelled by EndStreams; NewSSE ties every stream to it.
 	closing    context.Context
 	endStreams context.CancelFunc
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
-// error says to run `npm ci`) or when a feature cannot set up its routes.
+// error says to run `npm ci`, and to build again when the binary lacks it)
+// or when a feature cannot set up its routes.
 func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		return nil, errors.New("web: New expects a logger")
-	}
-	if cfg.DatastarPath == "" {
-		cfg.DatastarPath = DefaultDatastarPath
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
@@ -91,9 +96,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if err := assets.addFS(static); err != nil {
 		return nil, err
 	}
-	bundle, err := os.ReadFile(cfg.DatastarPath)
+	bundle, err := readDatastarBundle(staticFiles, cfg.DatastarPath)
 	if err != nil {
-		return nil, fmt.Errorf("web: reading the Datastar bundle (run `npm ci` in the project directory to install it): %w", err)
+		return nil, err
 	}
 	if err := assets.add("datastar.js", bundle); err != nil {
 		return nil, err
@@ -103,6 +108,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	s := &Server{
 		log:        log,
 		version:    cfg.Version,
+		publicURL:  cfg.PublicURL,
 		assets:     assets,
 		closing:    closing,
 		endStreams: endStreams,
@@ -129,6 +135,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.router.ServeHTTP(w, r)
 }
+
+// PublicURL is Config.PublicURL: where attendees reach the server, or "".
+func (s *Server) PublicURL() string { return s.publicURL }
 
 // Log is the server's logger, for features.
 func (s *Server) Log() *slog.Logger { return s.log }

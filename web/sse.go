@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -28,37 +27,35 @@ import (
 // datastar.NewSSE (or Server.NewSSE). NewSSE flushes the response headers,
 // after which a POST body can no longer be read.
 
-// The events of the beta.11 protocol.
+// The events of the beta.11 protocol that the site sends. The bundle knows
+// two more, datastar-remove-signals and datastar-execute-script, which no
+// page needs: signals are merged, never removed, and behaviour lives in
+// data-* attributes and static modules (the Content-Security-Policy blocks
+// the inline script execute-script would insert). Add them here, with a
+// test, when a page needs them.
 const (
 	EventMergeFragments  datastar.EventType = "datastar-merge-fragments"
 	EventMergeSignals    datastar.EventType = "datastar-merge-signals"
 	EventRemoveFragments datastar.EventType = "datastar-remove-fragments"
-	EventRemoveSignals   datastar.EventType = "datastar-remove-signals"
-	EventExecuteScript   datastar.EventType = "datastar-execute-script"
 )
 
 // MergeMode says how merged fragments meet the elements they target.
 type MergeMode string
 
-// The merge modes of beta.11. MergeMorph is the browser's default.
+// The merge modes the site uses, of the eight beta.11 has (inner, outer,
+// prepend, before, after and upsertAttributes are the others). MergeMorph
+// is the browser's default.
 const (
-	MergeMorph            MergeMode = "morph"
-	MergeInner            MergeMode = "inner"
-	MergeOuter            MergeMode = "outer"
-	MergePrepend          MergeMode = "prepend"
-	MergeAppend           MergeMode = "append"
-	MergeBefore           MergeMode = "before"
-	MergeAfter            MergeMode = "after"
-	MergeUpsertAttributes MergeMode = "upsertAttributes"
+	MergeMorph  MergeMode = "morph"
+	MergeAppend MergeMode = "append"
 )
 
 // FragmentOption changes how MergeFragments applies its HTML.
 type FragmentOption func(*fragmentOptions)
 
 type fragmentOptions struct {
-	selector       string
-	mode           MergeMode
-	viewTransition bool
+	selector string
+	mode     MergeMode
 }
 
 // WithSelector targets the elements matching a CSS selector instead of the
@@ -70,12 +67,6 @@ func WithSelector(selector string) FragmentOption {
 // WithMergeMode sets how the fragments are merged; the default is morph.
 func WithMergeMode(mode MergeMode) FragmentOption {
 	return func(o *fragmentOptions) { o.mode = mode }
-}
-
-// WithViewTransition asks the browser to animate the merge with a view
-// transition where it supports them.
-func WithViewTransition() FragmentOption {
-	return func(o *fragmentOptions) { o.viewTransition = true }
 }
 
 // MergeFragments sends HTML to merge into the page. Every top-level element
@@ -92,9 +83,6 @@ func MergeFragments(sse *datastar.ServerSentEventGenerator, html string, opts ..
 	}
 	if o.mode != "" && o.mode != MergeMorph {
 		lines = append(lines, "mergeMode "+string(o.mode))
-	}
-	if o.viewTransition {
-		lines = append(lines, "useViewTransition true")
 	}
 	lines = appendLines(lines, "fragments", html)
 	return sse.Send(EventMergeFragments, lines)
@@ -125,23 +113,6 @@ func MergeSignals(sse *datastar.ServerSentEventGenerator, signals []byte, onlyIf
 // RemoveFragments removes the elements matching a CSS selector.
 func RemoveFragments(sse *datastar.ServerSentEventGenerator, selector string) error {
 	return sse.Send(EventRemoveFragments, appendLines(nil, "selector", selector))
-}
-
-// RemoveSignals removes signals by path, such as "form.limit".
-func RemoveSignals(sse *datastar.ServerSentEventGenerator, paths ...string) error {
-	var lines []string
-	for _, p := range paths {
-		lines = appendLines(lines, "paths", p)
-	}
-	return sse.Send(EventRemoveSignals, lines)
-}
-
-// ExecuteScript asks the browser to run a script (removed again after it has
-// run). The browser inserts it as an inline <script>, which this site's
-// Content-Security-Policy blocks: on the site's own pages prefer signals and
-// data-* attributes. It is kept so the adapter covers the whole protocol.
-func ExecuteScript(sse *datastar.ServerSentEventGenerator, script string) error {
-	return sse.Send(EventExecuteScript, appendLines([]string{"autoRemove " + strconv.FormatBool(true)}, "script", script))
 }
 
 // appendLines appends one "key line" data line per physical line of value,

@@ -16,11 +16,15 @@ import (
 // read or is not a valid exercise is a usage error (exit status 2).
 //
 //	playground check FILE
-func runCheck(args []string, stdout io.Writer) error {
-	if len(args) != 1 {
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", "FILE", "Validate one exercise file and print its question, the answer the policies\ncompute and the working behind it, for example:\n  playground check exercises/try-it-1-exact.json", stderr)
+	if err := fs.Parse(args); err != nil {
+		return flagError(err)
+	}
+	if fs.NArg() != 1 {
 		return usagef("check takes one exercise file: playground check exercises/try-it-1-exact.json")
 	}
-	name := args[0]
+	name := fs.Arg(0)
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return usagef("check: %v", err)

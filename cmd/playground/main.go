@@ -4,11 +4,17 @@
 //	playground [serve] [-addr :8080]   start the web server (the default)
 //	playground simulate [--json] [FILE|-]
 //	playground check FILE              validate an exercise, print its computed answer
+//
+// simulate decodes a scenario (package scenario), runs it through the
+// policies and prints package explain's table; check loads the lessons and
+// their exercises and prints an exercise's computed answer and working;
+// serve builds package web's site on the playground store and lessons.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,10 +61,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		return runServe(ctx, args, stderr)
 	case "simulate":
-		return runSimulate(args, stdin, stdout)
+		return runSimulate(args, stdin, stdout, stderr)
 	case "check":
-		return runCheck(args, stdout)
+		return runCheck(args, stdout, stderr)
 	default:
 		return usagef("unknown command %q (want serve, simulate or check)", cmd)
 	}
+}
+
+// newFlagSet is a subcommand's flag set whose usage (printed for -h, and
+// for a bad flag) says what the command does and what it takes.
+func newFlagSet(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: playground %s %s\n\n%s\n", name, synopsis, about)
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(stderr, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// flagError turns a flag set's parse error into the command's answer: a
+// request for help has been answered by the usage text, anything else is
+// a usage error (exit status 2) after it.
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return usageError{err}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
 )
 
@@ -26,7 +27,8 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "address to listen on; without this flag, $PORT (if set) gives \":$PORT\"")
-	bundle := fs.String("datastar", web.DefaultDatastarPath, "path of the Datastar browser bundle (installed by `npm ci`)")
+	bundle := fs.String("datastar", "", "path of a Datastar browser bundle to serve instead of the one built into the binary")
+	publicURL := fs.String("public-url", "", "address attendees' devices reach this server at, for workshop join links and QR codes (e.g. http://192.168.1.20:8080); default: the address the page was opened at")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -35,6 +37,13 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	if *publicURL != "" {
+		u, err := room.ParsePublicURL(*publicURL)
+		if err != nil {
+			return usageError{err}
+		}
+		*publicURL = u.String()
 	}
 	if !flagGiven(fs, "addr") {
 		if port := os.Getenv("PORT"); port != "" {
@@ -47,7 +56,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(),
+	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL,
 		Features: []web.Feature{web.Playground(play.NewStore(time.Now)), web.Lessons(lib, set)}}, log)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -93,10 +94,55 @@ func TestServePortFromEnvironment(t *testing.T) {
 	}
 }
 
+// TestServeBuiltInBundleFromAnotherDirectory runs the server as a copied
+// binary would: from a directory with no node_modules and no -datastar flag.
+// The page must link the bundle and the bundle must be the pinned one.
+func TestServeBuiltInBundleFromAnotherDirectory(t *testing.T) {
+	want, err := os.ReadFile(testBundle)
+	if err != nil {
+		t.Fatalf("reading the installed bundle to compare with: %v (run `npm ci`)", err)
+	}
+	t.Chdir(t.TempDir())
+	url, _ := startServe(t, "-addr", "127.0.0.1:0")
+	page := httpGet(t, url+"/")
+	link := regexp.MustCompile(`/static/datastar\.[0-9a-f]+\.js`).FindString(page)
+	if link == "" {
+		t.Fatalf("home page links no Datastar bundle:\n%s", page)
+	}
+	if got := httpGet(t, url+link); got != string(want) {
+		t.Errorf("GET %s served %d bytes that differ from the %d bytes npm installed", link, len(got), len(want))
+	}
+}
+
+// httpGet returns the body of a GET that must answer 200.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d, want 200", url, res.StatusCode)
+	}
+	return string(body)
+}
+
 func TestServeMissingBundle(t *testing.T) {
 	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-datastar", t.TempDir() + "/none.js"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "npm ci") {
 		t.Fatalf("runServe with no bundle = %v, want an error naming `npm ci`", err)
+	}
+}
+
+func TestServeRejectsABadPublicURL(t *testing.T) {
+	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-public-url", "192.168.1.20:8080"}, io.Discard)
+	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "http://") {
+		t.Fatalf("runServe(-public-url without a scheme) = %v, want a usage error asking for http://", err)
 	}
 }
 

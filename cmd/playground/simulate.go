@@ -3,22 +3,21 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
 // runSimulate reads a scenario from a file or standard input and prints the
 // decisions of every policy side by side, or as JSON with --json.
-func runSimulate(args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("simulate", "[--json] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := fs.Parse(args); err != nil {
-		return usagef("simulate: %v (usage: playground simulate [--json] [FILE|-])", err)
+		return flagError(err)
 	}
 	if fs.NArg() > 1 {
 		return usagef("simulate: one scenario at a time (usage: playground simulate [--json] [FILE|-])")
@@ -49,7 +48,7 @@ func runSimulate(args []string, stdin io.Reader, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	if err := res.WriteTable(stdout); err != nil {
+	if err := explain.Table(stdout, res); err != nil {
 		return fmt.Errorf("writing table: %w", err)
 	}
 	return nil

@@ -76,3 +76,20 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		})
 	}
 }
+
+func TestHelpPrintsUsageAndSucceeds(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [FILE|-]"},
+		{[]string{"simulate", "--help"}, "print JSON instead of a table"},
+		{[]string{"check", "-h"}, "usage: playground check FILE"},
+	} {
+		code, out, errOut := runCmd(t, "", tt.args...)
+		assert.Equal(t, 0, code, "%v: exit status; stderr: %s", tt.args, errOut)
+		assert.Empty(t, out, "%v: the usage goes to standard error", tt.args)
+		assert.Contains(t, errOut, tt.want, "%v", tt.args)
+		assert.NotContains(t, errOut, "no such file", "%v", tt.args)
+	}
+}

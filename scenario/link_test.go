@@ -1,16 +1,14 @@
-package play
+package scenario
 
 import (
 	"errors"
 	"net/url"
 	"reflect"
 	"testing"
-
-	"github.com/windowlab/playground/scenario"
 )
 
 func TestURLRoundTrip(t *testing.T) {
-	cp := carPark(t)
+	cp := loadCarPark(t)
 	link := EncodeURL(cp)
 	u, err := url.Parse(link)
 	if err != nil {
@@ -33,12 +31,12 @@ func TestURLRoundTrip(t *testing.T) {
 }
 
 func TestMalformedLinks(t *testing.T) {
-	good := EncodeParam(carPark(t))
+	good := EncodeParam(loadCarPark(t))
 	for _, s := range []string{"", "%%%", good[:len(good)/2], "AAAA", `{"limit":0,"windowMs":1000}`, `{"limit":`} {
 		_, err := DecodeParam(s)
-		var errs scenario.Errors
+		var errs Errors
 		if !errors.As(err, &errs) {
-			t.Errorf("DecodeParam(%q) = %v, want scenario.Errors", s, err)
+			t.Errorf("DecodeParam(%q) = %v, want Errors", s, err)
 		}
 	}
 	if _, err := DecodeURL(url.Values{}); err == nil {

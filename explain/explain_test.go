@@ -1,0 +1,110 @@
+package explain
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+func carPark(t *testing.T) scenario.Scenario {
+	t.Helper()
+	data, err := os.ReadFile("../lessons/scenarios/car-park.json")
+	require.NoError(t, err)
+	s, err := scenario.Parse(data)
+	require.NoError(t, err)
+	return s
+}
+
+func TestTableShowsEveryPolicySideBySide(t *testing.T) {
+	res, err := scenario.Run(carPark(t))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, Table(&buf, res))
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	require.Len(t, lines, 1+10+1, "header, ten cars, totals")
+	for _, p := range res.Results {
+		assert.Contains(t, lines[0], p.Label)
+	}
+	assert.Contains(t, lines[6], "REFUSED", "the 25 s car is refused by the log")
+	assert.Contains(t, lines[6], "retry after 5 s", "the log frees a space when the 0 s car leaves at 30 s")
+	assert.Contains(t, lines[11], "8 of 10")
+}
+
+func TestSecs(t *testing.T) {
+	for ms, want := range map[int64]string{0: "0 s", 250: "0.25 s", 1: "0.001 s", 2001: "2.001 s", 25_000: "25 s", 30_500: "30.5 s", -1500: "-1.5 s"} {
+		if got := secs(ms); got != want {
+			t.Errorf("secs(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}
+
+func TestOutcomeWords(t *testing.T) {
+	for _, tt := range []struct {
+		d    policies.Decision
+		want string
+	}{
+		{policies.Decision{Allowed: true}, "admitted"},
+		{policies.Decision{RetryAfterMs: 5000}, "refused, retry after 5 s"},
+		{policies.Decision{RetryAfterMs: 2001}, "refused, retry after 2.001 s"},
+		{policies.Decision{Never: true}, "refused, can never pass"},
+	} {
+		if got := Outcome(tt.d); got != tt.want {
+			t.Errorf("Outcome(%+v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+// decide runs the requests through one policy and returns the last
+// decision, as the scenario's replay gives it.
+func decide(t *testing.T, s scenario.Scenario) (Policy, scenario.Decision) {
+	t.Helper()
+	res, err := scenario.Run(s)
+	require.NoError(t, err)
+	p := res.Results[0]
+	return ForResult(p), p.Decisions[len(p.Decisions)-1]
+}
+
+func TestWorkingKeepsGCRATheoreticalArrivalTimeExact(t *testing.T) {
+	// Limit 3 per second emits a permit every 1000/3 ms: after two requests
+	// at 0 the TAT is 2000/3 ms, which no whole millisecond can show.
+	pol, d := decide(t, scenario.Scenario{Limit: 3, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: policies.GCRA}},
+		Requests: []scenario.Request{{At: 0, Cost: 1, Count: 3}}})
+	got := Working(pol, d)
+	if !strings.Contains(got, "TAT 2000/3 ≈ 666.67 ms") {
+		t.Errorf("Working = %q, want the TAT as the exact fraction 2000/3 ms", got)
+	}
+}
+
+func TestWorkingAndCellOnTheCarPark(t *testing.T) {
+	s := carPark(t)
+	s.Policies = []scenario.PolicySpec{{Name: policies.SlidingLog}}
+	res, err := scenario.Run(s)
+	require.NoError(t, err)
+	p := res.Results[0]
+	d := p.Decisions[5] // the car at 25 s, with five already in the look-back
+	assert.Equal(t, "5 in (-5 s, 25 s]; 5 + 1 against 5", Working(ForResult(p), d))
+	assert.Equal(t, "REFUSED (5, retry after 5 s)", cell(d))
+	assert.Equal(t, "admitted (0)", cell(p.Decisions[0]))
+}
+
+func TestHeadersOfARefusal(t *testing.T) {
+	s := carPark(t)
+	s.Policies = []scenario.PolicySpec{{Name: policies.SlidingLog}}
+	var got string
+	_, err := scenario.ReplayLane(context.Background(), s, 0, scenario.Hooks{After: func(pol policies.Policy, d scenario.Decision) error {
+		if d.Index == 5 { // the car at 25 s, refused until the 0 s car leaves at 30 s
+			got = HeaderLines(Headers(For(s, s.Policies[0]), d.Detail, pol.Snapshot(scenario.KeyOf(d.Key), d.At)))
+		}
+		return nil
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, "HTTP/1.1 429 Too Many Requests\nRetry-After: 5\nRateLimit-Policy: \"sliding-log\";q=5;w=30\nRateLimit: \"sliding-log\";r=0;t=5", got)
+}

@@ -1,0 +1,93 @@
+package explain
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// State describes what a policy holds for one key in one line: "window
+// from 30 s, previous 5, current 1, estimate 4.5".
+func State(policy string, s policies.State) string {
+	est := scenario.FormatFraction(s.Estimate)
+	switch policy {
+	case policies.FixedWindow:
+		return fmt.Sprintf("window from %s, count %d", scenario.FormatMs(s.WindowStart), s.Count)
+	case policies.SlidingLog:
+		ts := make([]string, len(s.Log))
+		for i, t := range s.Log {
+			ts[i] = scenario.FormatMs(t)
+		}
+		return fmt.Sprintf("%d in the log: [%s]", len(s.Log), strings.Join(ts, ", "))
+	case policies.SlidingCounter:
+		return fmt.Sprintf("window from %s, previous %d, current %d, estimate %s", scenario.FormatMs(s.WindowStart), s.Previous, s.Current, est)
+	case policies.SlidingBuckets:
+		cs := make([]string, len(s.Slots))
+		for i, sl := range s.Slots {
+			cs[i] = strconv.FormatInt(sl.Count, 10)
+		}
+		return fmt.Sprintf("slots [%s], estimate %s", strings.Join(cs, " "), est)
+	case policies.TokenBucket:
+		return fmt.Sprintf("tokens %s of %d", scenario.FormatFraction(s.Tokens), s.Capacity)
+	case policies.GCRA:
+		return fmt.Sprintf("TAT %s, in use %s", Instant(s.TAT), est)
+	}
+	return "estimate " + est
+}
+
+// Status is the line under a playground lane: the count or estimate at
+// the clock, what remains, and what the next request would get. next is
+// nil when the clock is before the last request, where the policy has
+// already moved past the clock and cannot say.
+func Status(policy string, now, capacity int64, s policies.State, next *policies.Decision) string {
+	var b strings.Builder
+	est := s.Estimate
+	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), estimateWord(policy), Fraction(est), capacity)
+	fmt.Fprintf(&b, " · %d left", max(capacity-ceilFraction(est), 0))
+	switch policy {
+	case policies.TokenBucket:
+		fmt.Fprintf(&b, " (tokens %s)", Fraction(s.Tokens))
+	case policies.GCRA:
+		fmt.Fprintf(&b, " (TAT %s)", Instant(s.TAT))
+	}
+	switch {
+	case next == nil:
+		b.WriteString(" · the clock is before the last request")
+	case next.Allowed:
+		b.WriteString(" · the next request would be " + Admitted)
+	case next.Never:
+		b.WriteString(" · the next request " + NeverPass + " (its cost is above the capacity)")
+	default:
+		b.WriteString(" · the next request would be " + Refused + ", " + retry(next.RetryAfterMs))
+	}
+	return b.String()
+}
+
+// Legend says what a playground lane draws for the policy besides the
+// requests' marks.
+func Legend(policy string) string {
+	switch policy {
+	case policies.FixedWindow:
+		return "Blocks: the fixed windows, each labelled with the permits it admitted. Line: the count."
+	case policies.SlidingLog:
+		return "Shaded: the look-back (now − window, now]. Ticks on the axis: the timestamps the log holds. Line: the count in the look-back."
+	case policies.SlidingCounter:
+		return "Line: the estimate, previous × (window − elapsed) ÷ window + current, falling as the window fills. Blocks: the windows and their counts."
+	case policies.SlidingBuckets:
+		return "Bars: the sub-buckets at the clock, the oldest weighted by the part of it still inside the window. Line: the estimate."
+	case policies.TokenBucket:
+		return "Line: permits in use (burst − tokens), draining as the bucket refills at limit per window."
+	case policies.GCRA:
+		return "Line: permits in use, (TAT − now) ÷ interval. Dotted: the theoretical arrival time (TAT)."
+	}
+	return ""
+}
+
+// DrawsWindows reports whether a lane of the policy shows its
+// epoch-aligned windows, with the permits admitted in each.
+func DrawsWindows(policy string) bool {
+	return policy == policies.FixedWindow || policy == policies.SlidingCounter
+}

@@ -1,0 +1,389 @@
+package room
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// Kind is what a question asks about the next step of the scenario.
+type Kind string
+
+// The kinds of question, each answered per lane asked about.
+const (
+	// KindAdmit: will the next request (client, cost, instant) be admitted?
+	// An answer value is 1 for admitted, 0 for refused.
+	KindAdmit Kind = "admit"
+	// KindCount: of the next N requests, all at the instant, how many get
+	// through? An answer value is a count from 0 to N.
+	KindCount Kind = "count"
+	// KindFirstAdmit: what is the first instant, at or after the asked one,
+	// at which the client's request gets in? An answer value is that instant
+	// in ms, or Never.
+	KindFirstAdmit Kind = "first-admit"
+)
+
+// Never is the answer value for "no instant within the horizon admits it".
+const Never int64 = -1
+
+// HorizonWindows is how far a first-admit question looks, in windows of the
+// lane: as the exercises do, three windows, by which every policy has
+// forgotten everything before the question.
+const HorizonWindows = 3
+
+// Ask is what the presenter asks: the kind, the request it is about and
+// the lanes it asks about.
+type Ask struct {
+	Kind Kind
+	At   int64  // the request's instant, ms (the playground's clock)
+	Key  string // the client; "" means scenario.DefaultKey
+	Cost int64  // 0 means 1
+	N    int64  // KindCount: how many requests; 0 means 1
+	// Lanes are indexes into the scenario's lanes (scenario.Specs); none
+	// means every lane.
+	Lanes []int
+}
+
+// Question is an asked question with its answers. Lanes, Limit and
+// WindowMs are copied from the scenario when asked, so the question keeps
+// its meaning if lanes are added or reordered; Reveal refuses to compute a
+// truth if the shared settings changed meanwhile.
+type Question struct {
+	ID       int                   `json:"id"` // 1 for the room's first question, and so on
+	Kind     Kind                  `json:"kind"`
+	Request  scenario.Request      `json:"request"` // Count is N for KindCount, else 1
+	Limit    int64                 `json:"limit"`
+	WindowMs int64                 `json:"windowMs"`
+	Lanes    []scenario.PolicySpec `json:"lanes"`
+	Asked    time.Time             `json:"asked"`
+	// Answers holds one answer per attendee id; an attendee may change it
+	// until the reveal.
+	Answers  map[string]Answer `json:"answers,omitempty"`
+	Revealed bool              `json:"revealed"`
+	// Truth is the right value per lane, computed at the reveal; nil before.
+	Truth []int64 `json:"truth,omitempty"`
+}
+
+// Answer is one attendee's answer: one value per lane asked about, in the
+// question's lane order, meaning what the question's Kind says.
+type Answer struct {
+	Values []int64   `json:"values"`
+	At     time.Time `json:"at"`
+}
+
+// ErrSettingsChanged is returned by Reveal when the limit or window is not
+// what it was when the question was asked: the question no longer means
+// what the attendees answered.
+var ErrSettingsChanged = errors.New("room: the limit or window changed since the question was asked: undo that change, or ask again")
+
+// ErrRevealed is returned for an answer after the reveal.
+var ErrRevealed = errors.New("room: the answer has been revealed; answers are closed")
+
+// newQuestion checks ask against the scenario and builds the question. It
+// also solves it once, so a question that cannot be answered is refused
+// now rather than at the reveal; that solution is dropped unseen.
+func newQuestion(id int, ask Ask, sc scenario.Scenario, maxN int64, now time.Time) (*Question, error) {
+	q := &Question{ID: id, Kind: ask.Kind, Limit: sc.Limit, WindowMs: sc.WindowMs, Asked: now}
+	switch ask.Kind {
+	case KindAdmit, KindFirstAdmit:
+		if ask.N > 1 {
+			return nil, fmt.Errorf("room: a %s question is about one request, not %d", ask.Kind, ask.N)
+		}
+		ask.N = 1
+	case KindCount:
+		if ask.N == 0 {
+			ask.N = 1
+		}
+		if ask.N < 1 || ask.N > maxN {
+			return nil, fmt.Errorf("room: a count question asks about 1 to %d requests, not %d", maxN, ask.N)
+		}
+	default:
+		return nil, fmt.Errorf("room: unknown kind of question %q (want %s, %s or %s)", ask.Kind, KindAdmit, KindCount, KindFirstAdmit)
+	}
+	if ask.At < 0 {
+		return nil, fmt.Errorf("room: the request's instant %d ms is before the clock's start", ask.At)
+	}
+	if ask.Key == "" {
+		ask.Key = scenario.DefaultKey
+	}
+	if len(ask.Key) > scenario.MaxKeyLen {
+		return nil, fmt.Errorf("room: the client name is %d bytes, more than %d", len(ask.Key), scenario.MaxKeyLen)
+	}
+	if ask.Cost == 0 {
+		ask.Cost = 1
+	}
+	if ask.Cost < 1 || ask.Cost > scenario.MaxCost {
+		return nil, fmt.Errorf("room: the request's cost %d is not between 1 and %d", ask.Cost, scenario.MaxCost)
+	}
+	q.Request = scenario.Request{At: ask.At, Key: ask.Key, Cost: ask.Cost, Count: ask.N}
+
+	specs := sc.Specs()
+	lanes := ask.Lanes
+	if len(lanes) == 0 {
+		for i := range specs {
+			lanes = append(lanes, i)
+		}
+	}
+	for n, i := range lanes {
+		if i < 0 || i >= len(specs) {
+			return nil, fmt.Errorf("room: there is no lane %d (the scenario has %d)", i+1, len(specs))
+		}
+		if slices.Contains(lanes[:n], i) {
+			return nil, fmt.Errorf("room: lane %d is asked about twice", i+1)
+		}
+		q.Lanes = append(q.Lanes, specs[i])
+	}
+	if _, err := q.Solve(sc); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Label names lane i of the question the way the playground does.
+func (q *Question) Label(i int) string {
+	return q.Lanes[i].Label(scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs})
+}
+
+// horizon is how far a first-admit question looks in lane i, in ms.
+func (q *Question) horizon(i int) int64 {
+	return HorizonWindows * q.Lanes[i].Params(scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs}).WindowMs
+}
+
+// Solution is a question's truth with the decisions that show the working.
+type Solution struct {
+	Truth []int64 // per lane, as an answer's values
+	// Working holds, per lane, the decisions an explanation walks through:
+	// KindAdmit the request's decision; KindCount the N decisions;
+	// KindFirstAdmit the decision at the asked instant, one millisecond
+	// before the first admitting instant (when that differs) and at it.
+	Working [][]scenario.Decision
+}
+
+// Solve computes the truth by running the scenario's requests before the
+// asked instant, plus the asked request(s), through each lane with the
+// exercises' functions: scenario.WhatIf, scenario.Run and
+// scenario.FirstAdmitted. Requests at or after the asked instant are left
+// out, so firing the asked request before revealing does not change the
+// truth.
+func (q *Question) Solve(sc scenario.Scenario) (Solution, error) {
+	if sc.Limit != q.Limit || sc.WindowMs != q.WindowMs {
+		return Solution{}, ErrSettingsChanged
+	}
+	base := scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs}
+	for _, r := range sc.Requests {
+		if r.At >= q.Request.At {
+			break
+		}
+		base.Requests = append(base.Requests, r)
+	}
+	one := q.Request
+	one.Count = 1
+	var sol Solution
+	for i, spec := range q.Lanes {
+		var (
+			truth   int64
+			working []scenario.Decision
+			err     error
+		)
+		switch q.Kind {
+		case KindAdmit:
+			truth, working, err = solveAdmit(base, spec, one)
+		case KindCount:
+			truth, working, err = solveCount(base, spec, q.Request)
+		case KindFirstAdmit:
+			truth, working, err = solveFirstAdmit(base, spec, one, q.horizon(i))
+		}
+		if err != nil {
+			return Solution{}, fmt.Errorf("room: lane %s: %w", q.Label(i), err)
+		}
+		sol.Truth = append(sol.Truth, truth)
+		sol.Working = append(sol.Working, working)
+	}
+	return sol, nil
+}
+
+func solveAdmit(base scenario.Scenario, spec scenario.PolicySpec, r scenario.Request) (int64, []scenario.Decision, error) {
+	d, err := scenario.WhatIf(base, spec, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if d.Allowed() {
+		return 1, []scenario.Decision{d}, nil
+	}
+	return 0, []scenario.Decision{d}, nil
+}
+
+func solveCount(base scenario.Scenario, spec scenario.PolicySpec, r scenario.Request) (int64, []scenario.Decision, error) {
+	s := base
+	s.Policies = []scenario.PolicySpec{spec}
+	s.Requests = append(slices.Clip(base.Requests), r)
+	res, err := scenario.Run(s)
+	if err != nil {
+		return 0, nil, err
+	}
+	ds := res.Results[0].Decisions
+	asked := ds[len(ds)-int(r.Count):]
+	var n int64
+	for _, d := range asked {
+		if d.Allowed() {
+			n++
+		}
+	}
+	return n, asked, nil
+}
+
+// solveFirstAdmit settles the cases with no search first (admitted at once;
+// can never pass; would wait past the horizon), so that FirstAdmitted's
+// millisecond-by-millisecond fallback, meant only for a policy whose
+// retry-after is wrong, is never entered just to find nothing.
+func solveFirstAdmit(base scenario.Scenario, spec scenario.PolicySpec, r scenario.Request, horizon int64) (int64, []scenario.Decision, error) {
+	first, err := scenario.WhatIf(base, spec, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	if first.Allowed() {
+		return r.At, []scenario.Decision{first}, nil
+	}
+	if retry, ok := first.RetryAfter(); !ok || retry > horizon {
+		return Never, []scenario.Decision{first}, nil
+	}
+	at, err := scenario.FirstAdmitted(base, spec, r, horizon)
+	if errors.Is(err, scenario.ErrNeverAdmitted) {
+		return Never, []scenario.Decision{first}, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	working := []scenario.Decision{first}
+	for _, t := range []int64{at - 1, at} {
+		if t <= r.At {
+			continue
+		}
+		probe := r
+		probe.At = t
+		d, err := scenario.WhatIf(base, spec, probe)
+		if err != nil {
+			return 0, nil, err
+		}
+		working = append(working, d)
+	}
+	return at, working, nil
+}
+
+// check says what is wrong with an answer's values, naming the lane.
+func (q *Question) check(values []int64) error {
+	if len(values) != len(q.Lanes) {
+		return fmt.Errorf("room: the question asks about %d lanes; the answer has %d values", len(q.Lanes), len(values))
+	}
+	for i, v := range values {
+		var bad string
+		switch q.Kind {
+		case KindAdmit:
+			if v != 0 && v != 1 {
+				bad = "is neither admitted (1) nor refused (0)"
+			}
+		case KindCount:
+			if v < 0 || v > q.Request.Count {
+				bad = fmt.Sprintf("is not a count from 0 to %d", q.Request.Count)
+			}
+		case KindFirstAdmit:
+			if v != Never && (v < q.Request.At || v > q.Request.At+q.horizon(i)) {
+				bad = fmt.Sprintf("is not an instant from %s to %s (or never)",
+					scenario.FormatMs(q.Request.At), scenario.FormatMs(q.Request.At+q.horizon(i)))
+			}
+		}
+		if bad != "" {
+			return fmt.Errorf("room: lane %s: %d %s", q.Label(i), v, bad)
+		}
+	}
+	return nil
+}
+
+// Marks says, after the reveal, which of an answer's values are right; nil
+// before the reveal.
+func (q *Question) Marks(a Answer) []bool {
+	if !q.Revealed || len(a.Values) != len(q.Truth) {
+		return nil
+	}
+	marks := make([]bool, len(a.Values))
+	for i, v := range a.Values {
+		marks[i] = v == q.Truth[i]
+	}
+	return marks
+}
+
+// Tally counts the answers per lane.
+type Tally struct {
+	Answered int
+	Lanes    []LaneTally
+}
+
+// LaneTally is the distribution of one lane's answers.
+type LaneTally struct {
+	// Votes lists answer values with how many gave each, in increasing
+	// value (Never first). For KindAdmit both 0 and 1, and for KindCount
+	// every value from 0 to N, are listed even with no votes, so the
+	// projector's bars do not jump as answers arrive.
+	Votes []Vote
+}
+
+// Vote is one answer value and how many gave it. Right is set after the
+// reveal, on the value that is the truth.
+type Vote struct {
+	Value int64
+	Count int
+	Right bool
+}
+
+// Tally counts the answers. It reveals nothing: Right is false everywhere
+// until the question is revealed.
+func (q *Question) Tally() Tally {
+	t := Tally{Answered: len(q.Answers), Lanes: make([]LaneTally, len(q.Lanes))}
+	for i := range q.Lanes {
+		counts := map[int64]int{}
+		switch q.Kind {
+		case KindAdmit:
+			counts[0], counts[1] = 0, 0
+		case KindCount:
+			for v := range q.Request.Count + 1 {
+				counts[v] = 0
+			}
+		}
+		for _, a := range q.Answers {
+			if i < len(a.Values) {
+				counts[a.Values[i]]++
+			}
+		}
+		values := make([]int64, 0, len(counts))
+		for v := range counts {
+			values = append(values, v)
+		}
+		slices.Sort(values)
+		for _, v := range values {
+			right := q.Revealed && i < len(q.Truth) && q.Truth[i] == v
+			t.Lanes[i].Votes = append(t.Lanes[i].Votes, Vote{Value: v, Count: counts[v], Right: right})
+		}
+	}
+	return t
+}
+
+// clone copies the question deeply.
+func (q *Question) clone() *Question {
+	if q == nil {
+		return nil
+	}
+	c := *q
+	c.Lanes = slices.Clone(q.Lanes)
+	c.Truth = slices.Clone(q.Truth)
+	if q.Answers != nil {
+		c.Answers = make(map[string]Answer, len(q.Answers))
+		for id, a := range q.Answers {
+			a.Values = slices.Clone(a.Values)
+			c.Answers[id] = a
+		}
+	}
+	return &c
+}

@@ -1,0 +1,384 @@
+package room
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// Bounds limit what rooms can grow to, so a server stays within memory and a
+// forgotten room ends. DefaultBounds gives the documented values; each has
+// its own error when reached.
+type Bounds struct {
+	// Rooms is how many rooms a server holds at once (ErrFull). Each costs
+	// at most about 1.5 MB (its undo history, below, dominates), so the
+	// default 50 stay under 100 MB.
+	Rooms int
+	// Followers is how many attendees may join one room (ErrRoomFull): the
+	// 1,000 the load target asks a room to hold. The web layer should cap a
+	// room's open streams at the same number (plus Devices), since watching
+	// needs no joining.
+	Followers int
+	// Answers is how many answers one question holds (ErrTooManyAnswers);
+	// one per attendee, so it needs to be no more than Followers.
+	Answers int
+	// Linger is how long a room lives after its presenter was last seen
+	// (an action, or the presenter's page still open and calling Touch).
+	Linger time.Duration
+	// Lifetime is how long a room lives at most, presenter or not, so a
+	// presenter's forgotten tab does not keep it for ever.
+	Lifetime time.Duration
+	// History is how many actions Undo can take back.
+	History int
+	// HistoryRequests bounds the scenario requests held in the undo
+	// history, summed over its entries: the oldest entries go first when
+	// it is exceeded. 25,000 requests are about 1.2 MB.
+	HistoryRequests int
+	// Devices is how many devices may hold the presenter capability: the
+	// presenter's first one plus paired remotes (ErrTooManyDevices).
+	Devices int
+	// PairTTL is how long a pairing code may be redeemed after it is issued.
+	PairTTL time.Duration
+	// PairAttempts is how many wrong pairing codes void the issued one.
+	PairAttempts int
+	// QuestionN is the largest N of a count question: a phone's answer
+	// buttons go from 0 to N.
+	QuestionN int64
+}
+
+// DefaultBounds are the bounds a server runs with.
+func DefaultBounds() Bounds {
+	return Bounds{
+		Rooms:           50,
+		Followers:       1000,
+		Answers:         1000,
+		Linger:          30 * time.Minute,
+		Lifetime:        24 * time.Hour,
+		History:         20,
+		HistoryRequests: 25_000,
+		Devices:         4,
+		PairTTL:         5 * time.Minute,
+		PairAttempts:    5,
+		QuestionN:       20,
+	}
+}
+
+// validate refuses bounds that would make a room unusable.
+func (b Bounds) validate() error {
+	if b.Rooms < 1 || b.Followers < 1 || b.Answers < 1 || b.Linger <= 0 || b.Lifetime <= 0 ||
+		b.History < 1 || b.HistoryRequests < 1 || b.Devices < 1 || b.PairTTL <= 0 || b.PairAttempts < 1 || b.QuestionN < 1 {
+		return fmt.Errorf("room: every bound must be positive: %+v", b)
+	}
+	return nil
+}
+
+// Errors for bounds and refusals; each says what happened and what to do.
+var (
+	ErrFull           = errors.New("room: the server holds its maximum of rooms; try again when a workshop has ended")
+	ErrRoomFull       = errors.New("room: this room is full: it holds its maximum of attendees")
+	ErrTooManyAnswers = errors.New("room: this question holds its maximum of answers")
+	ErrTooManyDevices = errors.New("room: the presenter already uses the maximum of devices")
+	ErrNotFound       = errors.New("room: no such room (it may have ended)")
+	ErrNotPresenter   = errors.New("room: only the presenter can do that")
+	ErrNotAttendee    = errors.New("room: join the room first")
+	ErrNoQuestion     = errors.New("room: no question is open")
+	ErrOldQuestion    = errors.New("room: that question has been replaced by a new one")
+	ErrNothingToUndo  = errors.New("room: there is nothing to undo")
+	ErrPairing        = errors.New("room: that pairing code is wrong or has expired; ask the presenter's device for a new one")
+)
+
+// Role is what a device is to a room.
+type Role int
+
+// The roles. A Viewer watches (watching is no capability); an Attendee has
+// joined and may answer; the Presenter holds the capability to drive.
+const (
+	Viewer Role = iota
+	Attendee
+	Presenter
+)
+
+func (r Role) String() string {
+	return [...]string{"viewer", "attendee", "presenter"}[r]
+}
+
+// Action is something a device asks a room to do.
+type Action string
+
+// The actions. Drive covers every playground action (fire, clock, settings).
+const (
+	ActDrive   Action = "drive"
+	ActAsk     Action = "ask"
+	ActReveal  Action = "reveal"
+	ActDismiss Action = "dismiss"
+	ActPoint   Action = "point"
+	ActUndo    Action = "undo"
+	ActPair    Action = "pair"
+	ActClose   Action = "close"
+	ActAnswer  Action = "answer"
+)
+
+// Can reports whether the role may take the action: the presenter
+// everything but answering (the presenter knows the truth), an attendee only
+// answering, a viewer nothing.
+func (r Role) Can(a Action) bool {
+	switch r {
+	case Presenter:
+		return a != ActAnswer
+	case Attendee:
+		return a == ActAnswer
+	}
+	return false
+}
+
+// Room is one workshop room. It is plain data, serialisable as JSON, so a
+// Store may keep it anywhere; the methods change it and take the time as a
+// parameter. A Room is not safe for concurrent use: Store.Update serialises
+// changes.
+type Room struct {
+	ID   string `json:"id"`   // 128 random bits; names the room in its followers' URLs
+	Code string `json:"code"` // the join code
+	// Session is the id of the play session the room shows. A play session
+	// id lets whoever holds it drive the session, so it must never reach an
+	// attendee's page.
+	Session       string    `json:"session"`
+	Created       time.Time `json:"created"`
+	PresenterSeen time.Time `json:"presenterSeen"`
+	// Presenters are the hashes of the presenter capabilities, one per
+	// device; the capabilities themselves are never stored.
+	Presenters []string             `json:"presenters"`
+	Pairing    *Pairing             `json:"pairing,omitempty"`
+	Attendees  map[string]time.Time `json:"attendees,omitempty"` // attendee id → when joined
+	Question   *Question            `json:"question,omitempty"`
+	Asked      int                  `json:"asked"`   // questions asked so far
+	Pointer    int                  `json:"pointer"` // the pointed-at request (expanded index), -1 for none
+	History    []Entry              `json:"history,omitempty"`
+	// Version counts changes, so a renderer knows when to render again.
+	Version uint64 `json:"version"`
+}
+
+// Pairing is an issued, not yet redeemed pairing code.
+type Pairing struct {
+	Hash     string    `json:"hash"`
+	Expires  time.Time `json:"expires"`
+	Attempts int       `json:"attempts"` // wrong codes tried so far
+}
+
+// PlayState is what undo restores of the play session: its scenario and
+// its clock. The web layer takes it before a playground action
+// (Rooms.Checkpoint) and loads it back on Undo.
+type PlayState struct {
+	Scenario scenario.Scenario `json:"scenario"`
+	ClockMs  int64             `json:"clockMs"`
+}
+
+// Entry is one undoable action with what undoing it restores.
+type Entry struct {
+	Action Action    `json:"action"`
+	Label  string    `json:"label,omitempty"` // for a drive: which playground action ("fire", "jump")
+	At     time.Time `json:"at"`
+	// Pointer is the pointer before a point action.
+	Pointer int `json:"pointer"`
+	// Question is the question before an ask or a dismiss (nil if none).
+	Question *Question `json:"question,omitempty"`
+	// Play is the session before a drive action.
+	Play *PlayState `json:"play,omitempty"`
+}
+
+// RoleOf is the role of a device holding presenter (a capability, or "")
+// and attendee (an id from Join, or "").
+func (r *Room) RoleOf(presenter, attendee string) Role {
+	if presenter != "" {
+		h := hashSecret(presenter)
+		for _, p := range r.Presenters {
+			if sameHash(p, h) {
+				return Presenter
+			}
+		}
+	}
+	if _, ok := r.Attendees[attendee]; ok && attendee != "" {
+		return Attendee
+	}
+	return Viewer
+}
+
+// Expired reports whether the room has ended: its presenter unseen for
+// longer than b.Linger, or the room older than b.Lifetime.
+func (r *Room) Expired(b Bounds, now time.Time) bool {
+	return now.Sub(r.PresenterSeen) > b.Linger || now.Sub(r.Created) > b.Lifetime
+}
+
+// join adds an attendee.
+func (r *Room) join(b Bounds, id string, now time.Time) error {
+	if len(r.Attendees) >= b.Followers {
+		return ErrRoomFull
+	}
+	if r.Attendees == nil {
+		r.Attendees = map[string]time.Time{}
+	}
+	r.Attendees[id] = now
+	return nil
+}
+
+// ask opens question q (built and checked by newQuestion), replacing any
+// question (undo brings the replaced one back). The question gets the next
+// id; ids are never reused.
+func (r *Room) ask(b Bounds, q *Question, now time.Time) {
+	q = q.clone()
+	q.ID = r.Asked + 1
+	q.Asked = now
+	r.record(b, Entry{Action: ActAsk, At: now, Question: r.Question})
+	r.Asked++
+	r.Question = q
+}
+
+// answer records or replaces an attendee's answer to question id.
+func (r *Room) answer(b Bounds, attendee string, id int, values []int64, now time.Time) error {
+	if _, ok := r.Attendees[attendee]; !ok || attendee == "" {
+		return ErrNotAttendee
+	}
+	q := r.Question
+	switch {
+	case q == nil:
+		return ErrNoQuestion
+	case q.ID != id:
+		return ErrOldQuestion
+	case q.Revealed:
+		return ErrRevealed
+	}
+	if err := q.check(values); err != nil {
+		return err
+	}
+	if _, again := q.Answers[attendee]; !again && len(q.Answers) >= b.Answers {
+		return ErrTooManyAnswers
+	}
+	if q.Answers == nil {
+		q.Answers = map[string]Answer{}
+	}
+	q.Answers[attendee] = Answer{Values: slices.Clone(values), At: now}
+	return nil
+}
+
+// reveal closes the answers of question id and records its truth (from
+// Question.Solve).
+func (r *Room) reveal(b Bounds, id int, truth []int64, now time.Time) error {
+	q := r.Question
+	switch {
+	case q == nil:
+		return ErrNoQuestion
+	case q.ID != id:
+		return ErrOldQuestion
+	case q.Revealed:
+		return ErrRevealed
+	case len(truth) != len(q.Lanes):
+		return fmt.Errorf("room: a truth of %d values for a question about %d lanes", len(truth), len(q.Lanes))
+	}
+	r.record(b, Entry{Action: ActReveal, At: now})
+	q.Revealed = true
+	q.Truth = slices.Clone(truth)
+	return nil
+}
+
+// dismiss closes the question, revealed or not.
+func (r *Room) dismiss(b Bounds, now time.Time) error {
+	if r.Question == nil {
+		return ErrNoQuestion
+	}
+	r.record(b, Entry{Action: ActDismiss, At: now, Question: r.Question})
+	r.Question = nil
+	return nil
+}
+
+// point points every screen at request index of total (after expanding
+// counts), or at none for -1.
+func (r *Room) point(b Bounds, index, total int, now time.Time) error {
+	if index < -1 || index >= total {
+		return fmt.Errorf("room: there is no request %d to point at (the session has %d)", index, total)
+	}
+	r.record(b, Entry{Action: ActPoint, At: now, Pointer: r.Pointer})
+	r.Pointer = index
+	return nil
+}
+
+// checkpoint records the session before a playground action.
+func (r *Room) checkpoint(b Bounds, label string, before PlayState, now time.Time) {
+	before.Scenario.Policies = slices.Clone(before.Scenario.Policies)
+	before.Scenario.Requests = slices.Clone(before.Scenario.Requests)
+	r.record(b, Entry{Action: ActDrive, Label: label, At: now, Play: &before})
+}
+
+// undo takes back the last action, returning the session state to load
+// back when it was a playground action.
+func (r *Room) undo() (*PlayState, error) {
+	if len(r.History) == 0 {
+		return nil, ErrNothingToUndo
+	}
+	e := r.History[len(r.History)-1]
+	r.History = r.History[:len(r.History)-1]
+	switch e.Action {
+	case ActAsk:
+		r.Question = e.Question // Asked stays: a question's id is never reused
+	case ActReveal:
+		if r.Question != nil {
+			r.Question.Revealed = false
+			r.Question.Truth = nil
+		}
+	case ActDismiss:
+		r.Question = e.Question
+	case ActPoint:
+		r.Pointer = e.Pointer
+	case ActDrive:
+		return e.Play, nil
+	}
+	return nil, nil
+}
+
+// record appends to the history, dropping the oldest entries beyond
+// b.History entries or b.HistoryRequests requests.
+func (r *Room) record(b Bounds, e Entry) {
+	r.History = append(r.History, e)
+	held := 0
+	for _, h := range r.History {
+		if h.Play != nil {
+			held += len(h.Play.Scenario.Requests)
+		}
+	}
+	drop := 0
+	for len(r.History)-drop > b.History || held > b.HistoryRequests && len(r.History)-drop > 1 {
+		if p := r.History[drop].Play; p != nil {
+			held -= len(p.Scenario.Requests)
+		}
+		drop++
+	}
+	r.History = slices.Delete(r.History, 0, drop)
+}
+
+// Clone copies the room deeply, so a Store can hand out rooms that no one
+// else changes.
+func (r *Room) Clone() *Room {
+	c := *r
+	c.Presenters = slices.Clone(r.Presenters)
+	if r.Pairing != nil {
+		p := *r.Pairing
+		c.Pairing = &p
+	}
+	c.Attendees = maps.Clone(r.Attendees)
+	c.Question = r.Question.clone()
+	c.History = make([]Entry, len(r.History))
+	for i, e := range r.History {
+		e.Question = e.Question.clone()
+		if e.Play != nil {
+			p := *e.Play
+			e.Play = &p // the scenario's slices are never changed once recorded
+		}
+		c.History[i] = e
+	}
+	if r.History == nil {
+		c.History = nil
+	}
+	return &c
+}

@@ -1,0 +1,405 @@
+package room
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// Rooms opens rooms and carries out what devices ask of them, checking each
+// device's role. Handlers call it; it keeps nothing itself but the store.
+type Rooms struct {
+	store  Store
+	now    func() time.Time
+	rand   io.Reader
+	bounds Bounds
+}
+
+// Config configures Rooms. The zero value gives time.Now, crypto/rand and
+// DefaultBounds.
+type Config struct {
+	Now    func() time.Time // tests inject a fixed clock
+	Rand   io.Reader        // tests inject a seeded source; never anything but crypto/rand in production
+	Bounds *Bounds          // nil means DefaultBounds()
+}
+
+// New returns Rooms over store. It fails on bounds that are not positive.
+func New(store Store, cfg Config) (*Rooms, error) {
+	if store == nil {
+		return nil, errors.New("room: New expects a store")
+	}
+	rs := &Rooms{store: store, now: cfg.Now, rand: cfg.Rand, bounds: DefaultBounds()}
+	if rs.now == nil {
+		rs.now = time.Now
+	}
+	if rs.rand == nil {
+		rs.rand = rand.Reader
+	}
+	if cfg.Bounds != nil {
+		rs.bounds = *cfg.Bounds
+	}
+	if err := rs.bounds.validate(); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// Bounds are the bounds the rooms run with, for pages to state them.
+func (rs *Rooms) Bounds() Bounds { return rs.bounds }
+
+// codeTries is how many join codes Open draws before giving up: with at
+// most Bounds.Rooms of 28.6 million codes in use, a second try is already
+// rare.
+const codeTries = 10
+
+// Open starts a room showing the play session session and returns it with
+// the presenter capability, which the caller hands to the presenter's
+// browser (an HttpOnly, SameSite=Strict cookie) and never puts in a URL.
+func (rs *Rooms) Open(ctx context.Context, session string) (*Room, string, error) {
+	if session == "" {
+		return nil, "", errors.New("room: a room needs a play session to show")
+	}
+	if _, err := rs.Sweep(ctx); err != nil {
+		return nil, "", err
+	}
+	id, err := newSecret(rs.rand)
+	if err != nil {
+		return nil, "", err
+	}
+	token, err := newSecret(rs.rand)
+	if err != nil {
+		return nil, "", err
+	}
+	now := rs.now()
+	r := &Room{ID: id, Session: session, Created: now, PresenterSeen: now, Presenters: []string{hashSecret(token)}, Pointer: -1}
+	for range codeTries {
+		if r.Code, err = newCode(rs.rand, CodeLen); err != nil {
+			return nil, "", err
+		}
+		err = rs.store.Create(ctx, r, rs.bounds.Rooms)
+		if !errors.Is(err, ErrCodeTaken) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return r, token, nil
+}
+
+// ByCode returns the live room with the join code, typed in any case and
+// spacing. A code that cannot be one says why.
+func (rs *Rooms) ByCode(ctx context.Context, typed string) (*Room, error) {
+	code, err := NormaliseCode(typed, CodeLen)
+	if err != nil {
+		return nil, err
+	}
+	r, err := rs.store.GetByCode(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	return rs.live(ctx, r)
+}
+
+// ByID returns the live room with id.
+func (rs *Rooms) ByID(ctx context.Context, id string) (*Room, error) {
+	r, err := rs.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return rs.live(ctx, r)
+}
+
+// live forgets an ended room and reports it as not found.
+func (rs *Rooms) live(ctx context.Context, r *Room) (*Room, error) {
+	if r.Expired(rs.bounds, rs.now()) {
+		if err := rs.store.Delete(ctx, r.ID); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotFound
+	}
+	return r, nil
+}
+
+// Watch reports changes of the room with id (see Store.Watch) until ctx
+// ends or the room ends. Anyone may watch: watching is no capability.
+func (rs *Rooms) Watch(ctx context.Context, id string) (<-chan struct{}, error) {
+	return rs.store.Watch(ctx, id)
+}
+
+// Sweep forgets every ended room; Open calls it, and a server may call it
+// on a timer so ended rooms do not wait for the next Open.
+func (rs *Rooms) Sweep(ctx context.Context) (int, error) {
+	now := rs.now()
+	return rs.store.DeleteIf(ctx, func(r *Room) bool { return r.Expired(rs.bounds, now) })
+}
+
+// update runs fn on the live room id, for a device whose role must allow
+// the action, and counts the change.
+func (rs *Rooms) update(ctx context.Context, id, presenter, attendee string, act Action, fn func(r *Room, now time.Time) error) (*Room, error) {
+	return rs.store.Update(ctx, id, func(r *Room) error {
+		now := rs.now()
+		if r.Expired(rs.bounds, now) {
+			return ErrNotFound
+		}
+		role := r.RoleOf(presenter, attendee)
+		if !role.Can(act) {
+			if act == ActAnswer {
+				return ErrNotAttendee
+			}
+			return ErrNotPresenter
+		}
+		if role == Presenter {
+			r.PresenterSeen = now
+		}
+		if err := fn(r, now); err != nil {
+			return err
+		}
+		r.Version++
+		return nil
+	})
+}
+
+// Touch marks the presenter present without changing the room: the
+// presenter's open page calls it, so the room lives while it is shown even
+// with no action for longer than Bounds.Linger.
+func (rs *Rooms) Touch(ctx context.Context, id, presenter string) error {
+	_, err := rs.store.Update(ctx, id, func(r *Room) error {
+		now := rs.now()
+		if r.Expired(rs.bounds, now) {
+			return ErrNotFound
+		}
+		if r.RoleOf(presenter, "") != Presenter {
+			return ErrNotPresenter
+		}
+		r.PresenterSeen = now
+		return nil
+	})
+	return err
+}
+
+// Join makes a device an attendee and returns its attendee id, which the
+// caller keeps in the device's cookie. Anyone who can see the room may join.
+func (rs *Rooms) Join(ctx context.Context, id string) (*Room, string, error) {
+	attendee, err := newSecret(rs.rand)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := rs.store.Update(ctx, id, func(r *Room) error {
+		now := rs.now()
+		if r.Expired(rs.bounds, now) {
+			return ErrNotFound
+		}
+		if err := r.join(rs.bounds, attendee, now); err != nil {
+			return err
+		}
+		r.Version++
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return r, attendee, nil
+}
+
+// Ask opens a question about sc, the room's scenario as it is now. The
+// question is checked and solved once before the store is touched, so the
+// replay never runs inside a store update (which may be retried).
+func (rs *Rooms) Ask(ctx context.Context, id, presenter string, a Ask, sc scenario.Scenario) (*Room, error) {
+	if _, err := rs.presenterRoom(ctx, id, presenter); err != nil {
+		return nil, err
+	}
+	q, err := newQuestion(0, a, sc, rs.bounds.QuestionN, rs.now())
+	if err != nil {
+		return nil, err
+	}
+	return rs.update(ctx, id, presenter, "", ActAsk, func(r *Room, now time.Time) error {
+		r.ask(rs.bounds, q, now)
+		return nil
+	})
+}
+
+// presenterRoom returns the live room if presenter drives it, so costly
+// work for a request that would be refused is not done.
+func (rs *Rooms) presenterRoom(ctx context.Context, id, presenter string) (*Room, error) {
+	r, err := rs.ByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.RoleOf(presenter, "") != Presenter {
+		return nil, ErrNotPresenter
+	}
+	return r, nil
+}
+
+// Answer records an attendee's answer to question (its id, so an answer
+// sent as a new question opens is not counted for the new one).
+func (rs *Rooms) Answer(ctx context.Context, id, attendee string, question int, values []int64) (*Room, error) {
+	return rs.update(ctx, id, "", attendee, ActAnswer, func(r *Room, now time.Time) error {
+		return r.answer(rs.bounds, attendee, question, values, now)
+	})
+}
+
+// Reveal computes the open question's truth from sc, the room's scenario as
+// it is now, and closes the answers. The Solution carries the working for
+// the pages; the room keeps only the truth. As with Ask, the replay runs
+// before the store update.
+func (rs *Rooms) Reveal(ctx context.Context, id, presenter string, sc scenario.Scenario) (*Room, Solution, error) {
+	r, err := rs.presenterRoom(ctx, id, presenter)
+	if err != nil {
+		return nil, Solution{}, err
+	}
+	q := r.Question
+	switch {
+	case q == nil:
+		return nil, Solution{}, ErrNoQuestion
+	case q.Revealed:
+		return nil, Solution{}, ErrRevealed
+	}
+	sol, err := q.Solve(sc)
+	if err != nil {
+		return nil, Solution{}, err
+	}
+	r, err = rs.update(ctx, id, presenter, "", ActReveal, func(r *Room, now time.Time) error {
+		return r.reveal(rs.bounds, q.ID, sol.Truth, now)
+	})
+	if err != nil {
+		return nil, Solution{}, err
+	}
+	return r, sol, nil
+}
+
+// Dismiss closes the question, revealed or not.
+func (rs *Rooms) Dismiss(ctx context.Context, id, presenter string) (*Room, error) {
+	return rs.update(ctx, id, presenter, "", ActDismiss, func(r *Room, now time.Time) error {
+		return r.dismiss(rs.bounds, now)
+	})
+}
+
+// Point points every screen at request index (after expanding counts) of
+// the session's total, or at none for -1.
+func (rs *Rooms) Point(ctx context.Context, id, presenter string, index, total int) (*Room, error) {
+	return rs.update(ctx, id, presenter, "", ActPoint, func(r *Room, now time.Time) error {
+		return r.point(rs.bounds, index, total, now)
+	})
+}
+
+// Checkpoint checks that the device may drive and records the session's
+// state before a playground action (label names it: "fire", "jump"), so
+// Undo can restore it. Call it before applying the action.
+func (rs *Rooms) Checkpoint(ctx context.Context, id, presenter, label string, before PlayState) (*Room, error) {
+	return rs.update(ctx, id, presenter, "", ActDrive, func(r *Room, now time.Time) error {
+		r.checkpoint(rs.bounds, label, before, now)
+		return nil
+	})
+}
+
+// Undo takes back the last action. When it was a playground action, the
+// returned PlayState is the session to load back (scenario and clock).
+func (rs *Rooms) Undo(ctx context.Context, id, presenter string) (*Room, *PlayState, error) {
+	var play *PlayState
+	r, err := rs.update(ctx, id, presenter, "", ActUndo, func(r *Room, _ time.Time) error {
+		var err error
+		play, err = r.undo()
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if play != nil {
+		// The caller loads this into a session, which may reorder it; the
+		// store's copies must not change with it.
+		c := *play
+		c.Scenario.Policies = slices.Clone(play.Scenario.Policies)
+		c.Scenario.Requests = slices.Clone(play.Scenario.Requests)
+		play = &c
+	}
+	return r, play, nil
+}
+
+// IssuePairing returns a one-time code that gives the presenter capability
+// to the device that redeems it within Bounds.PairTTL. A new code voids the
+// previous one.
+func (rs *Rooms) IssuePairing(ctx context.Context, id, presenter string) (string, error) {
+	code, err := newCode(rs.rand, PairCodeLen)
+	if err != nil {
+		return "", err
+	}
+	_, err = rs.update(ctx, id, presenter, "", ActPair, func(r *Room, now time.Time) error {
+		if len(r.Presenters) >= rs.bounds.Devices {
+			return ErrTooManyDevices
+		}
+		r.Pairing = &Pairing{Hash: hashSecret(code), Expires: now.Add(rs.bounds.PairTTL)}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return code, nil
+}
+
+// Pair redeems a pairing code, typed in any case and spacing, and returns a
+// new presenter capability for the redeeming device. A code works once;
+// Bounds.PairAttempts wrong codes void it.
+func (rs *Rooms) Pair(ctx context.Context, id, typed string) (string, error) {
+	code, err := NormaliseCode(typed, PairCodeLen)
+	if err != nil {
+		return "", fmt.Errorf("room: %w", err)
+	}
+	token, err := newSecret(rs.rand)
+	if err != nil {
+		return "", err
+	}
+	var refused error
+	_, err = rs.store.Update(ctx, id, func(r *Room) error {
+		refused = nil
+		now := rs.now()
+		if r.Expired(rs.bounds, now) {
+			return ErrNotFound
+		}
+		p := r.Pairing
+		if p == nil || now.After(p.Expires) {
+			r.Pairing = nil
+			refused = ErrPairing
+			return nil
+		}
+		if !sameHash(p.Hash, hashSecret(code)) {
+			// The wrong try is stored (fn returns nil) so the count holds.
+			p.Attempts++
+			if p.Attempts >= rs.bounds.PairAttempts {
+				r.Pairing = nil
+			}
+			refused = ErrPairing
+			return nil
+		}
+		if len(r.Presenters) >= rs.bounds.Devices {
+			return ErrTooManyDevices
+		}
+		r.Pairing = nil
+		r.Presenters = append(r.Presenters, hashSecret(token))
+		r.PresenterSeen = now
+		r.Version++
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if refused != nil {
+		return "", refused
+	}
+	return token, nil
+}
+
+// Close ends the room now.
+func (rs *Rooms) Close(ctx context.Context, id, presenter string) error {
+	if _, err := rs.update(ctx, id, presenter, "", ActClose, func(*Room, time.Time) error { return nil }); err != nil {
+		return err
+	}
+	return rs.store.Delete(ctx, id)
+}

@@ -1,0 +1,23 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseMoment(t *testing.T) {
+	for in, want := range map[string]int64{"36": 36000, "36s": 36000, "36 s": 36000, "36000ms": 36000, "36.5 s": 36500, "30.001 s": 30001, "36 seconds": 36000, "1 min": 60000} {
+		got, err := ParseMoment(in, 1000)
+		if err != nil || got != want {
+			t.Errorf("ParseMoment(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "soon", "36 parsecs", "-3 s", "1.0001 s"} {
+		if _, err := ParseMoment(bad, 1000); err == nil {
+			t.Errorf("ParseMoment(%q) succeeded; want an error", bad)
+		}
+	}
+	if _, err := ParseMoment("36", 0); err == nil || !strings.Contains(err.Error(), "unit") {
+		t.Errorf("a bare number without a default unit: err = %v", err)
+	}
+}
