@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
@@ -71,12 +72,24 @@ func (p *playground) decisionsCSV(w http.ResponseWriter, sc scenario.Scenario) e
 			if ms, ok := d.RetryAfter(); ok {
 				retry = strconv.FormatInt(ms, 10)
 			}
-			_ = cw.Write([]string{strconv.Itoa(d.Index + 1), strconv.FormatInt(d.At, 10), d.Key, strconv.FormatInt(d.Cost, 10),
-				pr.Label, strconv.FormatBool(d.Allowed()), retry, d.Estimate.Reduced().String(), strconv.FormatInt(d.Detail.Capacity, 10)})
+			_ = cw.Write([]string{strconv.Itoa(d.Index + 1), strconv.FormatInt(d.At, 10), neutraliseCell(d.Key), strconv.FormatInt(d.Cost, 10),
+				neutraliseCell(pr.Label), strconv.FormatBool(d.Allowed()), retry, d.Estimate.Reduced().String(), strconv.FormatInt(d.Detail.Capacity, 10)})
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// neutraliseCell keeps a spreadsheet from reading a text cell as a formula,
+// as OWASP's "CSV Injection" page recommends: a cell starting with =, +, -,
+// @, tab or carriage return gets a leading single quote. Only text a visitor
+// chose (keys, and labels that name them) goes through it; numbers are
+// written by the server and a negative one never occurs.
+func neutraliseCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // linkDecisions serves the decisions of the scenario in ?s=, without a session.
