@@ -38,14 +38,14 @@ func Playground(store *play.Store) Feature {
 		p := &playground{s: s, store: store}
 		r.Get("/play", p.page)
 		r.Post("/play/load", p.load)
-		r.Get("/play/decisions.json", p.linkDecisions(false))
-		r.Get("/play/decisions.csv", p.linkDecisions(true))
+		r.Get("/play/decisions.json", p.decisions(true, false))
+		r.Get("/play/decisions.csv", p.decisions(true, true))
 		r.Route("/play/{id}", func(r chi.Router) {
 			r.Get("/stream", p.stream)
 			r.Get("/scenario.json", p.download(p.scenarioJSON))
 			r.Get("/link", p.link)
-			r.Get("/decisions.json", p.download(p.decisionsJSON))
-			r.Get("/decisions.csv", p.download(p.decisionsCSV))
+			r.Get("/decisions.json", p.decisions(false, false))
+			r.Get("/decisions.csv", p.decisions(false, true))
 			r.Post("/{action}", p.action)
 			r.Post("/client/{action}", p.action)
 		})
@@ -156,11 +156,18 @@ func asErrors(err error, field string) scenario.Errors {
 	return scenario.Errors{{Field: field, Reason: strings.TrimPrefix(err.Error(), "play: ")}}
 }
 
-// load reads a pasted or uploaded scenario and redirects to its link.
+// load reads a pasted or uploaded scenario and redirects to its link. The
+// whole body is bounded by limitBodies, so an uploaded file stays in memory
+// (ParseMultipartForm keeps up to that much) and any temp file is removed.
 func (p *playground) load(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, scenario.MaxBodyBytes+64<<10)
 	var data []byte
-	if err := r.ParseMultipartForm(scenario.MaxBodyBytes); err == nil || errors.Is(err, http.ErrNotMultipart) {
+	cleanup, err := readForm(r)
+	defer cleanup()
+	status := http.StatusBadRequest
+	switch {
+	case bodyTooLarge(err):
+		status, err = http.StatusRequestEntityTooLarge, scenario.TooLarge()
+	case err == nil:
 		if f, _, ferr := r.FormFile("file"); ferr == nil {
 			data, _ = io.ReadAll(io.LimitReader(f, scenario.MaxBodyBytes+1))
 			f.Close()
@@ -168,19 +175,22 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		if len(bytes.TrimSpace(data)) == 0 {
 			data = []byte(r.FormValue("scenario"))
 		}
-	}
-	sc, err := scenario.Parse(data)
-	if err == nil && len(sc.Policies) == 0 {
-		sc.Policies = scenario.DefaultPolicies()
-	}
-	if err == nil {
-		// A valid scenario the playground cannot hold is refused here,
-		// next to the pasted text, not after a redirect that loses it.
-		err = play.Check(sc)
-	}
-	if err == nil {
-		http.Redirect(w, r, play.EncodeURL(sc), http.StatusSeeOther)
-		return
+		var sc scenario.Scenario
+		sc, err = scenario.Parse(data)
+		if err == nil && len(sc.Policies) == 0 {
+			sc.Policies = scenario.DefaultPolicies()
+		}
+		if err == nil {
+			// A valid scenario the playground cannot hold is refused here,
+			// next to the pasted text, not after a redirect that loses it.
+			err = play.Check(sc)
+		}
+		if err == nil {
+			http.Redirect(w, r, play.EncodeURL(sc), http.StatusSeeOther)
+			return
+		}
+	default:
+		err = scenario.Errors{{Reason: "the form could not be read: " + err.Error()}}
 	}
 	sess, serr := p.store.New(scenario.Scenario{})
 	if serr != nil {
@@ -190,7 +200,7 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 	pp := p.pageData(r, sess)
 	pp.Errors = prefixErrors(asErrors(err, ""), "the scenario you loaded: ")
 	pp.LoadText = string(data)
-	p.s.Render(w, r, http.StatusBadRequest, templates.PlayPageView(pp))
+	p.s.Render(w, r, status, templates.PlayPageView(pp))
 }
 
 func (p *playground) session(w http.ResponseWriter, r *http.Request) (*play.Session, bool) {

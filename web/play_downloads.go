@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -39,6 +40,55 @@ func (p *playground) download(f func(w http.ResponseWriter, sc scenario.Scenario
 	}
 }
 
+// decisions serves the decisions of a session's scenario (from ?s= when
+// fromLink), as JSON or CSV, within the server's run capacity. Another
+// site's page cannot make a browser fetch them: that would spend this
+// server's work for that site.
+func (p *playground) decisions(fromLink, asCSV bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if crossSiteSubresource(r) {
+			http.Error(w, "Decisions are not served to other sites' pages: open the link itself.", http.StatusForbidden)
+			return
+		}
+		var sc scenario.Scenario
+		if fromLink {
+			var err error
+			if sc, err = play.DecodeURL(r.URL.Query()); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+		} else {
+			sess, ok := p.session(w, r)
+			if !ok {
+				return
+			}
+			sc = sess.Scenario()
+		}
+		res, err := p.s.RunScenario(r, sc)
+		switch {
+		case errors.Is(err, errBusy):
+			p.s.refuseBusy(w, r, func(status int, msg string) { http.Error(w, msg, status) })
+			return
+		case err != nil && r.Context().Err() == nil:
+			var errs scenario.Errors
+			if errors.As(err, &errs) {
+				http.Error(w, errs.Error(), http.StatusBadRequest)
+				return
+			}
+		}
+		if err == nil {
+			write := decisionsJSON
+			if asCSV {
+				write = decisionsCSV
+			}
+			err = write(w, res)
+		}
+		if err != nil {
+			p.s.Fail(w, r, err)
+		}
+	}
+}
+
 func (p *playground) scenarioJSON(w http.ResponseWriter, sc scenario.Scenario) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="scenario.json"`)
@@ -46,22 +96,14 @@ func (p *playground) scenarioJSON(w http.ResponseWriter, sc scenario.Scenario) e
 	return err
 }
 
-func (p *playground) decisionsJSON(w http.ResponseWriter, sc scenario.Scenario) error {
-	res, err := scenario.Run(sc)
-	if err != nil {
-		return err
-	}
+func decisionsJSON(w http.ResponseWriter, res scenario.Result) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="decisions.json"`)
 	return json.NewEncoder(w).Encode(res)
 }
 
 // decisionsCSV writes one row per request and policy.
-func (p *playground) decisionsCSV(w http.ResponseWriter, sc scenario.Scenario) error {
-	res, err := scenario.Run(sc)
-	if err != nil {
-		return err
-	}
+func decisionsCSV(w http.ResponseWriter, res scenario.Result) error {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="decisions.csv"`)
 	cw := csv.NewWriter(w)
@@ -90,22 +132,4 @@ func neutraliseCell(s string) string {
 		return "'" + s
 	}
 	return s
-}
-
-// linkDecisions serves the decisions of the scenario in ?s=, without a session.
-func (p *playground) linkDecisions(asCSV bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		sc, err := play.DecodeURL(r.URL.Query())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		f := p.decisionsJSON
-		if asCSV {
-			f = p.decisionsCSV
-		}
-		if err := f(w, sc); err != nil {
-			p.s.Fail(w, r, err)
-		}
-	}
 }

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -41,6 +42,11 @@ type Config struct {
 	// Features add parts of the site after the built-in pages (home, health
 	// check, static files).
 	Features []Feature
+	// RunSlots is how many worst-case scenario runs (MaxRunWork) may go on
+	// at once, for /api/simulate and the decisions downloads. Zero means
+	// GOMAXPROCS: a run is one goroutine's work, so more would only share
+	// the cores and all answer later.
+	RunSlots int
 }
 
 // A Feature is one part of the site — the playground, the lessons — that adds
@@ -68,6 +74,9 @@ type Server struct {
 	// closing is cancelled by EndStreams; NewSSE ties every stream to it.
 	closing    context.Context
 	endStreams context.CancelFunc
+
+	runs     *runLimiter
+	refusals *refusalLog
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
@@ -106,10 +115,12 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		assets:     assets,
 		closing:    closing,
 		endStreams: endStreams,
+		runs:       newRunLimiter(cfg.RunSlots),
+		refusals:   &refusalLog{interval: 10 * time.Second},
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, middleware.GetHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, limitBodies, middleware.GetHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
@@ -175,7 +186,13 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 }
 
 // Fail logs err and answers with the plain 500 page. Visitors never see err.
+// A request whose client has left (or that shutdown cancelled) is not a
+// failure of the server: it is logged at debug level and answered nothing.
 func (s *Server) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		s.log.Debug("request abandoned", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
+		return
+	}
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
 	s.writeServerError(w, r)
 }
