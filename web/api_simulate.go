@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -53,8 +54,9 @@ func (s *Server) handleSimulate(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, errBusy):
 		s.refuseBusy(w, r, fail)
 	case r.Context().Err() != nil:
-		// The client left or the server is stopping: nobody reads this.
-		fail(http.StatusServiceUnavailable, "the request was cancelled")
+		// The client left (nobody reads this) or the server is stopping.
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+		fail(http.StatusServiceUnavailable, "the run was cancelled: the server is restarting, or the request ended")
 	default:
 		s.log.Error("simulate", slog.Any("error", err))
 		fail(http.StatusInternalServerError, "the scenario could not be run")

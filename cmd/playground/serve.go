@@ -57,8 +57,14 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Every request's context derives from base; shutdown cancels it, so
+	// scenario runs in flight stop within milliseconds instead of being
+	// waited out.
+	base, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           site,
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		IdleTimeout:       120 * time.Second,
@@ -70,6 +76,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	// Shutdown waits for handlers to return, and a stream's handler returns
 	// only when its context ends: EndStreams ends them all.
 	srv.RegisterOnShutdown(site.EndStreams)
+	srv.RegisterOnShutdown(cancelRequests)
 
 	fmt.Fprintf(stderr, "playground listening on %s\n", displayURL(ln.Addr()))
 	serveErr := make(chan error, 1)
