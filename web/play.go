@@ -103,7 +103,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			sc = got
 		}
 	}
-	sess, err := p.store.New(scenario.Scenario{})
+	sess, err := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
 	if err == nil {
 		err = sess.Load(sc)
 		if err != nil {
@@ -111,7 +111,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if errors.Is(err, play.ErrFull) {
-		http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
+		p.refuseFull(w, r)
 		return
 	}
 	if err != nil && linkErr == nil {
@@ -137,6 +137,14 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusBadRequest
 	}
 	p.s.Render(w, r, status, templates.PlayPageView(pp))
+}
+
+// refuseFull answers 503 when the store has no room, logged with the other
+// refusals for capacity.
+func (p *playground) refuseFull(w http.ResponseWriter, r *http.Request) {
+	p.s.refusals.note(p.s.log, r)
+	w.Header().Set("Retry-After", "60")
+	http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
 }
 
 func prefixErrors(errs scenario.Errors, prefix string) scenario.Errors {
@@ -192,9 +200,9 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 	default:
 		err = scenario.Errors{{Reason: "the form could not be read: " + err.Error()}}
 	}
-	sess, serr := p.store.New(scenario.Scenario{})
+	sess, serr := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
 	if serr != nil {
-		http.Error(w, "The playground is full: try again in a few minutes.", http.StatusServiceUnavailable)
+		p.refuseFull(w, r)
 		return
 	}
 	pp := p.pageData(r, sess)

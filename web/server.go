@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"time"
 
@@ -47,6 +48,10 @@ type Config struct {
 	// GOMAXPROCS: a run is one goroutine's work, so more would only share
 	// the cores and all answer later.
 	RunSlots int
+	// TrustedProxies are the addresses of reverse proxies whose
+	// X-Forwarded-For names the client (see ClientAddress). Empty: the
+	// remote address is the client, and X-Forwarded-For is ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // A Feature is one part of the site — the playground, the lessons — that adds
@@ -75,8 +80,9 @@ type Server struct {
 	closing    context.Context
 	endStreams context.CancelFunc
 
-	runs     *runLimiter
-	refusals *refusalLog
+	runs           *runLimiter
+	refusals       *refusalLog
+	trustedProxies []netip.Prefix
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
@@ -117,6 +123,8 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		endStreams: endStreams,
 		runs:       newRunLimiter(cfg.RunSlots),
 		refusals:   &refusalLog{interval: 10 * time.Second},
+
+		trustedProxies: cfg.TrustedProxies,
 	}
 
 	r := chi.NewRouter()

@@ -27,6 +27,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "address to listen on; without this flag, $PORT (if set) gives \":$PORT\"")
 	bundle := fs.String("datastar", web.DefaultDatastarPath, "path of the Datastar browser bundle (installed by `npm ci`)")
+	proxies := fs.String("trusted-proxy", "", "comma-separated addresses or prefixes (10.0.0.1, 10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client; without it, X-Forwarded-For is ignored")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -35,6 +36,10 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	trusted, err := web.ParseTrustedProxies(*proxies)
+	if err != nil {
+		return usagef("-trusted-proxy: %v", err)
 	}
 	if !flagGiven(fs, "addr") {
 		if port := os.Getenv("PORT"); port != "" {
@@ -47,7 +52,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(),
+	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), TrustedProxies: trusted,
 		Features: []web.Feature{web.Playground(play.NewStore(time.Now)), web.Lessons(lib, set)}}, log)
 	if err != nil {
 		return err

@@ -152,3 +152,10 @@ func TestServeShutdownCancelsInFlightRuns(t *testing.T) {
 		t.Errorf("the in-flight simulate got %d %q, want 503 saying it was cancelled", a.status, a.body)
 	}
 }
+
+func TestServeRejectsBadTrustedProxy(t *testing.T) {
+	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-datastar", testBundle, "-trusted-proxy", "10.0.0.1,proxy.local"}, io.Discard)
+	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "proxy.local") {
+		t.Fatalf("runServe(-trusted-proxy proxy.local) = %v, want a usage error naming it", err)
+	}
+}
