@@ -31,6 +31,12 @@ type fieldError struct {
 // answer is 503 with Retry-After.
 func (s *Server) handleSimulate(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, msg string) { writeJSON(w, r, s.log, status, apiError{Error: msg}) }
+	ticket, ok := s.runs.admit()
+	if !ok {
+		s.refuseBusy(w, r, fail)
+		return
+	}
+	defer ticket.release()
 	data, err := io.ReadAll(r.Body)
 	if bodyTooLarge(err) {
 		s.writeScenarioErrors(w, r, http.StatusRequestEntityTooLarge, scenario.TooLarge())
@@ -43,12 +49,12 @@ func (s *Server) handleSimulate(w http.ResponseWriter, r *http.Request) {
 	sc, err := scenario.Parse(data)
 	var res scenario.Result
 	if err == nil {
-		res, err = s.RunScenario(r, sc)
+		res, err = s.runScenario(r, ticket, sc)
 	}
 	var errs scenario.Errors
 	switch {
 	case err == nil:
-		writeJSON(w, r, s.log, http.StatusOK, res)
+		writeResult(w, r, s.log, res)
 	case errors.As(err, &errs):
 		s.writeScenarioErrors(w, r, http.StatusBadRequest, errs)
 	case errors.Is(err, errBusy):
@@ -69,6 +75,41 @@ func (s *Server) writeScenarioErrors(w http.ResponseWriter, r *http.Request, sta
 		body.Fields = append(body.Fields, fieldError{e.Field, e.Reason})
 	}
 	writeJSON(w, r, s.log, status, body)
+}
+
+// writeResult writes a run's result as compact JSON one policy at a time, so
+// a worst-case answer (some 12 MB) is never held whole in memory and stops
+// when the client leaves. It is the JSON of json.Marshal(res).
+func writeResult(w http.ResponseWriter, r *http.Request, log *slog.Logger, res scenario.Result) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	err := writeString(w, `{"results":[`)
+	for i, pr := range res.Results {
+		if err != nil || r.Context().Err() != nil {
+			return
+		}
+		var data []byte
+		if data, err = json.Marshal(pr); err == nil {
+			if i > 0 {
+				err = writeString(w, ",")
+			}
+			if err == nil {
+				_, err = w.Write(data)
+			}
+		}
+	}
+	if err == nil {
+		err = writeString(w, "]}\n")
+	}
+	if err != nil && r.Context().Err() == nil {
+		log.Warn("writing simulate result", slog.Any("error", err))
+	}
+}
+
+func writeString(w io.Writer, s string) error {
+	_, err := io.WriteString(w, s)
+	return err
 }
 
 func writeJSON(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, v any) {

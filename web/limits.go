@@ -71,24 +71,48 @@ func (l *runLimiter) tryAcquire(work int64) (release func(), ok bool) {
 	return func() { l.sem.Release(weight) }, true
 }
 
-// errBusy is returned by Server.RunScenario when the server has no room for
-// the run, or the run outlived RunTimeout.
+// runTicket is room reserved in a runLimiter. admit reserves a worst-case
+// call's room before the body is even read, so that reading, decoding, the
+// run and the encoding of its answer all happen within the capacity; once
+// the scenario is known, fit gives back what it does not need.
+type runTicket struct {
+	l      *runLimiter
+	weight int64
+}
+
+func (l *runLimiter) admit() (*runTicket, bool) {
+	if !l.sem.TryAcquire(runShares) {
+		return nil, false
+	}
+	return &runTicket{l: l, weight: runShares}, true
+}
+
+func (t *runTicket) fit(work int64) {
+	if w := max(1, min(runShares, work*runShares/MaxRunWork)); w < t.weight {
+		t.l.sem.Release(t.weight - w)
+		t.weight = w
+	}
+}
+
+func (t *runTicket) release() {
+	t.l.sem.Release(t.weight)
+	t.weight = 0
+}
+
+// errBusy is returned by runScenario when the run outlived RunTimeout, and
+// said to callers the limiter refuses.
 var errBusy = errors.New("the server is busy running other scenarios; try again in a few seconds")
 
-// RunScenario runs s for a request: within the server's run capacity and
-// RunTimeout, and stopping soon after the request is cancelled (the client
-// left, or the server is shutting down). It returns errBusy when the server
-// is at capacity or the run took too long, the request's context error when
-// it was cancelled, and s's validation errors (scenario.Errors) otherwise.
-func (s *Server) RunScenario(r *http.Request, sc scenario.Scenario) (scenario.Result, error) {
+// runScenario runs sc for a request holding ticket t: within RunTimeout, and
+// stopping soon after the request is cancelled (the client left, or the
+// server is shutting down). It returns errBusy when the run took too long,
+// the request's context error when it was cancelled, and sc's validation
+// errors (scenario.Errors) otherwise.
+func (s *Server) runScenario(r *http.Request, t *runTicket, sc scenario.Scenario) (scenario.Result, error) {
 	if err := sc.Validate(); err != nil {
 		return scenario.Result{}, err
 	}
-	release, ok := s.runs.tryAcquire(runWork(sc))
-	if !ok {
-		return scenario.Result{}, errBusy
-	}
-	defer release()
+	t.fit(runWork(sc))
 	ctx, cancel := context.WithTimeout(r.Context(), RunTimeout)
 	defer cancel()
 	res, err := scenario.RunContext(ctx, sc)

@@ -50,6 +50,12 @@ func (p *playground) decisions(fromLink, asCSV bool) http.HandlerFunc {
 			http.Error(w, "Decisions are not served to other sites' pages: open the link itself.", http.StatusForbidden)
 			return
 		}
+		ticket, ok := p.s.runs.admit()
+		if !ok {
+			p.s.refuseBusy(w, r, func(status int, msg string) { http.Error(w, msg, status) })
+			return
+		}
+		defer ticket.release()
 		var sc scenario.Scenario
 		if fromLink {
 			var err error
@@ -64,7 +70,7 @@ func (p *playground) decisions(fromLink, asCSV bool) http.HandlerFunc {
 			}
 			sc = sess.Scenario()
 		}
-		res, err := p.s.RunScenario(r, sc)
+		res, err := p.s.runScenario(r, ticket, sc)
 		switch {
 		case errors.Is(err, errBusy):
 			p.s.refuseBusy(w, r, func(status int, msg string) { http.Error(w, msg, status) })
