@@ -45,8 +45,9 @@ type Config struct {
 	Features []Feature
 	// RunSlots is how many worst-case scenario runs (MaxRunWork) may go on
 	// at once, for /api/simulate and the decisions downloads. Zero means
-	// GOMAXPROCS: a run is one goroutine's work, so more would only share
-	// the cores and all answer later.
+	// GOMAXPROCS-1 (at least 1): a run is one goroutine's work, so more
+	// would only share the cores and all answer later, and one core stays
+	// free for pages and streams.
 	RunSlots int
 	// TrustedProxies are the addresses of reverse proxies whose
 	// X-Forwarded-For names the client (see ClientAddress). Empty: the
