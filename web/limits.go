@@ -26,8 +26,10 @@ const (
 	// decisions in each of scenario.MaxPolicies lanes). A call's share of
 	// the server's run capacity is its work over this budget.
 	MaxRunWork = scenario.MaxRequests * scenario.MaxPolicies
-	// RunTimeout bounds the replay of one call. A run cut short answers
-	// 503: it is the server being busy, not the scenario being wrong.
+	// RunTimeout bounds one call from its admission to the end of its
+	// replay (reading and decoding the body included), leaving time to
+	// write the answer within 2 s. A run cut short answers 503: it is the
+	// server being busy, not the scenario being wrong.
 	RunTimeout = time.Second
 	// runShares is how many small calls fit in one worst-case call's room:
 	// the least share a call takes is 1/runShares of a slot.
@@ -81,15 +83,16 @@ func (l *runLimiter) tryAcquire(work int64) (release func(), ok bool) {
 // run and the encoding of its answer all happen within the capacity; once
 // the scenario is known, fit gives back what it does not need.
 type runTicket struct {
-	l      *runLimiter
-	weight int64
+	l        *runLimiter
+	weight   int64
+	admitted time.Time
 }
 
 func (l *runLimiter) admit() (*runTicket, bool) {
 	if !l.sem.TryAcquire(runShares) {
 		return nil, false
 	}
-	return &runTicket{l: l, weight: runShares}, true
+	return &runTicket{l: l, weight: runShares, admitted: time.Now()}, true
 }
 
 func (t *runTicket) fit(work int64) {
@@ -118,7 +121,7 @@ func (s *Server) runScenario(r *http.Request, t *runTicket, sc scenario.Scenario
 		return scenario.Result{}, err
 	}
 	t.fit(runWork(sc))
-	ctx, cancel := context.WithTimeout(r.Context(), RunTimeout)
+	ctx, cancel := context.WithDeadline(r.Context(), t.admitted.Add(RunTimeout))
 	defer cancel()
 	res, err := scenario.RunContext(ctx, sc)
 	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
