@@ -121,8 +121,11 @@ func (s *Server) runScenario(r *http.Request, t *runTicket, sc scenario.Scenario
 		return scenario.Result{}, err
 	}
 	t.fit(runWork(sc))
-	ctx, cancel := context.WithDeadline(r.Context(), t.admitted.Add(RunTimeout))
+	ctx, cancel := context.WithDeadline(r.Context(), t.admitted.Add(s.runTimeout))
 	defer cancel()
+	if s.runStarting != nil {
+		s.runStarting()
+	}
 	res, err := scenario.RunContext(ctx, sc)
 	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
 		return res, errBusy

@@ -84,6 +84,8 @@ type Server struct {
 	runs           *runLimiter
 	refusals       *refusalLog
 	trustedProxies []netip.Prefix
+	runTimeout     time.Duration
+	runStarting    func() // tests: called as a replay begins
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
@@ -126,6 +128,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		refusals:   &refusalLog{interval: 10 * time.Second},
 
 		trustedProxies: cfg.TrustedProxies,
+		runTimeout:     RunTimeout,
 	}
 
 	r := chi.NewRouter()
