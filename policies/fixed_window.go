@@ -99,7 +99,8 @@ func (f *fixedWindowPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (f *fixedWindowPolicy) Stats() Stats {
-	return Stats{Keys: f.keys.len(), Entries: 2 * int64(f.keys.len()), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{}))}
+	return Stats{Keys: f.keys.len(), Entries: 2 * int64(f.keys.len()), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{})),
+		HeapBytes: f.keys.heapBytes()}
 }
 
 func (f *fixedWindowPolicy) clone() Policy {

@@ -100,7 +100,8 @@ func (g *gcraPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: one integer, the TAT, per key.
 func (g *gcraPolicy) Stats() Stats {
-	return Stats{Keys: g.keys.len(), Entries: int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
+	return Stats{Keys: g.keys.len(), Entries: int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{})),
+		HeapBytes: g.keys.heapBytes()}
 }
 
 func (g *gcraPolicy) clone() Policy {

@@ -1,6 +1,9 @@
 package policies
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"unsafe"
+)
 
 // keyTable maps keys to per-key state of type S, stored inline: an
 // open-addressing hash table with linear probing, so that finding a key and
@@ -116,6 +119,11 @@ func (t *keyTable[S]) grow() {
 		}
 		t.slots[i] = s
 	}
+}
+
+// heapBytes is the memory the table's slots take, free ones included.
+func (t *keyTable[S]) heapBytes() int64 {
+	return int64(cap(t.slots)) * int64(unsafe.Sizeof(keySlot[S]{}))
 }
 
 // len is the number of keys held.

@@ -176,7 +176,12 @@ type Slot struct {
 type Stats struct {
 	Keys        int
 	Entries     int64 // numbers tracked across all keys (counters, timestamps, slots)
-	BytesPerKey int64 // state bytes per key, excluding the map's own overhead
+	BytesPerKey int64 // one key's own state in bytes, without the key table's overhead
+	// HeapBytes is everything the policy holds on the heap: the key table at
+	// its full size (free slots included, keys and state inline) and any
+	// backing array at its capacity. Divided by Keys it is the true cost of
+	// a key, which BytesPerKey is not.
+	HeapBytes int64
 }
 
 // New builds a policy by name, validating its parameters. Errors name the

@@ -272,6 +272,7 @@ func (s *slidingBucketsPolicy) Stats() Stats {
 		Keys:        s.keys.len(),
 		Entries:     keys * (s.n + 2),
 		BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{})),
+		HeapBytes:   s.keys.heapBytes() + int64(cap(s.slots))*8,
 	}
 }
 

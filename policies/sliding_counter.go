@@ -197,7 +197,8 @@ func (s *slidingCounterPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: three integers per key.
 func (s *slidingCounterPolicy) Stats() Stats {
-	return Stats{Keys: s.keys.len(), Entries: 3 * int64(s.keys.len()), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
+	return Stats{Keys: s.keys.len(), Entries: 3 * int64(s.keys.len()), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{})),
+		HeapBytes: s.keys.heapBytes()}
 }
 
 func (s *slidingCounterPolicy) clone() Policy {

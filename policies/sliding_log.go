@@ -163,6 +163,7 @@ func (l *slidingLogPolicy) Stats() Stats {
 		Keys:        l.keys.len(),
 		Entries:     n * l.p.Limit,
 		BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{})),
+		HeapBytes:   l.keys.heapBytes() + int64(cap(l.times))*8,
 	}
 }
 

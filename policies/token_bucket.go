@@ -98,7 +98,8 @@ func (t *tokenBucketPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (t *tokenBucketPolicy) Stats() Stats {
-	return Stats{Keys: t.keys.len(), Entries: 2 * int64(t.keys.len()), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
+	return Stats{Keys: t.keys.len(), Entries: 2 * int64(t.keys.len()), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{})),
+		HeapBytes: t.keys.heapBytes()}
 }
 
 func (t *tokenBucketPolicy) clone() Policy {
