@@ -186,8 +186,9 @@ func reportStats(b *testing.B, pol Policy) {
 var sinkInt int64
 
 // BenchmarkDecide times one decision per step, single goroutine, for every
-// policy (through the Policy interface, as callers use it) beside the
-// hand-written map fixed window, a bare map lookup and x/time/rate.
+// policy through the Policy interface, as callers use it (Allow, the
+// server's path, and Decide with its explanation), beside the hand-written
+// map fixed window, a bare map lookup and x/time/rate.
 func BenchmarkDecide(b *testing.B) {
 	for _, w := range benchWorkloads() {
 		mask := len(w.seq) - 1
@@ -218,7 +219,22 @@ func BenchmarkDecide(b *testing.B) {
 				cpu.report(b, heap)
 			})
 			for _, bp := range benchPolicies {
-				b.Run(bp.label, func(b *testing.B) {
+				b.Run(bp.label+".Allow", func(b *testing.B) {
+					pol, heap := fillPolicy(b, bp.name, benchParams(bp.p), w.keys)
+					b.ReportAllocs()
+					cpu := startCPU()
+					now, admitted := benchBase, int64(0)
+					for i := 0; b.Loop(); i++ {
+						now++
+						if pol.Allow(w.seq[i&mask], now, 1).Allowed {
+							admitted++
+						}
+					}
+					sinkInt = admitted
+					cpu.report(b, heap)
+					reportStats(b, pol)
+				})
+				b.Run(bp.label+".Decide", func(b *testing.B) {
 					pol, heap := fillPolicy(b, bp.name, benchParams(bp.p), w.keys)
 					b.ReportAllocs()
 					cpu := startCPU()
@@ -231,7 +247,6 @@ func BenchmarkDecide(b *testing.B) {
 					}
 					sinkInt = admitted
 					cpu.report(b, heap)
-					reportStats(b, pol)
 				})
 			}
 			b.Run("x-time-rate", func(b *testing.B) {
@@ -338,7 +353,7 @@ func BenchmarkDecideParallel(b *testing.B) {
 				i, now := start(&next), benchBase
 				for pb.Next() {
 					now++
-					pol.Decide(w.seq[i&mask], now, 1)
+					pol.Allow(w.seq[i&mask], now, 1)
 					i++
 				}
 			})

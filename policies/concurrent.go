@@ -95,6 +95,15 @@ func (c *Concurrent) Decide(key Key, now, cost int64) Decision {
 	return d
 }
 
+// Allow implements Policy.
+func (c *Concurrent) Allow(key Key, now, cost int64) Verdict {
+	s := c.shard(key)
+	s.mu.Lock()
+	v := s.pol.Allow(key, now, cost)
+	s.mu.Unlock()
+	return v
+}
+
 // Peek implements Policy.
 func (c *Concurrent) Peek(key Key, now int64) Fraction {
 	s := c.shard(key)

@@ -119,6 +119,22 @@ type Decision struct {
 	Terms Terms
 }
 
+// Verdict is what a server acts on: admit, or refuse with a Retry-After.
+// It is the first three fields of the Decision the same request would get.
+type Verdict struct {
+	Allowed bool
+	Never   bool // the request can never be admitted; RetryAfterMs is 0
+	// RetryAfterMs is, for a refused request that could pass later, the
+	// smallest wait after which the same request is admitted if nothing else
+	// arrives. Zero when allowed.
+	RetryAfterMs int64
+}
+
+// verdictOf is the verdict part of a decision.
+func verdictOf(d Decision) Verdict {
+	return Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs}
+}
+
 // Terms carries the numbers a decision was computed from. Each policy fills
 // the fields that apply to it and leaves the rest zero.
 type Terms struct {
@@ -142,6 +158,10 @@ type Policy interface {
 	Params() Params
 	// Decide admits or refuses a request of cost permits at now for key.
 	Decide(key Key, now, cost int64) Decision
+	// Allow is Decide for a server: the same decision and the same change
+	// of state, returning only the verdict. It builds no explanation, and
+	// its small result travels in registers, so it is the fast path.
+	Allow(key Key, now, cost int64) Verdict
 	// Peek reports the estimate at now without deciding or changing state.
 	Peek(key Key, now int64) Fraction
 	// Snapshot describes the key's state at now for drawing; it allocates
