@@ -325,100 +325,102 @@ func BenchmarkDecideDependent(b *testing.B) {
 
 // BenchmarkDecideParallel is the uniform workload from every goroutine at
 // once (run it with -cpu 1,2,...): the concurrency-safe form of each policy
-// beside x/time/rate limiters in a map under a mutex and in a sync.Map, and
-// the hand-written map fixed window under a mutex. Each goroutine starts at
-// its own place in the sequence and keeps its own clock, so a key sometimes
-// sees an instant earlier than one another goroutine used (the late rule).
+// (Allow) beside x/time/rate limiters in a map under a mutex and in a
+// sync.Map, and the hand-written map fixed window under a mutex. Each
+// goroutine starts at its own place in the sequence and keeps its own
+// clock, so a key sometimes sees an instant earlier than one another
+// goroutine used (the late rule). Every subject is called through a func
+// value, so each pays the same indirect call.
 func BenchmarkDecideParallel(b *testing.B) {
 	w := benchWorkloads()[1]
-	mask := len(w.seq) - 1
-	// start hands each goroutine its own place in the sequence.
-	start := func(next *atomic.Int64) int { return int(next.Add(1)) * 1_000_003 }
 	for _, bp := range benchPolicies {
-		b.Run(bp.label, func(b *testing.B) {
-			pol, heap := measureHeap(b, len(w.keys), func() *Concurrent {
+		runParallel(b, bp.label, w, func(b *testing.B) (*Concurrent, benchHeap) {
+			return measureHeap(b, len(w.keys), func() *Concurrent {
 				c, err := NewConcurrent(bp.name, benchParams(bp.p), 0)
 				if err != nil {
 					b.Fatal(err)
 				}
 				for _, k := range w.keys {
-					c.Decide(k, benchBase, 1)
+					c.Allow(k, benchBase, 1)
 				}
 				return c
 			})
-			b.ReportAllocs()
-			cpu := startCPU()
-			var next atomic.Int64
-			b.RunParallel(func(pb *testing.PB) {
-				i, now := start(&next), benchBase
-				for pb.Next() {
-					now++
-					pol.Allow(w.seq[i&mask], now, 1)
-					i++
-				}
-			})
-			cpu.report(b, heap)
-		})
+		}, func(c *Concurrent, k Key, now int64) bool { return c.Allow(k, now, 1).Allowed })
 	}
-	b.Run("map-fixed-window-mutex", func(b *testing.B) {
+	type lockedMap struct {
+		mu sync.Mutex
+		m  *mapFixedWindow
+	}
+	runParallel(b, "map-fixed-window-mutex", w, func(b *testing.B) (*lockedMap, benchHeap) {
 		m, heap := fillMapFixedWindow(b, w.keys)
-		var mu sync.Mutex
-		b.ReportAllocs()
-		cpu := startCPU()
-		var next atomic.Int64
-		b.RunParallel(func(pb *testing.PB) {
-			i, now := start(&next), benchBase
-			for pb.Next() {
-				now++
-				mu.Lock()
-				m.Allow(w.seq[i&mask], now, 1)
-				mu.Unlock()
-				i++
-			}
-		})
-		cpu.report(b, heap)
+		return &lockedMap{m: m}, heap
+	}, func(l *lockedMap, k Key, now int64) bool {
+		l.mu.Lock()
+		ok, _, _ := l.m.Allow(k, now, 1)
+		l.mu.Unlock()
+		return ok
 	})
-	b.Run("x-time-rate-mutex-map", func(b *testing.B) {
+	type lockedRate struct {
+		mu sync.Mutex
+		m  map[Key]*rate.Limiter
+	}
+	t0 := time.UnixMilli(benchBase)
+	runParallel(b, "x-time-rate-mutex-map", w, func(b *testing.B) (*lockedRate, benchHeap) {
 		m, heap := fillRateMap(b, w.keys)
-		var mu sync.Mutex
-		t0 := time.UnixMilli(benchBase)
-		b.ReportAllocs()
-		cpu := startCPU()
-		var next atomic.Int64
-		b.RunParallel(func(pb *testing.PB) {
-			i, now := start(&next), time.Duration(0)
-			for pb.Next() {
-				now += time.Millisecond
-				mu.Lock()
-				lim := m[w.seq[i&mask]]
-				mu.Unlock()
-				lim.AllowN(t0.Add(now), 1)
-				i++
-			}
-		})
-		cpu.report(b, heap)
+		return &lockedRate{m: m}, heap
+	}, func(l *lockedRate, k Key, now int64) bool {
+		l.mu.Lock()
+		lim := l.m[k]
+		l.mu.Unlock()
+		return lim.AllowN(t0.Add(time.Duration(now-benchBase)*time.Millisecond), 1)
 	})
-	b.Run("x-time-rate-sync-map", func(b *testing.B) {
-		m, heap := measureHeap(b, len(w.keys), func() *sync.Map {
+	runParallel(b, "x-time-rate-sync-map", w, func(b *testing.B) (*sync.Map, benchHeap) {
+		return measureHeap(b, len(w.keys), func() *sync.Map {
 			var m sync.Map
 			for _, k := range w.keys {
 				m.Store(k, newRateLimiter())
 			}
 			return &m
 		})
-		t0 := time.UnixMilli(benchBase)
-		b.ReportAllocs()
-		cpu := startCPU()
+	}, func(m *sync.Map, k Key, now int64) bool {
+		v, _ := m.Load(k)
+		return v.(*rate.Limiter).AllowN(t0.Add(time.Duration(now-benchBase)*time.Millisecond), 1)
+	})
+}
+
+// runParallel runs op from every goroutine as sub-benchmark name. build
+// runs once, outside the timer, however many times the testing package
+// calls the sub-benchmark (RunParallel benchmarks are called once per
+// round).
+func runParallel[T any](b *testing.B, name string, w benchWorkload, build func(*testing.B) (T, benchHeap), op func(v T, k Key, now int64) bool) {
+	mask := len(w.seq) - 1
+	var v T
+	var heap benchHeap
+	built := false
+	b.Run(name, func(b *testing.B) {
+		if !built {
+			v, heap = build(b)
+			built = true
+		}
 		var next atomic.Int64
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu := startCPU()
 		b.RunParallel(func(pb *testing.PB) {
-			i, now := start(&next), time.Duration(0)
+			i, now := int(next.Add(1))*1_000_003, benchBase
+			admitted := 0
 			for pb.Next() {
-				now += time.Millisecond
-				v, _ := m.Load(w.seq[i&mask])
-				v.(*rate.Limiter).AllowN(t0.Add(now), 1)
+				now++
+				if op(v, w.seq[i&mask], now) {
+					admitted++
+				}
 				i++
 			}
+			sinkAdmitted.Add(int64(admitted))
 		})
+		b.StopTimer()
 		cpu.report(b, heap)
 	})
 }
+
+var sinkAdmitted atomic.Int64
