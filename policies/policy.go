@@ -150,9 +150,9 @@ type Terms struct {
 	OldestMs    int64    // sliding-log: timestamp of the oldest entry inside the window (0 when empty)
 }
 
-// Policy decides requests for many keys. Implementations are not safe for
-// concurrent use; callers serialise access (one playground session owns its
-// policies).
+// Policy decides requests for many keys. The policies New builds are not
+// safe for concurrent use; callers serialise access (one playground session
+// owns its policies), or use NewConcurrent, which is.
 type Policy interface {
 	Name() string
 	Params() Params
