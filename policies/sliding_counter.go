@@ -226,7 +226,16 @@ func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
 	elapsed := at - start
 	if !s.admits(previous, current, elapsed, cost) {
 		*st = slidingCounterState{latest: at, previous: previous, current: current}
-		return Verdict{RetryAfterMs: s.retryAt(start, elapsed, previous, current, cost) - now}
+		// retryAt, written out: the compiler does not inline it.
+		m := &s.lastRetry
+		if m.previous != previous || m.current != current || m.cost != cost {
+			s.solveRetry(previous, current, cost)
+		}
+		retry := start + m.offset
+		if m.offset < 0 {
+			retry = start + max(-m.offset-1, elapsed)
+		}
+		return Verdict{RetryAfterMs: retry - now}
 	}
 	*st = slidingCounterState{latest: at, previous: previous, current: current + cost}
 	return Verdict{Allowed: true}
