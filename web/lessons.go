@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -139,14 +138,14 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	}
 	// Datastar sends the form as multipart FormData; a plain POST as
 	// application/x-www-form-urlencoded.
-	var perr error
-	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-		perr = r.ParseMultipartForm(64 << 10)
-	} else {
-		perr = r.ParseForm()
+	cleanup, perr := readForm(r)
+	defer cleanup()
+	if bodyTooLarge(perr) {
+		http.Error(w, tooLargeMessage(), http.StatusRequestEntityTooLarge)
+		return
 	}
 	if perr != nil {
-		http.Error(w, "Bad request", http.StatusBadRequest)
+		http.Error(w, "The answer could not be read: "+perr.Error(), http.StatusBadRequest)
 		return
 	}
 	status := http.StatusOK
