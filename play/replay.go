@@ -12,7 +12,7 @@ import (
 )
 
 // MaxReplayCacheBytes bounds what a session keeps of its last replay (see
-// replayCache), estimated from its slices and its policies' Stats. A
+// replayCache), estimated from its slices and its policies' HeapBytes. A
 // session over it replays every lane in full on every update; a session
 // nobody watches keeps nothing (the cache goes with its last stream).
 const MaxReplayCacheBytes = 512 << 10
@@ -473,9 +473,7 @@ func (a *laneAcc) curve(pol policies.Policy, from, to, now int64, detail bool) [
 
 // bytes estimates the memory the lane keeps: its slices and its policy.
 func (a *laneAcc) bytes() int {
-	st := a.replay.Policy().Stats()
-	// The key table keeps its load under 3/4 and grows by doubling.
-	n := int(st.BytesPerKey+16) * st.Keys * 8 / 3
+	n := int(a.replay.Policy().Stats().HeapBytes)
 	n += cap(a.allowed) + cap(a.marks)*int(unsafe.Sizeof(keptMark{})) + cap(a.windows)*int(unsafe.Sizeof(Band{}))
 	n += cap(a.grid)*int(unsafe.Sizeof(Point{})) + cap(a.reqPts)*int(unsafe.Sizeof(Point{}))
 	return n

@@ -244,14 +244,14 @@ func TestKeptReplayBounds(t *testing.T) {
 		t.Errorf("a session kept a replay of about %d bytes, over MaxReplayCacheBytes = %d", big.replays.bytes(), MaxReplayCacheBytes)
 	}
 
-	// Two sliding logs of 10,000 hold 80 KB per client: one client's
-	// replay is kept; when another client's request is appended, the
-	// continued replay outgrows the bound and is let go.
-	growing := newSession(t, scenario.Scenario{Limit: 10_000, WindowMs: 60_000, Policies: lanes})
+	// Four sliding logs of 10,000 hold 80 KB per client each: one
+	// client's replay is kept; when another client's request is
+	// appended, the continued replay outgrows the bound and is let go.
+	growing := newSession(t, scenario.Scenario{Limit: 10_000, WindowMs: 60_000, Policies: append(lanes, lanes...)})
 	must(t, "fire", growing.Fire(1))
 	growing.View()
 	if growing.replays == nil {
-		t.Fatalf("one client in two sliding logs: no replay kept")
+		t.Fatalf("one client in four sliding logs: no replay kept")
 	}
 	must(t, "another client's request", growing.do(func() error {
 		return growing.insert(scenario.Request{At: growing.clock.Now, Key: "bob", Cost: 1, Count: 1})

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/play"
@@ -18,34 +17,36 @@ import (
 	"github.com/windowlab/playground/web/templates"
 )
 
-// playSignals are the page's signals as the browser sends them. Numbers
-// arrive as JSON numbers (an empty field is 0); each action validates the
-// ones it uses.
+// playSignals are the page's signals as the browser sends them (camelCase:
+// the page binds them through kebab-case attributes such as
+// data-bind-window-seconds, which Datastar turns into windowSeconds).
+// Numbers arrive as JSON numbers (an empty field is 0); each action
+// validates the ones it uses.
 type playSignals struct {
-	Limit        float64 `json:"limit"`
-	WindowS      float64 `json:"windows"`
-	PFixed       bool    `json:"pfixed"`
-	PLog         bool    `json:"plog"`
-	PFloor       bool    `json:"pfloor"`
-	PExact       bool    `json:"pexact"`
-	PBuckets     bool    `json:"pbuckets"`
-	Buckets      float64 `json:"buckets"`
-	PToken       bool    `json:"ptoken"`
-	PGCRA        bool    `json:"pgcra"`
-	Burst        float64 `json:"burst"`
-	Cost         float64 `json:"cost"`
-	Count        float64 `json:"count"`
-	Pattern      string  `json:"pattern"`
-	PatternCount float64 `json:"patterncount"`
-	SpanS        float64 `json:"spans"`
-	JumpS        float64 `json:"jumps"`
-	Speed        string  `json:"speed"`
-	NewClient    string  `json:"newclient"`
+	Limit                  float64 `json:"limit"`
+	WindowSeconds          float64 `json:"windowSeconds"`
+	UseFixedWindow         bool    `json:"useFixedWindow"`
+	UseSlidingLog          bool    `json:"useSlidingLog"`
+	UseSlidingCounterFloor bool    `json:"useSlidingCounterFloor"`
+	UseSlidingCounterExact bool    `json:"useSlidingCounterExact"`
+	UseSlidingBuckets      bool    `json:"useSlidingBuckets"`
+	Buckets                float64 `json:"buckets"`
+	UseTokenBucket         bool    `json:"useTokenBucket"`
+	UseGCRA                bool    `json:"useGcra"`
+	Burst                  float64 `json:"burst"`
+	Cost                   float64 `json:"cost"`
+	BurstCount             float64 `json:"burstCount"`
+	Pattern                string  `json:"pattern"`
+	PatternCount           float64 `json:"patternCount"`
+	PatternSeconds         float64 `json:"patternSeconds"`
+	JumpSeconds            float64 `json:"jumpSeconds"`
+	Speed                  string  `json:"speed"`
+	ClientName             string  `json:"clientName"`
 	// BucketsShown and BurstShown are the k and burst the form last
 	// showed: a field the visitor left as shown does not override the
 	// lanes' own. Absent (a caller other than the page), the fields apply.
-	BucketsShown *float64 `json:"bucketsshown"`
-	BurstShown   *float64 `json:"burstshown"`
+	BucketsShown *float64 `json:"bucketsShown"`
+	BurstShown   *float64 `json:"burstShown"`
 }
 
 // whole checks that a signal is a whole number in [lo, hi].
@@ -108,31 +109,31 @@ func (sig playSignals) settings() (play.Form, error) {
 	}
 	limit, err := whole("limit", sig.Limit, 1, scenario.MaxLimit)
 	add(err)
-	window, err := millis("windowMs", sig.WindowS, 1, scenario.MaxWindowMs)
+	window, err := millis("windowMs", sig.WindowSeconds, 1, scenario.MaxWindowMs)
 	add(err)
 	f := play.Form{Limit: limit, WindowMs: window}
 	for _, c := range []struct {
 		on   bool
 		kind play.Kind
 	}{
-		{sig.PFixed, play.Kind{Name: policies.FixedWindow}},
-		{sig.PLog, play.Kind{Name: policies.SlidingLog}},
-		{sig.PFloor, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Floor}},
-		{sig.PExact, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
-		{sig.PBuckets, play.Kind{Name: policies.SlidingBuckets}},
-		{sig.PToken, play.Kind{Name: policies.TokenBucket}},
-		{sig.PGCRA, play.Kind{Name: policies.GCRA}},
+		{sig.UseFixedWindow, play.Kind{Name: policies.FixedWindow}},
+		{sig.UseSlidingLog, play.Kind{Name: policies.SlidingLog}},
+		{sig.UseSlidingCounterFloor, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Floor}},
+		{sig.UseSlidingCounterExact, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
+		{sig.UseSlidingBuckets, play.Kind{Name: policies.SlidingBuckets}},
+		{sig.UseTokenBucket, play.Kind{Name: policies.TokenBucket}},
+		{sig.UseGCRA, play.Kind{Name: policies.GCRA}},
 	} {
 		if c.on {
 			f.Checked = append(f.Checked, c.kind)
 		}
 	}
-	if sig.PBuckets {
+	if sig.UseSlidingBuckets {
 		f.Buckets, err = whole("buckets", sig.Buckets, 1, policies.MaxBuckets)
 		add(err)
 		f.SetBuckets = sig.BucketsShown == nil || *sig.BucketsShown != sig.Buckets
 	}
-	if sig.PToken || sig.PGCRA {
+	if sig.UseTokenBucket || sig.UseGCRA {
 		f.Burst, err = whole("burst", sig.Burst, 0, scenario.MaxLimit)
 		add(err)
 		f.SetBurst = sig.BurstShown == nil || *sig.BurstShown != sig.Burst
@@ -143,58 +144,82 @@ func (sig playSignals) settings() (play.Form, error) {
 	return f, nil
 }
 
-// action applies one action to a session. Its effect arrives on the
-// session's stream; the response carries only the field errors (cleared on
-// success) as Datastar events, with status 400 when the action was refused.
-func (p *playground) action(w http.ResponseWriter, r *http.Request) {
-	sess, ok := p.session(w, r)
-	if !ok {
-		return
-	}
-	var sig playSignals
-	r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
-	if err := datastar.ReadSignals(r, &sig); err != nil {
-		http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
-		return
-	}
-	err := p.apply(sess, chi.URLParam(r, "action"), sig, r)
-	if errors.Is(err, errUnknownAction) {
-		p.s.NotFound(w, r)
-		return
-	}
-	errs := scenario.Errors(nil)
-	if err != nil {
-		errs = asErrors(err, "")
-	}
-	var clientSignal []byte
-	if err == nil && strings.HasPrefix(r.URL.Path, "/play/"+sess.ID()+"/client") {
-		clientSignal = []byte(`{"newclient": ""}`)
-	}
-	if err == nil && chi.URLParam(r, "action") == "settings" {
-		// What the form now stands for: a k or burst left as it is
-		// next time does not override the lanes' own.
-		clientSignal = templates.ShownSignals(sess.Scenario())
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	if errs != nil {
-		// Datastar applies the events of a 400 response too: the message
-		// lands next to the field, and direct API callers get a 4xx.
-		w.Header().Set("X-Problem", truncate(errs.Error(), 300))
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusBadRequest)
-	}
-	sse := datastar.NewSSE(w, r)
-	for _, slot := range templates.ErrorSlots {
-		if err := MergeComponent(sse, templates.ErrorSlotView(slot, templates.SlotMessage(errs, slot))); err != nil {
-			return
-		}
-	}
-	if clientSignal != nil {
-		_ = MergeSignals(sse, clientSignal, false)
-	}
+// playAction is one playground action: what it reads from the signals and
+// the query, and which session method it calls. reply, when set, gives the
+// signals the page merges after the action succeeded.
+type playAction struct {
+	path  string
+	run   func(sess *play.Session, sig playSignals, q url.Values) error
+	reply func(sess *play.Session) []byte
 }
 
-var errUnknownAction = errors.New("unknown action")
+// playActions are the routes under /play/{id}/, one per action.
+var playActions = []playAction{
+	{path: "fire", run: fire},
+	{path: "burst", run: burst},
+	{path: "pattern", run: firePattern},
+	{path: "step", run: step},
+	{path: "jump", run: jump},
+	{path: "toggle", run: togglePlay},
+	{path: "play", run: startClock},
+	{path: "pause", run: pauseClock},
+	{path: "speed", run: speed},
+	{path: "reset", run: reset},
+	// What the form now stands for: a k or burst left as it is next
+	// time does not override the lanes' own.
+	{path: "settings", run: applySettings, reply: shownSettings},
+	{path: "client", run: chooseClient},
+	{path: "client/add", run: addClient, reply: clearNewClient},
+	{path: "client/rename", run: renameClient, reply: clearNewClient},
+	{path: "select", run: selectRequest},
+}
+
+func shownSettings(sess *play.Session) []byte { return templates.ShownSignals(sess.Scenario()) }
+
+func clearNewClient(*play.Session) []byte { return []byte(`{"clientName": ""}`) }
+
+// action serves one action. Its effect arrives on the session's stream; the
+// response carries only the field errors (cleared on success) as Datastar
+// events, with status 400 when the action was refused.
+func (p *playground) action(a playAction) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sess, ok := p.session(w, r)
+		if !ok {
+			return
+		}
+		var sig playSignals
+		r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
+		if err := datastar.ReadSignals(r, &sig); err != nil {
+			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
+			return
+		}
+		var errs scenario.Errors
+		var reply []byte
+		if err := a.run(sess, sig, r.URL.Query()); err != nil {
+			errs = asErrors(err, "")
+		} else if a.reply != nil {
+			reply = a.reply(sess)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if errs != nil {
+			// Datastar applies the events of a 400 response too: the
+			// message lands next to the field, and direct API callers
+			// get a 4xx.
+			w.Header().Set("X-Problem", truncate(errs.Error(), 300))
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusBadRequest)
+		}
+		sse := datastar.NewSSE(w, r)
+		for _, slot := range templates.ErrorSlots {
+			if err := MergeComponent(sse, templates.ErrorSlotView(slot, templates.SlotMessage(errs, slot))); err != nil {
+				return
+			}
+		}
+		if reply != nil {
+			_ = MergeSignals(sse, reply, false)
+		}
+	}
+}
 
 // maxSignalBytes bounds an action's body: the page's signals are a few
 // hundred bytes.
@@ -211,109 +236,123 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func (p *playground) apply(sess *play.Session, action string, sig playSignals, r *http.Request) error {
-	q := r.URL.Query()
-	costAndThen := func(f func() error) error {
-		cost, err := whole("cost", sig.Cost, 1, scenario.MaxCost)
-		if err != nil {
-			return err
-		}
-		if err := sess.SetCost(cost); err != nil {
-			return err
-		}
-		return f()
+// withCost sets the session's cost from the signals before firing.
+func withCost(sess *play.Session, sig playSignals) error {
+	cost, err := whole("cost", sig.Cost, 1, scenario.MaxCost)
+	if err != nil {
+		return err
 	}
-	isClient := strings.Contains(r.URL.Path, "/client/")
-	switch {
-	case isClient && action == "add":
-		return sess.SelectClient(sig.NewClient)
-	case isClient && action == "rename":
-		return sess.RenameClient(sig.NewClient)
-	case isClient:
-		return errUnknownAction
+	return sess.SetCost(cost)
+}
+
+func fire(sess *play.Session, sig playSignals, _ url.Values) error {
+	if err := withCost(sess, sig); err != nil {
+		return err
 	}
-	switch action {
-	case "fire":
-		return costAndThen(func() error { return sess.Fire(1) })
-	case "burst":
-		return costAndThen(func() error {
-			n, err := whole("count", sig.Count, 1, play.MaxBurst)
-			if err != nil {
-				return err
-			}
-			return sess.Fire(n)
-		})
-	case "pattern":
-		return costAndThen(func() error {
-			n, err := whole("patternCount", sig.PatternCount, 1, play.MaxPatternCount)
-			if err != nil {
-				return err
-			}
-			kind := play.PatternKind(sig.Pattern)
-			span := int64(0)
-			if kind != play.Straddle {
-				if span, err = millis("span", sig.SpanS, 1, scenario.MaxWindowMs); err != nil {
-					return err
-				}
-			}
-			return sess.FirePattern(play.Pattern{Kind: kind, Count: n, SpanMs: span})
-		})
-	case "step":
-		if q.Get("window") == "1" {
-			return sess.StepWindow()
-		}
-		ms, err := strconv.ParseInt(q.Get("ms"), 10, 64)
-		if err != nil {
-			return scenario.Errors{{Field: "step", Reason: "want ?ms=<milliseconds> or ?window=1"}}
-		}
-		return sess.Step(ms)
-	case "jump":
-		at, err := millis("at", sig.JumpS, 0, play.MaxClock)
-		if err != nil {
+	return sess.Fire(1)
+}
+
+func burst(sess *play.Session, sig playSignals, _ url.Values) error {
+	if err := withCost(sess, sig); err != nil {
+		return err
+	}
+	n, err := whole("count", sig.BurstCount, 1, play.MaxBurst)
+	if err != nil {
+		return err
+	}
+	return sess.Fire(n)
+}
+
+func firePattern(sess *play.Session, sig playSignals, _ url.Values) error {
+	if err := withCost(sess, sig); err != nil {
+		return err
+	}
+	n, err := whole("patternCount", sig.PatternCount, 1, play.MaxPatternCount)
+	if err != nil {
+		return err
+	}
+	kind := play.PatternKind(sig.Pattern)
+	span := int64(0)
+	if kind != play.Straddle {
+		if span, err = millis("span", sig.PatternSeconds, 1, scenario.MaxWindowMs); err != nil {
 			return err
 		}
-		return sess.Jump(at)
-	case "toggle":
-		return sess.TogglePlay()
-	case "play":
-		return sess.Play()
-	case "pause":
-		return sess.Pause()
-	case "speed":
-		sp, err := play.ParseSpeed(sig.Speed)
-		if err != nil {
-			return scenario.Errors{{Field: "speed", Reason: "want one of 0.25×, 1×, 4×, 16×"}}
-		}
-		return sess.SetSpeed(sp)
-	case "reset":
-		return sess.Reset()
-	case "settings":
-		f, err := sig.settings()
-		if err != nil {
-			return err
-		}
-		return sess.ApplyForm(f)
-	case "client":
-		// The page sends the position of the chosen client, never its
-		// name: names are visitor text and stay out of expressions.
-		i, err := strconv.Atoi(q.Get("i"))
-		if err != nil {
-			return scenario.Errors{{Field: "client", Reason: "want ?i=<position of the client>"}}
-		}
-		return sess.SelectClientAt(i)
-	case "select":
-		if d := q.Get("d"); d != "" {
-			delta, err := strconv.Atoi(d)
-			if err != nil {
-				return scenario.Errors{{Field: "selected", Reason: "want ?d=1 or ?d=-1"}}
-			}
-			return sess.SelectStep(delta)
-		}
-		i, err := strconv.Atoi(q.Get("i"))
-		if err != nil {
-			return scenario.Errors{{Field: "selected", Reason: "want ?i=<request index>"}}
-		}
-		return sess.Select(i)
 	}
-	return errUnknownAction
+	return sess.FirePattern(play.Pattern{Kind: kind, Count: n, SpanMs: span})
+}
+
+// step moves the clock by ?ms= milliseconds, or by a window with ?window=1.
+func step(sess *play.Session, _ playSignals, q url.Values) error {
+	if q.Get("window") == "1" {
+		return sess.StepWindow()
+	}
+	ms, err := strconv.ParseInt(q.Get("ms"), 10, 64)
+	if err != nil {
+		return scenario.Errors{{Field: "step", Reason: "want ?ms=<milliseconds> or ?window=1"}}
+	}
+	return sess.Step(ms)
+}
+
+func jump(sess *play.Session, sig playSignals, _ url.Values) error {
+	at, err := millis("at", sig.JumpSeconds, 0, play.MaxClock)
+	if err != nil {
+		return err
+	}
+	return sess.Jump(at)
+}
+
+func togglePlay(sess *play.Session, _ playSignals, _ url.Values) error { return sess.TogglePlay() }
+func startClock(sess *play.Session, _ playSignals, _ url.Values) error { return sess.Play() }
+func pauseClock(sess *play.Session, _ playSignals, _ url.Values) error { return sess.Pause() }
+func reset(sess *play.Session, _ playSignals, _ url.Values) error      { return sess.Reset() }
+
+func speed(sess *play.Session, sig playSignals, _ url.Values) error {
+	sp, err := play.ParseSpeed(sig.Speed)
+	if err != nil {
+		return scenario.Errors{{Field: "speed", Reason: "want one of 0.25×, 1×, 4×, 16×"}}
+	}
+	return sess.SetSpeed(sp)
+}
+
+func applySettings(sess *play.Session, sig playSignals, _ url.Values) error {
+	f, err := sig.settings()
+	if err != nil {
+		return err
+	}
+	return sess.ApplyForm(f)
+}
+
+func addClient(sess *play.Session, sig playSignals, _ url.Values) error {
+	return sess.SelectClient(sig.ClientName)
+}
+
+func renameClient(sess *play.Session, sig playSignals, _ url.Values) error {
+	return sess.RenameClient(sig.ClientName)
+}
+
+// chooseClient selects the client at ?i=. The page sends the position of
+// the chosen client, never its name: names are visitor text and stay out of
+// expressions.
+func chooseClient(sess *play.Session, _ playSignals, q url.Values) error {
+	i, err := strconv.Atoi(q.Get("i"))
+	if err != nil {
+		return scenario.Errors{{Field: "client", Reason: "want ?i=<position of the client>"}}
+	}
+	return sess.SelectClientAt(i)
+}
+
+// selectRequest selects request ?i=, or moves the selection by ?d=.
+func selectRequest(sess *play.Session, _ playSignals, q url.Values) error {
+	if d := q.Get("d"); d != "" {
+		delta, err := strconv.Atoi(d)
+		if err != nil {
+			return scenario.Errors{{Field: "selected", Reason: "want ?d=1 or ?d=-1"}}
+		}
+		return sess.SelectStep(delta)
+	}
+	i, err := strconv.Atoi(q.Get("i"))
+	if err != nil {
+		return scenario.Errors{{Field: "selected", Reason: "want ?i=<request index>"}}
+	}
+	return sess.Select(i)
 }

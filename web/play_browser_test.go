@@ -207,7 +207,7 @@ func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=limit]').value = '', true)`))
 	tab.Do(
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="limit"]`), "5"),
-		chromedp.Click(chromedp.CSS(`[data-bind-pgcra]`)),
+		chromedp.Click(chromedp.CSS(`[data-bind-use-gcra]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)),
 	)
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-4[data-policy="gcra"]`)))
@@ -558,4 +558,52 @@ func pressJ(tab *browsertest.Tab) {
 		}
 		return nil
 	}))
+}
+
+// TestBrowserPlayShortcutsPressTheirButtons: each shortcut the Keyboard
+// panel lists presses its button (play-keys.js routes a key to the button
+// whose data-key names it), Enter in a field presses the button beside it,
+// and a key typed into a field, or held with Ctrl, presses nothing. Clicks
+// are caught before they reach Datastar, so only the routing is tested.
+func TestBrowserPlayShortcutsPressTheirButtons(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := openPlay(t, url+"/play")
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(window.pressed = [],
+		document.addEventListener('click', (evt) => {
+			const b = evt.target.closest('button');
+			if (b) { window.pressed.push(b.dataset.testid); evt.stopImmediatePropagation(); evt.preventDefault(); }
+		}, true),
+		document.activeElement && document.activeElement.blur(), true)`))
+	pressed := func() []string {
+		return browsertest.Run(tab, chromedp.Evaluate[[]string](`window.pressed.splice(0)`))
+	}
+	for _, c := range []struct{ key, button string }{
+		{"f", "fire"}, {"b", "burst"}, {"p", "fire-pattern"}, {" ", "play-toggle"},
+		{".", "step-100ms"}, {"s", "step-1s"}, {kb.ArrowRight, "step-1s"}, {"w", "step-window"},
+		{"r", "reset"}, {"[", "select-prev"}, {"]", "select-next"},
+	} {
+		pressKey(tab, c.key)
+		if got := pressed(); !reflect.DeepEqual(got, []string{c.button}) {
+			t.Errorf("key %q pressed %q, want %s", c.key, got, c.button)
+		}
+	}
+	tab.Do(chromedp.KeyEvent("f", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	if got := pressed(); len(got) != 0 {
+		t.Errorf("Ctrl+f pressed %q, want nothing", got)
+	}
+	tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="cost"]`)), chromedp.KeyEvent("f"))
+	if got := pressed(); len(got) != 0 {
+		t.Errorf("f typed into the cost field pressed %q, want nothing", got)
+	}
+	// The client's name field sits in a closed "Clients" section.
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=new-client]').closest('details').open = true)`))
+	for _, c := range []struct{ field, button string }{
+		{"burst-count", "burst"}, {"pattern-span", "fire-pattern"}, {"limit", "apply"}, {"new-client", "add-client"},
+	} {
+		tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="`+c.field+`"]`)), chromedp.KeyEvent(kb.Enter))
+		if got := pressed(); !reflect.DeepEqual(got, []string{c.button}) {
+			t.Errorf("Enter in %s pressed %q, want %s", c.field, got, c.button)
+		}
+	}
+	tab.NoProblems()
 }

@@ -92,7 +92,7 @@ func runSettingsSteps(t *testing.T, base string, sess *play.Session, sig map[str
 			}
 			continue
 		}
-		for _, ev := range parsePlayEvents(res.body) {
+		for _, ev := range parseEvents(t, strings.NewReader(res.body)) {
 			for _, d := range ev.data {
 				if js, ok := strings.CutPrefix(d, "signals "); ok {
 					if err := json.Unmarshal([]byte(js), &sig); err != nil {
@@ -169,14 +169,14 @@ func TestPlaySettingsKeepLoadedLanes(t *testing.T) {
 			"fixed-window limit 3",
 			"gcra (burst 15)",
 		}},
-		{what: "uncheck sliding-counter (floor), check sliding-log", change: map[string]any{"pfloor": false, "plog": true}, status: 200, limit: 5, lanes: []string{
+		{what: "uncheck sliding-counter (floor), check sliding-log", change: map[string]any{"useSlidingCounterFloor": false, "useSlidingLog": true}, status: 200, limit: 5, lanes: []string{
 			"token-bucket (burst 15) window 60 s",
 			"token-bucket (burst 15)",
 			"fixed-window limit 3",
 			"gcra (burst 15)",
 			"sliding-log",
 		}},
-		{what: "check sliding-buckets with k 3", change: map[string]any{"pbuckets": true, "buckets": 3}, status: 200, limit: 5, lanes: []string{
+		{what: "check sliding-buckets with k 3", change: map[string]any{"useSlidingBuckets": true, "buckets": 3}, status: 200, limit: 5, lanes: []string{
 			"token-bucket (burst 15) window 60 s",
 			"token-bucket (burst 15)",
 			"fixed-window limit 3",

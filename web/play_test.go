@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -71,15 +70,10 @@ func post(t *testing.T, url, body string) response {
 	return response{status: res.StatusCode, header: res.Header, body: string(data)}
 }
 
-// playEvent is one SSE event: its name and its data lines.
-type playEvent struct {
-	name string
-	data []string
-}
-
 // sseReader reads events from a stream in the background.
 type sseReader struct {
-	events chan playEvent
+	events chan event
+	err    error // why the stream ended, once events is closed
 }
 
 func openStream(t *testing.T, url string) *sseReader {
@@ -97,41 +91,33 @@ func openStream(t *testing.T, url string) *sseReader {
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	r := &sseReader{events: make(chan playEvent, 100)}
+	r := &sseReader{events: make(chan event, 100)}
 	go func() {
 		defer res.Body.Close()
 		defer close(r.events)
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		var ev playEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.name != "" {
-					r.events <- ev
-				}
-				ev = playEvent{}
-			case strings.HasPrefix(line, "event: "):
-				ev.name = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				ev.data = append(ev.data, strings.TrimPrefix(line, "data: "))
+		s := newEventScanner(res.Body)
+		for {
+			ev, ok, err := s.next()
+			if err != nil || !ok {
+				r.err = err
+				return
 			}
+			r.events <- ev
 		}
 	}()
 	return r
 }
 
 // until collects events until one merges an element with the id last.
-func (r *sseReader) until(t *testing.T, last string) []playEvent {
+func (r *sseReader) until(t *testing.T, last string) []event {
 	t.Helper()
-	var out []playEvent
+	var out []event
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
 		case ev, ok := <-r.events:
 			if !ok {
-				t.Fatalf("stream ended after %d events", len(out))
+				t.Fatalf("stream ended after %d events (%v)", len(out), r.err)
 			}
 			out = append(out, ev)
 			if strings.Contains(strings.Join(ev.data, "\n"), `id="`+last+`"`) {
@@ -143,28 +129,9 @@ func (r *sseReader) until(t *testing.T, last string) []playEvent {
 	}
 }
 
-// parsePlayEvents reads a complete SSE body (an action's response).
-func parsePlayEvents(body string) []playEvent {
-	var out []playEvent
-	for block := range strings.SplitSeq(strings.TrimSpace(body), "\n\n") {
-		var ev playEvent
-		for line := range strings.SplitSeq(block, "\n") {
-			if name, ok := strings.CutPrefix(line, "event: "); ok {
-				ev.name = name
-			} else if d, ok := strings.CutPrefix(line, "data: "); ok {
-				ev.data = append(ev.data, d)
-			}
-		}
-		if ev.name != "" {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
 // normalise writes events in a stable form: HTML fragments re-serialised
 // with sorted attributes, the session id replaced by {id}.
-func normalise(t *testing.T, events []playEvent, id string) string {
+func normalise(t *testing.T, events []event, id string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, ev := range events {
@@ -251,7 +218,7 @@ func TestPlayStreamPatchesOnlyWhatAFireChanges(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("fire: %d %s", res.status, res.body)
 	}
-	golden(t, "play-fire-response", normalise(t, parsePlayEvents(res.body), sess.ID()))
+	golden(t, "play-fire-response", normalise(t, parseEvents(t, strings.NewReader(res.body)), sess.ID()))
 	// The clock did not move and nothing is selected: the clock, the
 	// clients and the explanation are not sent again.
 	golden(t, "play-fire-stream", normalise(t, stream.until(t, "play-share"), sess.ID()))
@@ -263,16 +230,16 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 	sess := carParkSession(t, store, 40)
 	base := url + "/play/" + sess.ID()
 	before := sess.Scenario()
-	ok := `"windows": 30, "pfixed": true, "plog": true`
+	ok := `"windowSeconds": 30, "useFixedWindow": true, "useSlidingLog": true`
 	// The header names the JSON field; the page names it as its label
 	// does, with bounds a person can picture.
 	for _, c := range []struct{ body, field, shown string }{
 		{`{"limit": 0, ` + ok + `}`, "limit", "Limit: 0 is not a whole number from 1 to 10000"},
 		{`{"limit": 2.5, ` + ok + `}`, "limit", "Limit: 2.5 is not"},
 		{`{"limit": 1e300, ` + ok + `}`, "limit", "Limit: 1e+300 is not"},
-		{`{"limit": 5, "windows": 0, "pfixed": true}`, "windowMs", "Window (s): 0 s is out of range: give from 1 ms to 31622400 s, about 1 year"},
-		{`{"limit": 5, "windows": 30}`, "policies", "policies:"},
-		{`{"limit": 5, "windows": 30, "pbuckets": true, "buckets": 7}`, "buckets", "sliding-buckets k: 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
+		{`{"limit": 5, "windowSeconds": 0, "useFixedWindow": true}`, "windowMs", "Window (s): 0 s is out of range: give from 1 ms to 31622400 s, about 1 year"},
+		{`{"limit": 5, "windowSeconds": 30}`, "policies", "policies:"},
+		{`{"limit": 5, "windowSeconds": 30, "useSlidingBuckets": true, "buckets": 7}`, "buckets", "sliding-buckets k: 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
 	} {
 		res := post(t, base+"/settings", c.body)
 		if res.status != http.StatusBadRequest {
@@ -287,12 +254,12 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 	}
 	for _, c := range []struct{ action, body, field string }{
 		{"fire", `{"cost": 0}`, "cost"},
-		{"burst", `{"cost": 1, "count": 0}`, "count"},
-		{"pattern", `{"cost": 1, "patterncount": 5, "pattern": "steady", "spans": 0}`, "span"},
-		{"pattern", `{"cost": 1, "patterncount": 5, "pattern": "zigzag", "spans": 1}`, "pattern"},
-		{"jump", `{"jumps": -1}`, "at"},
+		{"burst", `{"cost": 1, "burstCount": 0}`, "count"},
+		{"pattern", `{"cost": 1, "patternCount": 5, "pattern": "steady", "patternSeconds": 0}`, "span"},
+		{"pattern", `{"cost": 1, "patternCount": 5, "pattern": "zigzag", "patternSeconds": 1}`, "pattern"},
+		{"jump", `{"jumpSeconds": -1}`, "at"},
 		{"speed", `{"speed": "3×"}`, "speed"},
-		{"client/add", `{"newclient": ""}`, "client"},
+		{"client/add", `{"clientName": ""}`, "client"},
 		{"step?ms=0", `{}`, "step"},
 	} {
 		res := post(t, base+"/"+c.action, c.body)
@@ -300,7 +267,7 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 			t.Errorf("%s %s: %d %q, want 400 naming %s", c.action, c.body, res.status, res.header.Get("X-Problem"), c.field)
 		}
 	}
-	if res := post(t, base+"/jump", `{"jumps": 1e300}`); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
+	if res := post(t, base+"/jump", `{"jumpSeconds": 1e300}`); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
 		t.Errorf("jump to 1e300 s: the page says %q", res.body)
 	}
 	if res := post(t, base+"/fire", `{"cost": `); res.status != http.StatusBadRequest {
@@ -488,14 +455,17 @@ func TestPlayStreamRateAndClose(t *testing.T) {
 	}
 	clocks := make(chan string, 1000)
 	go func() {
-		sc := bufio.NewScanner(res.Body)
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `id="play-clock"`) {
-				clocks <- sc.Text()
+		defer close(clocks)
+		s := newEventScanner(res.Body)
+		for {
+			ev, ok, err := s.next()
+			if err != nil || !ok {
+				return // the test cancels the stream at its end
+			}
+			if html := strings.Join(ev.data, "\n"); strings.Contains(html, `id="play-clock"`) {
+				clocks <- html
 			}
 		}
-		close(clocks)
 	}()
 	<-clocks // the first render
 	if r := post(t, base+"/speed", `{"speed": "16×"}`); r.status != http.StatusOK {
@@ -548,8 +518,8 @@ func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
 	if !reflect.DeepEqual(sc, sess.Scenario()) {
 		t.Errorf("scenario.json reads back as %+v, want %+v", sc, sess.Scenario())
 	}
-	r := post(t, base+"/client/add", `{"newclient": "alice"}`)
-	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"newclient": ""}`) || sess.View().Client != "alice" {
+	r := post(t, base+"/client/add", `{"clientName": "alice"}`)
+	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"clientName": ""}`) || sess.View().Client != "alice" {
 		t.Errorf("add client: %d %q", r.status, r.body)
 	}
 	if err := sess.Fire(1); err != nil {
@@ -575,7 +545,7 @@ func TestPlayReconnectRendersEveryLane(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(store))
 	sess := carParkSession(t, store, 40)
 	base := url + "/play/" + sess.ID()
-	if r := post(t, base+"/settings", `{"limit": 5, "windows": 30, "plog": true, "pgcra": true, "burst": 0}`); r.status != http.StatusOK {
+	if r := post(t, base+"/settings", `{"limit": 5, "windowSeconds": 30, "useSlidingLog": true, "useGcra": true, "burst": 0}`); r.status != http.StatusOK {
 		t.Fatalf("settings: %d %s", r.status, r.header.Get("X-Problem"))
 	}
 	events := openStream(t, base+"/stream").until(t, "play-share")

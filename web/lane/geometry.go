@@ -1,0 +1,363 @@
+package lane
+
+// The geometry of a lane: where each instant, count and mark goes in the
+// SVG, and the paths and rectangles the components draw.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// Input is one lane to draw and the frame around it.
+type Input struct {
+	play.Lane
+	// Client names whose requests the lane draws, for its text alternative.
+	Client string
+	// From and To are the span of time shown, in ms; Now is the clock.
+	From, To, Now int64
+}
+
+// FromView takes lane l of a playground view, in the view's span.
+func FromView(v play.View, l play.Lane) Input {
+	return Input{Lane: l, Client: v.Client, From: v.From, To: v.To, Now: v.Clock.Now}
+}
+
+// Options say how a lane is drawn. The zero value draws a static lane of
+// the default size over the input's span.
+type Options struct {
+	// SelectURL makes the lane interactive: a click on a mark posts the
+	// page's signals to SelectURL?i=<the mark's request index>. Empty
+	// draws a static lane.
+	SelectURL string
+	// Width and Height are the SVG's size in viewBox units; zero means
+	// DefaultWidth or DefaultHeight. The plot keeps its margins for the
+	// limit's label, the axis and its labels, so a lane is at least
+	// MinWidth × MinHeight.
+	Width, Height int
+	// From and To, when To > From, show that span instead of the input's.
+	From, To int64
+}
+
+// The default size of a lane and the smallest one that still leaves room
+// for the plot inside its labels, in viewBox units.
+const (
+	DefaultWidth  = 720
+	DefaultHeight = 150
+	MinWidth      = 200
+	MinHeight     = 80
+)
+
+// The plot's margins, in viewBox units: the limit's label sits left of the
+// plot, band labels above it, the axis and its labels below.
+const (
+	marginLeft   = 40
+	marginRight  = 8
+	marginTop    = 18
+	marginBottom = 26
+)
+
+// IndividualMarks is how many requests a lane draws as separate, clickable
+// marks; beyond it the marks are drawn compactly as a few paths (selection
+// then goes by the previous/next keys).
+const IndividualMarks = 60
+
+// plot is one lane in SVG coordinates.
+type plot struct {
+	Input
+	opts                  Options
+	from, to              int64
+	width, height         int
+	left, right, top, bot float64
+	yMax                  float64
+}
+
+func newPlot(in Input, o Options) plot {
+	p := plot{Input: in, opts: o, from: in.From, to: in.To,
+		width: DefaultWidth, height: DefaultHeight, yMax: float64(in.Capacity) * 1.5}
+	if o.To > o.From {
+		p.from, p.to = o.From, o.To
+	}
+	if o.Width != 0 {
+		p.width = max(o.Width, MinWidth)
+	}
+	if o.Height != 0 {
+		p.height = max(o.Height, MinHeight)
+	}
+	p.left, p.right = marginLeft, float64(p.width-marginRight)
+	p.top, p.bot = marginTop, float64(p.height-marginBottom)
+	return p
+}
+
+func itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// px rounds a coordinate to a whole unit: a lane is some 720 units wide, so
+// a unit is at most a pixel or two on screen.
+func px(f float64) string { return strconv.Itoa(int(math.Round(f))) }
+
+// X maps an instant to the horizontal axis.
+func (p plot) X(t int64) float64 {
+	span := float64(p.to - p.from)
+	if span <= 0 {
+		return p.left
+	}
+	return p.left + float64(t-p.from)/span*(p.right-p.left)
+}
+
+// Y maps a number of permits to the vertical axis (clamped to the plot).
+func (p plot) Y(v float64) float64 {
+	v = min(max(v, 0), p.yMax)
+	return p.bot - v/p.yMax*(p.bot-p.top)
+}
+
+// ViewBox is the SVG viewBox.
+func (p plot) ViewBox() string { return fmt.Sprintf("0 0 %d %d", p.width, p.height) }
+
+// CurvePoints is the estimate curve as a polyline's points.
+func (p plot) CurvePoints() string {
+	// Points are rounded to whole units across; a point between two at the
+	// same height adds nothing to the line and is left out.
+	type pt struct{ x, y int } // y in tenths of a unit
+	pts := make([]pt, 0, len(p.Curve))
+	for _, c := range p.Curve {
+		q := pt{int(math.Round(p.X(c.At))), int(math.Round(p.Y(c.Value) * 10))}
+		n := len(pts)
+		switch {
+		case n > 0 && pts[n-1] == q:
+		case n > 1 && pts[n-1].y == q.y && pts[n-2].y == q.y:
+			pts[n-1] = q
+		default:
+			pts = append(pts, q)
+		}
+	}
+	buf := make([]byte, 0, 12*len(pts))
+	for i, q := range pts {
+		if i > 0 {
+			buf = append(buf, ' ')
+		}
+		buf = strconv.AppendInt(buf, int64(q.x), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(q.y/10), 10)
+		buf = append(buf, '.', byte('0'+q.y%10))
+	}
+	return string(buf)
+}
+
+// LimitY is the height of the capacity line.
+func (p plot) LimitY() string { return num(p.Y(float64(p.Capacity))) }
+
+// Tick is one labelled instant on the time axis.
+type Tick struct {
+	X     string
+	Label string
+}
+
+// Ticks labels the time axis six times across the span.
+func (p plot) Ticks() []Tick {
+	var out []Tick
+	for i := range 7 {
+		t := p.from + int64(i)*(p.to-p.from)/6
+		out = append(out, Tick{X: num(p.X(t)), Label: scenario.FormatMs(t)})
+	}
+	return out
+}
+
+// NowX is where the clock's line goes.
+func (p plot) NowX() string { return num(p.X(p.Now)) }
+
+// BandRect is one drawn window.
+type BandRect struct {
+	X, W, LabelX, Label, Class string
+}
+
+// Bands are the windows of fixed-window and sliding-counter, each labelled
+// with the permits admitted in it.
+func (p plot) Bands() []BandRect {
+	var out []BandRect
+	for i, b := range p.Windows {
+		x0 := max(p.X(b.Start), p.left)
+		x1 := min(p.X(b.End), p.right)
+		if x1 <= x0 {
+			continue
+		}
+		class := "band"
+		if i%2 == 1 {
+			class = "band band-odd"
+		}
+		out = append(out, BandRect{X: num(x0), W: num(x1 - x0), LabelX: num((x0 + x1) / 2),
+			Label: fmt.Sprintf("%d/%d", b.Admitted, p.Params.Limit), Class: class})
+	}
+	return out
+}
+
+// LookBack is the sliding log's window (now − window, now], when drawn.
+func (p plot) LookBack() (x, w string, ok bool) {
+	if p.Policy != policies.SlidingLog {
+		return "", "", false
+	}
+	x0 := max(p.X(p.Now-p.Params.WindowMs), p.left)
+	x1 := min(p.X(p.Now), p.right)
+	if x1 <= x0 {
+		return "", "", false
+	}
+	return num(x0), num(x1 - x0), true
+}
+
+// LogTicks draws the sliding log's timestamps inside the look-back as one
+// path of short vertical strokes.
+func (p plot) LogTicks() string {
+	var b strings.Builder
+	for _, t := range p.State.Log {
+		if t >= p.from {
+			b.WriteString("M" + px(p.X(t)) + " " + itoa(int(p.bot)-6) + "v12")
+		}
+	}
+	return b.String()
+}
+
+// DisagreePath marks, along the top of the plot, the instants of requests
+// the lanes decided differently: one downward triangle per instant.
+func (p plot) DisagreePath() string {
+	var b strings.Builder
+	last := -1
+	for _, m := range p.Lane.Marks {
+		if !m.Disagree {
+			continue
+		}
+		x := int(math.Round(p.X(m.At)))
+		if x == last {
+			continue
+		}
+		last = x
+		b.WriteString("M" + strconv.Itoa(x-5) + " " + itoa(int(p.top)+1) + "h10l-5 7z")
+	}
+	return b.String()
+}
+
+// Dense reports whether the lane draws its marks compactly.
+func (p plot) Dense() bool { return len(p.Lane.Marks) > IndividualMarks }
+
+// DensePaths draws many marks as four paths: admitted dots (zero-length
+// strokes with round caps), refused crosses, the same two for requests after
+// the clock, and the disagreement triangles.
+func (p plot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, selected string) {
+	var a, r, fa, fr, sel strings.Builder
+	type spot struct {
+		x, y                      int
+		allowed, future, disagree bool
+	}
+	drawn := map[spot]bool{} // marks that would cover one another are drawn once
+	for _, m := range p.Lane.Marks {
+		xi, yi := int(math.Round(p.X(m.At))), int(math.Round(p.Y(m.Level)-float64(m.Stack)*11))
+		x, y := strconv.Itoa(xi), strconv.Itoa(yi)
+		if m.Selected {
+			sel.WriteString(x + " " + y)
+		}
+		at := spot{xi, yi, m.Allowed, m.Future, false}
+		if drawn[at] {
+			continue
+		}
+		drawn[at] = true
+		switch {
+		case m.Allowed && m.Future:
+			fa.WriteString("M" + x + " " + y + "h0")
+		case m.Allowed:
+			a.WriteString("M" + x + " " + y + "h0")
+		case m.Future:
+			fr.WriteString("M" + x + " " + y + "m-5-5l10 10m0-10l-10 10")
+		default:
+			r.WriteString("M" + x + " " + y + "m-5-5l10 10m0-10l-10 10")
+		}
+	}
+	return a.String(), r.String(), fa.String(), fr.String(), sel.String()
+}
+
+// SlotRect is one sub-bucket of sliding-buckets at the clock.
+type SlotRect struct{ X, Y, W, H string }
+
+// Slots draws sliding-buckets' slots, each as high as its weighted count.
+func (p plot) Slots() []SlotRect {
+	var out []SlotRect
+	width := int64(0)
+	if p.Params.Buckets > 0 {
+		width = p.Params.WindowMs / p.Params.Buckets
+	}
+	for _, s := range p.State.Slots {
+		x0 := max(p.X(s.Start), p.left)
+		x1 := min(p.X(s.Start+width), p.right)
+		if x1 <= x0 {
+			continue
+		}
+		h := float64(s.Count) * s.Weight.Float()
+		out = append(out, SlotRect{X: num(x0), Y: num(p.Y(h)), W: num(x1 - x0), H: num(p.Y(0) - p.Y(h))})
+	}
+	return out
+}
+
+// TATX is where GCRA's theoretical arrival time goes, when it is in view.
+func (p plot) TATX() (string, bool) {
+	if p.Policy != policies.GCRA || p.State.TAT.Den == 0 {
+		return "", false
+	}
+	tat := p.State.TAT.Float()
+	if tat < float64(p.from) || tat > float64(p.to) {
+		return "", false
+	}
+	return num(p.X(int64(tat))), true
+}
+
+// MarkPos is one request's drawing position.
+type MarkPos struct {
+	play.Mark
+	X, Y  string
+	Class string
+}
+
+// Marks places the requests: at their instant, at the height of estimate +
+// cost (what the policy compared with its capacity); marks sharing a spot
+// are drawn above one another.
+func (p plot) Marks() []MarkPos {
+	out := make([]MarkPos, 0, len(p.Lane.Marks))
+	for _, m := range p.Lane.Marks {
+		class := "mark refused"
+		if m.Allowed {
+			class = "mark admitted"
+		}
+		if m.Future {
+			class += " future"
+		}
+		out = append(out, MarkPos{Mark: m, X: num(p.X(m.At)), Y: num(p.Y(m.Level) - float64(m.Stack)*11), Class: class})
+	}
+	return out
+}
+
+// status is the text under the lane.
+func (p plot) status() string { return p.Lane.Status(p.Now) }
+
+// summary is the lane's text alternative: what it shows, in words.
+func (p plot) summary() string { return p.Lane.Summary(play.View{Client: p.Client}) }
+
+// Whole-unit positions of the plot's edges and of the rows above and below
+// it, as the SVG attributes take them.
+func (p plot) leftX() string     { return itoa(int(p.left)) }
+func (p plot) rightX() string    { return itoa(int(p.right)) }
+func (p plot) topY() string      { return itoa(int(p.top)) }
+func (p plot) bottomY() string   { return itoa(int(p.bot)) }
+func (p plot) plotH() string     { return itoa(int(p.bot - p.top)) }
+func (p plot) labelRowY() string { return itoa(int(p.top) - 4) }
+func (p plot) tickEndY() string  { return itoa(int(p.bot) + 4) }
+func (p plot) tickTextY() string { return itoa(int(p.bot) + 16) }
+func (p plot) nowEndY() string   { return itoa(int(p.bot) + 6) }
+func (p plot) limitTextX() string {
+	return itoa(int(p.left) - 4)
+}
+
+// Transform places a mark's group.
+func (m MarkPos) Transform() string { return "translate(" + m.X + " " + m.Y + ")" }

@@ -1,0 +1,151 @@
+package lane
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// carPark is the car park of the lessons in every policy: five cars per
+// 30 s, eight arrivals, the clock at 40 s.
+func carPark(t *testing.T) play.View {
+	t.Helper()
+	sc := scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: []scenario.PolicySpec{
+		{Name: policies.FixedWindow}, {Name: policies.SlidingLog},
+		{Name: policies.SlidingCounter}, {Name: policies.SlidingBuckets, Buckets: 6},
+		{Name: policies.TokenBucket}, {Name: policies.GCRA},
+	}}
+	for _, at := range []int64{5_000, 12_000, 20_000, 25_000, 28_000, 31_000, 35_000, 36_000} {
+		sc.Requests = append(sc.Requests, scenario.Request{At: at, Key: "default", Cost: 1, Count: 1})
+	}
+	sess, err := play.NewStore(nil).New(scenario.Scenario{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Jump(40_000); err != nil {
+		t.Fatal(err)
+	}
+	return sess.View()
+}
+
+func render(t *testing.T, in Input, o Options) *goquery.Document {
+	t.Helper()
+	var b strings.Builder
+	if err := Figure(in, o).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func laneOf(t *testing.T, v play.View, policy string) Input {
+	t.Helper()
+	for _, l := range v.Lanes {
+		if l.Policy == policy {
+			return FromView(v, l)
+		}
+	}
+	t.Fatalf("no %s lane", policy)
+	return Input{}
+}
+
+func TestStaticAndInteractive(t *testing.T) {
+	in := laneOf(t, carPark(t), policies.FixedWindow)
+	static := render(t, in, Options{})
+	if _, ok := static.Find("svg").Attr("data-on-click"); ok {
+		t.Error("a static lane carries a Datastar action")
+	}
+	if n := static.Find("[data-index]").Length(); n != 8 {
+		t.Errorf("a static lane draws %d marks, want 8", n)
+	}
+	live := render(t, in, Options{SelectURL: "/play/abc/select"})
+	click, _ := live.Find("svg").Attr("data-on-click")
+	if !strings.Contains(click, "@post('/play/abc/select?i=' + ") {
+		t.Errorf("an interactive lane's click is %q, want a post to /play/abc/select?i=", click)
+	}
+}
+
+func TestSize(t *testing.T) {
+	in := laneOf(t, carPark(t), policies.FixedWindow)
+	for _, c := range []struct {
+		name             string
+		o                Options
+		viewBox, axisEnd string
+		axisY            string
+	}{
+		{"default", Options{}, "0 0 720 150", "712", "124"},
+		{"smaller", Options{Width: 480, Height: 120}, "0 0 480 120", "472", "94"},
+		{"below the minimum", Options{Width: 10, Height: 10}, "0 0 200 80", "192", "54"},
+	} {
+		doc := render(t, in, c.o)
+		if got := doc.Find("svg").AttrOr("viewBox", ""); got != c.viewBox {
+			t.Errorf("%s: viewBox = %q, want %q", c.name, got, c.viewBox)
+		}
+		axis := doc.Find("line.axis")
+		if got := axis.AttrOr("x2", ""); got != c.axisEnd {
+			t.Errorf("%s: the axis ends at x = %s, want %s", c.name, got, c.axisEnd)
+		}
+		if got := axis.AttrOr("y1", ""); got != c.axisY {
+			t.Errorf("%s: the axis is at y = %s, want %s", c.name, got, c.axisY)
+		}
+	}
+}
+
+func TestTimeRange(t *testing.T) {
+	in := laneOf(t, carPark(t), policies.FixedWindow)
+	labels := func(o Options) []string {
+		var out []string
+		render(t, in, o).Find("text.tick-label").Each(func(_ int, s *goquery.Selection) { out = append(out, s.Text()) })
+		return out
+	}
+	if got := labels(Options{}); got[0] != "0 s" || got[6] != "90 s" {
+		t.Errorf("the input's span is labelled %q, want 0 s to 90 s", got)
+	}
+	got := labels(Options{From: 30_000, To: 60_000})
+	if got[0] != "30 s" || got[3] != "45 s" || got[6] != "60 s" {
+		t.Errorf("30 s to 60 s is labelled %q", got)
+	}
+	// Marks outside the range are placed off the plot, not squeezed in:
+	// the request at 5 s sits left of the plot's edge.
+	x := render(t, in, Options{From: 30_000, To: 60_000}).Find(`[data-index="0"]`).AttrOr("transform", "")
+	if !strings.HasPrefix(x, "translate(-") {
+		t.Errorf("the request at 5 s is drawn at %q, want left of the plot", x)
+	}
+}
+
+// TestEachPolicyDrawsItsState: each policy's lane draws its own state, and
+// no other lane draws it.
+func TestEachPolicyDrawsItsState(t *testing.T) {
+	v := carPark(t)
+	draws := map[string]string{
+		policies.FixedWindow:    "rect.band",
+		policies.SlidingLog:     "rect.lookback, path.log-entry",
+		policies.SlidingCounter: "rect.band",
+		policies.SlidingBuckets: "rect.slot",
+		policies.GCRA:           "line.tat",
+	}
+	for _, l := range v.Lanes {
+		doc := render(t, FromView(v, l), Options{})
+		for policy, sel := range draws {
+			n := doc.Find(sel).Length()
+			switch {
+			case policy == l.Policy && n == 0:
+				t.Errorf("%s draws no %s", l.Policy, sel)
+			case policy != l.Policy && draws[l.Policy] != sel && n > 0:
+				t.Errorf("%s draws %s, which belongs to %s", l.Policy, sel, policy)
+			}
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package templates
+
+import (
+	"strings"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// Error routing: each field error of an action or a shared link is shown
+// next to the fields it is about, in one of the page's error slots.
+
+// FieldError returns the message for one error slot of the page.
+func (pp PlayPage) FieldError(slot string) string { return SlotMessage(pp.Errors, slot) }
+
+// SlotMessage joins the errors that belong next to one field of the page.
+func SlotMessage(errs scenario.Errors, slot string) string {
+	var msgs []string
+	for _, e := range errs {
+		if ErrorSlot(e.Field) == slot {
+			if label, ok := fieldLabels[e.Field]; ok {
+				e.Field = label
+			}
+			msgs = append(msgs, e.Error())
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// fieldLabels name a field next to its problem as the page labels it: the
+// learner typed into "Window (s)", not "windowMs". The X-Problem header and
+// other callers keep the field's JSON name.
+var fieldLabels = map[string]string{
+	"limit":        "Limit",
+	"windowMs":     "Window (s)",
+	"buckets":      "sliding-buckets k",
+	"burst":        "Burst",
+	"cost":         "Cost",
+	"count":        "Burst of",
+	"patternCount": "Requests",
+	"span":         "Over (s)",
+	"at":           "Jump to (s)",
+	"step":         "Step",
+	"speed":        "Speed",
+	"client":       "Client",
+	"selected":     "Selection",
+}
+
+// ErrorSlots are the places on the page where field errors appear.
+var ErrorSlots = []string{"settings", "cost", "count", "pattern", "clock", "client", "selected", "load"}
+
+// ErrorSlot says where an error about a field is shown.
+func ErrorSlot(field string) string {
+	switch {
+	case field == "limit" || field == "windowMs" || strings.HasPrefix(field, "policies") || field == "buckets" || field == "burst":
+		return "settings"
+	case field == "cost":
+		return "cost"
+	case field == "count" || field == "requests":
+		return "count"
+	case field == "span" || field == "pattern" || field == "patternCount":
+		return "pattern"
+	case field == "at" || field == "step" || field == "speed":
+		return "clock"
+	case field == "client":
+		return "client"
+	case field == "selected":
+		return "selected"
+	}
+	return "load"
+}
