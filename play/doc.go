@@ -1,8 +1,12 @@
 // Package play is the playground's domain: a Session holds one visitor's
 // scenario (settings plus requests), a virtual clock and the client and cost
 // the next request uses. Everything shown is derived by replaying the
-// scenario through the policies (see Session.View), never kept incrementally,
-// so the same actions always give the same timeline.
+// scenario through the policies (see Session.View), so the same actions
+// always give the same timeline. A session keeps its last replay so that an
+// update decides only the requests appended since and samples only what the
+// clock has reached; anything else (a request inserted before the last one,
+// new settings, another client or selection, a jump back) replays in full,
+// and the two give the same View, field by field.
 //
 // What flows where: an action (fire, pattern, step, settings) changes the
 // session's scenario or clock; View replays the scenario lane by lane

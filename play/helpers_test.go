@@ -32,7 +32,7 @@ func newSession(t *testing.T, sc scenario.Scenario) *Session {
 	return s
 }
 
-func must(t *testing.T, step string, err error) {
+func must(t testing.TB, step string, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", step, err)

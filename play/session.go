@@ -39,7 +39,7 @@ type Session struct {
 	id string
 
 	mu       sync.Mutex
-	sc       scenario.Scenario // requests sorted by time
+	sc       scenario.Scenario // requests sorted by time, shared with views (see View)
 	total    int64             // requests after expanding counts
 	clock    Clock
 	client   string
@@ -54,6 +54,20 @@ type Session struct {
 	nextSub  int
 	wallMark time.Time // real instant of the last tick while playing
 	rev      uint64    // counts changes to the scenario itself
+	// edits counts changes to the scenario other than requests appended
+	// at or after its last one: what a kept replay cannot follow.
+	edits uint64
+	// fullReplay makes every View replay from the first request, as
+	// before replays were kept: for the benchmarks and the tests that
+	// compare the two.
+	fullReplay bool
+
+	// replayMu guards replays, and is held while a View replays: views
+	// of one session take turns (they share one kept replay), actions
+	// do not wait for them.
+	replayMu  sync.Mutex
+	replays   *replayCache
+	continued int // views that continued a kept replay, for the tests
 }
 
 // NewSession returns a session holding sc with its clock paused at 0. sc
@@ -107,6 +121,7 @@ func (s *Session) load(sc scenario.Scenario) error {
 	}
 	s.sc, s.total = sc, total
 	s.rev++
+	s.edits++
 	s.clients = nil
 	for _, r := range sc.Requests {
 		if !slices.Contains(s.clients, r.KeyName()) {
@@ -139,14 +154,29 @@ func (s *Session) Subscribe() (<-chan struct{}, func()) {
 	s.subs[id] = ch
 	return ch, func() {
 		s.mu.Lock()
-		defer s.mu.Unlock()
 		delete(s.subs, id)
-		if len(s.subs) == 0 {
+		last := len(s.subs) == 0
+		if last {
 			// Nobody watches: the clock resumes from here when a
 			// stream returns, rather than leaping over the absence.
 			s.wallMark = time.Time{}
 		}
+		s.mu.Unlock()
+		if last {
+			// The kept replay only spares a watched session's
+			// updates.
+			s.dropReplays()
+		}
 	}
+}
+
+// dropReplays lets the kept replay go (see replayCache). The caller must not
+// hold mu: a View holds replayMu and never waits for mu while it does, and
+// this keeps it that way round.
+func (s *Session) dropReplays() {
+	s.replayMu.Lock()
+	defer s.replayMu.Unlock()
+	s.replays = nil
 }
 
 // Subscribers reports how many streams watch the session.
@@ -217,6 +247,11 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 			if int64(s.selected) >= before {
 				s.selected += int(r.Count)
 			}
+		}
+		if i < len(s.sc.Requests) {
+			s.edits++ // before the last request: every later decision may change
+			// Views share the list (see View): shift a copy.
+			s.sc.Requests = slices.Clip(s.sc.Requests)
 		}
 		s.sc.Requests = slices.Insert(s.sc.Requests, i, r)
 	}
@@ -323,6 +358,7 @@ func (s *Session) Reset() error {
 	return s.do(func() error {
 		s.sc.Requests = nil
 		s.rev++
+		s.edits++
 		s.total = 0
 		s.clock = Clock{Speed: s.clock.Speed}
 		s.selected = -1
@@ -358,6 +394,7 @@ func (s *Session) apply(st Settings) error {
 	}
 	s.sc = next
 	s.rev++
+	s.edits++
 	return nil
 }
 
@@ -448,6 +485,7 @@ func (s *Session) RenameClient(name string) error {
 		if name == scenario.DefaultKey {
 			key = ""
 		}
+		s.sc.Requests = slices.Clone(s.sc.Requests) // views share the old list
 		for i := range s.sc.Requests {
 			if s.sc.Requests[i].KeyName() == old {
 				s.sc.Requests[i].Key = key
@@ -455,6 +493,7 @@ func (s *Session) RenameClient(name string) error {
 		}
 		s.clients[slices.Index(s.clients, old)] = name
 		s.rev++
+		s.edits++
 		s.client = name
 		return nil
 	})

@@ -14,7 +14,8 @@ import (
 const (
 	// MaxSessions is how many playgrounds may be open at once. Each holds
 	// at most MaxRequests requests, so the store's memory stays in the tens
-	// of megabytes.
+	// of megabytes, plus at most MaxReplayCacheBytes of kept replay for each
+	// watched session (250 MB if all 500 were watched and full).
 	MaxSessions = 500
 	// IdleTimeout is how long a session lives without an action or an
 	// open stream.

@@ -2,7 +2,6 @@ package play
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,7 +19,11 @@ const (
 	// SpanWindows is the width of the visible timeline, in windows.
 	SpanWindows = 3
 	// CurveSamples is how many instants of the visible span a state curve
-	// samples, besides the instants of the drawn requests.
+	// samples, besides the instants of the drawn requests (twice as many
+	// when there are too many requests to draw a point at each). The
+	// instants are fixed multiples of the span over 2 × CurveSamples, not
+	// fractions of the span, so that a moving clock leaves the samples
+	// already taken where they are (and the curve does not shimmer).
 	CurveSamples = 180
 	// MaxMarks is how many requests a lane draws; older ones in the span
 	// are counted (Lane.Hidden) instead.
@@ -33,7 +36,8 @@ const (
 )
 
 // View is everything the page shows, derived from one replay of the
-// scenario. It holds copies: it stays valid after the session changes.
+// scenario. It holds copies, or what the session never changes again: it
+// stays valid after the session changes. Treat it as read-only.
 type View struct {
 	ID      string
 	Version uint64
@@ -72,7 +76,8 @@ type Lane struct {
 	Marks  []Mark
 	Hidden int
 	// Curve is the policy's own estimate for the viewed client, sampled
-	// with Policy.Peek from the start of the span to the clock.
+	// with Policy.Peek from the first sample inside the span (at most one
+	// sample interval after From) to the clock.
 	Curve []Point
 	// Windows are the policy's epoch-aligned windows inside the span with
 	// the permits admitted in each (fixed-window and sliding-counter).
@@ -136,7 +141,11 @@ type Explained struct {
 	Headers       []Header // what a server would answer with
 }
 
-// View replays the scenario and returns what to show.
+// View returns what to show, derived from the scenario by replaying it.
+// Only what changed since the last view is replayed when that is enough
+// (see replayCache): requests appended at the clock are decided, and a
+// moved clock only samples the curve past the last request and asks the
+// policies about the clock. The result is the same as a full replay's.
 func (s *Session) View() View {
 	s.mu.Lock()
 	v := View{
@@ -144,26 +153,56 @@ func (s *Session) View() View {
 		Client: s.client, Clients: slices.Clone(s.clients), Cost: s.cost, Notice: s.notice,
 	}
 	v.Scenario = s.sc
-	v.Scenario.Requests = slices.Clone(s.sc.Requests)
+	// Shared, not copied: the session only appends to the list in place
+	// (past every view's length) or replaces it, never changing what a
+	// view can see; clipped, so that appending to a view's makes a copy.
+	// Copying 5,000 requests costs more than continuing the kept replay.
+	v.Scenario.Requests = slices.Clip(s.sc.Requests)
 	v.Scenario.Policies = slices.Clone(s.sc.Policies)
 	selected := s.selected
+	key := cacheKey{edits: s.edits, client: s.client, selected: selected}
+	full := s.fullReplay
 	s.mu.Unlock()
-	// The replay works on the copies, outside the lock.
+	// The replay works on the copies, outside the session's lock.
 	span := SpanWindows * v.Scenario.WindowMs
 	v.To = max(span, v.Clock.Now+span/6)
 	v.From = v.To - span
 	specs := v.Scenario.Specs()
-	decisions := make([][]bool, len(specs))
-	results := make([]laneReplay, len(specs))
-	// Lanes are independent: replay them side by side.
-	var wg sync.WaitGroup
-	for i, spec := range specs {
-		wg.Go(func() {
-			results[i] = replayLane(v, i, spec, selected)
-			decisions[i] = results[i].allowed
-		})
+
+	s.replayMu.Lock()
+	defer s.replayMu.Unlock()
+	c := s.replays
+	if full || !c.serves(key, &v, len(specs)) {
+		c = &replayCache{key: key}
+		for i, spec := range specs {
+			c.lanes = append(c.lanes, newLaneAcc(&v, i, spec, selected))
+		}
+	} else {
+		s.continued++
 	}
-	wg.Wait()
+	detail, inView := v.curveDetail(), v.viewedInSpan()
+	results := make([]struct {
+		lane Lane
+		expl *Explained
+		sel  scenario.Decision
+	}, len(specs))
+	update := func(i int) {
+		r := &results[i]
+		r.lane, r.expl, r.sel = c.lanes[i].update(&v, detail, inView)
+	}
+	if c.undecided(&v) < parallelDecisions {
+		// Little to decide: goroutines would cost more than they save.
+		for i := range c.lanes {
+			update(i)
+		}
+	} else {
+		// Lanes are independent: replay them side by side.
+		var wg sync.WaitGroup
+		for i := range c.lanes {
+			wg.Go(func() { update(i) })
+		}
+		wg.Wait()
+	}
 	for _, r := range results {
 		v.Lanes = append(v.Lanes, r.lane)
 		if r.expl != nil {
@@ -173,233 +212,42 @@ func (s *Session) View() View {
 			v.Selected.Lanes = append(v.Selected.Lanes, *r.expl)
 		}
 	}
-	v.markDisagreements(decisions)
+	c.markDisagreements(&v)
+	switch {
+	case !full && continuable(&v) && c.bytes() <= MaxReplayCacheBytes:
+		s.replays = c
+	case c == s.replays || s.replays != nil && s.replays.key != key:
+		// The kept replay has outgrown its bound, or is of another
+		// scenario, client or selection: it can serve no later view.
+		s.replays = nil
+	}
 	return v
 }
 
-// markDisagreements flags requests decided differently across lanes.
-func (v *View) markDisagreements(decisions [][]bool) {
-	if len(decisions) < 2 {
-		return
-	}
-	differ := make([]bool, len(decisions[0]))
-	for i := range differ {
-		for _, ds := range decisions[1:] {
-			if ds[i] != decisions[0][i] {
-				differ[i] = true
-				v.Disagreements++
-				break
-			}
-		}
-	}
-	for l := range v.Lanes {
-		for m := range v.Lanes[l].Marks {
-			v.Lanes[l].Marks[m].Disagree = differ[v.Lanes[l].Marks[m].Index]
-		}
-	}
-}
-
-// laneReplay is what one lane's replay builds up as scenario.ReplayLane
-// hands it each decision: the lane to draw, whether each request was
-// admitted, and the explanation of the selected request.
-type laneReplay struct {
-	v        View
-	lane     Lane
-	pol      explain.Policy
-	viewed   policies.Key
-	selected int
-
-	curve   curveSampler
-	entry   int  // the scenario entry being decided, -1 before the first
-	snapped bool // lane.State has been taken at the clock
-	marks   []Mark
-	hidden  int
-
-	before  policies.State // the selected request's key, just before it
-	expl    *Explained
-	sel     scenario.Decision
-	allowed []bool
-}
-
-// replayLane replays the scenario through one lane's policy with
-// scenario.ReplayLane, sampling the viewed client's state on the way.
-func replayLane(v View, index int, spec scenario.PolicySpec, selected int) laneReplay {
-	sc := v.Scenario
-	wording := explain.For(sc, spec)
-	params := wording.Params
-	r := laneReplay{
-		v: v, pol: wording, viewed: keyOf(v.Client), selected: selected, entry: -1,
-		lane:    Lane{Index: index, ID: fmt.Sprintf("lane-%d", index), Policy: spec.Name, Label: spec.Label(sc), Params: params},
-		allowed: make([]bool, 0, v.Total),
-		marks:   make([]Mark, 0, 2*MaxMarks),
-	}
-	if explain.DrawsWindows(spec.Name) {
-		r.lane.Windows = bands(params.WindowMs, v.From, v.To)
-	}
-	r.curve = newCurveSampler(sc.Requests, v.From, min(v.To, v.Clock.Now))
-	pol, err := scenario.ReplayLane(context.Background(), sc, index, scenario.Hooks{Before: r.beforeDecision, After: r.afterDecision})
-	if err != nil {
-		// The session validated its scenario, and nothing cancels this
-		// replay: this cannot happen.
-		panic("play: " + err.Error())
-	}
-	r.finish(pol)
-	return r
-}
-
-// beforeDecision samples the curve up to a new entry's instant and keeps
-// the selected request's state before it is decided.
-func (r *laneReplay) beforeDecision(pol policies.Policy, d scenario.Decision) {
-	if d.Entry != r.entry {
-		if r.entry >= 0 {
-			r.pointAtRequest(pol, r.v.Scenario.Requests[r.entry]) // just after the previous entry
-		}
-		r.entry = d.Entry
-		now := r.v.Clock.Now
-		if !r.snapped && d.At > now {
-			r.curve.sampleTo(&r.lane, pol, r.viewed, now, true)
-			r.lane.State = pol.Snapshot(r.viewed, now)
-			r.snapped = true
-		}
-		r.curve.sampleTo(&r.lane, pol, r.viewed, d.At, false)
-		r.pointAtRequest(pol, r.v.Scenario.Requests[d.Entry]) // just before it
-	}
-	if d.Index == r.selected && !d.Probe {
-		r.before = pol.Snapshot(scenario.KeyOf(d.Key), d.At)
-	}
-}
-
-// pointAtRequest adds the viewed client's estimate at one of its own
-// requests, so that the curve's steps fall exactly where they happen.
-func (r *laneReplay) pointAtRequest(pol policies.Policy, req scenario.Request) {
-	if req.KeyName() == r.v.Client && r.curve.detailed(req.At) {
-		r.lane.Curve = append(r.lane.Curve, Point{req.At, pol.Peek(r.viewed, req.At).Float()})
-	}
-}
-
-// afterDecision counts the decision, explains it when it is the selected
-// one, and marks it when it is the viewed client's and in view.
-func (r *laneReplay) afterDecision(pol policies.Policy, d scenario.Decision) error {
-	r.allowed = append(r.allowed, d.Allowed())
-	if d.Probe {
-		return nil
-	}
-	if d.Detail.Allowed {
-		r.lane.Admitted++
-	} else {
-		r.lane.Refused++
-	}
-	if d.Index == r.selected {
-		r.expl = explained(r.pol, r.lane.Label, d, r.before, pol.Snapshot(scenario.KeyOf(d.Key), d.At))
-		r.sel = d
-	}
-	if d.Key != r.v.Client { // names and keys match one to one: validation refuses collisions
-		return nil
-	}
-	if d.Detail.Allowed {
-		r.countInWindow(d)
-	}
-	if d.At >= r.v.From && d.At <= r.v.To {
-		r.mark(d)
-	}
-	return nil
-}
-
-// countInWindow adds an admitted request to the drawn window it fell in.
-func (r *laneReplay) countInWindow(d scenario.Decision) {
-	ws := r.lane.Windows
-	if len(ws) == 0 || d.At < ws[0].Start {
-		return
-	}
-	if w := int((d.At - ws[0].Start) / r.lane.Params.WindowMs); w < len(ws) {
-		ws[w].Admitted += d.Cost
-	}
-}
-
-// mark keeps a drawn request; past 2 × MaxMarks only the newest MaxMarks
-// are kept, and the older half is counted as hidden.
-func (r *laneReplay) mark(d scenario.Decision) {
-	if len(r.marks) == 2*MaxMarks {
-		r.hidden += copy(r.marks, r.marks[MaxMarks:])
-		r.marks = r.marks[:MaxMarks]
-	}
-	r.marks = append(r.marks, Mark{
-		Index: d.Index, At: d.At, Key: d.Key, Cost: d.Cost, Allowed: d.Detail.Allowed, Never: d.Detail.Never,
-		Retry: d.Detail.RetryAfterMs, Level: d.Estimate.Float() + float64(d.Cost),
-		Future: d.At > r.v.Clock.Now, Selected: d.Index == r.selected,
-	})
-}
-
-// finish completes the lane once every request is decided: the curve up to
-// the clock, the state at the clock, what the next request would get, and
-// the marks to draw.
-func (r *laneReplay) finish(pol policies.Policy) {
-	sc, now, lane := r.v.Scenario, r.v.Clock.Now, &r.lane
-	if r.entry >= 0 {
-		r.pointAtRequest(pol, sc.Requests[r.entry])
-	}
-	r.curve.sampleTo(lane, pol, r.viewed, now, true)
-	if !r.snapped {
-		lane.State = pol.Snapshot(r.viewed, now)
-	}
-	lane.Capacity = lane.State.Capacity
-	if n := len(sc.Requests); n == 0 || sc.Requests[n-1].At <= now {
-		// Nothing is decided after this: deciding on the replay's own
-		// policy changes no state anyone sees.
-		lane.Next = pol.Decide(r.viewed, now, r.v.Cost)
-		lane.NextKnown = true
-	}
-	lane.Curve = decimate(lane.Curve, r.v.From, r.v.To)
-	lane.Marks, lane.Hidden = stackMarks(r.marks)
-	lane.Hidden += r.hidden
-	for i := len(r.marks) - 1; i >= 0 && len(lane.Latest) < LatestCount; i-- {
-		if !r.marks[i].Future {
-			lane.Latest = append(lane.Latest, r.marks[i])
-		}
-	}
-	slices.Reverse(lane.Latest)
-}
-
-// curveSampler holds the instants at which a lane's curve samples the
-// policy's estimate. With few requests in view the curve also takes a
-// point just before and after each of them, so its steps are exact
-// (detailed); with many, twice the samples show its shape at the lane's
-// resolution.
-type curveSampler struct {
-	samples  []int64
-	next     int
-	from, to int64
-	detail   bool
-}
-
-func newCurveSampler(reqs []scenario.Request, from, to int64) curveSampler {
+// curveDetail reports whether few enough requests lie in the visible span
+// up to the clock for each of the client's to get its own curve points.
+func (v *View) curveDetail() bool {
 	at := func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) }
-	lo, _ := slices.BinarySearchFunc(reqs, from, at)
-	hi, _ := slices.BinarySearchFunc(reqs, to+1, at)
-	c := curveSampler{from: from, to: to, detail: hi-lo <= 2*CurveBuckets}
-	if to >= from {
-		n := int64(CurveSamples)
-		if !c.detail {
-			n *= 2
-		}
-		for i := range n + 1 {
-			c.samples = append(c.samples, from+i*(to-from)/n)
-		}
-	}
-	return c
+	lo, _ := slices.BinarySearchFunc(v.Scenario.Requests, v.From, at)
+	hi, _ := slices.BinarySearchFunc(v.Scenario.Requests, v.Clock.Now+1, at)
+	return hi-lo <= 2*CurveBuckets
 }
 
-// detailed reports whether a request at t gets its own curve points.
-func (c *curveSampler) detailed(t int64) bool { return c.detail && t >= c.from && t <= c.to }
-
-// sampleTo adds the samples before t (and at t when inclusive) to the
-// lane's curve.
-func (c *curveSampler) sampleTo(lane *Lane, pol policies.Policy, viewed policies.Key, t int64, inclusive bool) {
-	for c.next < len(c.samples) && (c.samples[c.next] < t || inclusive && c.samples[c.next] == t) {
-		at := c.samples[c.next]
-		lane.Curve = append(lane.Curve, Point{at, pol.Peek(viewed, at).Float()})
-		c.next++
+// viewedInSpan counts the viewed client's requests in [From, To]: what a
+// lane draws or counts as hidden.
+func (v *View) viewedInSpan() int {
+	reqs := v.Scenario.Requests
+	i, _ := slices.BinarySearchFunc(reqs, v.From, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
+	n := 0
+	for _, r := range reqs[i:] {
+		if r.At > v.To {
+			break
+		}
+		if !r.Probe && r.KeyName() == v.Client {
+			n += int(r.Count)
+		}
 	}
+	return n
 }
 
 // decimate keeps, in each of CurveBuckets slices of [from, to], the first,

@@ -205,3 +205,34 @@ func TestDecideAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneIsIndependent: deciding on a copy leaves the original as it was,
+// for every policy.
+func TestCloneIsIndependent(t *testing.T) {
+	for _, name := range Names {
+		build := func() Policy {
+			p, err := New(name, Params{Limit: 2, WindowMs: 1000, Buckets: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Decide(1, 0, 1)
+			return p
+		}
+		p, untouched := build(), build()
+		c, ok := Clone(p)
+		if !ok {
+			t.Fatalf("%s: Clone refused a policy built by New", name)
+		}
+		c.Decide(1, 10, 1)
+		c.Decide(2, 10, 1)
+		if got, want := p.Peek(1, 10), untouched.Peek(1, 10); got != want {
+			t.Errorf("%s: original's estimate after deciding on the copy = %v, want %v", name, got, want)
+		}
+		if got := p.Stats().Keys; got != 1 {
+			t.Errorf("%s: original holds %d keys after the copy added one, want 1", name, got)
+		}
+		if got, was := c.Peek(1, 10), untouched.Peek(1, 10); got == was {
+			t.Errorf("%s: copy's estimate %v did not change with its own decision", name, got)
+		}
+	}
+}

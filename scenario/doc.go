@@ -12,7 +12,9 @@
 //
 // ReplayLane is the only loop that turns a scenario into decisions; Run,
 // WhatIf, the playground's lanes, lessons, exercises and downloads all go
-// through it, and it stops when its context is done. Traffic generates
+// through it, and it stops when its context is done. Its LaneReplay form
+// (StartLane, then Continue) can be taken up again after requests are
+// appended: the playground keeps one per lane between updates. Traffic generates
 // requests in named shapes for the playground's patterns and the lessons'
 // comparisons; EncodeURL and DecodeURL carry a scenario in a playground
 // link; ParseMoment reads times as people type them.

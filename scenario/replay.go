@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/windowlab/playground/policies"
 )
@@ -30,41 +31,104 @@ type Hooks struct {
 // one that turns a scenario into decisions: Run, the playground's lanes and
 // everything built on them go through it.
 func ReplayLane(ctx context.Context, s Scenario, lane int, h Hooks) (policies.Policy, error) {
-	spec := s.Specs()[lane]
-	pol, err := policies.New(spec.Name, spec.Params(s))
+	r, err := StartLane(s, lane)
 	if err != nil {
 		return nil, err
 	}
-	idx := 0
-	for entry, r := range s.Requests {
-		name := r.KeyName()
+	if err := r.Continue(ctx, s, h); err != nil {
+		return nil, err
+	}
+	return r.Policy(), nil
+}
+
+// LaneReplay is one lane's replay that can be taken up again: it holds the
+// policy as the requests decided so far left it. A caller that keeps one
+// (the playground does, per lane) decides only the entries appended since,
+// instead of every request from the first.
+type LaneReplay struct {
+	pol     policies.Policy
+	lane    int
+	params  policies.Params
+	entries int // scenario entries decided; -1 once spoiled
+	index   int // decisions made, after expanding count
+	last    Request
+}
+
+// StartLane returns the replay of lane (an index into s.Specs()) before its
+// first request.
+func StartLane(s Scenario, lane int) (*LaneReplay, error) {
+	specs := s.Specs()
+	if lane < 0 || lane >= len(specs) {
+		return nil, fmt.Errorf("scenario: lane %d is out of range (the scenario has %d)", lane, len(specs))
+	}
+	spec := specs[lane]
+	params := spec.Params(s)
+	pol, err := policies.New(spec.Name, params)
+	if err != nil {
+		return nil, err
+	}
+	return &LaneReplay{pol: pol, lane: lane, params: params}, nil
+}
+
+// Policy is the lane's policy as the decided requests left it. It belongs
+// to the replay: a caller that wants to Decide something of its own (a
+// what-if) must do it on a policies.Clone.
+func (r *LaneReplay) Policy() policies.Policy { return r.pol }
+
+// Entries is how many of the scenario's entries have been decided.
+func (r *LaneReplay) Entries() int { return r.entries }
+
+// Continue decides s's entries after those already decided, calling the
+// hooks around each decision. s must be the scenario the replay started
+// with, with entries only appended since (at or after its last one, as in
+// any valid scenario): a decision cannot be taken back, so Continue refuses
+// a scenario that is shorter, whose last decided entry differs, or whose
+// lane runs other settings. A replay that returns an error (its context
+// ended, or a hook failed) cannot be continued.
+func (r *LaneReplay) Continue(ctx context.Context, s Scenario, h Hooks) error {
+	switch {
+	case r.entries < 0:
+		return fmt.Errorf("scenario: the replay stopped with an error and cannot be continued")
+	case len(s.Requests) < r.entries || r.entries > 0 && s.Requests[r.entries-1] != r.last:
+		return fmt.Errorf("scenario: the replay has decided %d entries and the scenario does not begin with them", r.entries)
+	}
+	if specs := s.Specs(); r.lane >= len(specs) || specs[r.lane].Name != r.pol.Name() || specs[r.lane].Params(s) != r.params {
+		return fmt.Errorf("scenario: lane %d's policy or settings changed since its replay started", r.lane)
+	}
+	pol := r.pol
+	for entry := r.entries; entry < len(s.Requests); entry++ {
+		req := s.Requests[entry]
+		name := req.KeyName()
 		key := KeyOf(name)
-		for range r.Count {
-			if idx%checkEvery == 0 {
+		for range req.Count {
+			if r.index%checkEvery == 0 {
 				if err := ctx.Err(); err != nil {
-					return nil, err
+					r.entries = -1
+					return err
 				}
 			}
-			d := Decision{Index: idx, Entry: entry, At: r.At, Key: name, Cost: r.Cost, Probe: r.Probe}
-			if r.Probe {
+			d := Decision{Index: r.index, Entry: entry, At: req.At, Key: name, Cost: req.Cost, Probe: req.Probe}
+			if req.Probe {
 				d.Cost = 0
 			}
 			if h.Before != nil {
 				h.Before(pol, d)
 			}
-			if r.Probe {
-				d.Estimate = pol.Peek(key, r.At)
+			if req.Probe {
+				d.Estimate = pol.Peek(key, req.At)
 			} else {
-				d.Detail = pol.Decide(key, r.At, r.Cost)
+				d.Detail = pol.Decide(key, req.At, req.Cost)
 				d.Estimate = d.Detail.Estimate
 			}
+			r.index++
 			if h.After != nil {
 				if err := h.After(pol, d); err != nil {
-					return nil, err
+					r.entries = -1
+					return err
 				}
 			}
-			idx++
 		}
+		r.entries, r.last = entry+1, req
 	}
-	return pol, nil
+	return nil
 }
