@@ -46,3 +46,32 @@ func TestFireCostIsOneChange(t *testing.T) {
 		}
 	}
 }
+
+// Each session has its own control token, and only that token controls it.
+func TestControlToken(t *testing.T) {
+	a, err := NewSession("a", DefaultScenario())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewSession("b", DefaultScenario())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.ControlToken()) < 26 || a.ControlToken() == b.ControlToken() {
+		t.Fatalf("tokens %q and %q: want two different tokens of at least 128 bits", a.ControlToken(), b.ControlToken())
+	}
+	for i, c := range []struct {
+		token string
+		want  bool
+	}{
+		{a.ControlToken(), true},
+		{b.ControlToken(), false},
+		{"", false},
+		{a.ControlToken()[:len(a.ControlToken())-1], false},
+		{a.ID(), false},
+	} {
+		if got := a.Controls(c.token); got != c.want {
+			t.Errorf("step %d: Controls(%q) = %v, want %v", i, c.token, got, c.want)
+		}
+	}
+}

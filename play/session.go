@@ -2,6 +2,7 @@ package play
 
 import (
 	"cmp"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,7 +37,8 @@ func DefaultScenario() scenario.Scenario {
 // request. It is safe for concurrent use; every change notifies subscribers
 // (see Subscribe), so one session can feed any number of streams.
 type Session struct {
-	id string
+	id      string
+	control string // see ControlToken
 
 	mu       sync.Mutex
 	sc       scenario.Scenario // requests sorted by time
@@ -59,7 +61,7 @@ type Session struct {
 // NewSession returns a session holding sc with its clock paused at 0. sc
 // must be valid (scenario.Validate); its requests are sorted by time.
 func NewSession(id string, sc scenario.Scenario) (*Session, error) {
-	s := &Session{id: id, cost: 1, selected: -1, subs: map[int]chan struct{}{}}
+	s := &Session{id: id, control: rand.Text(), cost: 1, selected: -1, subs: map[int]chan struct{}{}}
 	s.clock.Speed = RealSpeed
 	if err := s.load(sc); err != nil {
 		return nil, err

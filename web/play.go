@@ -130,6 +130,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			linkErr = append(linkErr, scenario.FieldError{Field: "t", Reason: fmt.Sprintf("%q is not a clock time (whole milliseconds from 0 to %d)", q.Get("t"), int64(play.MaxClock))})
 		}
 	}
+	grantControl(w, r, sess)
 	pp := p.pageData(r, sess)
 	status := http.StatusOK
 	if linkErr != nil {
@@ -207,6 +208,7 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		p.refuseFull(w, r)
 		return
 	}
+	grantControl(w, r, sess)
 	pp := p.pageData(r, sess)
 	pp.Errors = prefixErrors(asErrors(err, ""), "the scenario you loaded: ")
 	pp.LoadText = string(data)

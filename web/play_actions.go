@@ -187,6 +187,10 @@ func (p *playground) action(a playAction) http.HandlerFunc {
 		if !ok {
 			return
 		}
+		if !controls(r, sess) {
+			refuseControl(w, r)
+			return
+		}
 		var sig playSignals
 		r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
 		if err := datastar.ReadSignals(r, &sig); err != nil {

@@ -22,7 +22,7 @@ func TestPlayFiringIsOneUpdate(t *testing.T) {
 		{"pattern", `{"cost": 1, "pattern": "steady", "patternCount": 5, "patternSeconds": 10}`},
 	} {
 		before := sess.View().Version
-		if res := post(t, base+"/"+c.action, c.body); res.status != http.StatusOK {
+		if res := post(t, base+"/"+c.action, c.body, sess); res.status != http.StatusOK {
 			t.Fatalf("step %d: POST %s = %d, want 200 (%s)", i, c.action, res.status, res.header.Get("X-Problem"))
 		}
 		if got := sess.View().Version - before; got != 1 {

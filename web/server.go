@@ -138,7 +138,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, limitBodies, middleware.GetHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, middleware.GetHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
