@@ -31,6 +31,10 @@ import (
 //	                                 client/rename, select
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
 //	GET  /play/{id}/link             303 to the scenario's shared link (for long ones)
+//
+// The id lets whoever holds it watch a session (its stream, downloads and
+// link); the actions also need the control cookie that GET /play gives the
+// browser opening the session (see controls).
 func Playground(store *play.Store) Feature {
 	return FeatureFunc(func(s *Server, r chi.Router) error {
 		if store == nil {
