@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/windowlab/playground/play"
 )
@@ -34,5 +35,41 @@ func TestPlayStreamOfALostSessionSaysItEnded(t *testing.T) {
 	}
 	if !strings.Contains(all.String(), "data-session-ended") || !strings.Contains(all.String(), "This playground session has ended") {
 		t.Errorf("the stream's answer %q does not mark the session as ended", all.String())
+	}
+}
+
+// A stream with nothing to update still sends an (empty) event every
+// heartbeat, and only then: the page takes a long silence as a lost
+// connection.
+func TestPlayStreamHeartbeat(t *testing.T) {
+	store := play.NewStore(nil)
+	s, url, _ := newTestServer(t, Playground(store))
+	s.heartbeat = 300 * time.Millisecond
+	sess, err := store.New(play.DefaultScenario())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openStream(t, url+"/play/"+sess.ID()+"/stream")
+	r.until(t, "play-share") // the first render ends with the share region
+	start := time.Now()
+	var beats []time.Duration
+	for len(beats) < 3 {
+		select {
+		case ev, ok := <-r.events:
+			if !ok {
+				t.Fatalf("the stream ended (%v)", r.err)
+			}
+			if ev.name != "datastar-merge-signals" || strings.Join(ev.data, "\n") != "signals {}" {
+				t.Fatalf("a quiet stream sent %s %q, want only empty signals", ev.name, ev.data)
+			}
+			beats = append(beats, time.Since(start))
+		case <-time.After(3 * time.Second):
+			t.Fatalf("no heartbeat after %v (beats at %v)", time.Since(start), beats)
+		}
+	}
+	for i := 1; i < len(beats); i++ {
+		if gap := beats[i] - beats[i-1]; gap < 250*time.Millisecond {
+			t.Errorf("beats %d and %d are %v apart, want about 300 ms", i-1, i, gap)
+		}
 	}
 }

@@ -8,16 +8,21 @@
 // first answer re-renders every region; when the server answers that the
 // session is gone (it sends the "session ended" summary, marked
 // data-session-ended), the page says so at once, before any click, and
-// stops trying.
+// stops trying. A connection can also die without closing (a laptop
+// sleeping, a network change): the server sends an event at least every
+// 15 s (StreamHeartbeat in web/play_stream.go), so a stream silent for
+// three of those is taken as lost and opened again.
 
 const STREAM = "play-stream";
 const FIRST_DELAY = 500;
 const MAX_DELAY = 30000;
+const SILENCE = 45000;
 
 const status = document.getElementById("play-connection");
 const footer = document.getElementById("live-status");
 let delay = FIRST_DELAY;
 let timer = 0;
+let heard = Date.now(); // when the stream last said anything
 
 const sessionEnded = () => document.querySelector("[data-session-ended]") !== null;
 
@@ -44,6 +49,7 @@ function reopen() {
 document.addEventListener("datastar-sse", (evt) => {
   const { type, elId } = evt.detail || {};
   if (elId !== STREAM) return;
+  heard = Date.now();
   switch (type) {
     case "retrying":
       show("off", "disconnected from the server; trying again");
@@ -67,3 +73,18 @@ document.addEventListener("datastar-sse", (evt) => {
       }
   }
 });
+
+// A hidden tab's stream is closed by Datastar and opened again when the tab
+// shows: silence while hidden is not a lost connection.
+document.addEventListener("visibilitychange", () => {
+  heard = Date.now();
+});
+
+setInterval(() => {
+  if (document.hidden || !status || status.dataset.state !== "on") return;
+  if (Date.now() - heard > SILENCE) {
+    heard = Date.now();
+    show("off", "no word from the server; reconnecting");
+    reopen();
+  }
+}, 5000);
