@@ -42,6 +42,12 @@
 // against it. Reset clears the requests and returns the clock to 0; the
 // settings stay.
 //
+// # Watching and controlling
+//
+// A session's id lets whoever holds it watch the session; changing it also
+// takes its ControlToken, which the web layer keeps in the browser that
+// opened the session and never puts in a URL (see Session.Controls).
+//
 // # Bounds
 //
 // A Store holds at most MaxSessions live sessions and forgets one idle for

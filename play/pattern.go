@@ -1,6 +1,7 @@
 package play
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -24,11 +25,14 @@ const (
 var PatternKinds = []PatternKind{Steady, Poisson, FrontLoaded, EndLoaded, Straddle}
 
 // Pattern is one traffic pattern: Count requests over SpanMs starting at the
-// clock (Straddle ignores the span: it goes to the next boundary).
+// clock (Straddle ignores the span: it goes to the next boundary). Cost,
+// when not 0, becomes the session's cost before the pattern fires, in the
+// same change (see FireCost).
 type Pattern struct {
 	Kind   PatternKind
 	Count  int64
 	SpanMs int64
+	Cost   int64
 }
 
 // MaxPatternCount caps the requests one pattern fires.
@@ -57,6 +61,9 @@ func (p Pattern) times(from, windowMs int64, seed uint64) ([]int64, error) {
 // moves the clock to the last request it made, so its effect shows at once.
 // Requests at the same instant are merged into one entry with a count.
 func (s *Session) FirePattern(p Pattern) error {
+	if err := checkCost(p.Cost, true); err != nil {
+		return err
+	}
 	return s.do(func() error {
 		times, err := p.times(s.clock.Now, s.sc.WindowMs, uint64(s.patterns)+1)
 		if err != nil {
@@ -65,9 +72,11 @@ func (s *Session) FirePattern(p Pattern) error {
 		if times[len(times)-1] > MaxClock {
 			return scenario.Errors{{Field: "span", Reason: "the pattern would run past the end of the clock"}}
 		}
-		if err := s.insert(scenario.Requests(times, s.keyField(), s.cost)...); err != nil {
+		cost := cmp.Or(p.Cost, s.cost)
+		if err := s.insert(scenario.Requests(times, s.keyField(), cost)...); err != nil {
 			return err
 		}
+		s.cost = cost
 		s.patterns++
 		s.clock.Jump(max(s.clock.Now, times[len(times)-1]))
 		return nil

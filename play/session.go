@@ -2,6 +2,7 @@ package play
 
 import (
 	"cmp"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,7 +37,8 @@ func DefaultScenario() scenario.Scenario {
 // request. It is safe for concurrent use; every change notifies subscribers
 // (see Subscribe), so one session can feed any number of streams.
 type Session struct {
-	id string
+	id      string
+	control string // see ControlToken
 
 	mu       sync.Mutex
 	sc       scenario.Scenario // requests sorted by time, shared with views (see View)
@@ -73,7 +75,7 @@ type Session struct {
 // NewSession returns a session holding sc with its clock paused at 0. sc
 // must be valid (scenario.Validate); its requests are sorted by time.
 func NewSession(id string, sc scenario.Scenario) (*Session, error) {
-	s := &Session{id: id, cost: 1, selected: -1, subs: map[int]chan struct{}{}}
+	s := &Session{id: id, control: rand.Text(), cost: 1, selected: -1, subs: map[int]chan struct{}{}}
 	s.clock.Speed = RealSpeed
 	if err := s.load(sc); err != nil {
 		return nil, err
@@ -262,13 +264,35 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 
 // Fire sends count requests at the clock's time from the selected client,
 // each of the selected cost: one request, or a burst.
-func (s *Session) Fire(count int64) error {
+func (s *Session) Fire(count int64) error { return s.FireCost(0, count) }
+
+// FireCost is Fire with the cost of these and later requests set first, in
+// the same change: a page that sends its cost with every fire gets one
+// update, not one for the cost and another for the requests. Cost 0 keeps
+// the session's cost.
+func (s *Session) FireCost(cost, count int64) error {
 	if count < 1 || count > MaxBurst {
 		return scenario.Errors{{Field: "count", Reason: fmt.Sprintf("%d is out of range (a burst is 1 to %d requests)", count, MaxBurst)}}
 	}
+	if err := checkCost(cost, true); err != nil {
+		return err
+	}
 	return s.do(func() error {
-		return s.insert(scenario.Request{At: s.clock.Now, Key: s.keyField(), Cost: s.cost, Count: count})
+		if err := s.insert(scenario.Request{At: s.clock.Now, Key: s.keyField(), Cost: cmp.Or(cost, s.cost), Count: count}); err != nil {
+			return err
+		}
+		s.cost = cmp.Or(cost, s.cost)
+		return nil
 	})
+}
+
+// checkCost checks a request cost; zero passes when it means "the
+// session's cost".
+func checkCost(cost int64, zeroKeeps bool) error {
+	if (cost == 0 && zeroKeeps) || (cost >= 1 && cost <= scenario.MaxCost) {
+		return nil
+	}
+	return scenario.Errors{{Field: "cost", Reason: fmt.Sprintf("%d is out of range (a whole number from 1 to %d)", cost, scenario.MaxCost)}}
 }
 
 // keyField is the Key a new request carries: empty for the default client,
@@ -400,8 +424,8 @@ func (s *Session) apply(st Settings) error {
 
 // SetCost sets the cost of the next requests.
 func (s *Session) SetCost(cost int64) error {
-	if cost < 1 || cost > scenario.MaxCost {
-		return scenario.Errors{{Field: "cost", Reason: fmt.Sprintf("%d is out of range (a whole number from 1 to %d)", cost, scenario.MaxCost)}}
+	if err := checkCost(cost, false); err != nil {
+		return err
 	}
 	return s.do(func() error { s.cost = cost; return nil })
 }

@@ -31,6 +31,10 @@ import (
 //	                                 client/rename, select
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
 //	GET  /play/{id}/link             303 to the scenario's shared link (for long ones)
+//
+// The id lets whoever holds it watch a session (its stream, downloads and
+// link); the actions also need the control cookie that GET /play gives the
+// browser opening the session (see controls).
 func Playground(store *play.Store) Feature {
 	return FeatureFunc(func(s *Server, r chi.Router) error {
 		if store == nil {
@@ -130,6 +134,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			linkErr = append(linkErr, scenario.FieldError{Field: "t", Reason: fmt.Sprintf("%q is not a clock time (whole milliseconds from 0 to %d)", q.Get("t"), int64(play.MaxClock))})
 		}
 	}
+	grantControl(w, r, sess)
 	pp := p.pageData(r, sess)
 	status := http.StatusOK
 	if linkErr != nil {
@@ -207,6 +212,7 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		p.refuseFull(w, r)
 		return
 	}
+	grantControl(w, r, sess)
 	pp := p.pageData(r, sess)
 	pp.Errors = prefixErrors(asErrors(err, ""), "the scenario you loaded: ")
 	pp.LoadText = string(data)

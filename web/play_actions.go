@@ -187,6 +187,10 @@ func (p *playground) action(a playAction) http.HandlerFunc {
 		if !ok {
 			return
 		}
+		if !controls(r, sess) {
+			refuseControl(w, r)
+			return
+		}
 		var sig playSignals
 		r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
 		if err := datastar.ReadSignals(r, &sig); err != nil {
@@ -236,35 +240,35 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// withCost sets the session's cost from the signals before firing.
-func withCost(sess *play.Session, sig playSignals) error {
-	cost, err := whole("cost", sig.Cost, 1, scenario.MaxCost)
-	if err != nil {
-		return err
-	}
-	return sess.SetCost(cost)
+// cost reads the cost the page sends with every fire. The session takes it
+// in the same change as the requests, so a fire is one stream update.
+func cost(sig playSignals) (int64, error) {
+	return whole("cost", sig.Cost, 1, scenario.MaxCost)
 }
 
 func fire(sess *play.Session, sig playSignals, _ url.Values) error {
-	if err := withCost(sess, sig); err != nil {
+	c, err := cost(sig)
+	if err != nil {
 		return err
 	}
-	return sess.Fire(1)
+	return sess.FireCost(c, 1)
 }
 
 func burst(sess *play.Session, sig playSignals, _ url.Values) error {
-	if err := withCost(sess, sig); err != nil {
+	c, err := cost(sig)
+	if err != nil {
 		return err
 	}
 	n, err := whole("count", sig.BurstCount, 1, play.MaxBurst)
 	if err != nil {
 		return err
 	}
-	return sess.Fire(n)
+	return sess.FireCost(c, n)
 }
 
 func firePattern(sess *play.Session, sig playSignals, _ url.Values) error {
-	if err := withCost(sess, sig); err != nil {
+	c, err := cost(sig)
+	if err != nil {
 		return err
 	}
 	n, err := whole("patternCount", sig.PatternCount, 1, play.MaxPatternCount)
@@ -278,7 +282,7 @@ func firePattern(sess *play.Session, sig playSignals, _ url.Values) error {
 			return err
 		}
 	}
-	return sess.FirePattern(play.Pattern{Kind: kind, Count: n, SpanMs: span})
+	return sess.FirePattern(play.Pattern{Kind: kind, Count: n, SpanMs: span, Cost: c})
 }
 
 // step moves the clock by ?ms= milliseconds, or by a window with ?window=1.

@@ -79,7 +79,7 @@ func runSettingsSteps(t *testing.T, base string, sess *play.Session, sig map[str
 		}
 		before := sess.Scenario()
 		body, _ := json.Marshal(sig)
-		res := post(t, base+"/settings", string(body))
+		res := post(t, base+"/settings", string(body), sess)
 		if res.status != st.status {
 			t.Fatalf("step %d (%s): status = %d, want %d (%s)", i+1, st.what, res.status, st.status, res.header.Get("X-Problem"))
 		}

@@ -19,6 +19,11 @@ import (
 // at most ten a second while the clock plays.
 const UpdateInterval = 100 * time.Millisecond
 
+// StreamHeartbeat is the longest a stream stays silent: with nothing to
+// update, it sends an empty signals event this often. play-connection.js
+// takes a stream silent for three of these as lost and opens another.
+const StreamHeartbeat = 15 * time.Second
+
 // regions renders every region of the page the stream keeps up to date, by
 // element id, in page order.
 func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
@@ -173,6 +178,16 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 				pending = true
 			}
 			if !pending {
+				if now.Sub(last) >= p.s.heartbeat {
+					// A quiet stream still speaks now and then, so
+					// that the page can tell a live stream from a
+					// connection that died without closing (see
+					// play-connection.js) and idle proxies keep it.
+					last = now
+					if err := MergeSignals(sse, []byte("{}"), false); err != nil {
+						return
+					}
+				}
 				continue
 			}
 		}

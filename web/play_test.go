@@ -49,7 +49,9 @@ func carParkSession(t *testing.T, store *play.Store, beforeSec int) *play.Sessio
 	return sess
 }
 
-func post(t *testing.T, url, body string) response {
+// post posts body to url as the page's Datastar does, from the browser that
+// opened each of owners (with its control cookie).
+func post(t *testing.T, url, body string, owners ...*play.Session) response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
@@ -57,6 +59,9 @@ func post(t *testing.T, url, body string) response {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Datastar-Request", "true")
+	for _, o := range owners {
+		req.AddCookie(&http.Cookie{Name: controlCookie, Value: o.ControlToken()})
+	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := client.Do(req)
 	if err != nil {
@@ -214,7 +219,7 @@ func TestPlayStreamPatchesOnlyWhatAFireChanges(t *testing.T) {
 		t.Errorf("the first render sent %d events, want 8 (the lane list, clock, summary, clients, overrides, live, explain, share)", len(initial))
 	}
 
-	res := post(t, base+"/fire", `{"cost": 1}`)
+	res := post(t, base+"/fire", `{"cost": 1}`, sess)
 	if res.status != http.StatusOK {
 		t.Fatalf("fire: %d %s", res.status, res.body)
 	}
@@ -241,7 +246,7 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 		{`{"limit": 5, "windowSeconds": 30}`, "policies", "policies:"},
 		{`{"limit": 5, "windowSeconds": 30, "useSlidingBuckets": true, "buckets": 7}`, "buckets", "sliding-buckets k: 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
 	} {
-		res := post(t, base+"/settings", c.body)
+		res := post(t, base+"/settings", c.body, sess)
 		if res.status != http.StatusBadRequest {
 			t.Errorf("%s: status %d, want 400", c.body, res.status)
 		}
@@ -262,18 +267,18 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 		{"client/add", `{"clientName": ""}`, "client"},
 		{"step?ms=0", `{}`, "step"},
 	} {
-		res := post(t, base+"/"+c.action, c.body)
+		res := post(t, base+"/"+c.action, c.body, sess)
 		if res.status != http.StatusBadRequest || !strings.Contains(res.header.Get("X-Problem"), c.field+":") {
 			t.Errorf("%s %s: %d %q, want 400 naming %s", c.action, c.body, res.status, res.header.Get("X-Problem"), c.field)
 		}
 	}
-	if res := post(t, base+"/jump", `{"jumpSeconds": 1e300}`); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
+	if res := post(t, base+"/jump", `{"jumpSeconds": 1e300}`, sess); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
 		t.Errorf("jump to 1e300 s: the page says %q", res.body)
 	}
-	if res := post(t, base+"/fire", `{"cost": `); res.status != http.StatusBadRequest {
+	if res := post(t, base+"/fire", `{"cost": `, sess); res.status != http.StatusBadRequest {
 		t.Errorf("malformed signals: %d, want 400", res.status)
 	}
-	if res := post(t, base+"/fire", `{"cost": 1, "pad": "`+strings.Repeat("x", 20<<10)+`"}`); res.status != http.StatusBadRequest {
+	if res := post(t, base+"/fire", `{"cost": 1, "pad": "`+strings.Repeat("x", 20<<10)+`"}`, sess); res.status != http.StatusBadRequest {
 		t.Errorf("oversized signals: %d, want 400", res.status)
 	}
 	if !reflect.DeepEqual(sess.Scenario(), before) {
@@ -468,11 +473,11 @@ func TestPlayStreamRateAndClose(t *testing.T) {
 		}
 	}()
 	<-clocks // the first render
-	if r := post(t, base+"/speed", `{"speed": "16×"}`); r.status != http.StatusOK {
+	if r := post(t, base+"/speed", `{"speed": "16×"}`, sess); r.status != http.StatusOK {
 		t.Fatalf("speed: %d", r.status)
 	}
 	start := sess.Now()
-	if r := post(t, base+"/toggle", `{}`); r.status != http.StatusOK {
+	if r := post(t, base+"/toggle", `{}`, sess); r.status != http.StatusOK {
 		t.Fatalf("toggle: %d", r.status)
 	}
 	n := 0
@@ -518,7 +523,7 @@ func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
 	if !reflect.DeepEqual(sc, sess.Scenario()) {
 		t.Errorf("scenario.json reads back as %+v, want %+v", sc, sess.Scenario())
 	}
-	r := post(t, base+"/client/add", `{"clientName": "alice"}`)
+	r := post(t, base+"/client/add", `{"clientName": "alice"}`, sess)
 	if r.status != http.StatusOK || !strings.Contains(r.body, `signals {"clientName": ""}`) || sess.View().Client != "alice" {
 		t.Errorf("add client: %d %q", r.status, r.body)
 	}
@@ -529,10 +534,10 @@ func TestPlayScenarioJSONIsWhatSimulateTakes(t *testing.T) {
 		t.Errorf("the new client's request has key %q", got[len(got)-1].Key)
 	}
 	// Choosing a client sends its position, not its name.
-	if r := post(t, base+"/client?i=0", `{}`); r.status != http.StatusOK || sess.View().Client != "default" {
+	if r := post(t, base+"/client?i=0", `{}`, sess); r.status != http.StatusOK || sess.View().Client != "default" {
 		t.Errorf("choose client 0: %d, client %q", r.status, sess.View().Client)
 	}
-	if r := post(t, base+"/client?i=7", `{}`); r.status != http.StatusBadRequest {
+	if r := post(t, base+"/client?i=7", `{}`, sess); r.status != http.StatusBadRequest {
 		t.Errorf("choose client 7 of 2: %d, want 400", r.status)
 	}
 }
@@ -545,7 +550,7 @@ func TestPlayReconnectRendersEveryLane(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(store))
 	sess := carParkSession(t, store, 40)
 	base := url + "/play/" + sess.ID()
-	if r := post(t, base+"/settings", `{"limit": 5, "windowSeconds": 30, "useSlidingLog": true, "useGcra": true, "burst": 0}`); r.status != http.StatusOK {
+	if r := post(t, base+"/settings", `{"limit": 5, "windowSeconds": 30, "useSlidingLog": true, "useGcra": true, "burst": 0}`, sess); r.status != http.StatusOK {
 		t.Fatalf("settings: %d %s", r.status, r.header.Get("X-Problem"))
 	}
 	events := openStream(t, base+"/stream").until(t, "play-share")

@@ -92,7 +92,8 @@ type Server struct {
 	refusals       *refusalLog
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
-	runStarting    func() // tests: called as a replay begins
+	runStarting    func()        // tests: called as a replay begins
+	heartbeat      time.Duration // StreamHeartbeat; tests shorten it
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
@@ -135,10 +136,11 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 
 		trustedProxies: cfg.TrustedProxies,
 		runTimeout:     RunTimeout,
+		heartbeat:      StreamHeartbeat,
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, limitBodies, middleware.GetHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, middleware.GetHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
