@@ -94,9 +94,15 @@ func TestBrowserPlayPresentationFits(t *testing.T) {
 			browsertest.Run(tab, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
 			pressKey(tab, "[")
 			tab.WaitText(`[data-testid="explain"]`, "Request 10 at 40 s")
+			// PRESENT_SCREENSHOTS=docs/screenshots saves what the screen
+			// shows: play-present-1920.png, play-present-1920-dark.png, ….
 			if dir := os.Getenv("PRESENT_SCREENSHOTS"); dir != "" {
+				file := fmt.Sprintf("play-present-%d.png", c.w)
+				if scheme == "dark" {
+					file = fmt.Sprintf("play-present-%d-dark.png", c.w)
+				}
 				buf := browsertest.Run(tab, chromedp.CaptureScreenshot())
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("present-%d-%s.png", c.w, scheme)), buf, 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, file), buf, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
