@@ -38,6 +38,13 @@ const presentBoxesJS = `(() => {
 	return out;
 })()`
 
+// smallestTypeJS finds the smallest font size among the texts the room
+// must read: the lanes' names, the clock, each line of the explanation.
+const smallestTypeJS = `(() => {
+	const smallest = sel => Math.min(...[...document.querySelectorAll(sel)].map(e => parseFloat(getComputedStyle(e).fontSize)));
+	return {"lane name": smallest('.lane-label'), "clock": smallest('.clock-time'), "explanation line": smallest('#play-explain h2, #play-explain [data-testid=explain-lane]')};
+})()`
+
 // emulateScheme makes the tab's pages see the OS's light or dark setting.
 func emulateScheme(t *testing.T, tab *browsertest.Tab, scheme string) {
 	t.Helper()
@@ -104,6 +111,15 @@ func TestBrowserPlayPresentationFits(t *testing.T) {
 				buf := browsertest.Run(tab, chromedp.CaptureScreenshot())
 				if err := os.WriteFile(filepath.Join(dir, file), buf, 0o644); err != nil {
 					t.Fatal(err)
+				}
+			}
+			// Large type: the lanes' names, the clock and the explanation's
+			// lines are at least 2.2% of the screen's height (16 px at 720,
+			// 24 px at 1080), as a slide's body text is read from the back.
+			minType := 0.022 * float64(c.h)
+			for what, size := range browsertest.Run(tab, chromedp.Evaluate[map[string]float64](smallestTypeJS)) {
+				if size < minType {
+					t.Errorf("%s: the smallest %s is %.1f px, want at least %.1f px", name, what, size, minType)
 				}
 			}
 			boxes := browsertest.Run(tab, chromedp.Evaluate[[]box](presentBoxesJS))
