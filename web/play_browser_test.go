@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -389,35 +388,74 @@ func TestBrowserPlayPresentationShowsALaneWhole(t *testing.T) {
 	}
 }
 
-// contrastJS is the WCAG contrast of the disagreement key's text against
-// the page behind it.
+// contrastJS measures the "disagree" orange, as WCAG contrast ratios: the
+// key's text against the background it sits on, and the lanes' ▼ marks
+// against their lane's background with each shading that can lie under a
+// mark (the windows, the log's look-back) blended in as the page draws it.
 const contrastJS = `(() => {
 	const rgb = c => c.match(/[\d.]+/g).slice(0, 3).map(Number);
-	const lum = c => { const [r, g, b] = rgb(c).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
-	const fg = getComputedStyle(document.querySelector('.play-intro .key-disagree')).color;
-	const bg = getComputedStyle(document.body).backgroundColor;
-	const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
-	return (a + 0.05) / (b + 0.05);
+	const lum = ([r, g, b]) => 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b);
+	const ch = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+	const ratio = (p, q) => { const [a, b] = [lum(p), lum(q)].sort((x, y) => y - x); return (a + 0.05) / (b + 0.05); };
+	const backdrop = e => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor; if (!/^rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return rgb(c); } return [255, 255, 255]; };
+	const out = {};
+	for (const k of document.querySelectorAll('.key-disagree')) {
+		out['text ' + (k.closest('[id]') || k).id] = ratio(rgb(getComputedStyle(k).color), backdrop(k));
+	}
+	for (const m of document.querySelectorAll('.lane-svg .disagree')) {
+		const svg = m.closest('svg'), fill = rgb(getComputedStyle(m).fill), bg = backdrop(svg);
+		out['mark ' + svg.closest('[data-testid=lane]').id] = ratio(fill, bg);
+		for (const o of svg.querySelectorAll('.band, .lookback')) {
+			const s = getComputedStyle(o), a = Number(s.opacity), f = rgb(s.fill);
+			const under = bg.map((v, i) => v * (1 - a) + f[i] * a);
+			const name = 'mark ' + svg.closest('[data-testid=lane]').id + ' on ' + o.getAttribute('class');
+			out[name] = Math.min(out[name] || Infinity, ratio(fill, under));
+		}
+	}
+	return out;
 })()`
 
 // TestBrowserPlayDisagreementIsReadable: the orange of "the policies
-// disagree" reads at 4.5:1 or better, light and dark (it was about 4.4:1
-// and 3.8:1, faint on a projector).
+// disagree" reads at 4.5:1 or better, light and dark, as text and as the
+// lanes' marks, in the normal view and the presentation view (it was
+// about 4.4:1 and 3.8:1, faint on a projector, and in the presentation's
+// dark setting it was the dark scheme's orange on white).
 func TestBrowserPlayDisagreementIsReadable(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	carPark := scenario.EncodeURL(carParkScenario(t, nil)) + "&t=40000"
 	for _, scheme := range []string{"light", "dark"} {
-		tab := browsertest.NewTab(t)
-		if _, err := chromedp.Call(tab.Context(), emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
-		}); err != nil {
-			t.Fatal(err)
-		}
-		tab.Do(chromedp.Navigate(url + "/play"))
-		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
-		if c := browsertest.Run(tab, chromedp.Evaluate[float64](contrastJS)); c < 4.5 {
-			t.Errorf("%s: the disagreement key's contrast is %.2f:1, want 4.5:1", scheme, c)
+		for _, page := range []struct{ name, path string }{
+			{"/play", "/play"}, {"the car park", carPark}, {"the car park presented", carPark + "&present=1"},
+		} {
+			tab := browsertest.NewTab(t)
+			emulateScheme(t, tab, scheme)
+			tab.Do(chromedp.Navigate(url + page.path))
+			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+			got := browsertest.Run(tab, chromedp.Evaluate[map[string]float64](contrastJS))
+			if len(got) == 0 {
+				t.Fatalf("%s, %s: no disagreement key or mark to measure", scheme, page.name)
+			}
+			if page.path != "/play" && !hasPrefix(got, "mark ") {
+				t.Errorf("%s, %s: the lanes draw no ▼ mark; measured %v", scheme, page.name, got)
+			}
+			for what, c := range got {
+				if c < 4.5 {
+					t.Errorf("%s, %s: the disagreement %s has contrast %.2f:1, want 4.5:1", scheme, page.name, what, c)
+				}
+			}
 		}
 	}
+}
+
+// hasPrefix reports whether some key of m starts with prefix.
+func hasPrefix(m map[string]float64, prefix string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestBrowserPlaySaysWhenTheSessionHasEnded: after a server restart the

@@ -56,7 +56,7 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 	for i, l := range v.Lanes {
 		wg.Go(func() {
 			var buf bytes.Buffer
-			laneErr[i] = templates.PlayLane(v, l, pp.Base).Render(r.Context(), &buf)
+			laneErr[i] = templates.PlayLane(pp, l).Render(r.Context(), &buf)
 			laneHTML[i] = region{id: l.ID, html: buf.String()}
 		})
 	}
@@ -68,7 +68,7 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 	if err := render("play-live", templates.PlayLive(v)); err != nil {
 		return nil, err
 	}
-	if err := render("play-explain", templates.PlayExplain(v)); err != nil {
+	if err := render("play-explain", templates.PlayExplanation(pp)); err != nil {
 		return nil, err
 	}
 	if err := render("play-share", templates.PlayShare(pp)); err != nil {

@@ -10,7 +10,10 @@
 //     (clock, summary, lanes, explanation, sharing); play_model.go: its view
 //     model and wording; play_settings.go: what the settings form shows of
 //     a scenario; play_signals.go: the page's Datastar signals;
-//     play_errors.go: which error slot shows a field's problem.
+//     play_errors.go: which error slot shows a field's problem;
+//   - present.templ, present.go: the presentation view's layout, which
+//     fits a projector (PresentLayout, also for a room's projector), its
+//     lane sizes and its one-line explanation.
 //
 // A lane's drawing is package web/lane; package web renders these
 // components into responses and SSE events.

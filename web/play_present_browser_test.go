@@ -1,0 +1,139 @@
+package web
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/scenario"
+)
+
+// box is an element's bounding box in CSS pixels, as the page lays it out.
+type box struct {
+	Name                     string
+	Left, Top, Right, Bottom float64
+	// Hidden is content the element cuts off or scrolls inside itself.
+	Hidden float64
+}
+
+// presentBoxesJS measures what the presentation view must show whole: the
+// clock, every lane, the explanation; an element that scrolls or clips its
+// own content counts as not showing it.
+const presentBoxesJS = `(() => {
+	const measure = (name, e) => {
+		const r = e.getBoundingClientRect();
+		return {name, left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+			hidden: Math.max(e.scrollHeight - e.clientHeight, e.scrollWidth - e.clientWidth, 0)};
+	};
+	const out = [measure('clock', document.querySelector('#play-clock'))];
+	for (const l of document.querySelectorAll('[data-testid=lane]')) out.push(measure(l.dataset.label, l));
+	out.push(measure('explanation', document.querySelector('#play-explain')));
+	for (const a of document.querySelectorAll('#play-explain [data-testid=explain-lane]')) out.push(measure('explanation of ' + (a.querySelector('h3, strong') || a).textContent.split(':')[0].trim(), a));
+	return out;
+})()`
+
+// smallestTypeJS finds the smallest font size among the texts the room
+// must read: the lanes' names, the clock, each line of the explanation.
+const smallestTypeJS = `(() => {
+	const smallest = sel => Math.min(...[...document.querySelectorAll(sel)].map(e => parseFloat(getComputedStyle(e).fontSize)));
+	return {"lane name": smallest('.lane-label'), "clock": smallest('.clock-time'), "explanation line": smallest('#play-explain h2, #play-explain [data-testid=explain-lane]')};
+})()`
+
+// emulateScheme makes the tab's pages see the OS's light or dark setting.
+func emulateScheme(t *testing.T, tab *browsertest.Tab, scheme string) {
+	t.Helper()
+	if _, err := chromedp.Call(tab.Context(), emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// carParkScenario is the car park with the given lanes: nil keeps the
+// playground's four default lanes.
+func carParkScenario(t *testing.T, lanes []scenario.PolicySpec) scenario.Scenario {
+	t.Helper()
+	sc := play.DefaultScenario()
+	if lanes != nil {
+		sc.Policies = lanes
+	}
+	for _, a := range carParkArrivals {
+		sc.Requests = append(sc.Requests, scenario.Request{At: int64(a.sec) * 1000, Cost: 1, Count: int64(a.cars)})
+	}
+	return sc
+}
+
+// TestBrowserPlayPresentationFits: on a 1280 × 720 projector with four
+// lanes and a 1920 × 1080 one with all seven, the presentation view shows
+// the clock, every lane and the selected request's explanation whole
+// without scrolling, with the OS set to light and to dark.
+func TestBrowserPlayPresentationFits(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	seven, err := os.ReadFile("../lessons/scenarios/car-park.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := scenario.Parse(seven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		w, h  int64
+		sc    scenario.Scenario
+		lanes int
+	}{
+		{1280, 720, carParkScenario(t, nil), 4},
+		{1920, 1080, all, 7},
+	} {
+		for _, scheme := range []string{"light", "dark"} {
+			name := fmt.Sprintf("%dx%d %s", c.w, c.h, scheme)
+			tab := browsertest.NewTab(t)
+			emulateScheme(t, tab, scheme)
+			tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+scenario.EncodeURL(c.sc)+"&t=40000&present=1"))
+			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+			browsertest.Run(tab, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
+			pressKey(tab, "[")
+			tab.WaitText(`[data-testid="explain"]`, "Request 10 at 40 s")
+			// PRESENT_SCREENSHOTS=docs/screenshots saves what the screen
+			// shows: play-present-1920.png, play-present-1920-dark.png, ….
+			if dir := os.Getenv("PRESENT_SCREENSHOTS"); dir != "" {
+				file := fmt.Sprintf("play-present-%d.png", c.w)
+				if scheme == "dark" {
+					file = fmt.Sprintf("play-present-%d-dark.png", c.w)
+				}
+				buf := browsertest.Run(tab, chromedp.CaptureScreenshot())
+				if err := os.WriteFile(filepath.Join(dir, file), buf, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Large type: the lanes' names, the clock and the explanation's
+			// lines are at least 2.2% of the screen's height (16 px at 720,
+			// 24 px at 1080), as a slide's body text is read from the back.
+			minType := 0.022 * float64(c.h)
+			for what, size := range browsertest.Run(tab, chromedp.Evaluate[map[string]float64](smallestTypeJS)) {
+				if size < minType {
+					t.Errorf("%s: the smallest %s is %.1f px, want at least %.1f px", name, what, size, minType)
+				}
+			}
+			boxes := browsertest.Run(tab, chromedp.Evaluate[[]box](presentBoxesJS))
+			if lanes := len(boxes) - 2 - c.lanes; lanes < 0 {
+				t.Fatalf("%s: %d boxes measured, want the clock, %d lanes and the explanation", name, len(boxes), c.lanes)
+			}
+			for _, b := range boxes {
+				if b.Left < 0 || b.Top < 0 || b.Right > float64(c.w)+0.5 || b.Bottom > float64(c.h)+0.5 {
+					t.Errorf("%s: %s spans (%.0f, %.0f)–(%.0f, %.0f), outside the %d × %d screen", name, b.Name, b.Left, b.Top, b.Right, b.Bottom, c.w, c.h)
+				}
+				if b.Hidden > 1 {
+					t.Errorf("%s: %s hides %.0f px of its content (scrolled or clipped)", name, b.Name, b.Hidden)
+				}
+			}
+		}
+	}
+}
