@@ -229,7 +229,7 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 // closes it.
 func revealOpen(id string) string {
 	return `<details class="predict-reveal" data-predict-reveal="` + template.HTMLEscapeString(id) + `" data-testid="predict-reveal">` +
-		`<summary>The computed example: predict first, or open it to read on without predicting</summary>`
+		`<summary><span class="predict-closed">The computed example: predict first, or open it to read on without predicting</span><span class="predict-opened">The computed example</span></summary>`
 }
 
 const revealClose = `</details>`
