@@ -222,13 +222,20 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 	}
 	st.openPredict = p.ID
 	st.out.Predictions = append(st.out.Predictions, p)
-	return template.HTML(b.String() + revealOpen(p.ID)), nil //nolint:gosec // templ output and a fixed tag around an id of [a-z0-9-]
+	// A page drawn with the visitor's own inputs (a k, a traffic shape)
+	// comes from a widget they used, which lives in an example they had
+	// opened: it stays open.
+	return template.HTML(b.String() + revealOpen(p.ID, len(st.in) > 0)), nil //nolint:gosec // templ output and a fixed tag around an id of [a-z0-9-]
 }
 
-// revealOpen starts the closed region a prediction guards; ```predict-end
-// closes it.
-func revealOpen(id string) string {
-	return `<details class="predict-reveal" data-predict-reveal="` + template.HTMLEscapeString(id) + `" data-testid="predict-reveal">` +
+// revealOpen starts the region a prediction guards, closed unless open;
+// ```predict-end closes it.
+func revealOpen(id string, open bool) string {
+	attr := ""
+	if open {
+		attr = " open"
+	}
+	return `<details class="predict-reveal" data-predict-reveal="` + template.HTMLEscapeString(id) + `" data-testid="predict-reveal"` + attr + `>` +
 		`<summary><span class="predict-closed">The computed example: predict first, or open it to read on without predicting</span><span class="predict-opened">The computed example</span></summary>`
 }
 

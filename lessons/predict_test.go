@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -138,6 +139,24 @@ func TestPredictionHintNeverUsesTheAnswer(t *testing.T) {
 		answer := sol.Text() // "30 s"
 		if hint := PredictionHint(in, sol); strings.Contains(hint, answer) || strings.Contains(hint, strings.TrimSuffix(answer, " s")+"000 ms") {
 			t.Errorf("at %s: the hint %q uses the answer %s", at, hint, answer)
+		}
+	}
+}
+
+// TestExampleStaysOpenForItsWidget: a page drawn with the visitor's inputs
+// comes from a widget inside an example they had opened, so it stays open.
+func TestExampleStaysOpenForItsWidget(t *testing.T) {
+	lib, l := predictLib(t, carPark35+"\n```memory-calculator\n{\"limit\": 100, \"keys\": 10, \"policies\": [\"fixed-window\"]}\n```\n\n```predict-end\n```\n")
+	for _, tt := range []struct {
+		in   url.Values
+		open bool
+	}{{nil, false}, {url.Values{"limit": {"7"}}, true}} {
+		r, err := lib.Render(l, tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if open := strings.Contains(string(r.HTML), `data-predict-reveal="car-35" data-testid="predict-reveal" open>`); open != tt.open {
+			t.Errorf("inputs %v: example open %v, want %v", tt.in, open, tt.open)
 		}
 	}
 }
