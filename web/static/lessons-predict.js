@@ -52,6 +52,7 @@ async function check(section, fields, restoring) {
   } else {
     slot.textContent = text;
   }
+  if (res.status === 404) storage()?.removeItem(prefix + id); // the lesson no longer asks it
   if (!res.ok) return; // an unreadable prediction: the learner fixes it and commits again
   // Focus the feedback before the form is disabled, so keyboard focus is
   // not lost to the top of the page.
