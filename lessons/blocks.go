@@ -43,6 +43,10 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		return st.bucketRing(body)
 	case "compare":
 		return st.compare(body)
+	case predictKind:
+		return st.predict(body)
+	case predictEndKind:
+		return st.predictEnd()
 	}
 	return execHTML(codeTmpl, map[string]any{"Lang": kind, "Code": string(body)})
 }

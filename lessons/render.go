@@ -32,6 +32,8 @@ type Rendered struct {
 	// still renders, with the lesson's defaults in their place and each
 	// problem shown beside its widget; a server answers it with a 400.
 	InputProblems []string
+	// Predictions are the lesson's ```predict blocks, in order.
+	Predictions []*Prediction
 }
 
 // Table is one computed table, as text, for tests and text alternatives.
@@ -61,6 +63,9 @@ type renderState struct {
 	out       *Rendered
 	md        goldmark.Markdown
 	blockSeen map[string]int
+	// openPredict is the prediction whose example is being rendered, until
+	// its ```predict-end; "" outside one.
+	openPredict string
 }
 
 // Render turns the lesson into HTML. in carries the visitor's inputs to the
@@ -117,6 +122,10 @@ func (lib *Library) Render(l *Lesson, in url.Values) (*Rendered, error) {
 	var buf bytes.Buffer
 	if err := st.md.Renderer().Render(&buf, src, doc); err != nil {
 		return nil, fmt.Errorf("lessons: rendering %s: %w", l.File, err)
+	}
+	if st.openPredict != "" {
+		st.problem("the example of prediction %q is never closed: end it with a ```predict-end fence", st.openPredict)
+		buf.WriteString(revealClose)
 	}
 	html := captionPattern.ReplaceAllString(buf.String(), "<table class=\"prose-table\" tabindex=\"0\">\n<caption>$1</caption>")
 	st.out.HTML = template.HTML(html) //nolint:gosec // goldmark escapes text; raw HTML in lessons is not enabled

@@ -115,4 +115,15 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 			t.Errorf("exercise feedback: %s (%s): %s", v.ID, v.Impact, v.Help)
 		}
 	}
+	// A lesson after a prediction: its feedback, working and opened example.
+	tab.Do(chromedp.Navigate(url + "/lessons/sliding-counter"))
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="predict-reset"]`)))
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-admitted"]`)),
+		chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-commit"]`)))
+	tab.WaitText(`[data-predict="car-park-35s"] [data-testid="predict-verdict"]`, "Not what the policies decide")
+	for _, v := range run("lesson after a prediction") {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("lesson after a prediction: %s (%s): %s", v.ID, v.Impact, v.Help)
+		}
+	}
 }

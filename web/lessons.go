@@ -29,6 +29,7 @@ func Lessons(lib *lessons.Library, set *exercises.Set) Feature {
 		h := &lessonPages{s: s, lib: lib, set: set}
 		r.Get("/lessons", h.index)
 		r.Get("/lessons/{slug}", h.lesson)
+		r.Post("/lessons/{slug}/predictions/{id}", h.predict)
 		r.Get("/exercises", h.exercises)
 		r.Get("/exercises/{id}", h.exercise)
 		r.Post("/exercises/{id}", h.exercise)
@@ -94,6 +95,8 @@ func (h *lessonPages) lesson(w http.ResponseWriter, r *http.Request) {
 		Lesson:    h.link(l),
 		Body:      rendered.HTML,
 		Exercises: h.exercisesOf(l.Slug),
+
+		Predictions: predictionCount(rendered),
 	}
 	status := http.StatusOK
 	if len(rendered.InputProblems) > 0 {

@@ -163,6 +163,9 @@ func TestBrowserRingSliderByKeyboard(t *testing.T) {
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.Navigate(url + "/lessons/ring-of-buckets"))
 	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	// The ring is the example of a prediction: a reader who would rather
+	// not predict opens it from its summary.
+	tab.Do(chromedp.Focus(chromedp.CSS(`details[data-predict-reveal] > summary`)), chromedp.KeyEvent("\r"))
 	tab.WaitText(`[data-testid="ring-summary"]`, "With k = 6,")
 	tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="ring-slider"]`)), chromedp.KeyEvent(kb.ArrowRight))
 	tab.WaitText(`[data-testid="ring-summary"]`, "With k = 10,")

@@ -32,6 +32,9 @@ type LessonPage struct {
 	Prev      *LessonLink
 	Next      *LessonLink
 	Exercises []ExerciseLink
+	// Predictions is how many predictions the lesson asks for; a page with
+	// any offers to reset them.
+	Predictions int
 }
 
 // ExerciseLink is one exercise in a list.

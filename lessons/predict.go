@@ -1,0 +1,277 @@
+package lessons
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/windowlab/playground/exercises"
+	"github.com/windowlab/playground/scenario"
+)
+
+// A ```predict block asks the learner to commit a prediction before the
+// computed example below it is shown: predict, observe, explain. Its body
+// is either a reference to an exercise,
+//
+//	{"exercise": "fw-car-park-count"}
+//
+// or a question written like an exercise file, without its title and
+// lesson (the scenario may be one of the lesson's own ```scenario blocks):
+//
+//	{"scenario": "car-park", "policy": "sliding-counter/exact", "ask": "outcome", "at": "35 s",
+//	 "question": "Is the car at 35 s admitted?"}
+//
+// Everything from the block down to the next ```predict-end fence is the
+// example it guards: it stays in the page, inside a closed <details>, so a
+// reader without JavaScript can still open it, and the page's script opens
+// it once the prediction is checked. The answer is never in the block: the
+// server works it out when the prediction is sent (web's check endpoint
+// calls Prediction.Exercise's Check), from the same policies as the
+// exercises.
+
+// Prediction is one ```predict block of a lesson.
+type Prediction struct {
+	// ID names the prediction within its lesson: in the page, in the
+	// address it is checked at, and in the browser's storage. It is the
+	// exercise's id, the block's "id", or "prediction-N" for the N-th block.
+	ID       string
+	Exercise *exercises.Exercise
+}
+
+// Blocks of these kinds belong to predictions.
+const (
+	predictKind    = "predict"
+	predictEndKind = "predict-end"
+)
+
+// lessonCatalog resolves a prediction's scenario among the lesson's own
+// ```scenario blocks first, then the library's.
+type lessonCatalog struct {
+	lib   *Library
+	local map[string]scenario.Scenario
+}
+
+func (c lessonCatalog) Scenario(name string) (scenario.Scenario, error) {
+	if s, ok := c.local[name]; ok {
+		return s, nil
+	}
+	return c.lib.Scenario(name)
+}
+
+func (c lessonCatalog) HasLesson(slug string) bool { return c.lib.HasLesson(slug) }
+
+// parsePrediction reads the n-th (from 1) predict block of lesson l.
+func parsePrediction(lib *Library, l *Lesson, local map[string]scenario.Scenario, n int, body []byte) (*Prediction, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, fmt.Errorf("reading the block's JSON: %v", err)
+	}
+	if raw, ok := fields["exercise"]; ok {
+		if len(fields) > 1 {
+			return nil, fmt.Errorf("a block naming an exercise takes nothing else: the exercise holds the question")
+		}
+		var id string
+		if err := json.Unmarshal(raw, &id); err != nil {
+			return nil, fmt.Errorf("exercise: want an exercise id as a string")
+		}
+		if lib.Exercises == nil {
+			return nil, fmt.Errorf("exercise %q: no exercises are loaded", id)
+		}
+		e := lib.Exercises.Get(id)
+		if e == nil {
+			return nil, fmt.Errorf("no exercise %q in exercises/", id)
+		}
+		return &Prediction{ID: e.ID, Exercise: e}, nil
+	}
+	for _, f := range []string{"title", "lesson", "vary"} {
+		if _, ok := fields[f]; ok {
+			return nil, fmt.Errorf("%s: a prediction takes its question from \"question\" and belongs to its lesson; leave %s out", f, f)
+		}
+	}
+	id := "prediction-" + strconv.Itoa(n)
+	if raw, ok := fields["id"]; ok {
+		if err := json.Unmarshal(raw, &id); err != nil {
+			return nil, fmt.Errorf("id: want a string")
+		}
+	}
+	fields["title"] = fields["question"]
+	fields["lesson"], _ = json.Marshal(l.Slug)
+	data, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	e, err := exercises.Parse(data, id+".json", lessonCatalog{lib: lib, local: local})
+	if err != nil {
+		return nil, err
+	}
+	return &Prediction{ID: e.ID, Exercise: e}, nil
+}
+
+// Predictions reads the lesson's ```predict blocks, in order, without
+// rendering the lesson: the check endpoint needs only the questions.
+func (lib *Library) Predictions(l *Lesson) ([]*Prediction, error) {
+	src := []byte(l.Body)
+	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	local := map[string]scenario.Scenario{}
+	var blocks [][]byte
+	err := ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		fb, ok := n.(*ast.FencedCodeBlock)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		switch kind, arg := blockInfo(fb, src); kind {
+		case "scenario":
+			if s, err := scenario.Parse(blockBody(fb, src)); err == nil {
+				local[arg] = s
+			}
+		case predictKind:
+			blocks = append(blocks, blockBody(fb, src))
+		}
+		return ast.WalkContinue, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Prediction
+	seen := map[string]bool{}
+	for i, body := range blocks {
+		p, err := parsePrediction(lib, l, local, i+1, body)
+		if err != nil {
+			return nil, fmt.Errorf("lessons: %s: ```predict block %d: %w", l.File, i+1, err)
+		}
+		if seen[p.ID] {
+			return nil, fmt.Errorf("lessons: %s: ```predict block %d: a second prediction with id %q", l.File, i+1, p.ID)
+		}
+		seen[p.ID] = true
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Prediction returns the lesson's prediction with the id, or nil.
+func (lib *Library) Prediction(l *Lesson, id string) (*Prediction, error) {
+	ps, err := lib.Predictions(l)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+// PredictionURL is where a prediction is checked.
+func PredictionURL(slug, id string) string { return "/lessons/" + slug + "/predictions/" + id }
+
+// predictView is what the block's component shows.
+type predictView struct {
+	ID       string
+	Action   string
+	Question string
+	Kind     string
+	Choices  []predictChoice
+	Hint     string
+	// Exercise is the exercise page asking the same question, with its
+	// variants, when the block names one.
+	Exercise string
+}
+
+type predictChoice struct {
+	Value string
+	Label string
+}
+
+// predict renders a ```predict block and opens the region it guards.
+func (st *renderState) predict(body []byte) (template.HTML, error) {
+	if st.openPredict != "" {
+		return "", fmt.Errorf("a ```predict block inside the example that prediction %q guards: close that one first with a ```predict-end fence", st.openPredict)
+	}
+	n := st.blockSeen[predictKind]
+	p, err := parsePrediction(st.lib, st.lesson, st.local, n, body)
+	if err != nil {
+		return "", err
+	}
+	in := p.Exercise.Instance(0)
+	sol, err := in.Solve()
+	if err != nil {
+		return "", err
+	}
+	v := predictView{ID: p.ID, Action: PredictionURL(st.lesson.Slug, p.ID), Question: in.Question(), Kind: p.Exercise.Ask, Hint: PredictionHint(in, sol)}
+	if st.lib.Exercises != nil && st.lib.Exercises.Get(p.ID) == p.Exercise {
+		v.Exercise = "/exercises/" + p.ID
+	}
+	if p.Exercise.Ask == exercises.AskWhich {
+		for _, lane := range p.Exercise.Lanes() {
+			v.Choices = append(v.Choices, predictChoice{Value: lane, Label: exercises.Label(lane)})
+		}
+		v.Choices = append(v.Choices, predictChoice{Value: "none", Label: "none of them"})
+	}
+	var b bytes.Buffer
+	if err := predictBlock(v).Render(context.Background(), &b); err != nil {
+		return "", err
+	}
+	st.openPredict = p.ID
+	st.out.Predictions = append(st.out.Predictions, p)
+	// A page drawn with the visitor's own inputs (a k, a traffic shape)
+	// comes from a widget they used, which lives in an example they had
+	// opened: it stays open.
+	return template.HTML(b.String() + revealOpen(p.ID, len(st.in) > 0)), nil //nolint:gosec // templ output and a fixed tag around an id of [a-z0-9-]
+}
+
+// revealOpen starts the region a prediction guards, closed unless open;
+// ```predict-end closes it.
+func revealOpen(id string, open bool) string {
+	attr := ""
+	if open {
+		attr = " open"
+	}
+	return `<details class="predict-reveal" data-predict-reveal="` + template.HTMLEscapeString(id) + `" data-testid="predict-reveal"` + attr + `>` +
+		`<summary><span class="predict-closed">The computed example: predict first, or open it to read on without predicting</span><span class="predict-opened">The computed example</span></summary>`
+}
+
+const revealClose = `</details>`
+
+// predictEnd closes the region of the open prediction.
+func (st *renderState) predictEnd() (template.HTML, error) {
+	if st.openPredict == "" {
+		return "", fmt.Errorf("a ```predict-end fence with no ```predict block above it")
+	}
+	st.openPredict = ""
+	return revealClose, nil
+}
+
+// PredictionHint says what kind of answer a prediction takes. A time's
+// examples are worked out from the answer so that none of them is it.
+func PredictionHint(in exercises.Instance, sol exercises.Solution) string {
+	switch in.Exercise.Ask {
+	case exercises.AskFirstAdmit:
+		ex := in.TimeExamples(sol)
+		return fmt.Sprintf("A time, such as %s or %s. A bare number is in seconds.", ex[1], ex[3])
+	case exercises.AskCount:
+		return "A whole number."
+	case exercises.AskWhich:
+		return "Tick every one that admits it, or “none of them”."
+	}
+	return ""
+}
+
+func choiceID(id string, i int) string { return "predict-" + id + "-choice-" + strconv.Itoa(i) }
+
+func isKind(v predictView, kinds ...string) bool {
+	for _, k := range kinds {
+		if strings.EqualFold(v.Kind, k) {
+			return true
+		}
+	}
+	return false
+}

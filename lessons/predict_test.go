@@ -1,0 +1,162 @@
+package lessons
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// predictLib is a library of one lesson with the body given, and the car
+// park as its shared scenario.
+func predictLib(t *testing.T, body string) (*Library, *Lesson) {
+	t.Helper()
+	lib, err := LoadFS(fstest.MapFS{
+		"01-test.md":              {Data: []byte("---\ntitle: Test\nsummary: s\n---\n" + body)},
+		"scenarios/car-park.json": {Data: []byte(`{"limit": 5, "windowMs": 30000, "requests": [{"at": 0}, {"at": 5000, "count": 2}, {"at": 15000, "count": 2}, {"at": 25000}, {"at": 35000}, {"at": 40000, "count": 3}]}`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib, lib.Lessons[0]
+}
+
+const carPark35 = "```predict\n" + `{"id": "car-35", "scenario": "car-park", "policy": "sliding-counter/exact", "ask": "outcome", "at": "35 s", "question": "Is the car at 35 s admitted?"}` + "\n```\n"
+
+func TestPredictBlockGuardsTheExampleBelowIt(t *testing.T) {
+	lib, l := predictLib(t, "Before.\n\n"+carPark35+"\n```scenario-table\n"+`{"caption": "the car park", "scenario": "car-park", "policies": ["sliding-counter/exact"]}`+"\n```\n\nAfter the table.\n\n```predict-end\n```\n\nOutside.\n")
+	r, err := lib.Render(l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Problems {
+		t.Error(p)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(r.HTML)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := doc.Find(`[data-testid="predict"]`)
+	if got := block.Find("form").AttrOr("action", ""); got != "/lessons/test/predictions/car-35" {
+		t.Errorf("the form posts to %q", got)
+	}
+	if got := block.Find("legend").Text(); got != "Is the car at 35 s admitted?" {
+		t.Errorf("question %q", got)
+	}
+	if n := block.Find(`input[type="radio"]`).Length(); n != 2 {
+		t.Errorf("%d radio buttons for admitted or refused, want 2", n)
+	}
+	// The block holds no answer: "refused" is one of the two choices, so
+	// look for it anywhere but in the choices' labels.
+	block.Find("label").Remove()
+	if text := block.Text(); strings.Contains(text, "refused") || strings.Contains(text, "4.17") {
+		t.Errorf("the block gives the answer away: %q", text)
+	}
+	reveal := block.Next()
+	if !reveal.Is(`details[data-predict-reveal="car-35"]`) {
+		t.Fatalf("the block is followed by %s, want its closed example", goquery.NodeName(reveal))
+	}
+	if _, open := reveal.Attr("open"); open {
+		t.Error("the example is open before any prediction")
+	}
+	if reveal.Find(`[data-testid="live-table"]`).Length() != 1 || !strings.Contains(reveal.Text(), "After the table.") {
+		t.Errorf("the example should hold the table and the prose up to predict-end: %q", reveal.Text())
+	}
+	if strings.Contains(reveal.Text(), "Outside.") {
+		t.Error("the example runs past its predict-end")
+	}
+	if len(r.Predictions) != 1 || r.Predictions[0].ID != "car-35" {
+		t.Fatalf("Predictions = %v", r.Predictions)
+	}
+	ps, err := lib.Predictions(l)
+	if err != nil || len(ps) != 1 || ps[0].ID != "car-35" {
+		t.Fatalf("Predictions(l) = %v, %v; want the one Render found", ps, err)
+	}
+	fb, err := ps[0].Exercise.Instance(0).Check("admitted", nil)
+	if err != nil || !fb.Readable || fb.Correct || fb.Right != "refused" {
+		t.Errorf("checking \"admitted\": %+v, %v; want a readable wrong answer, refused", fb, err)
+	}
+}
+
+func TestPredictBlockProblems(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body string
+		want string
+	}{
+		{"never closed", carPark35 + "\ntext\n", "never closed"},
+		{"end without start", "```predict-end\n```\n", "no ```predict block above it"},
+		{"nested", carPark35 + "\n" + strings.Replace(carPark35, "car-35", "car-36", 1) + "\n```predict-end\n```\n", "inside the example"},
+		{"unknown exercise", "```predict\n{\"exercise\": \"nope\"}\n```\n\n```predict-end\n```\n", "exercise \"nope\""},
+		{"exercise and more", "```predict\n{\"exercise\": \"x\", \"ask\": \"count\"}\n```\n\n```predict-end\n```\n", "takes nothing else"},
+		{"a title", "```predict\n{\"title\": \"t\", \"question\": \"q\", \"scenario\": \"car-park\", \"policy\": \"fixed-window\", \"ask\": \"count\"}\n```\n\n```predict-end\n```\n", "title: a prediction takes its question"},
+		{"bad kind", "```predict\n{\"question\": \"q\", \"scenario\": \"car-park\", \"policy\": \"fixed-window\", \"ask\": \"guess\"}\n```\n\n```predict-end\n```\n", "ask: \"guess\""},
+		{"unknown scenario", "```predict\n{\"question\": \"q\", \"scenario\": \"nope\", \"policy\": \"fixed-window\", \"ask\": \"count\"}\n```\n\n```predict-end\n```\n", "no scenario named \"nope\""},
+		{"not JSON", "```predict\n{\n```\n\n```predict-end\n```\n", "reading the block's JSON"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lib, l := predictLib(t, tt.body)
+			r, err := lib.Render(l, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for _, p := range r.Problems {
+				all = append(all, p.What)
+			}
+			if !strings.Contains(strings.Join(all, "\n"), tt.want) {
+				t.Errorf("problems %q, want one saying %q", all, tt.want)
+			}
+			if opened, closed := strings.Count(string(r.HTML), "<details"), strings.Count(string(r.HTML), "</details>"); opened != closed {
+				t.Errorf("%d <details> opened and %d closed: the page's HTML is unbalanced", opened, closed)
+			}
+		})
+	}
+}
+
+func TestTwoPredictionsWithOneID(t *testing.T) {
+	lib, l := predictLib(t, carPark35+"\n```predict-end\n```\n\n"+carPark35+"\n```predict-end\n```\n")
+	if _, err := lib.Predictions(l); err == nil || !strings.Contains(err.Error(), "a second prediction with id \"car-35\"") {
+		t.Errorf("Predictions: %v, want an error naming the repeated id", err)
+	}
+}
+
+func TestPredictionHintNeverUsesTheAnswer(t *testing.T) {
+	for _, at := range []string{"12 s", "17 s", "40 s"} {
+		body := "```predict\n" + `{"scenario": "car-park", "policy": "fixed-window", "ask": "first-admit", "at": "` + at + `", "question": "When?"}` + "\n```\n\n```predict-end\n```\n"
+		lib, l := predictLib(t, body)
+		ps, err := lib.Predictions(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := ps[0].Exercise.Instance(0)
+		sol, err := in.Solve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer := sol.Text() // "30 s"
+		if hint := PredictionHint(in, sol); strings.Contains(hint, answer) || strings.Contains(hint, strings.TrimSuffix(answer, " s")+"000 ms") {
+			t.Errorf("at %s: the hint %q uses the answer %s", at, hint, answer)
+		}
+	}
+}
+
+// TestExampleStaysOpenForItsWidget: a page drawn with the visitor's inputs
+// comes from a widget inside an example they had opened, so it stays open.
+func TestExampleStaysOpenForItsWidget(t *testing.T) {
+	lib, l := predictLib(t, carPark35+"\n```memory-calculator\n{\"limit\": 100, \"keys\": 10, \"policies\": [\"fixed-window\"]}\n```\n\n```predict-end\n```\n")
+	for _, tt := range []struct {
+		in   url.Values
+		open bool
+	}{{nil, false}, {url.Values{"limit": {"7"}}, true}} {
+		r, err := lib.Render(l, tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if open := strings.Contains(string(r.HTML), `data-predict-reveal="car-35" data-testid="predict-reveal" open>`); open != tt.open {
+			t.Errorf("inputs %v: example open %v, want %v", tt.in, open, tt.open)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/web/templates"
+)
+
+// fragmentHeader marks a prediction sent by the lesson page's script, which
+// wants only the feedback to put in place; a plain form POST gets a page.
+const fragmentHeader = "Windowlab-Fragment"
+
+// predict checks a learner's prediction in a lesson: POST
+// /lessons/{slug}/predictions/{id} with the form fields "answer" (and
+// "choice" for a which-question). The answer is computed here, by the same
+// policies and checking as the exercises, so the lesson page never holds it
+// before the learner commits. An answer that cannot be read is a 400 whose
+// body says what would be.
+func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
+	l := h.lib.Lesson(chi.URLParam(r, "slug"))
+	if l == nil {
+		http.Error(w, "No lesson at this address.", http.StatusNotFound)
+		return
+	}
+	p, err := h.lib.Prediction(l, chi.URLParam(r, "id"))
+	if err != nil {
+		h.s.Fail(w, r, err)
+		return
+	}
+	if p == nil {
+		http.Error(w, "The lesson “"+l.Title+"” asks no prediction with this id.", http.StatusNotFound)
+		return
+	}
+	cleanup, perr := readForm(r)
+	defer cleanup()
+	if bodyTooLarge(perr) {
+		http.Error(w, tooLargeMessage(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if perr != nil {
+		http.Error(w, "The prediction could not be read: "+perr.Error(), http.StatusBadRequest)
+		return
+	}
+	in := p.Exercise.Instance(0)
+	fb, err := in.Check(r.PostForm.Get("answer"), r.PostForm["choice"])
+	if err != nil {
+		h.s.Fail(w, r, err)
+		return
+	}
+	v := templates.PredictionResult{
+		Page:     h.s.Page(r, "Your prediction", templates.SectionLessons),
+		ID:       p.ID,
+		Question: in.Question(),
+		Lesson:   h.link(l),
+		Feedback: *feedbackView(p.Exercise, in, fb),
+	}
+	status := http.StatusOK
+	if !fb.Readable {
+		status = http.StatusBadRequest
+	}
+	if r.Header.Get(fragmentHeader) == "1" {
+		h.s.Render(w, r, status, templates.PredictionFeedback(v))
+		return
+	}
+	h.s.Render(w, r, status, templates.PredictionPage(v))
+}
+
+// predictionCount is how many predictions a rendered lesson asks for.
+func predictionCount(r *lessons.Rendered) int { return len(r.Predictions) }

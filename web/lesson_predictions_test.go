@@ -1,0 +1,121 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// postPrediction sends a prediction as the lesson page's script does (a
+// fragment) or as a plain form, and returns the status and body.
+func postPrediction(t *testing.T, target string, form url.Values, fragment bool) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if fragment {
+		req.Header.Set(fragmentHeader, "1")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(res.Body)
+	return res.StatusCode, body.String()
+}
+
+func TestCheckingAPrediction(t *testing.T) {
+	base := lessonsSite(t)
+	for _, tt := range []struct {
+		name     string
+		path     string
+		form     url.Values
+		status   int
+		verdict  string // the words of the verdict, "" for none
+		contains string
+	}{
+		{"wrong outcome", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"admitted"}}, 200, "Not what the policies decide", "the policies decide <strong data-testid=\"predict-right\">refused</strong>"},
+		{"right outcome", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"refused"}}, 200, "Your prediction was right", "5 × 5/6 = 4.17 carried"},
+		{"right which", "/lessons/sliding-counter/predictions/floor-vector", url.Values{"choice": {"sliding-counter/floor"}}, 200, "Your prediction was right", "sliding counter (floor)"},
+		{"time off", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"60.001 s"}}, 200, "Not what the policies decide", "5.999 s early"},
+		{"decimal comma", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"66,0 s"}}, 200, "Your prediction was right", ""},
+		{"an exercise as a prediction", "/lessons/fixed-window/predictions/fw-car-park-count", url.Values{"answer": {"9"}}, 200, "Your prediction was right", ""},
+		{"unreadable", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"perhaps"}}, 400, "Can't read that prediction", "Answer yes or no"},
+		{"empty", "/lessons/where-they-disagree/predictions/attack", url.Values{}, 400, "Can't read that prediction", "Give a whole number"},
+		{"both none and a policy", "/lessons/sliding-counter/predictions/floor-vector", url.Values{"choice": {"none", "sliding-counter/floor"}}, 400, "Can't read that prediction", "not both"},
+		{"no such prediction", "/lessons/sliding-counter/predictions/nope", url.Values{"answer": {"1"}}, 404, "", "asks no prediction with this id"},
+		{"no such lesson", "/lessons/nope/predictions/car-park-35s", url.Values{"answer": {"1"}}, 404, "", "No lesson at this address"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := postPrediction(t, base+tt.path, tt.form, true)
+			if status != tt.status {
+				t.Errorf("status %d, want %d (%.200s)", status, tt.status, body)
+			}
+			if tt.verdict != "" {
+				doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := doc.Find(`[data-testid="predict-verdict"]`).Text(); !strings.Contains(got, tt.verdict) {
+					t.Errorf("verdict %q, want %q", got, tt.verdict)
+				}
+				if strings.Contains(body, "<html") {
+					t.Error("the script asked for the feedback alone and got a whole page")
+				}
+			}
+			if !strings.Contains(body, tt.contains) {
+				t.Errorf("body lacks %q: %.400s", tt.contains, body)
+			}
+		})
+	}
+}
+
+// TestPredictionWithoutJavaScript: the form works as a plain POST, giving a
+// page with the feedback and a way back to the example.
+func TestPredictionWithoutJavaScript(t *testing.T) {
+	base := lessonsSite(t)
+	status, body := postPrediction(t, base+"/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"no"}}, false)
+	if status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	for _, want := range []string{"<html", "Your prediction was right", `href="/lessons/sliding-counter#predict-car-park-35s"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestLessonPageHoldsNoPredictedAnswer: before the learner commits, the
+// prediction's block holds the question but neither the answer nor the
+// working; the example is in the page, closed, for readers without
+// JavaScript to open.
+func TestLessonPageHoldsNoPredictedAnswer(t *testing.T) {
+	base := lessonsSite(t)
+	res := get(t, base+"/lessons/sliding-counter")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := doc.Find(`[data-predict="full-window-exact"]`)
+	if block.Length() != 1 {
+		t.Fatalf("%d blocks for the prediction, want 1", block.Length())
+	}
+	if text := block.Text(); strings.Contains(text, "66") || strings.Contains(text, "working") {
+		t.Errorf("the prediction's block gives its answer away before it is committed: %q", text)
+	}
+	reveal := doc.Find(`details[data-predict-reveal="full-window-exact"]`)
+	if _, open := reveal.Attr("open"); reveal.Length() != 1 || open {
+		t.Errorf("the example should follow its prediction, closed: %d found, open %v", reveal.Length(), open)
+	}
+	if doc.Find(`[data-testid="predict-reset"]`).Length() != 1 {
+		t.Error("no control to reset the predictions")
+	}
+}
