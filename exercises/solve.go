@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/windowlab/playground/explain"
-	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -181,36 +180,13 @@ func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
 	return Step{Policy: p.Label, At: d.At, Outcome: explain.Outcome(d.Detail), Working: explain.Working(explain.ForResult(p), d), Note: note}
 }
 
-// Label names a policy ref as people read it: "sliding counter (exact)"
-// for sliding-counter/exact, "ring of 6 sub-buckets" for sliding-buckets/6,
-// "token bucket (burst 10)" for token-bucket/10. A ref that does not parse
-// is returned as it is.
+// Label names a policy ref as people read it (explain.Name): "sliding
+// counter (exact)" for sliding-counter/exact. A ref that does not parse is
+// returned as it is.
 func Label(ref string) string {
 	spec, err := scenario.ParsePolicyRef(ref)
 	if err != nil {
 		return ref
 	}
-	name := strings.ReplaceAll(spec.Name, "-", " ")
-	switch spec.Name {
-	case policies.SlidingCounter:
-		if spec.Arithmetic != "" {
-			name += " (" + string(spec.Arithmetic) + ")"
-		}
-	case policies.SlidingBuckets:
-		switch spec.Buckets {
-		case 0:
-		case 1:
-			name = "ring of 1 sub-bucket"
-		default:
-			name = fmt.Sprintf("ring of %d sub-buckets", spec.Buckets)
-		}
-	case policies.TokenBucket, policies.GCRA:
-		if spec.Name == policies.GCRA {
-			name = "GCRA"
-		}
-		if spec.Burst != 0 {
-			name += fmt.Sprintf(" (burst %d)", spec.Burst)
-		}
-	}
-	return name
+	return explain.Name(spec)
 }
