@@ -34,14 +34,9 @@ func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "The lesson “"+l.Title+"” asks no prediction with this id.", http.StatusNotFound)
 		return
 	}
-	cleanup, perr := readForm(r)
+	cleanup, ok := formOrRefuse(w, r, "The prediction")
 	defer cleanup()
-	if bodyTooLarge(perr) {
-		http.Error(w, tooLargeMessage(), http.StatusRequestEntityTooLarge)
-		return
-	}
-	if perr != nil {
-		http.Error(w, "The prediction could not be read: "+perr.Error(), http.StatusBadRequest)
+	if !ok {
 		return
 	}
 	in := p.Exercise.Instance(0)

@@ -141,14 +141,9 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	}
 	// Datastar sends the form as multipart FormData; a plain POST as
 	// application/x-www-form-urlencoded.
-	cleanup, perr := readForm(r)
+	cleanup, ok := formOrRefuse(w, r, "The answer")
 	defer cleanup()
-	if bodyTooLarge(perr) {
-		http.Error(w, tooLargeMessage(), http.StatusRequestEntityTooLarge)
-		return
-	}
-	if perr != nil {
-		http.Error(w, "The answer could not be read: "+perr.Error(), http.StatusBadRequest)
+	if !ok {
 		return
 	}
 	status := http.StatusOK

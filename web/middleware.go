@@ -154,3 +154,20 @@ func readForm(r *http.Request) (cleanup func(), err error) {
 	}
 	return cleanup, r.ParseForm()
 }
+
+// formOrRefuse reads a POST form with readForm and, when it cannot, answers
+// for the handler: 413 with the scenario decoder's words for a body over the
+// bound, else 400 saying that what (e.g. "The answer") could not be read.
+// The caller defers cleanup on every path and stops when ok is false.
+func formOrRefuse(w http.ResponseWriter, r *http.Request, what string) (cleanup func(), ok bool) {
+	cleanup, err := readForm(r)
+	switch {
+	case bodyTooLarge(err):
+		http.Error(w, tooLargeMessage(), http.StatusRequestEntityTooLarge)
+	case err != nil:
+		http.Error(w, what+" could not be read: "+err.Error(), http.StatusBadRequest)
+	default:
+		return cleanup, true
+	}
+	return cleanup, false
+}
