@@ -159,9 +159,14 @@ func AnswerPayload(q *room.Question) string {
 }
 
 // TapAction is what tapping answer v for lane i does: set the lane's signal
-// and send every lane's answer.
+// and, once every lane has an answer, send them all. Sending only complete
+// answers keeps the replies of quick taps from overtaking one another.
 func TapAction(roomID string, q *room.Question, i int, v int64) string {
-	return fmt.Sprintf("$%s = '%d'; @post('/room/%s/answer?q=%d')", AnswerSignal(q, i), v, roomID, q.ID)
+	var all strings.Builder
+	for j := range q.Lanes {
+		fmt.Fprintf(&all, "$%s !== '' && ", AnswerSignal(q, j))
+	}
+	return fmt.Sprintf("$%s = '%d'; %s@post('/room/%s/answer?q=%d')", AnswerSignal(q, i), v, all.String(), roomID, q.ID)
 }
 
 // TappedExpr is true when answer v is the chosen one for lane i.
