@@ -10,6 +10,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -595,4 +596,83 @@ func TestRoomStreamSharesCompressedBytes(t *testing.T) {
 	if a != b {
 		t.Error("two phones got different first updates")
 	}
+}
+
+// TestRoomFollowerMemory opens many followers of one room, each reading
+// gzip, and bounds what each costs the process (server and test client
+// together, so the figure is an upper bound): the budget of a room is its
+// followers, and a follower must stay well under 1 MB.
+func TestRoomFollowerMemory(t *testing.T) {
+	const followers = 200
+	fx := newRoomFixture(t, nil)
+	presenter := fx.device(t)
+	id, _, sess := fx.startRoom(t, presenter)
+	afterFire := fmt.Sprintf("%d requests", expandedTotal(sess.Scenario())+1)
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: followers}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var ready, done sync.WaitGroup
+	updates := make(chan int, followers)
+	for range followers {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fx.base+"/room/"+id+"/stream", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			res, err := client.Do(req)
+			if err != nil {
+				ready.Done()
+				return
+			}
+			defer res.Body.Close()
+			zr, err := gzip.NewReader(res.Body)
+			if err != nil {
+				ready.Done()
+				return
+			}
+			sc := bufio.NewScanner(zr)
+			sc.Buffer(make([]byte, 4<<10), 1<<20)
+			first := true
+			for sc.Scan() {
+				if first && strings.Contains(sc.Text(), `id="room-question"`) {
+					first = false
+					ready.Done()
+				}
+				if strings.Contains(sc.Text(), afterFire) {
+					updates <- 1
+					return
+				}
+			}
+			if first {
+				ready.Done()
+			}
+		}()
+	}
+	ready.Wait()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse)) / followers
+	t.Logf("%d followers: %d KB each (server and client, heap and stacks)", followers, per>>10)
+	if per > 1<<20 {
+		t.Errorf("a follower costs %d KB, want well under 1 MB", per>>10)
+	}
+	// One action reaches every follower.
+	if res := presenter.post("/room/"+id+"/play/fire", `{"cost":1}`); res.status != http.StatusOK {
+		t.Fatalf("fire: status %d", res.status)
+	}
+	timeout := time.After(10 * time.Second)
+	for n := 0; n < followers; n++ {
+		select {
+		case <-updates:
+		case <-timeout:
+			t.Fatalf("%d of %d followers got the update", n, followers)
+		}
+	}
+	cancel()
+	done.Wait()
 }
