@@ -160,7 +160,7 @@ func roomMessage(err error) string {
 	case errors.Is(err, room.ErrNotPresenter):
 		msg = "Only the presenter's devices can do that: this device is not one of them."
 	case errors.Is(err, room.ErrNotFound):
-		msg = "This room has ended (its presenter left more than 30 minutes ago, or closed it), or the code is wrong."
+		msg = "This room has ended (its presenter closed it, or left it for too long), or its address is wrong."
 	}
 	if r, n := utf8.DecodeRuneInString(msg); n > 0 {
 		msg = string(unicode.ToUpper(r)) + msg[n:]
