@@ -676,3 +676,87 @@ func TestRoomFollowerMemory(t *testing.T) {
 	cancel()
 	done.Wait()
 }
+
+func TestRoomFirstAdmitAnswersAreTypedMoments(t *testing.T) {
+	fx := newRoomFixture(t, nil)
+	presenter := fx.device(t)
+	id, _, sess := fx.startRoom(t, presenter)
+	lanes := len(sess.Scenario().Specs())
+	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"first-admit","cost":1}`); res.status != http.StatusOK {
+		t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
+	}
+	phone := fx.device(t)
+	for _, tc := range []struct {
+		typed  string
+		status int
+		shown  string
+	}{
+		{"40.5 s", http.StatusOK, "40.5 s"},
+		{"never", http.StatusOK, "never"},
+		{"soon", http.StatusBadRequest, `&#34;soon&#34; is not a moment`},
+		{"1 s", http.StatusBadRequest, "is not an instant from 36 s"}, // before the asked instant
+	} {
+		res := phone.post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, tc.typed))
+		if res.status != tc.status || !strings.Contains(res.body, tc.shown) {
+			t.Errorf("answer %q: status %d, want %d showing %q; body %.300s", tc.typed, res.status, tc.status, tc.shown, res.body)
+		}
+	}
+}
+
+func TestRoomClosedEndsEveryStream(t *testing.T) {
+	fx := newRoomFixture(t, nil)
+	presenter := fx.device(t)
+	id, _, _ := fx.startRoom(t, presenter)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fx.base+"/room/"+id+"/stream", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	zr, err := gzip.NewReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		all, err := io.ReadAll(zr) // to the end, the gzip trailer checked
+		if err != nil {
+			all = append(all, "\nread error: "+err.Error()...)
+		}
+		got <- string(all)
+	}()
+	time.Sleep(200 * time.Millisecond) // the first frame is on its way
+	if r := presenter.post("/room/"+id+"/close", `{}`); r.status != http.StatusOK {
+		t.Fatalf("close: status %d: %s", r.status, r.header.Get("X-Problem"))
+	}
+	select {
+	case s := <-got:
+		if !strings.Contains(s, "This room has ended") || strings.Contains(s, "read error") {
+			t.Errorf("the stream ended without saying so, or broken:\n%.500s", s[max(0, len(s)-500):])
+		}
+	case <-ctx.Done():
+		t.Fatal("the stream stayed open after the room closed")
+	}
+	if page := fx.device(t).get("/room/" + id); page.status != http.StatusNotFound {
+		t.Errorf("a closed room's page: status %d, want 404", page.status)
+	}
+}
+
+func TestRoomProjectorOffersAddressesAtLocalhost(t *testing.T) {
+	fx := newRoomFixture(t, nil)
+	presenter := fx.device(t)
+	sess := carParkSession(t, fx.sessions, 36)
+	res := presenter.post("/room/new", "session="+sess.ID())
+	page := presenter.get(res.header.Get("Location"))
+	// The test server listens on 127.0.0.1, which no phone can reach: no
+	// QR code, but the machine's addresses (or why there are none).
+	if strings.Contains(page.body, `data-testid="room-qr"`) || !strings.Contains(page.body, `data-testid="join-candidates"`) {
+		t.Errorf("at 127.0.0.1 the projector should offer addresses instead of a QR code")
+	}
+	if res := presenter.post("/room/new", "session=nosuchsession"); res.status != http.StatusNotFound {
+		t.Errorf("a room over no session: status %d, want 404", res.status)
+	}
+}
