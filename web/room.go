@@ -412,13 +412,29 @@ func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 		if _, err := f.rooms.Checkpoint(r.Context(), rm.ID, token, a.path, before); err != nil {
 			return templateReply{}, err
 		}
-		return templateReply{}, a.run(sess, sig.playSignals, r.URL.Query())
+		if err := a.run(sess, sig.playSignals, r.URL.Query()); err != nil {
+			// A refused action changed nothing: take its checkpoint back,
+			// so that undo does not spend itself on a no-op.
+			_, _, _ = f.rooms.Undo(r.Context(), rm.ID, token)
+			return templateReply{}, err
+		}
+		return templateReply{}, nil
 	})
 }
 
 func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
 	v := sess.View()
-	a := room.Ask{Kind: room.Kind(sig.AskKind), At: v.Clock.Now, Key: v.Client}
+	// "The next request" at the clock comes after any request the lanes
+	// already show at the clock: a question is about the requests before
+	// its instant (room.Question.Solve), so it is asked a millisecond on.
+	at := v.Clock.Now
+	for _, req := range v.Scenario.Requests {
+		if req.At == at {
+			at++
+			break
+		}
+	}
+	a := room.Ask{Kind: room.Kind(sig.AskKind), At: at, Key: v.Client}
 	var err error
 	if strings.TrimSpace(sig.AskAt) != "" {
 		if a.At, err = scenario.ParseMoment(sig.AskAt, 1000); err != nil {

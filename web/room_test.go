@@ -456,6 +456,9 @@ func TestRoomUndoPresetAndPoint(t *testing.T) {
 	presenter := fx.device(t)
 	id, _, sess := fx.startRoom(t, presenter)
 	n := len(sess.Scenario().Requests)
+	if res := presenter.post("/room/"+id+"/play/fire", `{"cost":0}`); res.status != http.StatusBadRequest || !strings.Contains(res.body, "cost") {
+		t.Fatalf("fire at cost 0: status %d, want 400 naming the cost", res.status)
+	}
 	if res := presenter.post("/room/"+id+"/play/fire", `{"cost":1}`); res.status != http.StatusOK {
 		t.Fatalf("fire: status %d: %s", res.status, res.header.Get("X-Problem"))
 	}
@@ -467,6 +470,10 @@ func TestRoomUndoPresetAndPoint(t *testing.T) {
 	}
 	if got := len(sess.Scenario().Requests); got != n {
 		t.Errorf("after undo: %d requests, want %d", got, n)
+	}
+	// The refused fire left nothing to undo.
+	if res := presenter.post("/room/"+id+"/undo", `{}`); res.status != http.StatusBadRequest || !strings.Contains(res.body, "nothing to undo") {
+		t.Errorf("a second undo: status %d, want 400 saying there is nothing to undo", res.status)
 	}
 	if res := presenter.post("/room/"+id+"/preset", `{"preset":"boundary-burst"}`); res.status != http.StatusOK {
 		t.Fatalf("preset: status %d: %s", res.status, res.header.Get("X-Problem"))
