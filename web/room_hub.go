@@ -169,6 +169,10 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	defer ticker.Stop()
 	pending, last, checked := false, time.Now(), time.Now()
 	for {
+		// A change renders at once unless the last render was less than
+		// UpdateInterval ago; then the ticker renders it, which keeps the
+		// rate at ten a second without waiting a tick after a quiet spell.
+		tick := false
 		select {
 		case <-ctx.Done():
 			return
@@ -183,6 +187,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 		case <-h.poke:
 			pending = true
 		case now := <-ticker.C:
+			tick = true
 			h.f.sessions.Touch(sess)
 			if sess.TickAt(now) {
 				pending = true
@@ -195,8 +200,8 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				}
 			}
 		}
-		if !pending || time.Since(last) < UpdateInterval {
-			continue // the ticker renders it: at most ten updates a second
+		if !pending || !tick && time.Since(last) < UpdateInterval {
+			continue
 		}
 		pending, last = false, time.Now()
 		rm, err := h.f.rooms.ByID(ctx, h.id)
