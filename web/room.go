@@ -475,11 +475,21 @@ func (f *roomFeature) undo(r *http.Request, rm *room.Room, sess *play.Session, t
 }
 
 func (f *roomFeature) point(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
-	i, err := strconv.Atoi(r.URL.Query().Get("i"))
-	if err != nil {
-		return templateReply{}, scenario.Errors{{Field: "i", Reason: "want ?i=<request index>, or -1 for none"}}
+	total := int(expandedTotal(sess.Scenario()))
+	q := r.URL.Query()
+	i, err := strconv.Atoi(q.Get("i"))
+	if d, derr := strconv.Atoi(q.Get("d")); q.Has("d") && derr == nil && (d == 1 || d == -1) && total > 0 {
+		// From the pointer, or from the end when none: wrapping round.
+		i, err = rm.Pointer+d, nil
+		if rm.Pointer < 0 && d < 0 {
+			i = total - 1
+		}
+		i = (i%total + total) % total
 	}
-	_, err = f.rooms.Point(r.Context(), rm.ID, token, i, int(sess.View().Total))
+	if err != nil {
+		return templateReply{}, scenario.Errors{{Field: "i", Reason: "want ?i=<request index> (-1 for none), or ?d=1 or ?d=-1"}}
+	}
+	_, err = f.rooms.Point(r.Context(), rm.ID, token, i, total)
 	return templateReply{}, err
 }
 

@@ -502,6 +502,13 @@ func TestRoomUndoPresetAndPoint(t *testing.T) {
 	if !strings.Contains(projector, "selected-ring") || !strings.Contains(phone, "selected-ring") {
 		t.Error("the pointed-at request is not ringed on every screen")
 	}
+	// Next from the last request wraps round to the first.
+	if res := presenter.post("/room/"+id+"/point?d=1", `{}`); res.status != http.StatusOK {
+		t.Fatalf("point at next: status %d: %s", res.status, res.header.Get("X-Problem"))
+	}
+	if rm, err := fx.rooms.ByID(context.Background(), id); err != nil || rm.Pointer != 0 {
+		t.Errorf("after pointing at the next of the last request the pointer is %d, want 0", rm.Pointer)
+	}
 	if res := presenter.post("/room/"+id+"/point?i=9999", `{}`); res.status != http.StatusBadRequest {
 		t.Errorf("pointing at no request: status %d, want 400", res.status)
 	}

@@ -24,7 +24,7 @@ type RoomShared struct {
 	View      play.View
 	Question  *room.Question
 	Solution  *room.Solution // the working after the reveal; nil if it cannot be computed
-	Attendees int
+	Attendees int            // phones following the room's stream
 	// Pointed is the pointed-at request explained in every lane, for the
 	// projector; nil when none is pointed at, or while a question hides it.
 	Pointed *play.Selection
