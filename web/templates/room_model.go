@@ -42,7 +42,6 @@ type RoomPresent struct {
 	Candidates []string // the machine's network addresses, when opened at localhost
 	AddrNote   string   // why no join URL could be shown
 	Presets    []Preset
-	Lanes      int // lanes in the scenario, for the ask form
 }
 
 // Preset is a scenario the presenter can load from the menu.
@@ -145,17 +144,6 @@ func AnswerSignals(q *room.Question) string {
 		parts[i] = AnswerSignal(q, i) + ": ''"
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-// AnswerPayload is the JavaScript object literal the phone posts: every
-// lane's answer of q, in lane order, as {answers: [..]}. Only signal names
-// built from numbers go into it, never visitor text.
-func AnswerPayload(q *room.Question) string {
-	parts := make([]string, len(q.Lanes))
-	for i := range q.Lanes {
-		parts[i] = "$" + AnswerSignal(q, i)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // TapAction is what tapping answer v for lane i does: set the lane's signal
