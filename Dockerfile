@@ -6,7 +6,7 @@ FROM node:20-bookworm-slim AS assets
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY scripts/vendor-datastar.mjs scripts/
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --omit=dev
 
 # 2. The server binary (static files and templates are compiled in).
 FROM golang:1.26 AS build

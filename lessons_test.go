@@ -198,12 +198,12 @@ func TestTryItAnswersUnderBothArithmetics(t *testing.T) {
 		id   string
 		want string
 	}{
-		{"try-it-1-exact", "refused"},                               // 0.9 × 5 = 4.5, and 4.5 + 1 > 5
-		{"try-it-1-floor", "admitted"},                              // ⌊4.5⌋ = 4, and 4 + 1 = 5
-		{"try-it-2-exact", "36 s"},                                  // x ≥ 0.2 of the window
-		{"try-it-2-floor", "30.001 s"},                              // one millisecond into the window
-		{"try-it-3-exact", "sliding-log"},                           // the log admits, the counter refuses
-		{"try-it-3-floor", "sliding-log and sliding-counter/floor"}, // both admit
+		{"try-it-1-exact", "refused"},                                 // 0.9 × 5 = 4.5, and 4.5 + 1 > 5
+		{"try-it-1-floor", "admitted"},                                // ⌊4.5⌋ = 4, and 4 + 1 = 5
+		{"try-it-2-exact", "36 s"},                                    // x ≥ 0.2 of the window
+		{"try-it-2-floor", "30.001 s"},                                // one millisecond into the window
+		{"try-it-3-exact", "sliding log"},                             // the log admits, the counter refuses
+		{"try-it-3-floor", "sliding log and sliding counter (floor)"}, // both admit
 	} {
 		e := set.Get(tt.id)
 		if e == nil {
@@ -456,4 +456,45 @@ func TestTheMemoryCalculatorUsesTheLearnersNumbers(t *testing.T) {
 		return
 	}
 	t.Error("no memory calculator in the sliding-log lesson")
+}
+
+// TestNoAnswerAboveItsExercise: a lesson must not state an exercise's
+// answer just above the card that asks it. Within the section (from the
+// last heading) before each exercise card, no computed number or outcome
+// may be the exercise's own answer as written.
+func TestNoAnswerAboveItsExercise(t *testing.T) {
+	lib, set := load(t)
+	for _, l := range lib.Lessons {
+		r, err := lib.Render(l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(r.HTML)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stated []string // claims since the last heading
+		doc.Find("h2, h3, [data-testid=claim], [data-testid=exercise-card]").Each(func(_ int, s *goquery.Selection) {
+			switch {
+			case s.Is("h2, h3"):
+				stated = nil
+			case s.Is("[data-testid=claim]"):
+				stated = append(stated, strings.TrimSpace(s.Text()))
+			default:
+				href, _ := s.Find("a").Attr("href")
+				e := set.Get(strings.TrimPrefix(href, "/exercises/"))
+				if e == nil {
+					t.Errorf("%s: card links to %q, no such exercise", l.Slug, href)
+					return
+				}
+				sol, err := e.Instance(0).Solve()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if slices.Contains(stated, sol.Text()) {
+					t.Errorf("%s: the section above exercise %s already states its answer, %q", l.Slug, e.ID, sol.Text())
+				}
+			}
+		})
+	}
 }

@@ -16,6 +16,7 @@ type Answer struct {
 	Moment  int64
 	Count   int
 	Admit   []string // policy refs, in the exercise's order
+	Bare    bool     // a time written without a unit, read as seconds
 }
 
 // UnreadableError says an answer could not be read, and what would be.
@@ -58,11 +59,12 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 		return Answer{}, UnreadableError{text, "Answer yes or no (admitted or refused)."}
 	case AskFirstAdmit:
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
+		t = decimalComma(t)
 		ms, err := scenario.ParseMoment(t, 1000)
 		if err != nil {
-			return Answer{}, UnreadableError{text, "Give a time such as 36, 36 s, 36.5 s or 36000 ms (a bare number is in seconds)."}
+			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}
-		return Answer{Moment: ms}, nil
+		return Answer{Moment: ms, Bare: strings.TrimRight(t, "0123456789., ") == ""}, nil
 	case AskCount:
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(t, " requests"), " cars"))
 		if err != nil || n < 0 {
@@ -88,6 +90,17 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 		return parseWhichText(text, t, lanes)
 	}
 	return Answer{}, fmt.Errorf("unknown question kind %q", kind)
+}
+
+// decimalComma reads a comma in a time as many people write a decimal point
+// ("36,5 s" is 36.5 s), except in milliseconds, where it can only group
+// thousands ("36,000 ms"), or beside a point, where it already does.
+func decimalComma(t string) string {
+	unit := strings.TrimLeft(t, "0123456789., ")
+	if strings.Contains(t, ".") || strings.HasPrefix(unit, "ms") || strings.HasPrefix(unit, "milli") {
+		return t
+	}
+	return strings.ReplaceAll(t, ",", ".")
 }
 
 func parseWhichText(raw, t string, lanes []string) (Answer, error) {
@@ -161,6 +174,36 @@ type Feedback struct {
 	Right      string // the computed answer, in the page's words
 	Solution   Solution
 	Difference string // for times: how far off the answer was
+	// Direction says which way a wrong time or count is off ("too early",
+	// "too many") without giving the answer away, so the learner can try
+	// again before looking.
+	Direction string
+}
+
+// horizon is the last instant a first-admit answer can be: the search for
+// it stops three windows after the question's time.
+func (in Instance) horizon() int64 {
+	return in.At + 3*in.Scenario.WindowMs
+}
+
+// TimeExamples are the example times a hint or a message shows for a
+// time question. They are worked out from the answer so that none of them
+// is the answer: an example must not give the question away.
+func (in Instance) TimeExamples(sol Solution) []string {
+	for _, whole := range []int64{12, 17} {
+		if whole*1000 == sol.Moment || whole*1000+500 == sol.Moment {
+			continue
+		}
+		w := strconv.FormatInt(whole, 10)
+		return []string{w, w + " s", w + ".5 s", w + "000 ms"}
+	}
+	return nil // unreachable: one answer rules out at most one of the two
+}
+
+// TimeWant is the sentence a time question's hint and messages use.
+func (in Instance) TimeWant(sol Solution) string {
+	ex := in.TimeExamples(sol)
+	return fmt.Sprintf("Give a time such as %s, %s, %s or %s (a bare number is in seconds; a decimal comma works too).", ex[0], ex[1], ex[2], ex[3])
 }
 
 // Check reads the answer and compares it with the computed one.
@@ -171,8 +214,20 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 	}
 	fb := Feedback{Solution: sol, Right: sol.Text()}
 	ans, err := ParseAnswer(in.Exercise.Ask, text, choices, in.Exercise.Lanes())
+	if u, ok := err.(UnreadableError); ok && sol.Kind == AskFirstAdmit {
+		u.Want = in.TimeWant(sol)
+		err = u
+	}
 	if err != nil {
 		fb.Problem = err.Error()
+		return fb, nil
+	}
+	if sol.Kind == AskFirstAdmit && ans.Bare && ans.Moment > in.horizon() && ans.Moment/1000 >= in.At && ans.Moment/1000 <= in.horizon() {
+		// Read as seconds, "36000" lies hours past anything the scenario
+		// holds; read as milliseconds it is a time the question is about.
+		ms := ans.Moment / 1000
+		fb.Problem = fmt.Sprintf("%s s is far past anything in this scenario. Did you mean %d ms (%s)? Write the unit to be sure.",
+			strings.TrimSpace(text), ms, scenario.FormatMs(ms))
 		return fb, nil
 	}
 	fb.Readable = true
@@ -185,11 +240,18 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 		fb.Correct = ans.Moment == sol.Moment
 		if d := ans.Moment - sol.Moment; d > 0 {
 			fb.Difference = scenario.FormatMs(d) + " late"
+			fb.Direction = "too late"
 		} else if d < 0 {
 			fb.Difference = scenario.FormatMs(-d) + " early"
+			fb.Direction = "too early"
 		}
 	case AskCount:
 		fb.Correct = ans.Count == sol.Count
+		if ans.Count > sol.Count {
+			fb.Direction = "too many"
+		} else if ans.Count < sol.Count {
+			fb.Direction = "too few"
+		}
 	case AskWhich:
 		fb.Correct = slices.Equal(ans.Admit, sol.Admit) || len(ans.Admit) == 0 && len(sol.Admit) == 0
 	}

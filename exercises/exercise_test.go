@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -70,10 +71,36 @@ func load(t *testing.T) *Set {
 
 func TestEveryExerciseSolvesAndVaries(t *testing.T) {
 	set := load(t)
-	if len(set.Exercises) < 20 {
-		t.Errorf("%d exercises; want at least 20", len(set.Exercises))
+	if len(set.Exercises) < 30 {
+		t.Errorf("%d exercises; want at least 30", len(set.Exercises))
+	}
+	// Every family of policy gets practice, not only the sliding ones.
+	asked := map[string]bool{}
+	for _, e := range set.Exercises {
+		for _, ref := range e.Lanes() {
+			if spec, err := scenario.ParsePolicyRef(ref); err == nil {
+				asked[spec.Name] = true
+			}
+		}
+	}
+	for _, name := range []string{policies.TokenBucket, policies.GCRA, policies.SlidingBuckets} {
+		if !asked[name] {
+			t.Errorf("no exercise asks about %s", name)
+		}
 	}
 	for _, e := range set.Exercises {
+		if e.Vary == nil {
+			t.Errorf("%s: no vary, so it has no \"Another one\"", e.ID)
+			continue
+		}
+		variants := map[string]bool{}
+		for seed := range uint64(20) {
+			in := e.Instance(seed)
+			variants[fmt.Sprint(in.At, in.Scenario.Limit)] = true
+		}
+		if len(variants) < 3 {
+			t.Errorf("%s: 20 seeds gave %d different variants; want at least 3", e.ID, len(variants))
+		}
 		for seed := range uint64(20) {
 			in := e.Instance(seed)
 			sol, err := in.Solve()
@@ -123,6 +150,10 @@ func TestParseAnswer(t *testing.T) {
 		{AskFirstAdmit, "36.5 s", nil, "36.5 s"},
 		{AskFirstAdmit, "30.001 s", nil, "30.001 s"},
 		{AskFirstAdmit, "at 36 seconds", nil, "36 s"},
+		{AskFirstAdmit, "36,5", nil, "36.5 s"},
+		{AskFirstAdmit, "36,5 s", nil, "36.5 s"},
+		{AskFirstAdmit, "30,001 s", nil, "30.001 s"},
+		{AskFirstAdmit, "36,000 ms", nil, "36 s"},
 		{AskFirstAdmit, "soon", nil, "unreadable"},
 		{AskFirstAdmit, "", nil, "unreadable"},
 		{AskOutcome, "yes", nil, "admitted"},
@@ -135,14 +166,15 @@ func TestParseAnswer(t *testing.T) {
 		{AskCount, "7", nil, "7"},
 		{AskCount, " 12 requests", nil, "12"},
 		{AskCount, "seven", nil, "unreadable"},
-		{AskWhich, "both", nil, "sliding-log and sliding-counter/exact"},
-		{AskWhich, "neither", nil, "neither"},
-		{AskWhich, "the log", nil, "sliding-log"},
-		{AskWhich, "counter", nil, "sliding-counter/exact"},
-		{AskWhich, "sliding-log, sliding-counter", nil, "sliding-log and sliding-counter/exact"},
+		{AskWhich, "both", nil, "sliding log and sliding counter (exact)"},
+		{AskWhich, "neither", nil, "none of them"},
+		{AskWhich, "the log", nil, "sliding log"},
+		{AskWhich, "counter", nil, "sliding counter (exact)"},
+		{AskWhich, "sliding-log, sliding-counter", nil, "sliding log and sliding counter (exact)"},
+		{AskWhich, "sliding log", nil, "sliding log"},
 		{AskWhich, "the moon", nil, "unreadable"},
-		{AskWhich, "", []string{"sliding-log"}, "sliding-log"},
-		{AskWhich, "", []string{"none"}, "neither"},
+		{AskWhich, "", []string{"sliding-log"}, "sliding log"},
+		{AskWhich, "", []string{"none"}, "none of them"},
 		{AskWhich, "", []string{"none", "sliding-log"}, "unreadable"},
 	}
 	lanes := []string{"sliding-log", "sliding-counter/exact"}
@@ -176,6 +208,117 @@ func TestParseRejectsBadFilesNamingTheField(t *testing.T) {
 		_, err := Parse([]byte(tt.file), "bad.json", lib)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%s): err = %v, want it to mention %q", tt.file, err, tt.want)
+		}
+	}
+}
+
+func TestLabelReadsAsPeopleWriteIt(t *testing.T) {
+	for ref, want := range map[string]string{
+		"sliding-log":           "sliding log",
+		"sliding-counter/exact": "sliding counter (exact)",
+		"sliding-counter/floor": "sliding counter (floor)",
+		"sliding-buckets/6":     "ring of 6 sub-buckets",
+		"token-bucket/10":       "token bucket (burst 10)",
+		"gcra":                  "GCRA",
+		"fixed-window":          "fixed window",
+	} {
+		if got := Label(ref); got != want {
+			t.Errorf("Label(%q) = %q, want %q", ref, got, want)
+		}
+	}
+}
+
+// A bare number is read in seconds; one that only makes sense in
+// milliseconds is not marked wrong but questioned.
+func TestBareMillisecondsAreQuestioned(t *testing.T) {
+	in := load(t).Get("try-it-2-exact").Instance(0)
+	for _, tt := range []struct {
+		text        string
+		wantProblem string // "" when the answer is read and judged
+		wantRight   bool
+	}{
+		{"36000", "Did you mean 36000 ms (36 s)?", false},
+		{"36000 ms", "", true},
+		{"36", "", true},
+		{"36,5", "", false},
+		{"500", "", false}, // 500 s is past the scenario, but 500 ms is before the question: simply wrong
+	} {
+		fb, err := in.Check(tt.text, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.wantProblem != "" {
+			if fb.Readable || !strings.Contains(fb.Problem, tt.wantProblem) {
+				t.Errorf("%q: readable = %v, problem %q; want it questioned with %q", tt.text, fb.Readable, fb.Problem, tt.wantProblem)
+			}
+			continue
+		}
+		if !fb.Readable || fb.Correct != tt.wantRight {
+			t.Errorf("%q: readable = %v, correct = %v (%s); want readable, correct = %v", tt.text, fb.Readable, fb.Correct, fb.Problem, tt.wantRight)
+		}
+	}
+}
+
+// A hint's example times are worked out so that none of them is the
+// answer, for every exercise and variant.
+func TestTimeHintsNeverGiveTheAnswer(t *testing.T) {
+	for _, e := range load(t).Exercises {
+		if e.Ask != AskFirstAdmit {
+			continue
+		}
+		for seed := range uint64(30) {
+			in := e.Instance(seed)
+			sol, err := in.Solve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			examples := in.TimeExamples(sol)
+			if len(examples) == 0 {
+				t.Fatalf("%s seed %d: no examples", e.ID, seed)
+			}
+			for _, ex := range examples {
+				ans, err := ParseAnswer(AskFirstAdmit, ex, nil, nil)
+				if err != nil {
+					t.Errorf("%s seed %d: example %q does not read: %v", e.ID, seed, ex, err)
+				} else if ans.Moment == sol.Moment {
+					t.Errorf("%s seed %d: example %q is the answer", e.ID, seed, ex)
+				}
+			}
+			fb, _ := in.Check("whenever", nil)
+			if strings.Contains(fb.Problem, " "+sol.Text()+",") || strings.Contains(fb.Problem, " "+sol.Text()+" or") {
+				t.Errorf("%s seed %d: the message for an unreadable answer names the answer %s: %s", e.ID, seed, sol.Text(), fb.Problem)
+			}
+		}
+	}
+	// The case that was wrong: Try it 2's answer was the hint's first example.
+	in := load(t).Get("try-it-2-exact").Instance(0)
+	sol, _ := in.Solve()
+	if sol.Moment == 12000 || sol.Moment == 12500 {
+		t.Fatalf("the answer changed to %s; pick another exercise for this check", sol.Text())
+	}
+}
+
+// A question that says nothing else has come must not come with a scenario
+// holding later requests: the learner sees the list under the question.
+func TestQuestionsThatSayNothingElseCameHoldNoLaterRequests(t *testing.T) {
+	phrases := []string{"nothing else", "nothing has arrived since", "nothing since", "none since"}
+	for _, e := range load(t).Exercises {
+		q := strings.ToLower(e.Question)
+		says := false
+		for _, p := range phrases {
+			says = says || strings.Contains(q, p)
+		}
+		if !says || e.Ask == AskCount {
+			continue
+		}
+		earliest := e.at
+		if e.Vary != nil && e.Vary.At != nil {
+			earliest = min(earliest, e.Vary.At.from)
+		}
+		for _, r := range e.base.Requests {
+			if r.At >= earliest {
+				t.Errorf("%s: the question says nothing else came, but the scenario holds a request at %d ms, at or after %d ms", e.ID, r.At, earliest)
+			}
 		}
 	}
 }

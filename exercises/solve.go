@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -86,9 +87,16 @@ func (s Solution) Text() string {
 		return strconv.Itoa(s.Count)
 	case AskWhich:
 		if len(s.Admit) == 0 {
-			return "neither"
+			return "none of them"
 		}
-		return strings.Join(s.Admit, " and ")
+		var names []string
+		for _, ref := range s.Admit {
+			names = append(names, Label(ref))
+		}
+		if n := len(names); n > 2 {
+			return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+		}
+		return strings.Join(names, " and ")
 	}
 	return ""
 }
@@ -171,4 +179,38 @@ func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, no
 
 func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
 	return Step{Policy: p.Label, At: d.At, Outcome: explain.Outcome(d.Detail), Working: explain.Working(explain.ForResult(p), d), Note: note}
+}
+
+// Label names a policy ref as people read it: "sliding counter (exact)"
+// for sliding-counter/exact, "ring of 6 sub-buckets" for sliding-buckets/6,
+// "token bucket (burst 10)" for token-bucket/10. A ref that does not parse
+// is returned as it is.
+func Label(ref string) string {
+	spec, err := scenario.ParsePolicyRef(ref)
+	if err != nil {
+		return ref
+	}
+	name := strings.ReplaceAll(spec.Name, "-", " ")
+	switch spec.Name {
+	case policies.SlidingCounter:
+		if spec.Arithmetic != "" {
+			name += " (" + string(spec.Arithmetic) + ")"
+		}
+	case policies.SlidingBuckets:
+		switch spec.Buckets {
+		case 0:
+		case 1:
+			name = "ring of 1 sub-bucket"
+		default:
+			name = fmt.Sprintf("ring of %d sub-buckets", spec.Buckets)
+		}
+	case policies.TokenBucket, policies.GCRA:
+		if spec.Name == policies.GCRA {
+			name = "GCRA"
+		}
+		if spec.Burst != 0 {
+			name += fmt.Sprintf(" (burst %d)", spec.Burst)
+		}
+	}
+	return name
 }

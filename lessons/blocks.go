@@ -153,8 +153,11 @@ type tableView struct {
 	Head    []string
 	Rows    [][]cell
 	Foot    []cell
-	Note    string
-	Play    string
+	// FootSpan is how many leading columns (#, at, key) the footer's label
+	// spans, so a wide label does not widen the narrow "#" and "at".
+	FootSpan int
+	Note     string
+	Play     string
 }
 
 var tableTmpl = template.Must(template.New("table").Parse(`<figure class="live-table" id="{{.ID}}" data-testid="live-table">
@@ -164,7 +167,7 @@ var tableTmpl = template.Must(template.New("table").Parse(`<figure class="live-t
 <thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range $i, $c := .}}{{if eq $i 0}}<th scope="row">{{$c.Text}}</th>{{else}}<td{{if $c.Class}} class="{{$c.Class}}"{{end}}>{{$c.Text}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
-{{if .Foot}}<tfoot><tr>{{range $i, $c := .Foot}}{{if eq $i 0}}<th scope="row">{{$c.Text}}</th>{{else}}<td>{{$c.Text}}</td>{{end}}{{end}}</tr></tfoot>{{end}}
+{{if .Foot}}<tfoot><tr>{{range $i, $c := .Foot}}{{if eq $i 0}}<th scope="row" colspan="{{$.FootSpan}}">{{$c.Text}}</th>{{else}}<td>{{$c.Text}}</td>{{end}}{{end}}</tr></tfoot>{{end}}
 </table>
 </div>
 <figcaption>{{if .Note}}{{.Note}} {{end}}Every cell is computed by running the policies when this page is drawn.{{if .Play}} <a href="{{.Play}}" data-testid="open-in-playground">Open this scenario in the playground</a>.{{end}}</figcaption>
@@ -216,18 +219,33 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 		v.Head = append(v.Head, p.Label)
 	}
 	var stacked []bool
+	var refusedBy []int
 	if b.Stack {
-		if stacked, _, err = scenario.Stacked(s); err != nil {
+		if stacked, refusedBy, err = scenario.Stacked(s); err != nil {
 			return "", err
 		}
-		v.Head = append(v.Head, "all lanes in turn")
+		// In a stack a later lane only sees what the lanes before it let
+		// through, so its column is its decision inside the stack, not the
+		// same limiter running alone on every request.
+		for i := 1; i < len(res.Results); i++ {
+			passed := "lane 1"
+			if i > 1 {
+				passed = fmt.Sprintf("lanes 1–%d", i)
+			}
+			v.Head[len(v.Head)-len(res.Results)+i] += " (only what " + passed + " passed)"
+		}
+		v.Head = append(v.Head, "the stack: admitted only if every lane admits")
 	}
 	for i, d := range res.Results[0].Decisions {
-		row := []cell{{Text: strconv.Itoa(i + 1)}, {Text: scenario.FormatMs(d.At)}}
+		row := []cell{{Text: strconv.Itoa(i + 1)}, {Text: scenario.FormatMs(d.At), Class: "at"}}
 		if len(keys) > 1 {
 			row = append(row, cell{Text: d.Key})
 		}
-		for _, p := range res.Results {
+		for lane, p := range res.Results {
+			if b.Stack && lane > 0 {
+				row = append(row, stackedCell(lane, refusedBy[i]))
+				continue
+			}
 			row = append(row, decisionCell(p, p.Decisions[i], show))
 		}
 		if b.Stack {
@@ -238,11 +256,25 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 	if b.Group {
 		v.Rows = groupRows(v.Rows)
 	}
-	foot := []cell{{Text: "admitted"}, {}}
+	foot := []cell{{Text: "admitted"}}
+	v.FootSpan = 2
 	if len(keys) > 1 {
-		foot = append(foot, cell{})
+		v.FootSpan = 3
 	}
-	for _, p := range res.Results {
+	for lane, p := range res.Results {
+		if b.Stack && lane > 0 {
+			asked, passed := 0, 0
+			for _, by := range refusedBy {
+				if by < 0 || by >= lane {
+					asked++
+				}
+				if by < 0 || by > lane {
+					passed++
+				}
+			}
+			foot = append(foot, cell{Text: fmt.Sprintf("%d of the %d it saw", passed, asked)})
+			continue
+		}
 		foot = append(foot, cell{Text: fmt.Sprintf("%d of %d", p.Admitted, p.Admitted+p.Refused)})
 	}
 	if b.Stack {
@@ -257,6 +289,18 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 	v.Foot = foot
 	st.recordTable(v)
 	return execHTML(tableTmpl, v)
+}
+
+// stackedCell words lane's decision inside a stack, where refusedBy is the
+// first lane that refused the request (-1 when every lane admitted it).
+func stackedCell(lane, refusedBy int) cell {
+	switch {
+	case refusedBy >= 0 && refusedBy < lane:
+		return cell{Text: fmt.Sprintf("not asked (lane %d refused)", refusedBy+1), Class: "skipped"}
+	case refusedBy == lane:
+		return outcomeCell(false, "")
+	}
+	return outcomeCell(true, "")
 }
 
 func outcomeCell(admitted bool, extra string) cell {

@@ -32,18 +32,31 @@ func (c Claim) OK() bool { return c.Err == nil && c.Computed == c.Expected }
 
 // The measures a claim can ask for.
 const (
-	measureAdmitted   = "admitted"    // requests admitted over the whole scenario
-	measureRefused    = "refused"     // requests refused over the whole scenario
-	measureDiffer     = "differ"      // decisions that differ from sliding-log's
-	measureOutcome    = "outcome"     // admitted or refused, at an instant
-	measureEstimate   = "estimate"    // the policy's estimate before a request
-	measureCount      = "count"       // the same, for policies that count whole requests
-	measureCarried    = "carried"     // sliding-counter's carried part of the previous window
-	measureRetry      = "retry"       // retryAfter of a request at an instant
-	measureFirstAdmit = "first-admit" // first instant at or after "from" that admits
-	measureMemory     = "memory"      // state bytes for "keys" keys at "limit"
-	measureBytes      = "bytes-per-key"
+	measureAdmitted = "admitted" // requests admitted over the whole scenario
+	measureRefused  = "refused"  // requests refused over the whole scenario
+	measureDiffer   = "differ"   // decisions that differ from a separate sliding log's
+	// Judged as Cloudflare judged its counter (see Accuracy): against an
+	// exact count of what the policy itself had admitted.
+	measureWrong          = "wrong"           // share wrongly allowed or refused, "0.4 %"
+	measureWronglyAllowed = "wrongly-allowed" // requests admitted with no room left
+	measureWronglyRefused = "wrongly-refused" // requests refused with room left
+	measureMostInWindow   = "most-in-window"  // most admitted in one window
+	measureOutcome        = "outcome"         // admitted or refused, at an instant
+	measureEstimate       = "estimate"        // the policy's estimate before a request
+	measureCount          = "count"           // the same, for policies that count whole requests
+	measureCarried        = "carried"         // sliding-counter's carried part of the previous window
+	measureRetry          = "retry"           // retryAfter of a request at an instant
+	measureFirstAdmit     = "first-admit"     // first instant at or after "from" that admits
+	measureMemory         = "memory"          // state bytes for "keys" keys at "limit"
+	measureBytes          = "bytes-per-key"
+	// measureCacheLineK is the largest k for sliding-buckets that divides
+	// the window and whose state for one key fits a 64-byte cache line.
+	measureCacheLineK = "cache-line-k"
 )
+
+// cacheLineBytes is the size of the cache line the ring's state should fit,
+// as on x86-64 and most ARM64 processors.
+const cacheLineBytes = 64
 
 // claimQuery is a parsed claim: measure, policy, scenario and options.
 type claimQuery struct {
@@ -75,9 +88,10 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 	q = claimQuery{measure: f[0], policy: f[1], nth: 1, cost: 1}
 	rest := f[2:]
 	switch q.measure {
-	case measureMemory, measureBytes:
+	case measureMemory, measureBytes, measureCacheLineK:
 	case measureAdmitted, measureRefused, measureDiffer, measureOutcome, measureEstimate,
-		measureCount, measureCarried, measureRetry, measureFirstAdmit:
+		measureCount, measureCarried, measureRetry, measureFirstAdmit,
+		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
 		if len(rest) == 0 {
 			return q, "", fmt.Errorf("%s needs a scenario after the policy", q.measure)
 		}
@@ -141,6 +155,10 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 		if q.limit == 0 {
 			return q, "", fmt.Errorf("bytes-per-key needs \"limit N\"")
 		}
+	case measureCacheLineK:
+		if q.window == 0 || q.policy != policies.SlidingBuckets {
+			return q, "", fmt.Errorf("cache-line-k needs \"sliding-buckets window TIME\"")
+		}
 	}
 	return q, expected, nil
 }
@@ -159,6 +177,10 @@ func (st *renderState) evalClaim(src string) Claim {
 }
 
 func (st *renderState) compute(q claimQuery) (string, error) {
+	if q.measure == measureCacheLineK {
+		k, err := cacheLineK(q.window)
+		return strconv.FormatInt(k, 10), err
+	}
 	if q.measure == measureMemory || q.measure == measureBytes {
 		spec, err := scenario.ParsePolicyRef(q.policy)
 		if err != nil {
@@ -204,7 +226,8 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 	one := s
 	one.Policies = []scenario.PolicySpec{spec}
 	switch q.measure {
-	case measureAdmitted, measureRefused, measureDiffer:
+	case measureAdmitted, measureRefused, measureDiffer,
+		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
 		res, err := scenario.Run(one)
 		if err != nil {
 			return "", err
@@ -215,6 +238,17 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 			return strconv.Itoa(r.Admitted), nil
 		case measureRefused:
 			return strconv.Itoa(r.Refused), nil
+		case measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
+			a, err := AgainstExactLog(s, r)
+			switch q.measure {
+			case measureWrong:
+				return a.Wrong(), err
+			case measureWronglyAllowed:
+				return strconv.Itoa(a.WronglyAllowed), err
+			case measureWronglyRefused:
+				return strconv.Itoa(a.WronglyRefused), err
+			}
+			return strconv.FormatInt(a.MostInWindow, 10), err
 		}
 		n, err := differFromLog(s, r)
 		return strconv.Itoa(n), err
@@ -313,6 +347,30 @@ func differFromLog(s scenario.Scenario, r scenario.PolicyResult) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// cacheLineK is the largest k whose sub-buckets divide the window into
+// whole milliseconds and whose ring, with its bookkeeping, fits one cache
+// line per key. The state grows with k, so the search stops at the first k
+// that no longer fits.
+func cacheLineK(windowMs int64) (int64, error) {
+	best := int64(0)
+	for k := int64(1); k <= windowMs; k++ {
+		per, err := EntryBytesPerKey(scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: k}, 1, windowMs-windowMs%k)
+		if err != nil {
+			return 0, err
+		}
+		if per > cacheLineBytes {
+			break
+		}
+		if windowMs%k == 0 {
+			best = k
+		}
+	}
+	if best == 0 {
+		return 0, fmt.Errorf("no ring fits %d bytes", cacheLineBytes)
+	}
+	return best, nil
 }
 
 // EntryBytesPerKey is the memory one key's state takes under the policy,

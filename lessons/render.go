@@ -27,6 +27,11 @@ type Rendered struct {
 	Claims   []Claim
 	Tables   []Table
 	Problems []Problem
+	// InputProblems says what was wrong with the visitor's inputs (the
+	// page's query, such as ?k=7 where k must divide the window). The page
+	// still renders, with the lesson's defaults in their place and each
+	// problem shown beside its widget; a server answers it with a 400.
+	InputProblems []string
 }
 
 // Table is one computed table, as text, for tests and text alternatives.

@@ -1,8 +1,12 @@
 package lessons
 
 import (
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
 )
 
 func TestEveryLessonRendersWithoutProblems(t *testing.T) {
@@ -63,6 +67,99 @@ func TestTimelineDescribesEveryLaneInWords(t *testing.T) {
 	for _, want := range []string{`role="img"`, "<desc", "sliding-log admits 8 of 10, refusing at 25 s, 40 s."} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the sliding-log lesson's time line lacks %q", want)
+		}
+	}
+}
+
+// The k the ring lesson recommends for a cache line must divide the window
+// (the ring refuses any other) and its state must fit 64 bytes; the next k
+// that divides the window must not fit, or the recommendation is too small.
+func TestCacheLineKDividesTheWindowAndFits(t *testing.T) {
+	for _, windowMs := range []int64{1000, 7000, 10_000, 60_000, 3_600_000} {
+		k, err := cacheLineK(windowMs)
+		if err != nil {
+			t.Fatalf("window %d ms: %v", windowMs, err)
+		}
+		if windowMs%k != 0 {
+			t.Errorf("window %d ms: k = %d does not divide it", windowMs, k)
+		}
+		size := func(k int64) int64 {
+			t.Helper()
+			per, err := EntryBytesPerKey(scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: k}, 1, windowMs-windowMs%k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return per
+		}
+		if per := size(k); per > cacheLineBytes {
+			t.Errorf("window %d ms: k = %d keeps %d bytes, more than a cache line", windowMs, k, per)
+		}
+		next := k + 1
+		for windowMs%next != 0 {
+			next++
+		}
+		if per := size(next); per <= cacheLineBytes {
+			t.Errorf("window %d ms: k = %d also divides it and keeps only %d bytes; k = %d is not the largest", windowMs, next, per, k)
+		}
+	}
+}
+
+// A k the ring cannot use is answered with a message naming the nearest
+// ones it can, never swapped silently for the default.
+func TestRingWidgetRefusesAKThatDoesNotDivideTheWindow(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		k, want string
+	}{
+		{"7", "k: 7 does not divide the 60 s window"},
+		{"7", "The nearest that do: k = 6 or k = 8."},
+		{"0", "k: 0 is outside 1 to 1000."},
+		{"seven", "k: “seven” is not a whole number."},
+	} {
+		r, err := lib.Render(lib.Lesson("ring-of-buckets"), url.Values{"k": {tt.k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(r.InputProblems, " "), tt.want) || !strings.Contains(string(r.HTML), `data-testid="ring-warning"`) {
+			t.Errorf("k=%s: input problems %q, want %q shown beside the widget", tt.k, r.InputProblems, tt.want)
+		}
+	}
+	r, err := lib.Render(lib.Lesson("ring-of-buckets"), url.Values{"k": {"12"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.InputProblems) > 0 || !strings.Contains(string(r.HTML), "With k = 12,") {
+		t.Errorf("k=12 divides 60 s but was not shown: %q", r.InputProblems)
+	}
+}
+
+// A caption lists each instant once: ten requests refused at 60 s read
+// "60 s (×…)", not "60 s, 60 s, 60 s, …".
+func TestCaptionsNameEachInstantOnce(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lib.Lessons {
+		r, err := lib.Render(l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(r.HTML), "refusing at ")[1:] {
+			list, _, _ := strings.Cut(line, ".<")
+			list, _, _ = strings.Cut(list, ". ")
+			seen := map[string]bool{}
+			for _, item := range strings.Split(list, ", ") {
+				at, _, _ := strings.Cut(item, " (×")
+				if seen[at] {
+					t.Errorf("%s: a caption names %s twice: refusing at %s", l.Slug, at, list)
+					break
+				}
+				seen[at] = true
+			}
 		}
 	}
 }

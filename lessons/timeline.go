@@ -3,7 +3,6 @@ package lessons
 import (
 	"fmt"
 	"html/template"
-	"strings"
 
 	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
@@ -86,15 +85,9 @@ func (st *renderState) timeline(body []byte) (template.HTML, error) {
 				Title: fmt.Sprintf("%s at %s", explain.Verdict(d.Allowed()), scenario.FormatMs(d.At)),
 			})
 		}
-		var refusedAt []string
-		for _, d := range p.Decisions {
-			if !d.Probe && !d.Allowed() {
-				refusedAt = append(refusedAt, scenario.FormatMs(d.At))
-			}
-		}
 		lane.Summary = fmt.Sprintf("%s admits %d of %d", p.Label, p.Admitted, p.Admitted+p.Refused)
-		if len(refusedAt) > 0 {
-			lane.Summary += ", refusing at " + strings.Join(refusedAt, ", ")
+		if refused := refusalTimes(p.Decisions); refused != "" {
+			lane.Summary += ", refusing at " + refused
 		}
 		lane.Summary += "."
 		lanes = append(lanes, lane)

@@ -20,11 +20,54 @@ func (st *renderState) inputInt(name string, def, lo, hi int64) (int64, string) 
 	}
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
-		return def, fmt.Sprintf("“%s” is not a whole number, so %d is used.", raw, def)
+		return def, st.inputProblem(fmt.Sprintf("%s: “%s” is not a whole number, so %d is used.", name, raw, def))
 	}
 	if n < lo || n > hi {
 		c := min(max(n, lo), hi)
-		return c, fmt.Sprintf("%d is outside %d to %d, so %d is used.", n, lo, hi, c)
+		return c, st.inputProblem(fmt.Sprintf("%s: %d is outside %d to %d, so %d is used.", name, n, lo, hi, c))
+	}
+	return n, ""
+}
+
+// inputProblem records what was wrong with a visitor's input and returns
+// the message for the widget to show.
+func (st *renderState) inputProblem(msg string) string {
+	st.out.InputProblems = append(st.out.InputProblems, msg)
+	return msg
+}
+
+// maxRingK bounds the k a visitor may ask the ring widget for: each k is
+// one more run of the lesson's traffic, and its table one more row.
+const maxRingK = 1000
+
+// ringK reads the visitor's ?k=. A k the widget does not list is added to
+// the comparison when it divides the window into whole milliseconds; any
+// other k is refused with a message naming the nearest ones that do.
+func (st *renderState) ringK(windowMs int64) (k int64, warn string) {
+	raw := st.in.Get("k")
+	if raw == "" {
+		return 0, ""
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	switch {
+	case err != nil:
+		return 0, st.inputProblem(fmt.Sprintf("k: “%s” is not a whole number.", raw))
+	case n < 1 || n > maxRingK:
+		return 0, st.inputProblem(fmt.Sprintf("k: %d is outside 1 to %d.", n, maxRingK))
+	case windowMs%n != 0:
+		below, above := n-1, n+1
+		for windowMs%below != 0 {
+			below--
+		}
+		for above <= maxRingK && windowMs%above != 0 {
+			above++
+		}
+		near := fmt.Sprintf("k = %d", below)
+		if above <= maxRingK {
+			near += fmt.Sprintf(" or k = %d", above)
+		}
+		return 0, st.inputProblem(fmt.Sprintf("k: %d does not divide the %s window into equal sub-buckets of whole milliseconds (%s ÷ %d = %s ms), so the ring refuses it. The nearest that do: %s.",
+			n, scenario.FormatMs(windowMs), groupDigits(windowMs), n, strconv.FormatFloat(float64(windowMs)/float64(n), 'f', 2, 64), near))
 	}
 	return n, ""
 }
@@ -131,7 +174,7 @@ type ringRow struct {
 	Slots     int64
 	Bytes     string
 	Admitted  int
-	Differ    int
+	Accuracy  Accuracy
 	MaxError  string
 	Selected  bool
 	KLink     string
@@ -146,17 +189,18 @@ var ringTmpl = template.Must(template.New("ring").Parse(`<section class="widget 
 <input id="ring-k" type="range" name="ki" min="0" max="{{.MaxIndex}}" step="1" value="{{.Index}}" list="ring-ks" aria-valuetext="k = {{.K}}" data-testid="ring-slider" data-on-input="evt.target.form.querySelector('output').textContent = {{.Ks}}[evt.target.value]" data-on-change="evt.target.form.requestSubmit()">
 <button type="submit">Show</button>
 </form>
+{{if .Warn}}<p class="widget-warning" role="status" data-testid="ring-warning">{{.Warn}} Showing k = {{.K}}.</p>{{end}}
 <p class="k-links">Or pick one: {{range .Rows}}{{if .HasKValue}}<a href="{{.KLink}}"{{if .Selected}} aria-current="true"{{end}} data-testid="ring-k-link">k = {{.KValue}}</a> {{end}}{{end}}</p>
-<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} numbers ({{.Selected.Bytes}}); {{.Selected.Differ}} of {{.Total}} decisions differ from the exact sliding log, and the estimate is never off by more than {{.Selected.MaxError}}.</p>
+<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} numbers ({{.Selected.Bytes}}); judged against an exact count of what it had admitted, {{.Selected.Accuracy.WronglyAllowed}} of {{.Total}} requests were wrongly allowed and {{.Selected.Accuracy.WronglyRefused}} wrongly refused, it let at most {{.Selected.Accuracy.MostInWindow}} through in one window, and its estimate is never off by more than {{.Selected.MaxError}}.</p>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Error and memory for each k">
 <table data-testid="ring-table">
 <caption>From one end to the other: the same traffic ({{.Total}} requests, limit {{.Limit}} per {{.Window}}) under each k</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">numbers kept per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">decisions unlike the log</th><th scope="col">largest estimate error</th></tr></thead>
-<tbody>{{range .Rows}}<tr{{if .Selected}} class="selected"{{end}}><th scope="row">{{.Name}}</th><td>{{.Slots}}</td><td>{{.Bytes}}</td><td>{{.Admitted}}</td><td>{{.Differ}}</td><td>{{.MaxError}}</td></tr>
+<thead><tr><th scope="col">policy</th><th scope="col">numbers kept per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">wrongly allowed</th><th scope="col">wrongly refused</th><th scope="col">most in one window</th><th scope="col">largest estimate error</th></tr></thead>
+<tbody>{{range .Rows}}<tr{{if .Selected}} class="selected"{{end}}><th scope="row">{{.Name}}</th><td>{{.Slots}}</td><td>{{.Bytes}}</td><td>{{.Admitted}}</td><td>{{.Accuracy.WronglyAllowed}}</td><td>{{.Accuracy.WronglyRefused}}</td><td>{{.Accuracy.MostInWindow}}</td><td>{{.MaxError}}</td></tr>
 {{end}}</tbody>
 </table>
 </div>
-<p class="widget-note">The estimate error is measured with every request counted (a limit nobody reaches), against the exact count of the last window; the decisions come from the real limit.</p>
+<p class="widget-note">Wrongly allowed and wrongly refused are judged as the comparison in "Choosing a policy" judges them: each decision against an exact count of the requests this policy had itself admitted in the window before it. The estimate error is measured with every request counted (a limit nobody reaches), against the exact count of the last window; the decisions come from the real limit.</p>
 </section>`))
 
 func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
@@ -177,15 +221,20 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 	if def == 0 {
 		def = ks[0]
 	}
+	asked, warn := st.ringK(s.WindowMs)
+	if asked != 0 && !slices.Contains(ks, asked) {
+		ks = append(ks, asked)
+		slices.Sort(ks)
+	}
 	idx := slices.Index(ks, def)
-	if raw := st.in.Get("k"); raw != "" {
-		if n, err := strconv.ParseInt(raw, 10, 64); err == nil && slices.Contains(ks, n) {
-			idx = slices.Index(ks, n)
-		}
+	if asked != 0 {
+		idx = slices.Index(ks, asked)
 	}
 	if raw := st.in.Get("ki"); raw != "" { // the slider sends a position
 		if n, err := strconv.Atoi(raw); err == nil && n >= 0 && n < len(ks) {
 			idx = n
+		} else {
+			warn = st.inputProblem(fmt.Sprintf("ki: “%s” is not a position on the slider (0 to %d).", raw, len(ks)-1))
 		}
 	}
 	if idx < 0 {
@@ -216,10 +265,8 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 			return "", err
 		}
 		r := ringRow{Name: p.Label, Slots: per / 8, Bytes: FormatBytes(per), Admitted: p.Admitted}
-		for j, d := range p.Decisions {
-			if d.Allowed() != logRes.Decisions[j].Allowed() {
-				r.Differ++
-			}
+		if r.Accuracy, err = AgainstExactLog(s, p); err != nil {
+			return "", err
 		}
 		worst := 0.0
 		for j, d := range openRes.Results[i].Decisions {
@@ -234,9 +281,10 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		}
 		rows = append(rows, r)
 	}
-	t := Table{Caption: "ring", Head: []string{"policy", "numbers kept per key", "bytes per key", "admitted", "decisions unlike the log", "largest estimate error"}}
+	t := Table{Caption: "ring", Head: []string{"policy", "numbers kept per key", "bytes per key", "admitted", "wrongly allowed", "wrongly refused", "most in one window", "largest estimate error"}}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Slots, 10), r.Bytes, strconv.Itoa(r.Admitted), strconv.Itoa(r.Differ), r.MaxError})
+		t.Rows = append(t.Rows, []string{r.Name, strconv.FormatInt(r.Slots, 10), r.Bytes, strconv.Itoa(r.Admitted),
+			strconv.Itoa(r.Accuracy.WronglyAllowed), strconv.Itoa(r.Accuracy.WronglyRefused), strconv.FormatInt(r.Accuracy.MostInWindow, 10), r.MaxError})
 	}
 	st.out.Tables = append(st.out.Tables, t)
 	total := 0
@@ -246,7 +294,7 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		}
 	}
 	return execHTML(ringTmpl, map[string]any{
-		"K": ks[idx], "Ks": ks, "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1],
+		"K": ks[idx], "Ks": ks, "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1], "Warn": warn,
 		"Total": total, "Limit": s.Limit, "Window": scenario.FormatMs(s.WindowMs),
 	})
 }
@@ -283,8 +331,7 @@ type compareBlock struct {
 type compareRow struct {
 	Policy   string
 	Admitted int
-	Differ   int
-	Percent  string
+	Accuracy Accuracy
 	Bytes    string
 	Redis    int
 	How      string
@@ -300,14 +347,15 @@ var compareTmpl = template.Must(template.New("cmp").Parse(`<section class="widge
 <div class="table-scroll" tabindex="0" role="region" aria-label="Comparison on {{.Shape}} traffic">
 <table data-testid="compare-table">
 <caption>{{.Total}} requests of {{.Shape}} traffic (seed {{.Seed}}), limit {{.Limit}} per {{.Window}}, one key</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">admitted</th><th scope="col">decisions unlike the exact log</th><th scope="col">memory per key</th><th scope="col">Redis commands per request (usual form)</th></tr></thead>
-<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Admitted}}</td><td>{{.Differ}} ({{.Percent}})</td><td>{{.Bytes}}</td><td>{{.Redis}}: {{.How}}</td></tr>
+<thead><tr><th scope="col">policy</th><th scope="col">admitted</th><th scope="col">wrongly allowed</th><th scope="col">wrongly refused</th><th scope="col">most admitted in one window</th><th scope="col">memory per key</th><th scope="col">Redis commands per request (usual form)</th></tr></thead>
+<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Admitted}}</td><td>{{.Accuracy.WronglyAllowed}}</td><td>{{.Accuracy.WronglyRefused}}</td><td>{{.Accuracy.MostInWindow}}{{with .Accuracy.OverAdmission}} ({{.}} over){{end}}</td><td>{{.Bytes}}</td><td>{{.Redis}}: {{.How}}</td></tr>
 {{end}}</tbody>
 </table>
 </div>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Disagreement with the log for every traffic shape">
+<p class="widget-note" data-testid="compare-meaning">How to read it, in the spirit of Cloudflare's check of its counter: every decision is judged against an exact count of the requests <em>this policy</em> had already admitted in the window before it. <strong>Wrongly allowed</strong>: admitted, though that count left no room. <strong>Wrongly refused</strong>: refused, though there was room. <strong>Most admitted in one window</strong>: the largest number let through in any {{.Window}}; above {{.Limit}}, the promise "at most {{.Limit}} in any window" was broken by that much. A policy is not judged by whether it happens to pick the same requests as a separate log: once two limiters differ once, their histories differ, and that says little about either. The token bucket and GCRA promise an average with bursts, not a window, so their "wrong" counts measure that difference of promise.</p>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Accuracy against the exact count for every traffic shape">
 <table data-testid="compare-matrix">
-<caption>Decisions unlike the exact sliding log, for every shape with the same seed</caption>
+<caption>Share of decisions wrongly allowed or wrongly refused, and the most admitted in one window (limit {{.Limit}}), for every shape with the same seed</caption>
 <thead><tr><th scope="col">traffic</th>{{range .Names}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Matrix}}<tr>{{range $i, $c := .}}{{if eq $i 0}}<th scope="row">{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
@@ -337,7 +385,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		}
 		specs = append(specs, spec)
 	}
-	runShape := func(shape scenario.Shape) (scenario.Scenario, scenario.Result, []int, error) {
+	runShape := func(shape scenario.Shape) (scenario.Scenario, scenario.Result, []Accuracy, error) {
 		times, err := scenario.AtRate(shape, b.Limit, b.WindowMs, int64(b.Windows), uint64(seed)).Times()
 		if err != nil {
 			return scenario.Scenario{}, scenario.Result{}, nil, err
@@ -347,33 +395,33 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		if err != nil {
 			return s, res, nil, err
 		}
-		var differ []int
+		var acc []Accuracy
 		for _, p := range res.Results {
-			n, err := differFromLog(s, p)
+			a, err := AgainstExactLog(s, p)
 			if err != nil {
 				return s, res, nil, err
 			}
-			differ = append(differ, n)
+			acc = append(acc, a)
 		}
-		return s, res, differ, nil
+		return s, res, acc, nil
 	}
-	s, res, differ, err := runShape(shape)
+	s, res, acc, err := runShape(shape)
 	if err != nil {
 		return "", err
 	}
 	total := len(res.Results[0].Decisions)
 	var rows []compareRow
-	t := Table{Caption: "compare " + string(shape), Head: []string{"policy", "admitted", "differ", "bytes", "redis"}}
+	t := Table{Caption: "compare " + string(shape), Head: []string{"policy", "admitted", "wrongly allowed", "wrongly refused", "most in one window", "bytes", "redis"}}
 	for i, p := range res.Results {
 		per, err := EntryBytesPerKey(specs[i], b.Limit, b.WindowMs)
 		if err != nil {
 			return "", err
 		}
 		form := RedisForm[p.Policy]
-		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Differ: differ[i],
-			Percent: percent(differ[i], total), Bytes: FormatBytes(per), Redis: form.Commands, How: form.How}
+		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Accuracy: acc[i], Bytes: FormatBytes(per), Redis: form.Commands, How: form.How}
 		rows = append(rows, r)
-		t.Rows = append(t.Rows, []string{r.Policy, strconv.Itoa(r.Admitted), strconv.Itoa(r.Differ), r.Bytes, strconv.Itoa(r.Redis)})
+		t.Rows = append(t.Rows, []string{r.Policy, strconv.Itoa(r.Admitted), strconv.Itoa(acc[i].WronglyAllowed), strconv.Itoa(acc[i].WronglyRefused),
+			strconv.FormatInt(acc[i].MostInWindow, 10), r.Bytes, strconv.Itoa(r.Redis)})
 	}
 	st.out.Tables = append(st.out.Tables, t)
 	var names []string
@@ -382,13 +430,13 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 	}
 	var matrix [][]string
 	for _, sh := range comparedShapes {
-		_, r, d, err := runShape(sh)
+		_, _, shapeAcc, err := runShape(sh)
 		if err != nil {
 			return "", err
 		}
 		row := []string{string(sh)}
-		for _, n := range d {
-			row = append(row, fmt.Sprintf("%d of %d", n, len(r.Results[0].Decisions)))
+		for _, a := range shapeAcc {
+			row = append(row, fmt.Sprintf("%s wrong; at most %d", a.Wrong(), a.MostInWindow))
 		}
 		matrix = append(matrix, row)
 	}
@@ -397,13 +445,6 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		"Limit": b.Limit, "Window": scenario.FormatMs(b.WindowMs), "Names": names, "Matrix": matrix,
 		"Play": scenario.EncodeURL(s),
 	})
-}
-
-func percent(n, total int) string {
-	if total == 0 {
-		return "0 %"
-	}
-	return strconv.FormatFloat(100*float64(n)/float64(total), 'f', 1, 64) + " %"
 }
 
 // runEach runs the scenario once per spec, so a comparison may hold more

@@ -19,10 +19,20 @@ const (
 	// IdleTimeout is how long a session lives without an action or an
 	// open stream.
 	IdleTimeout = 30 * time.Minute
+	// MaxSessionsPerClient is how many sessions one client (one network
+	// address, see NewFor) may hold at once; opening one more forgets its
+	// own least recently used session, watched or not. A workshop's
+	// attendees often share one public address, so this is sized for a
+	// class of about a hundred with a spare tab each, while a flood from
+	// one address still leaves 350 sessions for everyone else. Followers of
+	// a workshop room (to come) count against the room's own bound, not
+	// their address's.
+	MaxSessionsPerClient = 150
 )
 
-// ErrFull is returned by Store.New when MaxSessions are live and every one
-// of them is watched or was used in the last MinIdleForEviction.
+// ErrFull is returned by Store.NewFor when MaxSessions are live, every one
+// of them is watched or was used in the last MinIdleForEviction, and no
+// client holds more than the asking one would.
 var ErrFull = errors.New("play: the playground is full: too many open sessions; try again in a few minutes")
 
 // ErrNotFound is returned for an id the store does not hold (never issued,
@@ -31,22 +41,30 @@ var ErrNotFound = errors.New("play: no such session (it may have been closed aft
 
 // Store holds the live sessions. Ids are 128 random bits, so a session is
 // reachable only by whoever holds its id.
+//
+// Fairness: each session remembers the client that opened it. A client at
+// its cap makes room from its own sessions, and a full store takes room from
+// the client holding the most, so no single address can lock others out.
 type Store struct {
-	now func() time.Time
-	max int
-	ttl time.Duration
+	now       func() time.Time
+	max       int
+	perClient int
+	ttl       time.Duration
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	owner    map[string]string // session id → client that opened it
+	held     map[string]int    // client → sessions it holds
 }
 
 // NewStore returns a store with the documented bounds, reading time from
 // now (time.Now in production; tests inject their own).
 func NewStore(now func() time.Time) *Store {
-	return NewStoreWithBounds(now, MaxSessions, IdleTimeout)
+	return NewStoreWithBounds(now, MaxSessions, IdleTimeout).WithPerClient(MaxSessionsPerClient)
 }
 
-// NewStoreWithBounds is NewStore with other bounds, for tests.
+// NewStoreWithBounds is NewStore with other bounds, for tests; a client may
+// hold the whole store unless WithPerClient says otherwise.
 func NewStoreWithBounds(now func() time.Time, maxSessions int, idle time.Duration) *Store {
 	if now == nil {
 		now = time.Now
@@ -54,12 +72,29 @@ func NewStoreWithBounds(now func() time.Time, maxSessions int, idle time.Duratio
 	if maxSessions < 1 || idle <= 0 {
 		panic("play: NewStoreWithBounds expects maxSessions > 0 and idle > 0")
 	}
-	return &Store{now: now, max: maxSessions, ttl: idle, sessions: map[string]*Session{}}
+	return &Store{now: now, max: maxSessions, perClient: maxSessions, ttl: idle,
+		sessions: map[string]*Session{}, owner: map[string]string{}, held: map[string]int{}}
 }
 
-// New opens a session holding sc (the default scenario when sc has no
-// policies and no settings).
-func (st *Store) New(sc scenario.Scenario) (*Session, error) {
+// WithPerClient sets how many sessions one client may hold (tests use small
+// stores) and returns st.
+func (st *Store) WithPerClient(n int) *Store {
+	if n < 1 {
+		panic("play: WithPerClient expects n > 0")
+	}
+	st.perClient = n
+	return st
+}
+
+// New opens a session holding sc for an unnamed client: NewFor("", sc).
+func (st *Store) New(sc scenario.Scenario) (*Session, error) { return st.NewFor("", sc) }
+
+// NewFor opens a session holding sc (the default scenario when sc has no
+// policies and no settings) for client, the network address of whoever asks.
+// When client already holds its share, its own least recently used session
+// is forgotten; when the store is full, an unwatched idle session is, or
+// else the least recently used one of the client holding the most.
+func (st *Store) NewFor(client string, sc scenario.Scenario) (*Session, error) {
 	if sc.Limit == 0 && sc.WindowMs == 0 && len(sc.Policies) == 0 && len(sc.Requests) == 0 {
 		sc = DefaultScenario()
 	}
@@ -74,12 +109,69 @@ func (st *Store) New(sc scenario.Scenario) (*Session, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.evictLocked()
-	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked() {
+	if st.held[client] >= st.perClient && st.perClient < st.max {
+		st.removeLocked(st.leastRecentLocked(client))
+	}
+	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked() && !st.evictFromLargestLocked(client) {
 		return nil, ErrFull
 	}
 	s.touch(st.now())
 	st.sessions[id] = s
+	st.owner[id] = client
+	st.held[client]++
 	return s, nil
+}
+
+// Held reports how many live sessions client holds.
+func (st *Store) Held(client string) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.held[client]
+}
+
+func (st *Store) removeLocked(id string) {
+	if _, ok := st.sessions[id]; !ok {
+		return
+	}
+	delete(st.sessions, id)
+	client := st.owner[id]
+	delete(st.owner, id)
+	if st.held[client]--; st.held[client] <= 0 {
+		delete(st.held, client)
+	}
+}
+
+// leastRecentLocked returns the id of client's least recently used session.
+func (st *Store) leastRecentLocked(client string) string {
+	oldestID := ""
+	var oldest time.Time
+	for id, s := range st.sessions {
+		if st.owner[id] != client {
+			continue
+		}
+		if used := s.idleSince(); oldestID == "" || used.Before(oldest) {
+			oldestID, oldest = id, used
+		}
+	}
+	return oldestID
+}
+
+// evictFromLargestLocked makes room in a full store, all of whose sessions
+// are in use, by forgetting the least recently used session of the client
+// holding the most, when that client holds more than newcomer would after
+// being served: a flood pays for itself, a fair share is kept.
+func (st *Store) evictFromLargestLocked(newcomer string) bool {
+	largest, most := "", 0
+	for client, n := range st.held {
+		if n > most {
+			largest, most = client, n
+		}
+	}
+	if most <= st.held[newcomer]+1 {
+		return false
+	}
+	st.removeLocked(st.leastRecentLocked(largest))
+	return true
 }
 
 // Get returns the session with id and marks it used.
@@ -91,7 +183,7 @@ func (st *Store) Get(id string) (*Session, error) {
 		return nil, ErrNotFound
 	}
 	if st.expired(s) {
-		delete(st.sessions, id)
+		st.removeLocked(id)
 		return nil, ErrNotFound
 	}
 	s.touch(st.now())
@@ -125,7 +217,7 @@ func (st *Store) expired(s *Session) bool {
 func (st *Store) evictLocked() {
 	for id, s := range st.sessions {
 		if st.expired(s) {
-			delete(st.sessions, id)
+			st.removeLocked(id)
 		}
 	}
 }
@@ -153,7 +245,7 @@ func (st *Store) evictOldestUnwatchedLocked() bool {
 	if oldestID == "" {
 		return false
 	}
-	delete(st.sessions, oldestID)
+	st.removeLocked(oldestID)
 	return true
 }
 

@@ -19,8 +19,9 @@ import "unsafe"
 // Each key holds two integers: its latest instant (which also names its
 // window) and the count. Keys are never forgotten.
 type fixedWindowPolicy struct {
-	p    Params
-	keys keyTable[fixedWindowState]
+	p      Params
+	keys   keyTable[fixedWindowState]
+	window windowClock
 }
 
 type fixedWindowState struct {
@@ -29,7 +30,7 @@ type fixedWindowState struct {
 }
 
 func newFixedWindow(p Params) *fixedWindowPolicy {
-	return &fixedWindowPolicy{p: p, keys: newKeyTable[fixedWindowState]()}
+	return &fixedWindowPolicy{p: p, keys: newKeyTable[fixedWindowState](), window: newWindowClock(p.WindowMs)}
 }
 
 // Name returns "fixed-window".
@@ -40,32 +41,35 @@ func (f *fixedWindowPolicy) Params() Params { return f.p }
 
 // view is the key's window start and count at instant at >= st.latest.
 func (f *fixedWindowPolicy) view(st fixedWindowState, at int64) (start, count int64) {
-	start = at - at%f.p.WindowMs
+	start = f.window.startOf(at)
 	if st.latest >= start { // latest <= at, so it is in at's window
 		return start, st.count
 	}
 	return start, 0
 }
 
-// Decide implements Policy.
-func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) Decision {
+// Decide implements Policy. It fills its named result field by field: a
+// Decision is too large for registers, and building one in a local first
+// would zero and copy it twice.
+func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	now = clampTime(now)
 	var st fixedWindowState
-	ps := f.keys.find(key)
+	ps := f.keys.atHome(key)
+	if ps == nil {
+		ps = f.keys.find(key)
+	}
 	if ps != nil {
 		st = *ps
 	}
 	at, late := decideAt(now, st.latest)
 	start, count := f.view(st, at)
-	d := Decision{
-		At: at, Late: late,
-		Estimate: Whole(count),
-		Capacity: f.p.Limit,
-		Cost:     cost,
-		Terms:    Terms{WindowStart: start, Elapsed: at - start, Count: count},
-	}
+	d.At, d.Late = at, late
+	d.Estimate = Whole(count)
+	d.Capacity, d.Cost = f.p.Limit, cost
+	d.Terms.WindowStart, d.Terms.Elapsed, d.Terms.Count = start, at-start, count
 	if cost < 1 || cost > f.p.Limit {
-		return refusedNever(d)
+		d.Never = true // and changes nothing
+		return d
 	}
 	if count+cost <= f.p.Limit {
 		d.Allowed = true
@@ -78,6 +82,26 @@ func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) Decision {
 	}
 	*ps = fixedWindowState{latest: at, count: count}
 	return d
+}
+
+// Allow implements Policy: Decide's arithmetic, without the explanation.
+func (f *fixedWindowPolicy) Allow(key Key, now, cost int64) Verdict {
+	if cost < 1 || cost > f.p.Limit {
+		return Verdict{Never: true}
+	}
+	st := f.keys.atHome(key)
+	if st == nil {
+		st = f.keys.insert(key)
+	}
+	now = clampTime(now)
+	at, _ := decideAt(now, st.latest)
+	start, count := f.view(*st, at)
+	if count+cost > f.p.Limit {
+		*st = fixedWindowState{latest: at, count: count}
+		return Verdict{RetryAfterMs: start + f.p.WindowMs - now}
+	}
+	*st = fixedWindowState{latest: at, count: count + cost}
+	return Verdict{Allowed: true}
 }
 
 // Peek implements Policy: the count in the window at now (or at the key's
@@ -99,9 +123,10 @@ func (f *fixedWindowPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (f *fixedWindowPolicy) Stats() Stats {
-	return Stats{Keys: f.keys.len(), Entries: 2 * int64(f.keys.len()), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{}))}
+	return Stats{Keys: f.keys.len(), Entries: 2 * int64(f.keys.len()), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{})),
+		HeapBytes: f.keys.heapBytes()}
 }
 
 func (f *fixedWindowPolicy) clone() Policy {
-	return &fixedWindowPolicy{p: f.p, keys: f.keys.clone()}
+	return &fixedWindowPolicy{p: f.p, keys: f.keys.clone(), window: f.window}
 }

@@ -81,7 +81,7 @@ func TestFixedWindowSnapshotAndStats(t *testing.T) {
 	if got := pol.Snapshot(1, 200); got.Count != 0 || got.WindowStart != 200 {
 		t.Errorf("Snapshot(1, 200) = %+v, want count 0 in window 200", got)
 	}
-	if got, want := pol.Stats(), (Stats{Keys: 2, Entries: 4, BytesPerKey: 16}); got != want {
+	if got, want := stateStats(pol), (Stats{Keys: 2, Entries: 4, BytesPerKey: 16}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }

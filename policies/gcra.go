@@ -47,25 +47,27 @@ func (g *gcraPolicy) Name() string { return GCRA }
 // Params returns the parameters, with Burst 0 reported as Limit.
 func (g *gcraPolicy) Params() Params { return g.p }
 
-// Decide implements Policy.
-func (g *gcraPolicy) Decide(key Key, now, cost int64) Decision {
+// Decide implements Policy, filling its named result field by field (see
+// fixedWindowPolicy.Decide).
+func (g *gcraPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	now = clampTime(now)
 	var st gcraState
-	ps := g.keys.find(key)
+	ps := g.keys.atHome(key)
+	if ps == nil {
+		ps = g.keys.find(key)
+	}
 	if ps != nil {
 		st = *ps
 	}
 	t := now * g.p.Limit
 	tat := max(st.tat, t)
-	d := Decision{
-		At:       now,
-		Estimate: Fraction{tat - t, g.p.WindowMs},
-		Capacity: g.p.Burst,
-		Cost:     cost,
-		Terms:    Terms{TAT: Fraction{tat, g.p.Limit}},
-	}
+	d.At = now
+	d.Estimate = Fraction{tat - t, g.p.WindowMs}
+	d.Capacity, d.Cost = g.p.Burst, cost
+	d.Terms.TAT = Fraction{tat, g.p.Limit}
 	if cost < 1 || cost > g.p.Burst {
-		return refusedNever(d)
+		d.Never = true // and changes nothing
+		return d
 	}
 	next := tat + cost*g.p.WindowMs
 	if next-t <= g.capacity {
@@ -80,6 +82,27 @@ func (g *gcraPolicy) Decide(key Key, now, cost int64) Decision {
 	}
 	*ps = gcraState{tat: tat}
 	return d
+}
+
+// Allow implements Policy: Decide's arithmetic, without the explanation.
+func (g *gcraPolicy) Allow(key Key, now, cost int64) Verdict {
+	if cost < 1 || cost > g.p.Burst {
+		return Verdict{Never: true}
+	}
+	st := g.keys.atHome(key)
+	if st == nil {
+		st = g.keys.insert(key)
+	}
+	now = clampTime(now)
+	t := now * g.p.Limit
+	tat := max(st.tat, t)
+	next := tat + cost*g.p.WindowMs
+	if next-t > g.capacity {
+		st.tat = tat
+		return Verdict{RetryAfterMs: ceilDiv(next-g.capacity, g.p.Limit) - now}
+	}
+	st.tat = next
+	return Verdict{Allowed: true}
 }
 
 // Peek implements Policy: permits in use at now, (max(TAT, T) - T)/windowMs.
@@ -100,7 +123,8 @@ func (g *gcraPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: one integer, the TAT, per key.
 func (g *gcraPolicy) Stats() Stats {
-	return Stats{Keys: g.keys.len(), Entries: int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
+	return Stats{Keys: g.keys.len(), Entries: int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{})),
+		HeapBytes: g.keys.heapBytes()}
 }
 
 func (g *gcraPolicy) clone() Policy {

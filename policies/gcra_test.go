@@ -40,7 +40,7 @@ func TestGCRATAT(t *testing.T) {
 	if s.TAT != frac(2300, 3) || s.Estimate != frac(2300-600, 1000) {
 		t.Errorf("Snapshot(1, 200) = %+v, want TAT 2300/3 and 1700/1000 in use", s)
 	}
-	if got, want := pol.Stats(), (Stats{Keys: 1, Entries: 1, BytesPerKey: 8}); got != want {
+	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 1, BytesPerKey: 8}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }

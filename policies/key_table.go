@@ -1,6 +1,9 @@
 package policies
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"unsafe"
+)
 
 // keyTable maps keys to per-key state of type S, stored inline: an
 // open-addressing hash table with linear probing, so that finding a key and
@@ -8,7 +11,7 @@ import "math/rand/v2"
 // would need a second lookup to store the updated value, or a pointer or
 // index to chase.) Keys are never removed.
 //
-// Slots are chosen by a seeded 64-bit finaliser of the key: the seed is
+// Slots are chosen by multiply-shift hashing with a multiplier (the seed)
 // random per table, so crafted keys cannot be aimed at one probe chain. The
 // seed changes only where state is stored, never a decision. Key 0 marks an
 // empty slot, so the state of key 0 is held beside the table.
@@ -36,15 +39,13 @@ func newKeyTable[S any]() keyTable[S] {
 	}
 }
 
-// home is the first slot probed for k.
+// home is the first slot probed for k: multiply-shift hashing (the top
+// bits of k times a random odd multiplier, Dietzfelbinger et al.), under
+// which two keys chosen without knowing the multiplier share a home slot
+// with probability at most 2/len(slots). One multiplication keeps the short
+// path of insert small enough to inline.
 func (t *keyTable[S]) home(k Key) uint64 {
-	h := k ^ t.seed
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h >> t.shift
+	return (k * t.seed) >> t.shift
 }
 
 // find returns the state of k, or nil if k was never inserted. The pointer
@@ -75,6 +76,19 @@ func (t *keyTable[S]) get(k Key) S {
 	}
 	var zero S
 	return zero
+}
+
+// atHome returns the state of k if k sits in its home slot, the common case
+// at a load of at most 3/4, and nil otherwise (k absent, displaced, or 0).
+// It is small enough for the compiler to inline, which insert, holding the
+// probe loop and the growth, is not: the policies' fast paths try atHome
+// first.
+func (t *keyTable[S]) atHome(k Key) *S {
+	s := &t.slots[t.home(k)]
+	if s.key == k && k != 0 {
+		return &s.state
+	}
+	return nil
 }
 
 // insert returns the state of k, adding k with the zero state if it is
@@ -116,6 +130,11 @@ func (t *keyTable[S]) grow() {
 		}
 		t.slots[i] = s
 	}
+}
+
+// heapBytes is the memory the table's slots take, free ones included.
+func (t *keyTable[S]) heapBytes() int64 {
+	return int64(cap(t.slots)) * int64(unsafe.Sizeof(keySlot[S]{}))
 }
 
 // len is the number of keys held.

@@ -120,6 +120,22 @@ type Decision struct {
 	Terms Terms
 }
 
+// Verdict is what a server acts on: admit, or refuse with a Retry-After.
+// It is the first three fields of the Decision the same request would get.
+type Verdict struct {
+	Allowed bool
+	Never   bool // the request can never be admitted; RetryAfterMs is 0
+	// RetryAfterMs is, for a refused request that could pass later, the
+	// smallest wait after which the same request is admitted if nothing else
+	// arrives. Zero when allowed.
+	RetryAfterMs int64
+}
+
+// verdictOf is the verdict part of a decision.
+func verdictOf(d Decision) Verdict {
+	return Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs}
+}
+
 // Terms carries the numbers a decision was computed from. Each policy fills
 // the fields that apply to it and leaves the rest zero.
 type Terms struct {
@@ -135,14 +151,18 @@ type Terms struct {
 	OldestMs    int64    // sliding-log: timestamp of the oldest entry inside the window (0 when empty)
 }
 
-// Policy decides requests for many keys. Implementations are not safe for
-// concurrent use; callers serialise access (one playground session owns its
-// policies).
+// Policy decides requests for many keys. The policies New builds are not
+// safe for concurrent use; callers serialise access (one playground session
+// owns its policies), or use NewConcurrent, which is.
 type Policy interface {
 	Name() string
 	Params() Params
 	// Decide admits or refuses a request of cost permits at now for key.
 	Decide(key Key, now, cost int64) Decision
+	// Allow is Decide for a server: the same decision and the same change
+	// of state, returning only the verdict. It builds no explanation, and
+	// its small result travels in registers, so it is the fast path.
+	Allow(key Key, now, cost int64) Verdict
 	// Peek reports the estimate at now without deciding or changing state.
 	Peek(key Key, now int64) Fraction
 	// Snapshot describes the key's state at now for drawing; it allocates
@@ -177,7 +197,12 @@ type Slot struct {
 type Stats struct {
 	Keys        int
 	Entries     int64 // numbers tracked across all keys (counters, timestamps, slots)
-	BytesPerKey int64 // state bytes per key, excluding the map's own overhead
+	BytesPerKey int64 // one key's own state in bytes, without the key table's overhead
+	// HeapBytes is everything the policy holds on the heap: the key table at
+	// its full size (free slots included, keys and state inline) and any
+	// backing array at its capacity. Divided by Keys it is the true cost of
+	// a key, which BytesPerKey is not.
+	HeapBytes int64
 }
 
 // New builds a policy by name, validating its parameters. Errors name the

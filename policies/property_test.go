@@ -202,3 +202,36 @@ func TestPropertyGCRAIsTokenBucket(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyAllowIsDecide feeds the same traffic (late requests, bursts,
+// costs that can never pass, key 0) to two copies of each policy, one
+// through Decide and one through Allow: every verdict must be Decide's, and
+// afterwards every key must look the same, so Allow changes state exactly as
+// Decide does.
+func TestPropertyAllowIsDecide(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 31))
+	for _, name := range Names {
+		for round := range 40 {
+			p := randomParams(r, name)
+			decided, allowed := mustNew(t, name, p), mustNew(t, name, p)
+			reqs := traffic(r, p, 300, true)
+			last := int64(0)
+			for i, q := range reqs {
+				d := decided.Decide(q.key, q.at, q.cost)
+				if got, want := allowed.Allow(q.key, q.at, q.cost), verdictOf(d); got != want {
+					t.Fatalf("%s %+v round %d step %d: Allow(%d, %d, %d) = %+v, want Decide's %+v (seed %d)",
+						name, p, round, i, q.key, q.at, q.cost, got, want, propertySeed)
+				}
+				last = max(last, q.at)
+			}
+			for k := range Key(3) {
+				if got, want := fmt.Sprint(allowed.Snapshot(k, last)), fmt.Sprint(decided.Snapshot(k, last)); got != want {
+					t.Fatalf("%s %+v round %d: key %d after Allow = %s, after Decide = %s", name, p, round, k, got, want)
+				}
+			}
+			if got, want := allowed.Stats().Keys, decided.Stats().Keys; got != want {
+				t.Fatalf("%s %+v round %d: Allow holds %d keys, Decide %d", name, p, round, got, want)
+			}
+		}
+	}
+}

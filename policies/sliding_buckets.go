@@ -197,6 +197,12 @@ func (s *slidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, c
 	return (b + s.k + 1) * s.width
 }
 
+// Allow implements Policy. Most of the work is advancing the ring, which
+// Decide does as cheaply, so Allow is Decide's verdict.
+func (s *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
+	return verdictOf(s.Decide(key, now, cost))
+}
+
 // add allocates the state and the ring of a new key.
 func (s *slidingBucketsPolicy) add(key Key) *slidingBucketsState {
 	i := int32(s.keys.len())
@@ -272,6 +278,7 @@ func (s *slidingBucketsPolicy) Stats() Stats {
 		Keys:        s.keys.len(),
 		Entries:     keys * (s.n + 2),
 		BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{})),
+		HeapBytes:   s.keys.heapBytes() + int64(cap(s.slots))*8,
 	}
 }
 

@@ -30,9 +30,11 @@ import "unsafe"
 // Each key holds three integers: its latest instant (which names its current
 // window), previous and current. Keys are never forgotten.
 type slidingCounterPolicy struct {
-	p     Params
-	exact bool
-	keys  keyTable[slidingCounterState]
+	p         Params
+	exact     bool
+	keys      keyTable[slidingCounterState]
+	window    windowClock
+	lastRetry retrySolution
 }
 
 type slidingCounterState struct {
@@ -42,7 +44,8 @@ type slidingCounterState struct {
 }
 
 func newSlidingCounter(p Params) *slidingCounterPolicy {
-	return &slidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: newKeyTable[slidingCounterState]()}
+	return &slidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: newKeyTable[slidingCounterState](),
+		window: newWindowClock(p.WindowMs)}
 }
 
 // Name returns "sliding-counter".
@@ -55,7 +58,7 @@ func (s *slidingCounterPolicy) Params() Params { return s.p }
 // start with the two counts there.
 func (s *slidingCounterPolicy) view(st slidingCounterState, at int64) (start, previous, current int64) {
 	w := s.p.WindowMs
-	start = at - at%w
+	start = s.window.startOf(at)
 	switch { // latest <= at: in at's window, the one before, or older
 	case st.latest >= start:
 		return start, st.previous, st.current
@@ -95,7 +98,8 @@ func admitsWeighted(previous, room, width, elapsed int64, exact bool) bool {
 	if exact {
 		return weighted <= room*width
 	}
-	return weighted/width <= room
+	// weighted div width <= room, without the division: weighted >= 0.
+	return weighted < (room+1)*width
 }
 
 // firstElapsed solves admitsWeighted for the smallest elapsed in
@@ -130,22 +134,54 @@ func firstElapsed(previous, room, width int64, exact bool) int64 {
 // same request is admitted, if nothing else arrives: later in this window,
 // in the next one (previous = today's current, current = 0) or at the start
 // of the one after, where both counts are zero and any cost <= limit passes.
+//
+// The solution depends only on the counts and the cost, which a refusal
+// does not change, so the last one is remembered: a key refused again and
+// again, the case a limiter must be fastest at, then costs no division.
+// (retryAt is small enough to inline; the solving is in solveRetry.)
 func (s *slidingCounterPolicy) retryAt(start, elapsed, previous, current, cost int64) int64 {
-	w := s.p.WindowMs
-	if e := firstElapsed(previous, s.p.Limit-current-cost, w, s.exact); e < w {
-		return start + max(e, elapsed)
+	m := &s.lastRetry
+	if m.previous != previous || m.current != current || m.cost != cost {
+		s.solveRetry(previous, current, cost)
 	}
-	if e := firstElapsed(current, s.p.Limit-cost, w, s.exact); e < w {
-		return start + w + e
+	if m.offset < 0 { // later in this window, but not before now
+		return start + max(-m.offset-1, elapsed)
 	}
-	return start + 2*w
+	return start + m.offset
 }
 
-// Decide implements Policy.
-func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
+// retrySolution is a solved retryAt for its counts and cost: the offset
+// from the window start, or -(elapsed+1) when the request passes from that
+// elapsed in this window. Its zero value solves nothing: cost is never 0.
+type retrySolution struct {
+	previous, current, cost int64
+	offset                  int64
+}
+
+func (s *slidingCounterPolicy) solveRetry(previous, current, cost int64) {
+	s.lastRetry = retrySolution{previous: previous, current: current, cost: cost, offset: s.retryOffset(previous, current, cost)}
+}
+
+func (s *slidingCounterPolicy) retryOffset(previous, current, cost int64) int64 {
+	w := s.p.WindowMs
+	if e := firstElapsed(previous, s.p.Limit-current-cost, w, s.exact); e < w {
+		return -e - 1
+	}
+	if e := firstElapsed(current, s.p.Limit-cost, w, s.exact); e < w {
+		return w + e
+	}
+	return 2 * w
+}
+
+// Decide implements Policy, filling its named result field by field (see
+// fixedWindowPolicy.Decide).
+func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	now = clampTime(now)
 	var st slidingCounterState
-	ps := s.keys.find(key)
+	ps := s.keys.atHome(key)
+	if ps == nil {
+		ps = s.keys.find(key)
+	}
 	if ps != nil {
 		st = *ps
 	}
@@ -153,16 +189,14 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
 	start, previous, current := s.view(st, at)
 	elapsed := at - start
 	est, carried := s.estimate(previous, current, elapsed)
-	d := Decision{
-		At: at, Late: late,
-		Estimate: est,
-		Capacity: s.p.Limit,
-		Cost:     cost,
-		Terms: Terms{WindowStart: start, Elapsed: elapsed, Previous: previous, Current: current,
-			Carried: carried},
-	}
+	d.At, d.Late = at, late
+	d.Estimate = est
+	d.Capacity, d.Cost = s.p.Limit, cost
+	d.Terms.WindowStart, d.Terms.Elapsed = start, elapsed
+	d.Terms.Previous, d.Terms.Current, d.Terms.Carried = previous, current, carried
 	if cost < 1 || cost > s.p.Limit {
-		return refusedNever(d)
+		d.Never = true // and changes nothing
+		return d
 	}
 	if s.admits(previous, current, elapsed, cost) {
 		d.Allowed = true
@@ -175,6 +209,36 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) Decision {
 	}
 	*ps = slidingCounterState{latest: at, previous: previous, current: current}
 	return d
+}
+
+// Allow implements Policy: Decide's arithmetic, without the explanation.
+func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
+	if cost < 1 || cost > s.p.Limit {
+		return Verdict{Never: true}
+	}
+	st := s.keys.atHome(key)
+	if st == nil {
+		st = s.keys.insert(key)
+	}
+	now = clampTime(now)
+	at, _ := decideAt(now, st.latest)
+	start, previous, current := s.view(*st, at)
+	elapsed := at - start
+	if !s.admits(previous, current, elapsed, cost) {
+		*st = slidingCounterState{latest: at, previous: previous, current: current}
+		// retryAt, written out: the compiler does not inline it.
+		m := &s.lastRetry
+		if m.previous != previous || m.current != current || m.cost != cost {
+			s.solveRetry(previous, current, cost)
+		}
+		retry := start + m.offset
+		if m.offset < 0 {
+			retry = start + max(-m.offset-1, elapsed)
+		}
+		return Verdict{RetryAfterMs: retry - now}
+	}
+	*st = slidingCounterState{latest: at, previous: previous, current: current + cost}
+	return Verdict{Allowed: true}
 }
 
 // Peek implements Policy.
@@ -197,7 +261,8 @@ func (s *slidingCounterPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: three integers per key.
 func (s *slidingCounterPolicy) Stats() Stats {
-	return Stats{Keys: s.keys.len(), Entries: 3 * int64(s.keys.len()), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
+	return Stats{Keys: s.keys.len(), Entries: 3 * int64(s.keys.len()), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{})),
+		HeapBytes: s.keys.heapBytes()}
 }
 
 func (s *slidingCounterPolicy) clone() Policy {

@@ -206,7 +206,7 @@ func TestSlidingCounterTermsAndSnapshot(t *testing.T) {
 	if s.Previous != 5 || s.Current != 0 || s.WindowStart != 30000 || s.Estimate != frac(100000, 30000) {
 		t.Errorf("Snapshot(1, 40000) = %+v", s)
 	}
-	if got, want := pol.Stats(), (Stats{Keys: 1, Entries: 3, BytesPerKey: 24}); got != want {
+	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 3, BytesPerKey: 24}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }

@@ -115,6 +115,12 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 	return d
 }
 
+// Allow implements Policy. The log's work is walking its ring, which Decide
+// does as cheaply, so Allow is Decide's verdict.
+func (l *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
+	return verdictOf(l.Decide(key, now, cost))
+}
+
 // add allocates the state and the full ring of a new key.
 func (l *slidingLogPolicy) add(key Key) *slidingLogState {
 	i := int32(l.keys.len())
@@ -163,6 +169,7 @@ func (l *slidingLogPolicy) Stats() Stats {
 		Keys:        l.keys.len(),
 		Entries:     n * l.p.Limit,
 		BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{})),
+		HeapBytes:   l.keys.heapBytes() + int64(cap(l.times))*8,
 	}
 }
 

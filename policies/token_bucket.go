@@ -47,26 +47,28 @@ func (t *tokenBucketPolicy) used(st tokenBucketState, at int64) int64 {
 	return max(0, st.used-t.p.Limit*(at-st.latest))
 }
 
-// Decide implements Policy.
-func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
+// Decide implements Policy, filling its named result field by field (see
+// fixedWindowPolicy.Decide).
+func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	now = clampTime(now)
 	var st tokenBucketState
-	ps := t.keys.find(key)
+	ps := t.keys.atHome(key)
+	if ps == nil {
+		ps = t.keys.find(key)
+	}
 	if ps != nil {
 		st = *ps
 	}
 	at, late := decideAt(now, st.latest)
 	used := t.used(st, at)
 	w := t.p.WindowMs
-	d := Decision{
-		At: at, Late: late,
-		Estimate: Fraction{used, w},
-		Capacity: t.p.Burst,
-		Cost:     cost,
-		Terms:    Terms{Tokens: Fraction{t.capacity - used, w}},
-	}
+	d.At, d.Late = at, late
+	d.Estimate = Fraction{used, w}
+	d.Capacity, d.Cost = t.p.Burst, cost
+	d.Terms.Tokens = Fraction{t.capacity - used, w}
 	if cost < 1 || cost > t.p.Burst {
-		return refusedNever(d)
+		d.Never = true // and changes nothing
+		return d
 	}
 	if missing := used + cost*w - t.capacity; missing <= 0 {
 		d.Allowed = true
@@ -79,6 +81,26 @@ func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) Decision {
 	}
 	*ps = tokenBucketState{latest: at, used: used}
 	return d
+}
+
+// Allow implements Policy: Decide's arithmetic, without the explanation.
+func (t *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
+	if cost < 1 || cost > t.p.Burst {
+		return Verdict{Never: true}
+	}
+	st := t.keys.atHome(key)
+	if st == nil {
+		st = t.keys.insert(key)
+	}
+	now = clampTime(now)
+	at, _ := decideAt(now, st.latest)
+	used := t.used(*st, at)
+	if missing := used + cost*t.p.WindowMs - t.capacity; missing > 0 {
+		*st = tokenBucketState{latest: at, used: used}
+		return Verdict{RetryAfterMs: at + ceilDiv(missing, t.p.Limit) - now}
+	}
+	*st = tokenBucketState{latest: at, used: used + cost*t.p.WindowMs}
+	return Verdict{Allowed: true}
 }
 
 // Peek implements Policy: permits in use at now.
@@ -98,7 +120,8 @@ func (t *tokenBucketPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (t *tokenBucketPolicy) Stats() Stats {
-	return Stats{Keys: t.keys.len(), Entries: 2 * int64(t.keys.len()), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
+	return Stats{Keys: t.keys.len(), Entries: 2 * int64(t.keys.len()), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{})),
+		HeapBytes: t.keys.heapBytes()}
 }
 
 func (t *tokenBucketPolicy) clone() Policy {

@@ -72,7 +72,7 @@ func TestTokenBucketTokens(t *testing.T) {
 	if s.Tokens != frac(6000, 1000) || s.Estimate != frac(2000, 1000) {
 		t.Errorf("Snapshot(1, 350) = %+v, want tokens 6 and 2 in use", s)
 	}
-	if got, want := pol.Stats(), (Stats{Keys: 1, Entries: 2, BytesPerKey: 16}); got != want {
+	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 2, BytesPerKey: 16}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }

@@ -64,9 +64,15 @@ func Decode(r io.Reader) (Scenario, error) {
 		return Scenario{}, Errors{{Reason: "reading scenario: " + err.Error()}}
 	}
 	if len(data) > MaxBodyBytes {
-		return Scenario{}, Errors{{Reason: fmt.Sprintf("scenario is larger than %d bytes", MaxBodyBytes)}}
+		return Scenario{}, TooLarge()
 	}
 	return Parse(data)
+}
+
+// TooLarge is what Decode says of input over MaxBodyBytes; the web server
+// says the same of any request body over that bound, scenario or not.
+func TooLarge() Errors {
+	return Errors{{Reason: fmt.Sprintf("the input is larger than %d bytes (1 MiB), the most a scenario or any request may hold", MaxBodyBytes)}}
 }
 
 // wire is the JSON form: it accepts "policy" as a shorthand for a

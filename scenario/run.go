@@ -93,6 +93,12 @@ func KeyOf(name string) policies.Key { return policies.Key(policies.Mix32(name))
 
 // Run validates the scenario and replays its requests through every policy.
 func Run(s Scenario) (Result, error) {
+	return RunContext(context.Background(), s)
+}
+
+// RunContext is Run that stops, returning ctx.Err(), soon after ctx is done:
+// a server runs scenarios for requests that may be cancelled or time out.
+func RunContext(ctx context.Context, s Scenario) (Result, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -107,7 +113,7 @@ func Run(s Scenario) (Result, error) {
 			// "decisions": [], not null.
 			Decisions: make([]Decision, 0, s.total()),
 		}
-		pol, err := ReplayLane(context.Background(), s, i, Hooks{After: func(_ policies.Policy, d Decision) error {
+		pol, err := ReplayLane(ctx, s, i, Hooks{After: func(_ policies.Policy, d Decision) error {
 			out.add(d)
 			return nil
 		}})

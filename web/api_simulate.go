@@ -3,8 +3,10 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -25,43 +27,105 @@ type fieldError struct {
 
 // handleSimulate answers POST /api/simulate: the same scenario JSON as the
 // simulate command takes, and the same result JSON it prints with --json.
-func handleSimulate(log *slog.Logger) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		s, err := scenario.Decode(r.Body)
-		if err == nil {
-			var res scenario.Result
-			if res, err = scenario.Run(s); err == nil {
-				writeJSON(w, log, http.StatusOK, res)
-				return
-			}
-		}
-		var errs scenario.Errors
-		if !errors.As(err, &errs) {
-			log.Error("simulate", slog.Any("error", err))
-			writeJSON(w, log, http.StatusInternalServerError, apiError{Error: "the scenario could not be run"})
-			return
-		}
-		body := apiError{Error: errs.Error()}
-		for _, e := range errs {
-			body.Fields = append(body.Fields, fieldError{e.Field, e.Reason})
-		}
-		writeJSON(w, log, http.StatusBadRequest, body)
+// Runs share the server's run capacity (see RunScenario): beyond it the
+// answer is 503 with Retry-After.
+func (s *Server) handleSimulate(w http.ResponseWriter, r *http.Request) {
+	fail := func(status int, msg string) { writeJSON(w, r, s.log, status, apiError{Error: msg}) }
+	ticket, ok := s.runs.admit()
+	if !ok {
+		s.refuseBusy(w, r, fail)
+		return
+	}
+	defer ticket.release()
+	data, err := io.ReadAll(r.Body)
+	if bodyTooLarge(err) {
+		s.writeScenarioErrors(w, r, http.StatusRequestEntityTooLarge, scenario.TooLarge())
+		return
+	}
+	if err != nil {
+		fail(http.StatusBadRequest, "the request body could not be read: "+err.Error())
+		return
+	}
+	sc, err := scenario.Parse(data)
+	var res scenario.Result
+	if err == nil {
+		res, err = s.runScenario(r, ticket, sc)
+	}
+	var errs scenario.Errors
+	switch {
+	case err == nil:
+		writeResult(w, r, s.log, res)
+	case errors.As(err, &errs):
+		s.writeScenarioErrors(w, r, http.StatusBadRequest, errs)
+	case errors.Is(err, errBusy):
+		s.refuseBusy(w, r, fail)
+	case r.Context().Err() != nil:
+		// The client left (nobody reads this) or the server is stopping.
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+		fail(http.StatusServiceUnavailable, "the run was cancelled: the server is restarting, or the request ended")
+	default:
+		s.log.Error("simulate", slog.Any("error", err))
+		fail(http.StatusInternalServerError, "the scenario could not be run")
 	}
 }
 
-func writeJSON(w http.ResponseWriter, log *slog.Logger, status int, v any) {
+func (s *Server) writeScenarioErrors(w http.ResponseWriter, r *http.Request, status int, errs scenario.Errors) {
+	body := apiError{Error: errs.Error()}
+	for _, e := range errs {
+		body.Fields = append(body.Fields, fieldError{e.Field, e.Reason})
+	}
+	writeJSON(w, r, s.log, status, body)
+}
+
+// writeResult writes a run's result as compact JSON one policy at a time, so
+// a worst-case answer (some 12 MB) is never held whole in memory and stops
+// when the client leaves. It is the JSON of json.Marshal(res).
+func writeResult(w http.ResponseWriter, r *http.Request, log *slog.Logger, res scenario.Result) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	err := writeString(w, `{"results":[`)
+	for i, pr := range res.Results {
+		if err != nil || r.Context().Err() != nil {
+			return
+		}
+		var data []byte
+		if data, err = json.Marshal(pr); err == nil {
+			if i > 0 {
+				err = writeString(w, ",")
+			}
+			if err == nil {
+				_, err = w.Write(data)
+			}
+		}
+	}
+	if err == nil {
+		err = writeString(w, "]}\n")
+	}
+	if err != nil && r.Context().Err() == nil {
+		log.Warn("writing simulate result", slog.Any("error", err))
+	}
+}
+
+func writeString(w io.Writer, s string) error {
+	_, err := io.WriteString(w, s)
+	return err
+}
+
+func writeJSON(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(v); err != nil && r.Context().Err() == nil {
+		// A client that left is not worth a line: its context says so.
 		log.Warn("writing JSON response", slog.Any("error", err))
 	}
 }
 
 // setupAPIRoutes adds the machine-facing endpoints.
 func setupAPIRoutes(s *Server, r chi.Router) error {
-	r.Post("/api/simulate", handleSimulate(s.log))
+	r.Post("/api/simulate", s.handleSimulate)
 	return nil
 }

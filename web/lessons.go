@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -96,6 +95,13 @@ func (h *lessonPages) lesson(w http.ResponseWriter, r *http.Request) {
 		Body:      rendered.HTML,
 		Exercises: h.exercisesOf(l.Slug),
 	}
+	status := http.StatusOK
+	if len(rendered.InputProblems) > 0 {
+		// The page still helps, with the lesson's own values and the
+		// problem shown beside its widget; the status says the address was
+		// not taken as given.
+		status = http.StatusBadRequest
+	}
 	prev, next := h.lib.Neighbours(l.Slug)
 	if prev != nil {
 		p := h.link(prev)
@@ -105,7 +111,7 @@ func (h *lessonPages) lesson(w http.ResponseWriter, r *http.Request) {
 		n := h.link(next)
 		v.Next = &n
 	}
-	h.s.Render(w, r, http.StatusOK, templates.LessonView(v))
+	h.s.Render(w, r, status, templates.LessonView(v))
 }
 
 func (h *lessonPages) exercises(w http.ResponseWriter, r *http.Request) {
@@ -132,14 +138,14 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	}
 	// Datastar sends the form as multipart FormData; a plain POST as
 	// application/x-www-form-urlencoded.
-	var perr error
-	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-		perr = r.ParseMultipartForm(64 << 10)
-	} else {
-		perr = r.ParseForm()
+	cleanup, perr := readForm(r)
+	defer cleanup()
+	if bodyTooLarge(perr) {
+		http.Error(w, tooLargeMessage(), http.StatusRequestEntityTooLarge)
+		return
 	}
 	if perr != nil {
-		http.Error(w, "Bad request", http.StatusBadRequest)
+		http.Error(w, "The answer could not be read: "+perr.Error(), http.StatusBadRequest)
 		return
 	}
 	status := http.StatusOK
@@ -153,6 +159,11 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	in := e.Instance(seed)
+	sol, err := in.Solve()
+	if err != nil {
+		h.s.Fail(w, r, err)
+		return
+	}
 	v := templates.ExercisePage{
 		Page:     h.s.Page(r, e.Title, templates.SectionExercises),
 		ID:       e.ID,
@@ -161,6 +172,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		Seed:     seed,
 		Kind:     e.Ask,
 		Setting:  fmt.Sprintf("limit %d per %s", in.Scenario.Limit, scenario.FormatMs(in.Scenario.WindowMs)),
+		Hint:     answerHint(in, sol),
 
 		AddressProblem: addressProblem,
 	}
@@ -186,7 +198,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	}
 	choices := r.PostForm["choice"]
 	for _, lane := range e.Lanes() {
-		v.Choices = append(v.Choices, templates.Choice{Value: lane, Label: lane, Checked: slices.Contains(choices, lane)})
+		v.Choices = append(v.Choices, templates.Choice{Value: lane, Label: exercises.Label(lane), Checked: slices.Contains(choices, lane)})
 	}
 	if e.Ask == exercises.AskWhich {
 		v.Choices = append(v.Choices, templates.Choice{Value: "none", Label: "none of them", Checked: slices.Contains(choices, "none")})
@@ -212,10 +224,25 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	h.s.Render(w, r, status, templates.ExerciseView(v))
 }
 
+// answerHint says what kind of answer the field takes; a time's examples
+// are worked out from the answer so that none of them is it.
+func answerHint(in exercises.Instance, sol exercises.Solution) string {
+	switch in.Exercise.Ask {
+	case exercises.AskOutcome:
+		return "Yes or no (admitted or refused)."
+	case exercises.AskFirstAdmit:
+		ex := in.TimeExamples(sol)
+		return fmt.Sprintf("A time: %s, %s, %s or %s. A bare number is in seconds.", ex[0], ex[1], ex[2], ex[3])
+	case exercises.AskCount:
+		return "A whole number."
+	}
+	return ""
+}
+
 func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Feedback) *templates.Feedback {
 	out := &templates.Feedback{
 		Readable: fb.Readable, Problem: fb.Problem, Correct: fb.Correct,
-		Given: fb.Given, Right: fb.Right, Off: fb.Difference, Explain: e.Explain,
+		Given: fb.Given, Right: fb.Right, Off: fb.Difference, Direction: fb.Direction, Explain: e.Explain,
 	}
 	for _, st := range fb.Solution.Trace {
 		out.Steps = append(out.Steps, templates.Step{At: scenario.FormatMs(st.At), Policy: st.Policy, Outcome: st.Outcome, Working: st.Working, Note: st.Note})

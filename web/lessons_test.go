@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 func TestLessonRoutes(t *testing.T) {
@@ -19,7 +21,12 @@ func TestLessonRoutes(t *testing.T) {
 		{"/lessons", 200, "Choosing a policy"},
 		{"/lessons/sliding-log", 200, "800 MB"},
 		{"/lessons/sliding-log?limit=7&keys=3", 200, "168 B"},
-		{"/lessons/sliding-log?limit=banana", 200, "is not a whole number"},
+		{"/lessons/sliding-log?limit=banana", 400, "is not a whole number"},
+		{"/lessons/ring-of-buckets?k=7", 400, "7 does not divide the 60 s window"},
+		{"/lessons/ring-of-buckets?k=banana", 400, "k: “banana” is not a whole number"},
+		{"/lessons/ring-of-buckets?k=5000", 400, "outside 1 to 1000"},
+		{"/lessons/ring-of-buckets?k=12", 200, "With k = 12, each key keeps"},
+		{"/lessons/ring-of-buckets?k=6", 200, "With k = 6, each key keeps"},
 		{"/lessons/nope", 404, "Page not found"},
 		{"/exercises", 200, "try-it-1-exact"},
 		{"/exercises/try-it-1-exact?seed=42", 200, "variant 42"},
@@ -85,5 +92,70 @@ func TestExerciseAnswerThroughDatastar(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no event merges the feedback slot saying Right: %q", events)
+	}
+}
+
+// A wrong answer leaves the form to try again and keeps the right answer
+// in a closed "show the answer" box; a right one shows it at once.
+func TestWrongAnswerLetsTheLearnerTryAgain(t *testing.T) {
+	base := lessonsSite(t)
+	post := func(id string, form url.Values) *goquery.Document {
+		t.Helper()
+		res, err := http.PostForm(base+"/exercises/"+id, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("POST %s: status %d", id, res.StatusCode)
+		}
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	doc := post("try-it-2-exact", url.Values{"answer": {"35 s"}})
+	if got := doc.Find(`[data-testid="try-again"]`).Text(); !strings.Contains(got, "too early") {
+		t.Errorf("try-again text %q, want it to say the answer is too early", got)
+	}
+	right := doc.Find(`[data-testid="right-answer"]`)
+	if right.Length() != 1 || right.Closest(`details[data-testid="reveal"]`).Length() != 1 {
+		t.Errorf("the right answer is not inside the reveal box")
+	}
+	if _, open := doc.Find(`details[data-testid="reveal"]`).Attr("open"); open {
+		t.Errorf("the reveal box is open on the first wrong answer")
+	}
+	if doc.Find(`[data-testid="answer-form"] [data-testid="answer"]`).AttrOr("value", "") != "35 s" {
+		t.Errorf("the form does not keep the answer to change")
+	}
+
+	doc = post("try-it-2-exact", url.Values{"answer": {"36"}})
+	if r := doc.Find(`[data-testid="right-answer"]`); r.Text() != "36 s" || r.Closest("details").Length() != 0 {
+		t.Errorf("a right answer: shown %q, inside a box %v", r.Text(), r.Closest("details").Length() != 0)
+	}
+}
+
+// Which-questions label their boxes as people read the policies, and the
+// time hint never uses the answer as an example.
+func TestExercisePageWording(t *testing.T) {
+	base := lessonsSite(t)
+	res := get(t, base+"/exercises/try-it-3-exact")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	doc.Find("label.choice").Each(func(_ int, s *goquery.Selection) { labels = append(labels, strings.TrimSpace(s.Text())) })
+	if want := []string{"sliding log", "sliding counter (exact)", "none of them"}; strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Errorf("choice labels %q, want %q", labels, want)
+	}
+	res = get(t, base+"/exercises/try-it-2-exact")
+	doc, err = goquery.NewDocumentFromReader(strings.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hint := doc.Find("#answer-hint").Text(); hint == "" || strings.Contains(hint, "36") {
+		t.Errorf("hint %q: want one whose examples are not the answer, 36 s", hint)
 	}
 }

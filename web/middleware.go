@@ -1,12 +1,16 @@
 package web
 
 import (
+	"errors"
 	"log/slog"
+	"mime"
 	"net/http"
 	"runtime/debug"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/windowlab/playground/scenario"
 )
 
 // contentSecurityPolicy allows scripts, styles and connections from the site
@@ -50,6 +54,10 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			}
 			level := slog.LevelInfo
 			switch {
+			case status == http.StatusServiceUnavailable:
+				// Refusals for capacity come in floods; the handler
+				// logs them sampled at WARN (refusalLog).
+				level = slog.LevelDebug
 			case status >= 500:
 				level = slog.LevelError
 			case r.URL.Path == "/healthz":
@@ -91,4 +99,44 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// limitBodies bounds every request body by scenario.MaxBodyBytes, the bound
+// of a scenario, so /api/simulate, /play/load and /exercises/{id} agree on
+// what is too large and no handler can be made to read more. A handler that
+// reads past it gets an *http.MaxBytesError: see bodyTooLarge.
+func limitBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, scenario.MaxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bodyTooLarge reports whether err comes from reading a body past
+// limitBodies' bound.
+func bodyTooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}
+
+// tooLargeMessage is what a visitor reads when a body is over the bound: the
+// scenario decoder's own words.
+func tooLargeMessage() string { return scenario.TooLarge().Error() }
+
+// readForm parses a POST form, URL-encoded or multipart (Datastar sends
+// FormData as multipart), within limitBodies' bound. Multipart file parts of
+// up to that bound stay in memory, so no temp file is written; the returned
+// cleanup removes any that were anyway, and callers defer it on every path.
+func readForm(r *http.Request) (cleanup func(), err error) {
+	cleanup = func() {}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		err = r.ParseMultipartForm(scenario.MaxBodyBytes)
+		if form := r.MultipartForm; form != nil {
+			cleanup = func() { _ = form.RemoveAll() }
+		}
+		return cleanup, err
+	}
+	return cleanup, r.ParseForm()
 }

@@ -39,14 +39,14 @@ func Playground(store *play.Store) Feature {
 		p := &playground{s: s, store: store}
 		r.Get("/play", p.page)
 		r.Post("/play/load", p.load)
-		r.Get("/play/decisions.json", p.linkDecisions(false))
-		r.Get("/play/decisions.csv", p.linkDecisions(true))
+		r.Get("/play/decisions.json", p.decisions(true, false))
+		r.Get("/play/decisions.csv", p.decisions(true, true))
 		r.Route("/play/{id}", func(r chi.Router) {
 			r.Get("/stream", p.stream)
 			r.Get("/scenario.json", p.download(p.scenarioJSON))
 			r.Get("/link", p.link)
-			r.Get("/decisions.json", p.download(p.decisionsJSON))
-			r.Get("/decisions.csv", p.download(p.decisionsCSV))
+			r.Get("/decisions.json", p.decisions(false, false))
+			r.Get("/decisions.csv", p.decisions(false, true))
 			for _, a := range playActions {
 				r.Post("/"+a.path, p.action(a))
 			}
@@ -105,7 +105,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			sc = got
 		}
 	}
-	sess, err := p.store.New(scenario.Scenario{})
+	sess, err := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
 	if err == nil {
 		err = sess.Load(sc)
 		if err != nil {
@@ -113,7 +113,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if errors.Is(err, play.ErrFull) {
-		http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
+		p.refuseFull(w, r)
 		return
 	}
 	if err != nil && linkErr == nil {
@@ -141,6 +141,14 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	p.s.Render(w, r, status, templates.PlayPageView(pp))
 }
 
+// refuseFull answers 503 when the store has no room, logged with the other
+// refusals for capacity.
+func (p *playground) refuseFull(w http.ResponseWriter, r *http.Request) {
+	p.s.refusals.note(p.s.log, r)
+	w.Header().Set("Retry-After", "60")
+	http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
+}
+
 func prefixErrors(errs scenario.Errors, prefix string) scenario.Errors {
 	out := make(scenario.Errors, len(errs))
 	for i, e := range errs {
@@ -158,11 +166,18 @@ func asErrors(err error, field string) scenario.Errors {
 	return scenario.Errors{{Field: field, Reason: strings.TrimPrefix(err.Error(), "play: ")}}
 }
 
-// load reads a pasted or uploaded scenario and redirects to its link.
+// load reads a pasted or uploaded scenario and redirects to its link. The
+// whole body is bounded by limitBodies, so an uploaded file stays in memory
+// (ParseMultipartForm keeps up to that much) and any temp file is removed.
 func (p *playground) load(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, scenario.MaxBodyBytes+64<<10)
 	var data []byte
-	if err := r.ParseMultipartForm(scenario.MaxBodyBytes); err == nil || errors.Is(err, http.ErrNotMultipart) {
+	cleanup, err := readForm(r)
+	defer cleanup()
+	status := http.StatusBadRequest
+	switch {
+	case bodyTooLarge(err):
+		status, err = http.StatusRequestEntityTooLarge, scenario.TooLarge()
+	case err == nil:
 		if f, _, ferr := r.FormFile("file"); ferr == nil {
 			data, _ = io.ReadAll(io.LimitReader(f, scenario.MaxBodyBytes+1))
 			f.Close()
@@ -170,29 +185,32 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		if len(bytes.TrimSpace(data)) == 0 {
 			data = []byte(r.FormValue("scenario"))
 		}
+		var sc scenario.Scenario
+		sc, err = scenario.Parse(data)
+		if err == nil && len(sc.Policies) == 0 {
+			sc.Policies = scenario.DefaultPolicies()
+		}
+		if err == nil {
+			// A valid scenario the playground cannot hold is refused here,
+			// next to the pasted text, not after a redirect that loses it.
+			err = play.Check(sc)
+		}
+		if err == nil {
+			http.Redirect(w, r, scenario.EncodeURL(sc), http.StatusSeeOther)
+			return
+		}
+	default:
+		err = scenario.Errors{{Reason: "the form could not be read: " + err.Error()}}
 	}
-	sc, err := scenario.Parse(data)
-	if err == nil && len(sc.Policies) == 0 {
-		sc.Policies = scenario.DefaultPolicies()
-	}
-	if err == nil {
-		// A valid scenario the playground cannot hold is refused here,
-		// next to the pasted text, not after a redirect that loses it.
-		err = play.Check(sc)
-	}
-	if err == nil {
-		http.Redirect(w, r, scenario.EncodeURL(sc), http.StatusSeeOther)
-		return
-	}
-	sess, serr := p.store.New(scenario.Scenario{})
+	sess, serr := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
 	if serr != nil {
-		http.Error(w, "The playground is full: try again in a few minutes.", http.StatusServiceUnavailable)
+		p.refuseFull(w, r)
 		return
 	}
 	pp := p.pageData(r, sess)
 	pp.Errors = prefixErrors(asErrors(err, ""), "the scenario you loaded: ")
 	pp.LoadText = string(data)
-	p.s.Render(w, r, http.StatusBadRequest, templates.PlayPageView(pp))
+	p.s.Render(w, r, status, templates.PlayPageView(pp))
 }
 
 func (p *playground) session(w http.ResponseWriter, r *http.Request) (*play.Session, bool) {

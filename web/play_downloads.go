@@ -3,9 +3,11 @@ package web
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/windowlab/playground/scenario"
 )
@@ -37,6 +39,61 @@ func (p *playground) download(f func(w http.ResponseWriter, sc scenario.Scenario
 	}
 }
 
+// decisions serves the decisions of a session's scenario (from ?s= when
+// fromLink), as JSON or CSV, within the server's run capacity. Another
+// site's page cannot make a browser fetch them: that would spend this
+// server's work for that site.
+func (p *playground) decisions(fromLink, asCSV bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if crossSiteSubresource(r) {
+			http.Error(w, "Decisions are not served to other sites' pages: open the link itself.", http.StatusForbidden)
+			return
+		}
+		ticket, ok := p.s.runs.admit()
+		if !ok {
+			p.s.refuseBusy(w, r, func(status int, msg string) { http.Error(w, msg, status) })
+			return
+		}
+		defer ticket.release()
+		var sc scenario.Scenario
+		if fromLink {
+			var err error
+			if sc, err = scenario.DecodeURL(r.URL.Query()); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+		} else {
+			sess, ok := p.session(w, r)
+			if !ok {
+				return
+			}
+			sc = sess.Scenario()
+		}
+		res, err := p.s.runScenario(r, ticket, sc)
+		switch {
+		case errors.Is(err, errBusy):
+			p.s.refuseBusy(w, r, func(status int, msg string) { http.Error(w, msg, status) })
+			return
+		case err != nil && r.Context().Err() == nil:
+			var errs scenario.Errors
+			if errors.As(err, &errs) {
+				http.Error(w, errs.Error(), http.StatusBadRequest)
+				return
+			}
+		}
+		if err == nil {
+			write := decisionsJSON
+			if asCSV {
+				write = decisionsCSV
+			}
+			err = write(w, res)
+		}
+		if err != nil {
+			p.s.Fail(w, r, err)
+		}
+	}
+}
+
 func (p *playground) scenarioJSON(w http.ResponseWriter, sc scenario.Scenario) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="scenario.json"`)
@@ -44,22 +101,14 @@ func (p *playground) scenarioJSON(w http.ResponseWriter, sc scenario.Scenario) e
 	return err
 }
 
-func (p *playground) decisionsJSON(w http.ResponseWriter, sc scenario.Scenario) error {
-	res, err := scenario.Run(sc)
-	if err != nil {
-		return err
-	}
+func decisionsJSON(w http.ResponseWriter, res scenario.Result) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="decisions.json"`)
 	return json.NewEncoder(w).Encode(res)
 }
 
 // decisionsCSV writes one row per request and policy.
-func (p *playground) decisionsCSV(w http.ResponseWriter, sc scenario.Scenario) error {
-	res, err := scenario.Run(sc)
-	if err != nil {
-		return err
-	}
+func decisionsCSV(w http.ResponseWriter, res scenario.Result) error {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="decisions.csv"`)
 	cw := csv.NewWriter(w)
@@ -70,28 +119,22 @@ func (p *playground) decisionsCSV(w http.ResponseWriter, sc scenario.Scenario) e
 			if ms, ok := d.RetryAfter(); ok {
 				retry = strconv.FormatInt(ms, 10)
 			}
-			_ = cw.Write([]string{strconv.Itoa(d.Index + 1), strconv.FormatInt(d.At, 10), d.Key, strconv.FormatInt(d.Cost, 10),
-				pr.Label, strconv.FormatBool(d.Allowed()), retry, d.Estimate.Reduced().String(), strconv.FormatInt(d.Detail.Capacity, 10)})
+			_ = cw.Write([]string{strconv.Itoa(d.Index + 1), strconv.FormatInt(d.At, 10), neutraliseCell(d.Key), strconv.FormatInt(d.Cost, 10),
+				neutraliseCell(pr.Label), strconv.FormatBool(d.Allowed()), retry, d.Estimate.Reduced().String(), strconv.FormatInt(d.Detail.Capacity, 10)})
 		}
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// linkDecisions serves the decisions of the scenario in ?s=, without a session.
-func (p *playground) linkDecisions(asCSV bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		sc, err := scenario.DecodeURL(r.URL.Query())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		f := p.decisionsJSON
-		if asCSV {
-			f = p.decisionsCSV
-		}
-		if err := f(w, sc); err != nil {
-			p.s.Fail(w, r, err)
-		}
+// neutraliseCell keeps a spreadsheet from reading a text cell as a formula,
+// as OWASP's "CSV Injection" page recommends: a cell starting with =, +, -,
+// @, tab or carriage return gets a leading single quote. Only text a visitor
+// chose (keys, and labels that name them) goes through it; numbers are
+// written by the server and a negative one never occurs.
+func neutraliseCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
 	}
+	return s
 }

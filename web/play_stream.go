@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
-	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/web/templates"
 )
@@ -87,7 +86,7 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	defer unsubscribe()
 	// Compressed: an update of seven busy lanes is some 57 KB of HTML and
 	// about 7 KB once compressed.
-	sse, done := p.s.NewSSE(w, r, datastar.WithCompression())
+	sse, done := p.s.NewSSE(w, r)
 	defer done()
 	ctx := sse.Context()
 	sent := map[string]string{}
@@ -146,7 +145,12 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	// The first render of a new stream sends everything: after a reconnect
 	// the page may hold stale regions.
 	if err := send(); err != nil {
-		p.s.Log().Error("play stream", "session", sess.ID(), slog.Any("error", err))
+		if ctx.Err() != nil {
+			// The page left (or the server is shutting down) mid-render.
+			p.s.Log().Debug("play stream abandoned", "session", sess.ID(), slog.Any("error", err))
+		} else {
+			p.s.Log().Error("play stream", "session", sess.ID(), slog.Any("error", err))
+		}
 		return
 	}
 	ticker := time.NewTicker(UpdateInterval)

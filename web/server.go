@@ -15,6 +15,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -46,6 +48,16 @@ type Config struct {
 	// Features add parts of the site after the built-in pages (home, health
 	// check, static files).
 	Features []Feature
+	// RunSlots is how many worst-case scenario runs (MaxRunWork) may go on
+	// at once, for /api/simulate and the decisions downloads. Zero means
+	// GOMAXPROCS-1 (at least 1): a run is one goroutine's work, so more
+	// would only share the cores and all answer later, and one core stays
+	// free for pages and streams.
+	RunSlots int
+	// TrustedProxies are the addresses of reverse proxies whose
+	// X-Forwarded-For names the client (see ClientAddress). Empty: the
+	// remote address is the client, and X-Forwarded-For is ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // A Feature is one part of the site — the playground, the lessons — that adds
@@ -75,6 +87,12 @@ type Server struct {
 	// closing is cancelled by EndStreams; NewSSE ties every stream to it.
 	closing    context.Context
 	endStreams context.CancelFunc
+
+	runs           *runLimiter
+	refusals       *refusalLog
+	trustedProxies []netip.Prefix
+	runTimeout     time.Duration
+	runStarting    func() // tests: called as a replay begins
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
@@ -112,10 +130,15 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		assets:     assets,
 		closing:    closing,
 		endStreams: endStreams,
+		runs:       newRunLimiter(cfg.RunSlots),
+		refusals:   &refusalLog{interval: 10 * time.Second},
+
+		trustedProxies: cfg.TrustedProxies,
+		runTimeout:     RunTimeout,
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, middleware.GetHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, limitBodies, middleware.GetHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
@@ -184,7 +207,13 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 }
 
 // Fail logs err and answers with the plain 500 page. Visitors never see err.
+// A request whose client has left (or that shutdown cancelled) is not a
+// failure of the server: it is logged at debug level and answered nothing.
 func (s *Server) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		s.log.Debug("request abandoned", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
+		return
+	}
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
 	s.writeServerError(w, r)
 }

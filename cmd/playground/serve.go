@@ -29,6 +29,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", ":8080", "address to listen on; without this flag, $PORT (if set) gives \":$PORT\"")
 	bundle := fs.String("datastar", "", "path of a Datastar browser bundle to serve instead of the one built into the binary")
 	publicURL := fs.String("public-url", "", "address attendees' devices reach this server at, for workshop join links and QR codes (e.g. http://192.168.1.20:8080); default: the address the page was opened at")
+	proxies := fs.String("trusted-proxy", "", "comma-separated addresses or prefixes (10.0.0.1, 10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client; without it, X-Forwarded-For is ignored")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -44,6 +45,10 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 			return usageError{err}
 		}
 		*publicURL = u.String()
+	}
+	trusted, err := web.ParseTrustedProxies(*proxies)
+	if err != nil {
+		return usagef("-trusted-proxy: %v", err)
 	}
 	if !flagGiven(fs, "addr") {
 		if port := os.Getenv("PORT"); port != "" {
@@ -61,7 +66,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL,
+	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted,
 		Features: []web.Feature{web.Playground(sessions), web.Lessons(lib, set), web.Rooms(rooms, sessions, lib)}}, log)
 	if err != nil {
 		return err
@@ -71,8 +76,14 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Every request's context derives from base; shutdown cancels it, so
+	// scenario runs in flight stop within milliseconds instead of being
+	// waited out.
+	base, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           site,
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		IdleTimeout:       120 * time.Second,
@@ -84,6 +95,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	// Shutdown waits for handlers to return, and a stream's handler returns
 	// only when its context ends: EndStreams ends them all.
 	srv.RegisterOnShutdown(site.EndStreams)
+	srv.RegisterOnShutdown(cancelRequests)
 
 	fmt.Fprintf(stderr, "playground listening on %s\n", displayURL(ln.Addr()))
 	serveErr := make(chan error, 1)

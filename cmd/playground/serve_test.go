@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -150,5 +151,57 @@ func TestServeRejectsArguments(t *testing.T) {
 	err := runServe(context.Background(), []string{"extra"}, io.Discard)
 	if _, ok := err.(usageError); !ok {
 		t.Fatalf("runServe(extra) = %v, want a usage error", err)
+	}
+}
+
+// TestServeShutdownCancelsInFlightRuns stops the server while a worst-case
+// simulation runs: the run is cancelled (its client hears so, with a 503)
+// rather than waited out, and runServe returns nil, so the command exits 0.
+func TestServeShutdownCancelsInFlightRuns(t *testing.T) {
+	url, stop := startServe(t, "-addr", "127.0.0.1:0", "-datastar", testBundle)
+	var b strings.Builder
+	b.WriteString(`{"limit": 10000, "windowMs": 60000, "policies": ["sliding-log","sliding-log","sliding-log","sliding-log","sliding-log","sliding-log","sliding-log","sliding-log"], "requests": [`)
+	for i := range 10_000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"at": %d, "key": "k%d"}`, i, i%100)
+	}
+	b.WriteString("]}")
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		res, err := http.Post(url+"/api/simulate", "application/json", strings.NewReader(b.String()))
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		answered <- answer{status: res.StatusCode, body: string(body)}
+	}()
+	time.Sleep(300 * time.Millisecond) // the body is read and the run begun
+	start := time.Now()
+	if err := stop(); err != nil {
+		t.Fatalf("runServe after shutdown = %v, want nil (exit status 0)", err)
+	}
+	t.Logf("shutdown took %v", time.Since(start))
+	a := <-answered
+	if a.err != nil {
+		t.Fatalf("the in-flight simulate got no answer: %v", a.err)
+	}
+	if a.status != http.StatusServiceUnavailable || !strings.Contains(a.body, "cancelled") {
+		t.Errorf("the in-flight simulate got %d %q, want 503 saying it was cancelled", a.status, a.body)
+	}
+}
+
+func TestServeRejectsBadTrustedProxy(t *testing.T) {
+	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-datastar", testBundle, "-trusted-proxy", "10.0.0.1,proxy.local"}, io.Discard)
+	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "proxy.local") {
+		t.Fatalf("runServe(-trusted-proxy proxy.local) = %v, want a usage error naming it", err)
 	}
 }

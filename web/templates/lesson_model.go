@@ -70,6 +70,7 @@ type ExercisePage struct {
 	Setting  string   // limit and window, in words
 	Requests []string // the scenario's requests, as "5 s ×2"
 	Original string   // URL of the exercise as written, when this is a variant
+	Hint     string   // what the answer field takes, with examples that are never the answer
 	Feedback *Feedback
 	// AddressProblem says what was wrong with the page's address (a seed
 	// that is not a number), shown above the exercise as written.
@@ -91,9 +92,12 @@ type Feedback struct {
 	Given    string
 	Right    string
 	Off      string // how far a time was off
-	Explain  string
-	Steps    []Step
-	PlayURL  string
+	// Direction says which way a wrong time or count is off ("too early")
+	// without giving the answer away.
+	Direction string
+	Explain   string
+	Steps     []Step
+	PlayURL   string
 }
 
 // Step is one line of the computed working.

@@ -1,0 +1,438 @@
+// Command loadtest measures the playground server under the loads issue 8
+// names, against a server on this machine only: one it builds and starts
+// itself (the default), or one already listening on loopback (-addr).
+// Every run is bounded in requests, streams and time, and stops by itself.
+//
+//	go run ./cmd/loadtest -mode simulate   # 10 worst-case /api/simulate a second for 30 s
+//	go run ./cmd/loadtest -mode streams -streams 100
+//
+// simulate sends worst-case scenarios (10,000 requests, 8 sliding-log lanes,
+// limit 10,000, 100 keys) at -rate per second for -duration while sampling
+// GET /lessons, and reports whether every simulate was answered (200 or 503)
+// within 2 s, their latency, the server's peak resident memory, and the
+// /lessons p50/p99. streams opens -streams SSE streams on /play as a browser
+// would (its Accept-Encoding) and reports the server's memory per stream.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// Bounds of one run, whatever the flags say.
+const (
+	maxRequests = 10_000
+	maxDuration = 5 * time.Minute
+	maxStreams  = 1_000
+	// answerWithin is issue 8's bound on every simulate answer.
+	answerWithin = 2 * time.Second
+)
+
+// browserAcceptEncoding is what Chrome and Firefox send.
+const browserAcceptEncoding = "gzip, deflate, br, zstd"
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+type options struct {
+	mode     string
+	addr     string
+	pid      int
+	rate     int
+	duration time.Duration
+	streams  int
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.mode, "mode", "simulate", "simulate or streams")
+	fs.StringVar(&o.addr, "addr", "", "a server already listening on loopback (127.0.0.1:8080); empty: build and start one")
+	fs.IntVar(&o.pid, "pid", 0, "with -addr, the server's process id, to read its memory from /proc")
+	fs.IntVar(&o.rate, "rate", 10, "simulate: requests a second")
+	fs.DurationVar(&o.duration, "duration", 30*time.Second, "simulate: how long to send")
+	fs.IntVar(&o.streams, "streams", 100, "streams: how many SSE streams to open")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	switch {
+	case o.mode != "simulate" && o.mode != "streams":
+		return usageError{fmt.Errorf("-mode %q: want simulate or streams", o.mode)}
+	case o.rate < 1 || o.duration <= 0 || o.duration > maxDuration || int64(o.rate)*int64(o.duration/time.Second) > maxRequests:
+		return usageError{fmt.Errorf("-rate %d for -duration %v: want at most %d requests over at most %v", o.rate, o.duration, maxRequests, maxDuration)}
+	case o.streams < 1 || o.streams > maxStreams:
+		return usageError{fmt.Errorf("-streams %d: want 1 to %d", o.streams, maxStreams)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), maxDuration+time.Minute)
+	defer cancel()
+
+	base, pid := "", o.pid
+	if o.addr != "" {
+		if err := checkLoopback(o.addr); err != nil {
+			return usageError{err}
+		}
+		base = "http://" + o.addr
+	} else {
+		srv, err := startServer(ctx, stderr)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		base, pid = srv.base, srv.cmd.Process.Pid
+	}
+	mem := &memSampler{pid: pid}
+	fmt.Fprintf(stdout, "loadtest %s against %s (server pid %d), %s\n", o.mode, base, pid, loadAverage())
+	switch o.mode {
+	case "simulate":
+		return runSimulate(ctx, o, base, mem, stdout)
+	default:
+		return runStreams(ctx, o, base, mem, stdout)
+	}
+}
+
+// checkLoopback refuses any target but this machine.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("-addr %q: only a server on loopback (127.0.0.1, ::1, localhost) may be load-tested", addr)
+	}
+	return nil
+}
+
+type server struct {
+	cmd  *exec.Cmd
+	base string
+	dir  string
+}
+
+var listening = regexp.MustCompile(`playground listening on (http://\S+)`)
+
+// startServer builds the playground into a temporary directory and starts it
+// on a free loopback port, from the module root (for the Datastar bundle).
+func startServer(ctx context.Context, stderr io.Writer) (*server, error) {
+	dir, err := os.MkdirTemp("", "loadtest-")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "playground")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/playground")
+	build.Stdout, build.Stderr = stderr, stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("building the server (run from the module root): %w", err)
+	}
+	cmd := exec.CommandContext(ctx, bin, "serve", "-addr", "127.0.0.1:0")
+	out, err := cmd.StderrPipe()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &server{cmd: cmd, dir: dir}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
+			s.base = strings.Replace(m[1], "localhost", "127.0.0.1", 1)
+			break
+		}
+	}
+	if s.base == "" {
+		s.stop()
+		return nil, errors.New("the server did not say where it listens")
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }() // its request log
+	return s, nil
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+	os.RemoveAll(s.dir)
+}
+
+// memSampler reads a process's resident memory from /proc.
+type memSampler struct {
+	pid int
+
+	mu   sync.Mutex
+	peak int64 // KB, the largest VmRSS sampled
+}
+
+// read returns VmRSS and VmHWM in KB (0 when unknown).
+func (m *memSampler) read() (rss, hwm int64) {
+	if m.pid == 0 {
+		return 0, 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", m.pid))
+	if err != nil {
+		return 0, 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		switch name {
+		case "VmRSS":
+			rss = kb
+		case "VmHWM":
+			hwm = kb
+		}
+	}
+	m.mu.Lock()
+	m.peak = max(m.peak, rss)
+	m.mu.Unlock()
+	return rss, hwm
+}
+
+// sample reads the memory every interval until ctx ends.
+func (m *memSampler) sample(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		m.read()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load average unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "load average unknown"
+	}
+	return "load average " + strings.Join(f[:3], " ")
+}
+
+// worstCase is the most expensive valid scenario: every bound at its top.
+func worstCase() scenario.Scenario {
+	s := scenario.Scenario{Limit: scenario.MaxLimit, WindowMs: 60_000}
+	for range scenario.MaxPolicies {
+		s.Policies = append(s.Policies, scenario.PolicySpec{Name: "sliding-log"})
+	}
+	for i := range scenario.MaxRequests {
+		s.Requests = append(s.Requests, scenario.Request{At: int64(i), Key: fmt.Sprintf("k%d", i%scenario.MaxKeys), Cost: 1, Count: 1})
+	}
+	return s
+}
+
+type answer struct {
+	status  int // 0: no answer (err)
+	latency time.Duration
+	err     error
+}
+
+func runSimulate(ctx context.Context, o options, base string, mem *memSampler, stdout io.Writer) error {
+	body, err := json.Marshal(worstCase())
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	go mem.sample(sampleCtx, 50*time.Millisecond)
+
+	var lessons []time.Duration
+	var lessonsMu sync.Mutex
+	var lessonErrs int
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-sampleCtx.Done():
+				return
+			case <-t.C:
+			}
+			start := time.Now()
+			res, err := client.Get(base + "/lessons")
+			took := time.Since(start)
+			lessonsMu.Lock()
+			if err != nil || res.StatusCode != http.StatusOK {
+				lessonErrs++
+			} else {
+				lessons = append(lessons, took)
+			}
+			lessonsMu.Unlock()
+			if err == nil {
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		}
+	}()
+
+	total := o.rate * int(o.duration/time.Second)
+	answers := make([]answer, total)
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Second / time.Duration(o.rate))
+	for i := range total {
+		<-tick.C
+		wg.Go(func() {
+			start := time.Now()
+			res, err := client.Post(base+"/api/simulate", "application/json", bytes.NewReader(body))
+			if err != nil {
+				answers[i] = answer{err: err, latency: time.Since(start)}
+				return
+			}
+			_, err = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			answers[i] = answer{status: res.StatusCode, latency: time.Since(start), err: err}
+		})
+	}
+	tick.Stop()
+	wg.Wait()
+	stopSampling()
+	_, hwm := mem.read()
+
+	byStatus := map[int]int{}
+	var lat []time.Duration
+	late, failed := 0, 0
+	for _, a := range answers {
+		if a.err != nil {
+			failed++
+			continue
+		}
+		byStatus[a.status]++
+		lat = append(lat, a.latency)
+		if a.latency > answerWithin {
+			late++
+		}
+	}
+	slices.Sort(lat)
+	lessonsMu.Lock()
+	slices.Sort(lessons)
+	lessonsMu.Unlock()
+	ok := failed == 0 && late == 0 && byStatus[200]+byStatus[503] == total
+	fmt.Fprintf(stdout, "simulate: %d worst-case requests (%d body bytes) at %d/s for %v\n", total, len(body), o.rate, o.duration)
+	fmt.Fprintf(stdout, "  answers by status: %v; no answer: %d\n", byStatus, failed)
+	fmt.Fprintf(stdout, "  every one answered 200 or 503 within %v: %v (%d late)\n", answerWithin, ok, late)
+	fmt.Fprintf(stdout, "  latency p50 %v, p99 %v, max %v\n", pct(lat, 50), pct(lat, 99), pct(lat, 100))
+	fmt.Fprintf(stdout, "  server RSS peak %d MB sampled, VmHWM %d MB\n", mem.peak/1024, hwm/1024)
+	fmt.Fprintf(stdout, "  /lessons: %d samples, p50 %v, p99 %v, max %v, %d failed\n", len(lessons), pct(lessons, 50), pct(lessons, 99), pct(lessons, 100), lessonErrs)
+	return nil
+}
+
+// pct is the p-th percentile of sorted durations (p = 100: the maximum).
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	return sorted[min(max(i-1, 0), len(sorted)-1)].Round(time.Millisecond / 10)
+}
+
+var streamPath = regexp.MustCompile(`@get\(&#39;(/play/[A-Za-z0-9_-]+/stream)&#39;\)|@get\('(/play/[A-Za-z0-9_-]+/stream)'\)`)
+
+// runStreams opens o.streams /play pages' streams as a browser would and
+// reports the server's resident memory per open stream. The pages come from
+// one address, so o.streams above play.MaxSessionsPerClient (150) would
+// measure evicted sessions. Action-to-event
+// latency (for workshop rooms) is the next measurement to add here.
+func runStreams(ctx context.Context, o options, base string, mem *memSampler, stdout io.Writer) error {
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxConnsPerHost: o.streams + 10}}
+	paths := make([]string, 0, o.streams)
+	for range o.streams {
+		res, err := client.Get(base + "/play")
+		if err != nil {
+			return err
+		}
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		m := streamPath.FindSubmatch(page)
+		if res.StatusCode != http.StatusOK || m == nil {
+			return fmt.Errorf("GET /play = %d, and no stream path in the page", res.StatusCode)
+		}
+		paths = append(paths, string(m[1])+string(m[2]))
+	}
+	time.Sleep(500 * time.Millisecond) // let the server settle before the baseline
+	before, _ := mem.read()
+	streamCtx, closeStreams := context.WithCancel(ctx)
+	defer closeStreams()
+	var bodies []io.Closer
+	defer func() {
+		for _, b := range bodies {
+			b.Close()
+		}
+	}()
+	for i, path := range paths {
+		req, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, base+path, nil)
+		req.Header.Set("Accept-Encoding", browserAcceptEncoding)
+		res, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("stream %d: %w", i+1, err)
+		}
+		if i == 0 {
+			fmt.Fprintf(stdout, "streams: Content-Encoding %q for Accept-Encoding %q\n", res.Header.Get("Content-Encoding"), browserAcceptEncoding)
+		}
+		// Read the first render's bytes, then keep the stream open unread.
+		bodies = append(bodies, res.Body)
+		buf := make([]byte, 64<<10)
+		deadline := time.Now().Add(10 * time.Second)
+		got := 0
+		for got < 1000 && time.Now().Before(deadline) {
+			n, err := res.Body.Read(buf)
+			got += n
+			if err != nil {
+				break
+			}
+		}
+	}
+	time.Sleep(time.Second)
+	after, hwm := mem.read()
+	fmt.Fprintf(stdout, "streams: %d open; server RSS %d MB before, %d MB after (VmHWM %d MB): %d KB per stream\n",
+		o.streams, before/1024, after/1024, hwm/1024, (after-before)/int64(o.streams))
+	return nil
+}

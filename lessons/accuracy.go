@@ -1,0 +1,99 @@
+package lessons
+
+import (
+	"strconv"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// Accuracy is how a policy's decisions compare with the exact sliding log,
+// in the spirit of Cloudflare's check of its sliding counter (requests
+// wrongly allowed or wrongly refused against an exact count): each decision
+// is judged against the requests the policy itself had admitted, counted
+// exactly over the window before it. Running a separate log beside the
+// policy would not do: once the two disagree their histories differ, and
+// every later disagreement is counted too, so a policy that admits the
+// right number per window can still "differ" on a third of its decisions.
+type Accuracy struct {
+	Decisions int // requests decided (probes are not)
+	// WronglyAllowed counts requests admitted although the requests already
+	// admitted in the window before them left no room for their cost.
+	WronglyAllowed int
+	// WronglyRefused counts requests refused although there was room
+	// (a request costing more than the limit is never wrongly refused).
+	WronglyRefused int
+	// MostInWindow is the largest total cost admitted in any one window
+	// (W ms ending at an admitted request): above the limit, the promise
+	// "at most N in any window" was broken by that much.
+	MostInWindow int64
+	Limit        int64
+}
+
+// Wrong is the share of decisions that were wrongly allowed or wrongly
+// refused, as text: "0.4 %".
+func (a Accuracy) Wrong() string {
+	return percent(a.WronglyAllowed+a.WronglyRefused, a.Decisions)
+}
+
+// OverAdmission is how far the most admitted in a window went past the
+// limit, 0 when it never did.
+func (a Accuracy) OverAdmission() int64 { return max(0, a.MostInWindow-a.Limit) }
+
+// AgainstExactLog measures r, one policy's run over s, against the exact
+// count. The exact count comes from the sliding log itself: a log with no
+// effective limit is fed the requests r admitted, and probed before each
+// decision for the count in the window ending there.
+func AgainstExactLog(s scenario.Scenario, r scenario.PolicyResult) (Accuracy, error) {
+	limit, window := r.Params.Limit, r.Params.WindowMs
+	log := scenario.Scenario{Limit: scenario.MaxLimit, WindowMs: window,
+		Policies: []scenario.PolicySpec{{Name: policies.SlidingLog}}}
+	for _, d := range r.Decisions {
+		if d.Probe {
+			continue
+		}
+		log.Requests = append(log.Requests, scenario.Request{At: d.At, Key: d.Key, Cost: 1, Count: 1, Probe: true})
+		if d.Allowed() {
+			log.Requests = append(log.Requests, scenario.Request{At: d.At, Key: d.Key, Cost: d.Cost, Count: 1})
+		}
+	}
+	a := Accuracy{Limit: limit}
+	if len(log.Requests) == 0 {
+		return a, nil
+	}
+	res, err := scenario.Run(log)
+	if err != nil {
+		return a, err
+	}
+	exact := res.Results[0].Decisions
+	i := 0
+	for _, d := range r.Decisions {
+		if d.Probe {
+			continue
+		}
+		count := exact[i].Estimate.Num / max(exact[i].Estimate.Den, 1) // the log counts whole requests
+		i++
+		if d.Allowed() {
+			i++ // the admitted request fed to the log
+		}
+		a.Decisions++
+		fits := count+d.Cost <= limit
+		switch {
+		case d.Allowed() && !fits:
+			a.WronglyAllowed++
+		case !d.Allowed() && fits:
+			a.WronglyRefused++
+		}
+		if d.Allowed() {
+			a.MostInWindow = max(a.MostInWindow, count+d.Cost)
+		}
+	}
+	return a, nil
+}
+
+func percent(n, total int) string {
+	if total == 0 {
+		return "0 %"
+	}
+	return strconv.FormatFloat(100*float64(n)/float64(total), 'f', 1, 64) + " %"
+}

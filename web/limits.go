@@ -1,0 +1,177 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// Bounds on running scenarios for visitors (POST /api/simulate and the
+// decisions downloads). One worst-case run (10,000 requests through 8
+// sliding-log lanes of limit 10,000 over 100 keys) takes about 0.6 s of one
+// core and some 100 MB while its answer is encoded, so without these ten
+// such requests a second grew the server past 11 GB.
+const (
+	// MaxRunWork is the work budget of one call, in decisions × lanes:
+	// what the largest valid scenario asks for (scenario.MaxRequests
+	// decisions in each of scenario.MaxPolicies lanes). A call's share of
+	// the server's run capacity is its work over this budget.
+	MaxRunWork = scenario.MaxRequests * scenario.MaxPolicies
+	// RunTimeout bounds one call from its admission to the end of its
+	// replay (reading and decoding the body included), leaving time to
+	// write the answer within 2 s. A run cut short answers 503: it is the
+	// server being busy, not the scenario being wrong.
+	RunTimeout = time.Second
+	// runShares is how many small calls fit in one worst-case call's room:
+	// the least share a call takes is 1/runShares of a slot.
+	runShares = 100
+	// retryAfterSeconds is what a refused caller is told to wait.
+	retryAfterSeconds = 2
+)
+
+// runLimiter admits scenario runs while their summed work fits in slots
+// worst-case runs at once (one per core but one by default), and refuses the rest at
+// once rather than queueing them: a queue would hold their memory and answer
+// late.
+type runLimiter struct {
+	sem   *semaphore.Weighted
+	slots int
+}
+
+func newRunLimiter(slots int) *runLimiter {
+	if slots < 1 {
+		slots = defaultRunSlots(runtime.GOMAXPROCS(0))
+	}
+	return &runLimiter{sem: semaphore.NewWeighted(int64(slots) * runShares), slots: slots}
+}
+
+// defaultRunSlots leaves one core of several to pages and streams: with
+// every core replaying scenarios, /lessons waited behind them (p99 190 ms
+// against 15 ms with one core free, on two cores).
+func defaultRunSlots(procs int) int { return max(1, procs-1) }
+
+// runWork is the work of running s: decisions × lanes.
+func runWork(s scenario.Scenario) int64 {
+	var decisions int64
+	for _, r := range s.Requests {
+		decisions += r.Count
+	}
+	return decisions * int64(len(s.Specs()))
+}
+
+// tryAcquire reserves room for a run of the given work and returns the
+// function that frees it, or false when the server is at capacity.
+func (l *runLimiter) tryAcquire(work int64) (release func(), ok bool) {
+	weight := max(1, min(runShares, work*runShares/MaxRunWork))
+	if !l.sem.TryAcquire(weight) {
+		return nil, false
+	}
+	return func() { l.sem.Release(weight) }, true
+}
+
+// runTicket is room reserved in a runLimiter. admit reserves a worst-case
+// call's room before the body is even read, so that reading, decoding, the
+// run and the encoding of its answer all happen within the capacity; once
+// the scenario is known, fit gives back what it does not need.
+type runTicket struct {
+	l        *runLimiter
+	weight   int64
+	admitted time.Time
+}
+
+func (l *runLimiter) admit() (*runTicket, bool) {
+	if !l.sem.TryAcquire(runShares) {
+		return nil, false
+	}
+	return &runTicket{l: l, weight: runShares, admitted: time.Now()}, true
+}
+
+func (t *runTicket) fit(work int64) {
+	if w := max(1, min(runShares, work*runShares/MaxRunWork)); w < t.weight {
+		t.l.sem.Release(t.weight - w)
+		t.weight = w
+	}
+}
+
+func (t *runTicket) release() {
+	t.l.sem.Release(t.weight)
+	t.weight = 0
+}
+
+// errBusy is returned by runScenario when the run outlived RunTimeout, and
+// said to callers the limiter refuses.
+var errBusy = errors.New("the server is busy running other scenarios; try again in a few seconds")
+
+// runScenario runs sc for a request holding ticket t: within RunTimeout, and
+// stopping soon after the request is cancelled (the client left, or the
+// server is shutting down). It returns errBusy when the run took too long,
+// the request's context error when it was cancelled, and sc's validation
+// errors (scenario.Errors) otherwise.
+func (s *Server) runScenario(r *http.Request, t *runTicket, sc scenario.Scenario) (scenario.Result, error) {
+	if err := sc.Validate(); err != nil {
+		return scenario.Result{}, err
+	}
+	t.fit(runWork(sc))
+	ctx, cancel := context.WithDeadline(r.Context(), t.admitted.Add(s.runTimeout))
+	defer cancel()
+	if s.runStarting != nil {
+		s.runStarting()
+	}
+	res, err := scenario.RunContext(ctx, sc)
+	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
+		return res, errBusy
+	}
+	return res, err
+}
+
+// refuseBusy answers 503 with Retry-After and notes the refusal in the
+// sampled log.
+func (s *Server) refuseBusy(w http.ResponseWriter, r *http.Request, write func(status int, msg string)) {
+	s.refusals.note(s.log, r)
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+	write(http.StatusServiceUnavailable, errBusy.Error())
+}
+
+// refusalLog logs refusals for capacity at WARN, at most one line per
+// interval with the count since the last line: a flood of 503s is one
+// fact, not thousands of log lines.
+type refusalLog struct {
+	interval time.Duration
+
+	mu      sync.Mutex
+	last    time.Time
+	pending int
+}
+
+func (l *refusalLog) note(log *slog.Logger, r *http.Request) {
+	l.mu.Lock()
+	l.pending++
+	now := time.Now()
+	if !l.last.IsZero() && now.Sub(l.last) < l.interval {
+		l.mu.Unlock()
+		return
+	}
+	n := l.pending
+	l.pending, l.last = 0, now
+	l.mu.Unlock()
+	log.Warn("refused for capacity", "refusals", n, "since", l.interval, "last_path", r.URL.Path)
+}
+
+// crossSiteSubresource reports whether another site's page made the browser
+// send r without the visitor asking for it (an image, a script, a fetch):
+// such requests may not make the server run scenarios. A link followed from
+// another site (a navigation) is a visitor's own choice and is served.
+// Clients that send no Fetch Metadata (curl, older browsers) are served too;
+// the run limiter bounds them.
+func crossSiteSubresource(r *http.Request) bool {
+	return r.Header.Get("Sec-Fetch-Site") == "cross-site" && r.Header.Get("Sec-Fetch-Mode") != "navigate"
+}
