@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -202,6 +203,27 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 			// The refused action above is the one problem expected.
 			if i != 2 || !strings.Contains(p, "403") {
 				t.Errorf("tab %d: browser console: %s", i, p)
+			}
+		}
+	}
+
+	// axe-core finds nothing serious on the projector and the 360 px phone
+	// after the reveal, the states with the most on them.
+	axe, err := os.ReadFile(filepath.Join(filepath.Dir(bundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("reading axe-core (run `npm ci`): %v", err)
+	}
+	for name, tab := range map[string]*browsertest.Tab{"projector": presenter, "phone": phone} {
+		browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
+		out := browsertest.Run(tab, chromedp.Evaluate[string](
+			`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+		var violations []axeViolation
+		if err := json.Unmarshal([]byte(out), &violations); err != nil {
+			t.Fatalf("%s: reading axe's result: %v", name, err)
+		}
+		for _, v := range violations {
+			if v.Impact == "serious" || v.Impact == "critical" {
+				t.Errorf("%s: %s (%s): %s, at %v", name, v.ID, v.Impact, v.Help, v.Nodes)
 			}
 		}
 	}
