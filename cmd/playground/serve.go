@@ -61,8 +61,13 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sessions := play.NewStore(time.Now)
+	rooms, err := room.New(room.NewMemStore(), room.Config{})
+	if err != nil {
+		return err
+	}
 	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted,
-		Features: []web.Feature{web.Playground(play.NewStore(time.Now)), web.Lessons(lib, set)}}, log)
+		Features: []web.Feature{web.Playground(sessions), web.Lessons(lib, set), web.Rooms(rooms, sessions, lib)}}, log)
 	if err != nil {
 		return err
 	}

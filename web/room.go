@@ -1,0 +1,751 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/starfederation/datastar-go/datastar"
+
+	"github.com/windowlab/playground/internal/qrsvg"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/scenario"
+	"github.com/windowlab/playground/web/templates"
+)
+
+// ScenarioCatalog gives a named scenario: the lessons' library is one
+// (lessons.Library.Scenario), so the presets are the lessons' own files.
+type ScenarioCatalog interface {
+	Scenario(name string) (scenario.Scenario, error)
+}
+
+// roomPresets are the scenarios the presenter's menu loads, by their names
+// in lessons/scenarios.
+var roomPresets = []templates.Preset{
+	{Name: "car-park", Label: "The car park"},
+	{Name: "boundary-burst", Label: "A burst at the boundary"},
+	{Name: "try-it-front", Label: "Front-loaded window"},
+	{Name: "end-loaded-attack", Label: "End-loaded attack"},
+	{Name: "stacking", Label: "Stacking"},
+	{Name: "quiet-then-burst", Label: "Quiet, then a burst"},
+}
+
+// The cookies a room sets, each scoped to the room's own path: the
+// presenter's capability (SameSite=Strict: never sent by another site's
+// request) and an attendee's id (Lax, so that a scanned link still finds
+// it). Neither is ever in a URL.
+const (
+	presenterCookie = "wl-presenter"
+	attendeeCookie  = "wl-attendee"
+)
+
+// Rooms is the workshop rooms feature: a presenter starts a room from the
+// playground, attendees join with a code and follow on their phones.
+//
+//	POST /play/{id}/room           start a room over playground session id; only the browser that controls it
+//	GET  /join, /join/{code}       type a code, or follow a join link → the room's page
+//	GET  /room/{id}                an attendee's page (phone first)
+//	GET  /room/{id}/present        the projector; presenter only
+//	GET  /room/{id}/stream         the shared SSE stream (?view=phone|projector); no cookie needed
+//	GET  /room/{id}/explain?i=     an attendee's own explanation of request i
+//	GET  /room/{id}/mine           an attendee's own answer
+//	POST /room/{id}/answer?q=      an attendee's answer to question q
+//	POST /room/{id}/play/{action}  a playground action (the /play routes'), presenter only
+//	POST /room/{id}/{ask,reveal,dismiss,undo,point,preset,pair,close}  presenter only
+//	GET  /room/{id}/pair, POST /room/{id}/pair/redeem  pair a presenter's second device
+//
+// Every POST refuses cross-site requests with 403 (the site-wide crossOrigin
+// middleware).
+func Rooms(rooms *room.Rooms, sessions *play.Store, catalog ScenarioCatalog) Feature {
+	return FeatureFunc(func(s *Server, r chi.Router) error {
+		if rooms == nil || sessions == nil || catalog == nil {
+			return errors.New("web: Rooms expects rooms, a play store and a scenario catalog")
+		}
+		for _, p := range roomPresets {
+			if _, err := catalog.Scenario(p.Name); err != nil {
+				return fmt.Errorf("web: room preset %q: %w", p.Name, err)
+			}
+		}
+		f := &roomFeature{s: s, rooms: rooms, sessions: sessions, catalog: catalog, hubs: map[string]*roomHub{}}
+		if s.publicURL != "" {
+			u, err := room.ParsePublicURL(s.publicURL)
+			if err != nil {
+				return err
+			}
+			f.public = u
+		}
+		r.Post("/play/{id}/room", f.start)
+		r.Get("/join", f.joinPage)
+		r.Get("/join/{code}", f.joinCode)
+		r.Route("/room", func(r chi.Router) {
+			r.Route("/{id}", func(r chi.Router) {
+				r.Get("/", f.phone)
+				r.Get("/present", f.present)
+				r.Get("/stream", f.stream)
+				r.Get("/explain", f.explain)
+				r.Get("/mine", f.mine)
+				r.Get("/pair", f.pairPage)
+				r.Post("/answer", f.answer)
+				r.Post("/pair/redeem", f.redeem)
+				for _, a := range playActions {
+					r.Post("/play/"+a.path, f.drive(a))
+				}
+				r.Post("/ask", f.presenterAction(f.ask))
+				r.Post("/reveal", f.presenterAction(f.reveal))
+				r.Post("/dismiss", f.presenterAction(f.dismiss))
+				r.Post("/undo", f.presenterAction(f.undo))
+				r.Post("/point", f.presenterAction(f.point))
+				r.Post("/preset", f.presenterAction(f.preset))
+				r.Post("/pair", f.presenterAction(f.pair))
+				r.Post("/close", f.presenterAction(f.closeRoom))
+			})
+		})
+		return nil
+	})
+}
+
+type roomFeature struct {
+	s        *Server
+	rooms    *room.Rooms
+	sessions *play.Store
+	catalog  ScenarioCatalog
+	public   *url.URL // -public-url, or nil
+
+	mu   sync.Mutex
+	hubs map[string]*roomHub // one per room with followers; at most Bounds.Rooms
+}
+
+// roomStatus is the HTTP status for a room error.
+func roomStatus(err error) int {
+	switch {
+	case errors.Is(err, room.ErrNotPresenter), errors.Is(err, room.ErrNotAttendee):
+		return http.StatusForbidden
+	case errors.Is(err, room.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, room.ErrFull), errors.Is(err, errStreamsFull):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrTooManyAnswers), errors.Is(err, room.ErrTooManyDevices):
+		return http.StatusConflict
+	}
+	return http.StatusBadRequest
+}
+
+// roomMessage is a room error as a sentence for a visitor.
+func roomMessage(err error) string {
+	msg := err.Error()
+	var errs scenario.Errors
+	if errors.As(err, &errs) {
+		msg = errs.Error()
+	}
+	msg = strings.TrimPrefix(msg, "room: ")
+	msg = strings.TrimPrefix(msg, "play: ")
+	switch {
+	case errors.Is(err, room.ErrNotPresenter):
+		msg = "Only the presenter's devices can do that: this device is not one of them."
+	case errors.Is(err, room.ErrNotFound):
+		msg = "This room has ended (its presenter closed it, or left it for too long), or its address is wrong."
+	}
+	if r, n := utf8.DecodeRuneInString(msg); n > 0 {
+		msg = string(unicode.ToUpper(r)) + msg[n:]
+	}
+	return msg
+}
+
+// messagePage answers with a page saying why.
+func (f *roomFeature) messagePage(w http.ResponseWriter, r *http.Request, status int, heading, msg string) {
+	f.s.Render(w, r, status, templates.RoomMessageView(templates.RoomMessage{
+		Page: f.s.Page(r, heading, templates.SectionPlay), Heading: heading, Message: msg}))
+}
+
+func setRoomCookie(w http.ResponseWriter, r *http.Request, name, roomID, value string, site http.SameSite) {
+	http.SetCookie(w, &http.Cookie{
+		Name: name, Value: value, Path: "/room/" + roomID,
+		HttpOnly: true, SameSite: site, Secure: r.TLS != nil,
+		MaxAge: 24 * 3600, // a room lives a day at most (room.Bounds.Lifetime)
+	})
+}
+
+func cookieValue(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// start opens a room over a playground session. The session id only lets
+// its holder watch; presenting drives the session, so it takes the same
+// control cookie as the playground's own actions (scoped to /play/{id},
+// which is why the route lives under it).
+func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	sess, err := f.sessions.Get(id)
+	if err == nil && !controls(r, sess) {
+		refuseControl(w, r)
+		return
+	}
+	if err != nil {
+		f.messagePage(w, r, http.StatusNotFound, "No playground to present",
+			"That playground session has ended (it was idle, or the server restarted). Open the playground again and start the room from there.")
+		return
+	}
+	rm, token, err := f.rooms.Open(r.Context(), id)
+	if err != nil {
+		if errors.Is(err, room.ErrFull) {
+			f.messagePage(w, r, http.StatusServiceUnavailable, "Too many rooms",
+				fmt.Sprintf("This server holds at most %d rooms at once and all are in use. Try again when a workshop has ended.", f.rooms.Bounds().Rooms))
+			return
+		}
+		f.s.Fail(w, r, err)
+		return
+	}
+	setRoomCookie(w, r, presenterCookie, rm.ID, token, http.SameSiteStrictMode)
+	http.Redirect(w, r, "/room/"+rm.ID+"/present", http.StatusSeeOther)
+}
+
+// joinPage asks for a code; with ?code= it looks the room up.
+func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
+	typed := r.URL.Query().Get("code")
+	page := templates.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Code: typed}
+	if !r.URL.Query().Has("code") {
+		f.s.Render(w, r, http.StatusOK, templates.RoomJoinView(page))
+		return
+	}
+	rm, err := f.rooms.ByCode(r.Context(), typed)
+	if err != nil {
+		page.Error = roomMessage(err)
+		if errors.Is(err, room.ErrNotFound) {
+			page.Error = "No room has that code: check it against the presenter's screen (the room may also have ended)."
+		}
+		f.s.Render(w, r, roomStatus(err), templates.RoomJoinView(page))
+		return
+	}
+	http.Redirect(w, r, "/room/"+rm.ID, http.StatusSeeOther)
+}
+
+// joinCode follows a join link or QR code.
+func (f *roomFeature) joinCode(w http.ResponseWriter, r *http.Request) {
+	rm, err := f.rooms.ByCode(r.Context(), chi.URLParam(r, "code"))
+	if err != nil {
+		page := templates.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Error: roomMessage(err)}
+		if errors.Is(err, room.ErrNotFound) {
+			page.Error = "No room has the code in this link: type the code on the presenter's screen (the room may also have ended)."
+		}
+		f.s.Render(w, r, roomStatus(err), templates.RoomJoinView(page))
+		return
+	}
+	http.Redirect(w, r, "/room/"+rm.ID, http.StatusSeeOther)
+}
+
+// liveRoom returns the room and its session, or answers with a page.
+func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Room, *play.Session, bool) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		if errors.Is(err, room.ErrNotFound) {
+			f.messagePage(w, r, http.StatusNotFound, "This room has ended", roomMessage(err))
+		} else {
+			f.s.Fail(w, r, err)
+		}
+		return nil, nil, false
+	}
+	sess, err := f.sessions.Get(rm.Session)
+	if err != nil {
+		f.messagePage(w, r, http.StatusNotFound, "This room has ended", "The playground this room showed has closed.")
+		return nil, nil, false
+	}
+	return rm, sess, true
+}
+
+// phone is an attendee's page. Opening it changes nothing: an attendee
+// joins with their first answer (a POST).
+func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
+	rm, sess, ok := f.liveRoom(w, r)
+	if !ok {
+		return
+	}
+	shared := f.shared(rm, sess, 0)
+	f.s.Render(w, r, http.StatusOK, templates.RoomPhoneView(templates.RoomPhone{
+		Page: f.s.Page(r, "Workshop room", templates.SectionNone), Shared: shared}))
+}
+
+// present is the projector, for the presenter's devices only.
+func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
+	rm, sess, ok := f.liveRoom(w, r)
+	if !ok {
+		return
+	}
+	token := cookieValue(r, presenterCookie)
+	if rm.RoleOf(token, "") != room.Presenter {
+		f.messagePage(w, r, http.StatusForbidden, "Presenter only",
+			"Only the presenter's devices can open the projector view. To follow this room, open its join link or type its code at /join. A presenter's second device is paired from the presenting device.")
+		return
+	}
+	_ = f.rooms.Touch(r.Context(), rm.ID, token)
+	p := templates.RoomPresent{
+		Page:    f.s.Page(r, "Room "+rm.Code, templates.SectionPlay),
+		Shared:  f.shared(rm, sess, 0),
+		Code:    rm.Code,
+		Presets: roomPresets,
+	}
+	p.Page.Presentation = true
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	urls, err := room.Resolve(f.public, scheme, r.Host, "/join/"+rm.Code, net.InterfaceAddrs)
+	p.JoinURL, p.Candidates = urls.URL, urls.Candidates
+	if err != nil {
+		p.AddrNote = roomMessage(err)
+	} else if p.JoinURL == "" {
+		p.AddrNote = "This page was opened at localhost, an address only this machine can reach, so there is no QR code to scan yet."
+		if i, err := strconv.Atoi(r.URL.Query().Get("via")); err == nil && i >= 0 && i < len(p.Candidates) {
+			p.JoinURL = p.Candidates[i]
+		}
+	}
+	if p.JoinURL != "" {
+		if p.QR, err = qrsvg.SVG(p.JoinURL, "QR code of the join link "+p.JoinURL); err != nil {
+			f.s.Fail(w, r, err)
+			return
+		}
+	}
+	f.s.Render(w, r, http.StatusOK, templates.RoomPresentView(p))
+}
+
+// sseReply answers a Datastar action with events, with status (the page
+// applies the events of a 4xx answer too, and a direct caller sees the 4xx).
+func sseReply(w http.ResponseWriter, r *http.Request, status int, problem string) *datastar.ServerSentEventGenerator {
+	w.Header().Set("Content-Type", "text/event-stream")
+	if status != http.StatusOK {
+		w.Header().Set("X-Problem", truncate(problem, 300))
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+	}
+	return datastar.NewSSE(w, r)
+}
+
+// presenterCall is one presenter action: it returns the fragment to show,
+// or an error.
+type presenterCall func(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (reply templateReply, err error)
+
+type templateReply struct {
+	html string // a fragment beside the cleared error slot, or ""
+}
+
+// roomSignals are the presenter page's signals besides the playground's.
+type roomSignals struct {
+	playSignals
+	AskKind string  `json:"askKind"`
+	AskAt   string  `json:"askAt"`
+	AskN    float64 `json:"askN"`
+	Preset  string  `json:"preset"`
+}
+
+// presenterAction checks the presenter's cookie, reads the signals, runs
+// call, and answers with the error slot (and call's fragment).
+func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rm, sess, ok := f.presenterRoom(w, r)
+		if !ok {
+			return
+		}
+		var sig roomSignals
+		r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
+		if err := datastar.ReadSignals(r, &sig); err != nil {
+			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
+			return
+		}
+		reply, err := call(r, rm, sess, cookieValue(r, presenterCookie), sig)
+		f.replyPresenter(w, r, reply, err)
+	}
+}
+
+func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, reply templateReply, err error) {
+	status, msg := http.StatusOK, ""
+	if err != nil {
+		status, msg = roomStatus(err), roomMessage(err)
+	}
+	sse := sseReply(w, r, status, msg)
+	if e := MergeComponent(sse, templates.RoomError(msg)); e != nil {
+		return
+	}
+	if reply.html != "" {
+		_ = MergeFragments(sse, reply.html)
+	}
+}
+
+// presenterRoom returns the room when the request carries its presenter's
+// capability, or answers 403 (404 for a room that has ended).
+func (f *roomFeature) presenterRoom(w http.ResponseWriter, r *http.Request) (*room.Room, *play.Session, bool) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	if err == nil && rm.RoleOf(cookieValue(r, presenterCookie), "") != room.Presenter {
+		err = room.ErrNotPresenter
+	}
+	var sess *play.Session
+	if err == nil {
+		if sess, err = f.sessions.Get(rm.Session); err != nil {
+			err = room.ErrNotFound
+		}
+	}
+	if err != nil {
+		f.replyPresenter(w, r, templateReply{}, err)
+		return nil, nil, false
+	}
+	return rm, sess, true
+}
+
+// drive runs a playground action for the presenter, recording the session
+// first so that undo can take the action back.
+func (f *roomFeature) drive(a playAction) http.HandlerFunc {
+	return f.presenterAction(func(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
+		before := room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}
+		if _, err := f.rooms.Checkpoint(r.Context(), rm.ID, token, a.path, before); err != nil {
+			return templateReply{}, err
+		}
+		if err := a.run(sess, sig.playSignals, r.URL.Query()); err != nil {
+			// A refused action changed nothing: take its checkpoint back,
+			// so that undo does not spend itself on a no-op.
+			_, _, _ = f.rooms.Undo(r.Context(), rm.ID, token)
+			return templateReply{}, err
+		}
+		return templateReply{}, nil
+	})
+}
+
+func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
+	v := sess.View()
+	// "The next request" at the clock comes after any request the lanes
+	// already show at the clock: a question is about the requests before
+	// its instant (room.Question.Solve), so it is asked a millisecond on.
+	at := v.Clock.Now
+	for _, req := range v.Scenario.Requests {
+		if req.At == at {
+			at++
+			break
+		}
+	}
+	a := room.Ask{Kind: room.Kind(sig.AskKind), At: at, Key: v.Client}
+	var err error
+	if strings.TrimSpace(sig.AskAt) != "" {
+		if a.At, err = scenario.ParseMoment(sig.AskAt, 1000); err != nil {
+			return templateReply{}, scenario.Errors{{Field: "askAt", Reason: fmt.Sprintf("%q is not a moment: write it as 35 s, 35.5 s or 35500 ms", sig.AskAt)}}
+		}
+	}
+	if a.Cost, err = whole("cost", sig.Cost, 1, scenario.MaxCost); err != nil {
+		return templateReply{}, err
+	}
+	if a.Kind == room.KindCount {
+		if a.N, err = whole("askN", sig.AskN, 1, f.rooms.Bounds().QuestionN); err != nil {
+			return templateReply{}, err
+		}
+	}
+	_, err = f.rooms.Ask(r.Context(), rm.ID, token, a, v.Scenario)
+	return templateReply{}, err
+}
+
+func (f *roomFeature) reveal(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
+	_, _, err := f.rooms.Reveal(r.Context(), rm.ID, token, sess.Scenario())
+	return templateReply{}, err
+}
+
+func (f *roomFeature) dismiss(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
+	_, err := f.rooms.Dismiss(r.Context(), rm.ID, token)
+	return templateReply{}, err
+}
+
+func (f *roomFeature) undo(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
+	_, ps, err := f.rooms.Undo(r.Context(), rm.ID, token)
+	if err != nil || ps == nil {
+		return templateReply{}, err
+	}
+	if err := sess.Load(ps.Scenario); err != nil {
+		return templateReply{}, err
+	}
+	return templateReply{}, sess.Jump(ps.ClockMs)
+}
+
+func (f *roomFeature) point(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
+	total := int(expandedTotal(sess.Scenario()))
+	q := r.URL.Query()
+	i, err := strconv.Atoi(q.Get("i"))
+	if d, derr := strconv.Atoi(q.Get("d")); q.Has("d") && derr == nil && (d == 1 || d == -1) && total > 0 {
+		// From the pointer, or from the end when none: wrapping round.
+		i, err = rm.Pointer+d, nil
+		if rm.Pointer < 0 && d < 0 {
+			i = total - 1
+		}
+		i = (i%total + total) % total
+	}
+	if err != nil {
+		return templateReply{}, scenario.Errors{{Field: "i", Reason: "want ?i=<request index> (-1 for none), or ?d=1 or ?d=-1"}}
+	}
+	_, err = f.rooms.Point(r.Context(), rm.ID, token, i, total)
+	return templateReply{}, err
+}
+
+func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
+	known := false
+	for _, p := range roomPresets {
+		known = known || p.Name == sig.Preset
+	}
+	if !known {
+		return templateReply{}, scenario.Errors{{Field: "preset", Reason: fmt.Sprintf("there is no preset %q", truncate(sig.Preset, 64))}}
+	}
+	sc, err := f.catalog.Scenario(sig.Preset)
+	if err != nil {
+		return templateReply{}, err
+	}
+	before := room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}
+	if _, err := f.rooms.Checkpoint(r.Context(), rm.ID, token, "preset", before); err != nil {
+		return templateReply{}, err
+	}
+	return templateReply{}, sess.Load(sc)
+}
+
+func (f *roomFeature) pair(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
+	code, err := f.rooms.IssuePairing(r.Context(), rm.ID, token)
+	if err != nil {
+		return templateReply{}, err
+	}
+	var b strings.Builder
+	minutes := strconv.Itoa(int(f.rooms.Bounds().PairTTL.Minutes()))
+	if err := templates.RoomPairCode(rm.ID, code, minutes).Render(r.Context(), &b); err != nil {
+		return templateReply{}, err
+	}
+	return templateReply{html: b.String()}, nil
+}
+
+func (f *roomFeature) closeRoom(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
+	return templateReply{}, f.rooms.Close(r.Context(), rm.ID, token)
+}
+
+// pairPage asks a second device for the pairing code.
+func (f *roomFeature) pairPage(w http.ResponseWriter, r *http.Request) {
+	f.s.Render(w, r, http.StatusOK, templates.RoomPairView(templates.RoomPair{
+		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: chi.URLParam(r, "id")}))
+}
+
+// redeem turns a pairing code into the presenter's capability on this device.
+func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
+	token, err := f.rooms.Pair(r.Context(), id, r.PostFormValue("code"))
+	if err != nil {
+		status := roomStatus(err)
+		if errors.Is(err, room.ErrPairing) {
+			status = http.StatusForbidden
+		}
+		f.s.Render(w, r, status, templates.RoomPairView(templates.RoomPair{
+			Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: id, Error: roomMessage(err)}))
+		return
+	}
+	setRoomCookie(w, r, presenterCookie, id, token, http.SameSiteStrictMode)
+	http.Redirect(w, r, "/room/"+id+"/present", http.StatusSeeOther)
+}
+
+// answer records an attendee's answer, joining the room on the first one.
+// The phone sends one signal per lane (templates.AnswerSignal); a tap
+// question sends as soon as one lane is tapped, so an answer with lanes
+// still open is not an error, only a nudge.
+func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	rm, err := f.rooms.ByID(r.Context(), id)
+	if err != nil {
+		f.replyMine(w, r, templates.RoomMine{Note: roomMessage(err)}, roomStatus(err))
+		return
+	}
+	var sig map[string]json.RawMessage
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
+	if err := datastar.ReadSignals(r, &sig); err != nil {
+		http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
+		return
+	}
+	q := rm.Question
+	qid, qerr := strconv.Atoi(r.URL.Query().Get("q"))
+	switch {
+	case q == nil:
+		f.replyMine(w, r, templates.RoomMine{Note: "No question is open now."}, http.StatusConflict)
+		return
+	case qerr != nil:
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: "Want ?q=<question number>."}, http.StatusBadRequest)
+		return
+	case qid != q.ID:
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: "That question has been replaced by a new one: answer the new one."}, http.StatusConflict)
+		return
+	}
+	values, missing, err := answerValues(q, sig)
+	if err != nil {
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: err.Error()}, http.StatusBadRequest)
+		return
+	}
+	if missing > 0 {
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: fmt.Sprintf("Now answer the other %s: your answer counts once every lane has one.", templates.CountOf(int64(missing), "lane"))}, http.StatusOK)
+		return
+	}
+	attendee := cookieValue(r, attendeeCookie)
+	if rm.RoleOf("", attendee) != room.Attendee {
+		if _, attendee, err = f.rooms.Join(r.Context(), id); err != nil {
+			f.replyMine(w, r, templates.RoomMine{Question: q, Note: roomMessage(err)}, roomStatus(err))
+			return
+		}
+		setRoomCookie(w, r, attendeeCookie, id, attendee, http.SameSiteLaxMode)
+	}
+	rm, err = f.rooms.Answer(r.Context(), id, attendee, qid, values)
+	if err != nil {
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: roomMessage(err)}, roomStatus(err))
+		return
+	}
+	a := rm.Question.Answers[attendee]
+	f.replyMine(w, r, templates.RoomMine{Question: rm.Question, Answer: &a}, http.StatusOK)
+}
+
+// answerValues reads one value per lane of q from the phone's signals:
+// a tap's number, or a typed moment ("40 s", "never"). missing counts the
+// lanes with no answer yet.
+func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []int64, missing int, err error) {
+	for i := range q.Lanes {
+		var text string
+		if raw, ok := sig[templates.AnswerSignal(q, i)]; ok {
+			if json.Unmarshal(raw, &text) != nil {
+				return nil, 0, fmt.Errorf("%s: the answer must be text", q.Label(i))
+			}
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
+			missing++
+			values = append(values, 0)
+			continue
+		}
+		var v int64
+		switch {
+		case q.Kind == room.KindFirstAdmit && strings.EqualFold(text, "never"):
+			v = room.Never
+		case q.Kind == room.KindFirstAdmit:
+			if v, err = scenario.ParseMoment(text, 1000); err != nil {
+				return nil, 0, fmt.Errorf("%s: %q is not a moment: write it as 40 s, 40.5 s, 40500 ms or never", q.Label(i), truncate(text, 40))
+			}
+		default:
+			if v, err = strconv.ParseInt(text, 10, 64); err != nil {
+				return nil, 0, fmt.Errorf("%s: %q is not one of the answers", q.Label(i), truncate(text, 40))
+			}
+		}
+		values = append(values, v)
+	}
+	return values, missing, nil
+}
+
+func (f *roomFeature) replyMine(w http.ResponseWriter, r *http.Request, m templates.RoomMine, status int) {
+	sse := sseReply(w, r, status, m.Note)
+	_ = MergeComponent(sse, templates.RoomMineView(m))
+}
+
+// mine shows an attendee their own answer (the phone asks after each
+// change of the question).
+func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		f.replyMine(w, r, templates.RoomMine{Note: roomMessage(err)}, roomStatus(err))
+		return
+	}
+	m := templates.RoomMine{Question: rm.Question}
+	if a, ok := answerOf(rm.Question, cookieValue(r, attendeeCookie)); ok {
+		m.Answer = &a
+	}
+	f.replyMine(w, r, m, http.StatusOK)
+}
+
+// explain explains request ?i= to the one attendee who asked, wrapping
+// round the list (so previous/next never run off its ends). While a
+// question is open, a request later than the clock stays hidden.
+func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	var sess *play.Session
+	if err == nil {
+		if sess, err = f.sessions.Get(rm.Session); err != nil {
+			err = room.ErrNotFound
+		}
+	}
+	if err != nil {
+		sse := sseReply(w, r, roomStatus(err), roomMessage(err))
+		_ = MergeComponent(sse, templates.RoomExplainView(templates.RoomExplain{Note: roomMessage(err)}))
+		return
+	}
+	i, err := strconv.Atoi(r.URL.Query().Get("i"))
+	if err != nil {
+		sse := sseReply(w, r, http.StatusBadRequest, "want ?i=<request index>")
+		_ = MergeComponent(sse, templates.RoomExplainView(templates.RoomExplain{Note: "Want ?i=<request index>."}))
+		return
+	}
+	sc, now := sess.Scenario(), sess.Now()
+	v := templates.RoomExplain{}
+	total := int(expandedTotal(sc))
+	switch {
+	case total == 0:
+		v.Note = "There are no requests yet."
+	default:
+		i = ((i % total) + total) % total
+		v.Selected, err = explainRequest(sc, now, i)
+		if err != nil {
+			f.s.Fail(w, r, err)
+			return
+		}
+		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil && v.Selected.At > now {
+			v.Selected, v.Note = nil, "That request is later than the clock: it stays hidden while a question is open."
+		}
+	}
+	sse := sseReply(w, r, http.StatusOK, "")
+	if err := MergeComponent(sse, templates.RoomExplainView(v)); err != nil {
+		return
+	}
+	_ = MergeSignals(sse, fmt.Appendf(nil, `{"sel": %d}`, i), false)
+}
+
+func answerOf(q *room.Question, attendee string) (room.Answer, bool) {
+	if q == nil || attendee == "" {
+		return room.Answer{}, false
+	}
+	a, ok := q.Answers[attendee]
+	return a, ok
+}
+
+func expandedTotal(sc scenario.Scenario) int64 {
+	var n int64
+	for _, r := range sc.Requests {
+		n += r.Count
+	}
+	return n
+}
+
+// explainRequest explains request i of sc in every lane, with the
+// playground's own replay on a session of its own (nobody else's selection
+// changes).
+func explainRequest(sc scenario.Scenario, now int64, i int) (*play.Selection, error) {
+	s, err := play.NewSession("", sc)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Jump(now); err != nil {
+		return nil, err
+	}
+	if err := s.Select(i); err != nil {
+		return nil, err
+	}
+	return s.View().Selected, nil
+}
+
+// roomCtx is a context that ends with the request or with the server.
+func (f *roomFeature) roomCtx(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	stop := context.AfterFunc(f.s.closing, cancel)
+	return ctx, func() { stop(); cancel() }
+}

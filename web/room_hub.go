@@ -1,0 +1,427 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/web/templates"
+)
+
+// Render once, fan out. A room's hub is one goroutine that watches the
+// room and its playground session, ticks the session's clock while it
+// plays (once per room, not per screen), renders each changed region once
+// per view (phone, projector), encodes and compresses the update once, and
+// publishes it as the latest frame. Each follower's stream waits for the
+// next frame and writes the same bytes: the regions changed since the
+// frame it sent last, or, if it fell behind by more than one frame, every
+// region (a slow follower skips to the newest instead of queueing).
+
+// roomView is a variant of the shared stream.
+type roomView int
+
+const (
+	viewPhone roomView = iota
+	viewProjector
+	numViews
+)
+
+// frame is the latest update of one view.
+type frame struct {
+	version uint64
+	full    *chunk // every region
+	delta   *chunk // the regions that changed since version-1
+}
+
+// errStreamsFull is the bound on a room's open streams.
+var errStreamsFull = errors.New("room: this room has as many screens following it as it can hold")
+
+// hubCheckEvery is how often a hub looks whether its room has ended by
+// time (a change ends it at once).
+const hubCheckEvery = 5 * time.Second
+
+type roomHub struct {
+	f  *roomFeature
+	id string
+
+	mu        sync.Mutex
+	frames    [numViews]frame
+	next      chan struct{} // closed when a frame is published
+	ended     bool
+	followers [numViews]int
+	stop      context.CancelFunc
+	poke      chan struct{} // a follower came or went: the projector counts phones
+
+	// The hub goroutine's own: what it rendered last, per view.
+	last   [numViews]map[string]string
+	solved *solvedQuestion
+	expl   *pointedCache
+}
+
+type solvedQuestion struct {
+	id, rev uint64
+	sol     *room.Solution
+}
+
+type pointedCache struct {
+	rev     uint64
+	pointer int
+	sel     *play.Selection
+}
+
+// follow counts a new follower of room id, starting its hub if needed.
+// Streams count against the room's bound (its attendees plus the
+// presenter's devices), never against an address.
+func (f *roomFeature) follow(id string, v roomView) (*roomHub, error) {
+	rm, err := f.rooms.ByID(context.Background(), id)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := f.sessions.Get(rm.Session)
+	if err != nil {
+		return nil, room.ErrNotFound
+	}
+	b := f.rooms.Bounds()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hubs[id]
+	if h == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		stop := context.AfterFunc(f.s.closing, cancel)
+		h = &roomHub{f: f, id: id, next: make(chan struct{}), poke: make(chan struct{}, 1), stop: func() { stop(); cancel() }}
+		for i := range h.last {
+			h.last[i] = map[string]string{}
+		}
+		h.render(ctx, rm, sess) // the first frame is there before the first follower reads
+		f.hubs[id] = h
+		go h.run(ctx, sess)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.followers[viewPhone]+h.followers[viewProjector] >= b.Followers+b.Devices {
+		return nil, errStreamsFull
+	}
+	h.followers[v]++
+	h.poked()
+	return h, nil
+}
+
+// unfollow counts a follower out; the last one out stops the hub.
+func (f *roomFeature) unfollow(h *roomHub, v roomView) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h.mu.Lock()
+	h.followers[v]--
+	idle := h.followers[viewPhone]+h.followers[viewProjector] == 0
+	h.mu.Unlock()
+	h.poked()
+	if idle {
+		h.stop()
+		if f.hubs[h.id] == h {
+			delete(f.hubs, h.id)
+		}
+	}
+}
+
+// latest returns the view's newest frame, the channel closed at the next
+// one, and whether the room has ended (no frame will follow).
+func (h *roomHub) latest(v roomView) (frame, <-chan struct{}, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.frames[v], h.next, h.ended
+}
+
+func (h *roomHub) poked() {
+	select {
+	case h.poke <- struct{}{}:
+	default:
+	}
+}
+
+func (h *roomHub) phones() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.followers[viewPhone]
+}
+
+// run renders after each change of the room or the session, at most every
+// UpdateInterval, and advances the session's clock while it plays.
+func (h *roomHub) run(ctx context.Context, sess *play.Session) {
+	log := h.f.s.Log()
+	roomChanges, err := h.f.rooms.Watch(ctx, h.id)
+	if err != nil {
+		h.end(ctx, "This room has ended.")
+		return
+	}
+	changes, unsubscribe := sess.Subscribe()
+	defer unsubscribe()
+	ticker := time.NewTicker(UpdateInterval)
+	defer ticker.Stop()
+	pending, last, checked := false, time.Now(), time.Now()
+	for {
+		// A change renders at once unless the last render was less than
+		// UpdateInterval ago; then the ticker renders it, which keeps the
+		// rate at ten a second without waiting a tick after a quiet spell.
+		tick := false
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-roomChanges:
+			if !ok {
+				h.end(ctx, "This room has ended: the presenter closed it, or left it for too long.")
+				return
+			}
+			pending = true
+		case <-changes:
+			pending = true
+		case <-h.poke:
+			pending = true
+		case now := <-ticker.C:
+			tick = true
+			h.f.sessions.Touch(sess)
+			if sess.TickAt(now) {
+				pending = true
+			}
+			if now.Sub(checked) >= hubCheckEvery {
+				checked = now
+				if _, err := h.f.rooms.ByID(ctx, h.id); errors.Is(err, room.ErrNotFound) {
+					h.end(ctx, "This room has ended: its presenter left it for too long.")
+					return
+				}
+			}
+		}
+		if !pending || !tick && time.Since(last) < UpdateInterval {
+			continue
+		}
+		pending, last = false, time.Now()
+		rm, err := h.f.rooms.ByID(ctx, h.id)
+		if err != nil {
+			h.end(ctx, "This room has ended.")
+			return
+		}
+		if err := h.render(ctx, rm, sess); err != nil {
+			log.Error("room render", "room", h.id, slog.Any("error", err))
+		}
+	}
+}
+
+// end publishes a last frame saying the room ended; followers send it and
+// close their streams.
+func (h *roomHub) end(ctx context.Context, why string) {
+	var b strings.Builder
+	_ = templates.RoomStatus(templates.RoomShared{Ended: why}).Render(ctx, &b)
+	var raw bytes.Buffer
+	encodeFragments(&raw, b.String())
+	c, err := newChunk(raw.Bytes())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err == nil {
+		for v := range h.frames {
+			h.frames[v] = frame{version: h.frames[v].version + 1, full: c, delta: c}
+		}
+	}
+	h.ended = true
+	close(h.next)
+	h.next = make(chan struct{})
+}
+
+// shared is what every screen shows, with what would give an open
+// question's answer away removed: the lanes' estimate of the next request
+// and requests later than the clock (after a jump back).
+func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int) templates.RoomShared {
+	v := sess.View()
+	v.Selected = nil
+	open := rm.Question != nil && !rm.Question.Revealed
+	lanes := make([]play.Lane, len(v.Lanes))
+	for i, l := range v.Lanes {
+		marks := make([]play.Mark, 0, len(l.Marks))
+		for _, m := range l.Marks {
+			if open && m.Future {
+				continue
+			}
+			m.Selected = m.Index == rm.Pointer
+			marks = append(marks, m)
+		}
+		l.Marks = marks
+		if open {
+			l.NextKnown = false
+		}
+		lanes[i] = l
+	}
+	v.Lanes = lanes
+	return templates.RoomShared{Room: rm.ID, View: v, Question: rm.Question, Attendees: phones}
+}
+
+// render renders every region of both views once and publishes the ones
+// that changed.
+func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
+	s := h.f.shared(rm, sess, h.phones())
+	if q := s.Question; q != nil && q.Revealed {
+		rev := s.View.ScenarioRev
+		if h.solved == nil || h.solved.id != uint64(q.ID) || h.solved.rev != rev {
+			h.solved = &solvedQuestion{id: uint64(q.ID), rev: rev}
+			if sol, err := q.Solve(s.View.Scenario); err == nil {
+				h.solved.sol = &sol
+			}
+		}
+		s.Solution = h.solved.sol
+	}
+	if rm.Pointer >= 0 && rm.Pointer < int(s.View.Total) {
+		if h.expl == nil || h.expl.rev != s.View.ScenarioRev || h.expl.pointer != rm.Pointer {
+			sel, err := explainRequest(s.View.Scenario, s.View.Clock.Now, rm.Pointer)
+			if err != nil {
+				return err
+			}
+			h.expl = &pointedCache{rev: s.View.ScenarioRev, pointer: rm.Pointer, sel: sel}
+		}
+		s.Pointed = h.expl.sel
+		if q := s.Question; q != nil && !q.Revealed && s.Pointed != nil && s.Pointed.At > s.View.Clock.Now {
+			s.Pointed = nil
+		}
+	}
+	var errs []error
+	render := func(c templ.Component) string {
+		var b strings.Builder
+		errs = append(errs, c.Render(ctx, &b))
+		return b.String()
+	}
+	lanes := func(width int) string {
+		html := render(templates.RoomLanes(s, width))
+		if s.Question != nil && !s.Question.Revealed {
+			html = strings.ReplaceAll(html, unknownNext, hiddenNext)
+		}
+		return html
+	}
+	clock, status := render(templates.RoomClock(s)), render(templates.RoomStatus(s))
+	views := [numViews][]region{
+		viewPhone: {
+			{"room-clock", clock}, {"room-status", status},
+			{"room-lanes", lanes(templates.PhoneLaneWidth)},
+			{"room-question", render(templates.RoomQuestionPhone(s))},
+		},
+		viewProjector: {
+			{"room-clock", clock}, {"room-status", status},
+			{"room-lanes", lanes(templates.ProjectorLaneWidth)},
+			{"room-question", render(templates.RoomQuestionProjector(s))},
+			{"room-pointed", render(templates.RoomPointed(s))},
+		},
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var chunks [numViews][2]*chunk
+	for v, regions := range views {
+		var full, delta bytes.Buffer
+		for _, rg := range regions {
+			encodeFragments(&full, rg.html)
+			if h.last[v][rg.id] != rg.html {
+				encodeFragments(&delta, rg.html)
+				h.last[v][rg.id] = rg.html
+			}
+		}
+		if delta.Len() == 0 {
+			continue
+		}
+		var err error
+		if chunks[v][0], err = newChunk(full.Bytes()); err != nil {
+			return err
+		}
+		if chunks[v][1], err = newChunk(delta.Bytes()); err != nil {
+			return err
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	published := false
+	for v := range chunks {
+		if chunks[v][0] == nil {
+			continue
+		}
+		h.frames[v] = frame{version: h.frames[v].version + 1, full: chunks[v][0], delta: chunks[v][1]}
+		published = true
+	}
+	if published {
+		close(h.next)
+		h.next = make(chan struct{})
+	}
+	return nil
+}
+
+// While a question is open the lanes are drawn as if the clock were before
+// the last request (play.Lane.NextKnown false), whose status line
+// (explain.Status) then says so; the room says why instead.
+// TestRoomOpenQuestionHidesTheNextRequest fails if the wording drifts.
+const (
+	unknownNext = " · the clock is before the last request"
+	hiddenNext  = " · what the next request would get is hidden while a question is open"
+)
+
+// presenterTouchEvery is how often a presenter's open projector tells the
+// room its presenter is still there (room.Bounds.Linger is 30 minutes).
+const presenterTouchEvery = time.Minute
+
+// stream is a room's shared SSE stream: GET /room/{id}/stream?view=phone
+// (the default) or ?view=projector. It needs no cookie: watching is no
+// capability. With a presenter's cookie it also keeps the room alive.
+func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	v := viewPhone
+	if r.URL.Query().Get("view") == "projector" {
+		v = viewProjector
+	}
+	h, err := f.follow(id, v)
+	if err != nil {
+		sse := sseReply(w, r, roomStatus(err), roomMessage(err))
+		_ = MergeComponent(sse, templates.RoomStatus(templates.RoomShared{Ended: roomMessage(err)}))
+		return
+	}
+	defer f.unfollow(h, v)
+	ctx, done := f.roomCtx(r.Context())
+	defer done()
+	g, err := startStream(w, r)
+	if err != nil {
+		return
+	}
+	defer g.end()
+	token := cookieValue(r, presenterCookie)
+	var touch <-chan time.Time
+	if token != "" {
+		t := time.NewTicker(presenterTouchEvery)
+		defer t.Stop()
+		touch = t.C
+	}
+	var sent uint64
+	for {
+		fr, next, ended := h.latest(v)
+		if fr.version != sent && fr.full != nil {
+			c := fr.full
+			if sent != 0 && fr.version == sent+1 {
+				c = fr.delta
+			}
+			if err := g.send(c); err != nil {
+				return
+			}
+			sent = fr.version
+		}
+		if ended {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-next:
+		case <-touch:
+			_ = f.rooms.Touch(ctx, id, token)
+		}
+	}
+}

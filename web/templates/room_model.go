@@ -1,0 +1,248 @@
+package templates
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/scenario"
+)
+
+// The workshop room's pages (room.templ) and their view model.
+
+// RoomShared is what every screen of a room shows alike, rendered once per
+// change and sent to every follower: the playground's view (with anything
+// that would give an open question's answer away removed), the question and
+// the pointed-at request. It holds no play session id: whoever holds that
+// can drive the session.
+type RoomShared struct {
+	Room      string // the room id, for follow-up URLs (not a capability)
+	View      play.View
+	Question  *room.Question
+	Solution  *room.Solution // the working after the reveal; nil if it cannot be computed
+	Attendees int            // phones following the room's stream
+	// Pointed is the pointed-at request explained in every lane, for the
+	// projector; nil when none is pointed at, or while a question hides it.
+	Pointed *play.Selection
+	// Ended says the room or its session is gone.
+	Ended string
+}
+
+// RoomPresent is the projector (the presenter's page).
+type RoomPresent struct {
+	Page       Page
+	Shared     RoomShared
+	Code       string
+	JoinURL    string   // where attendees join; empty when only candidates are known
+	QR         string   // the QR code of JoinURL as inline SVG
+	Candidates []string // the machine's network addresses, when opened at localhost
+	AddrNote   string   // why no join URL could be shown
+	Presets    []Preset
+}
+
+// Preset is a scenario the presenter can load from the menu.
+type Preset struct {
+	Name, Label string
+}
+
+// RoomPhone is an attendee's page.
+type RoomPhone struct {
+	Page   Page
+	Shared RoomShared
+	Mine   RoomMine
+}
+
+// RoomMine is one attendee's own answer to the room's question.
+type RoomMine struct {
+	Question *room.Question
+	Answer   *room.Answer // nil before answering
+	Note     string       // a problem with the last answer sent, or a nudge
+}
+
+// RoomJoin is the page that asks for a join code.
+type RoomJoin struct {
+	Page  Page
+	Code  string
+	Error string
+}
+
+// RoomMessage is a page that says why a room page cannot be shown.
+type RoomMessage struct {
+	Page    Page
+	Heading string
+	Message string
+}
+
+// RoomPair is the page where a presenter's second device types a pairing code.
+type RoomPair struct {
+	Page  Page
+	Room  string
+	Error string
+}
+
+// KindText says what a kind of question asks.
+func KindText(q *room.Question) string {
+	at := scenario.FormatMs(q.Request.At)
+	client := q.Request.KeyName()
+	switch q.Kind {
+	case room.KindAdmit:
+		return fmt.Sprintf("Will a request from %s (cost %d) at %s be admitted?", client, q.Request.Cost, at)
+	case room.KindCount:
+		return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how many get through?", client, q.Request.Count, q.Request.Cost, at)
+	case room.KindFirstAdmit:
+		return fmt.Sprintf("From %s on, what is the first moment a request from %s (cost %d) gets in?", at, client, q.Request.Cost)
+	}
+	return string(q.Kind)
+}
+
+// ValueText writes an answer value the way the question's kind means it.
+func ValueText(q *room.Question, v int64) string {
+	switch q.Kind {
+	case room.KindAdmit:
+		if v == 1 {
+			return "admitted"
+		}
+		return "refused"
+	case room.KindFirstAdmit:
+		if v == room.Never {
+			return "never (within 3 windows)"
+		}
+		return scenario.FormatMs(v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// Choices are the one-tap answers of a kind: admitted or refused, or every
+// count from 0 to N. A first-admit question is typed instead (none).
+func Choices(q *room.Question) []int64 {
+	switch q.Kind {
+	case room.KindAdmit:
+		return []int64{1, 0}
+	case room.KindCount:
+		out := make([]int64, 0, q.Request.Count+1)
+		for v := range q.Request.Count + 1 {
+			out = append(out, v)
+		}
+		return out
+	}
+	return nil
+}
+
+// AnswerSignal names the phone's signal holding its answer for lane i of
+// question q. The question's id is in the name, so a new question starts
+// with empty answers.
+func AnswerSignal(q *room.Question, i int) string { return fmt.Sprintf("q%da%d", q.ID, i) }
+
+// AnswerSignals declares the phone's answer signals for q, all empty.
+func AnswerSignals(q *room.Question) string {
+	parts := make([]string, len(q.Lanes))
+	for i := range q.Lanes {
+		parts[i] = AnswerSignal(q, i) + ": ''"
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// TapAction is what tapping answer v for lane i does: set the lane's signal
+// and, once every lane has an answer, send them all. Sending only complete
+// answers keeps the replies of quick taps from overtaking one another.
+func TapAction(roomID string, q *room.Question, i int, v int64) string {
+	var all strings.Builder
+	for j := range q.Lanes {
+		fmt.Fprintf(&all, "$%s !== '' && ", AnswerSignal(q, j))
+	}
+	return fmt.Sprintf("$%s = '%d'; %s@post('/room/%s/answer?q=%d')", AnswerSignal(q, i), v, all.String(), roomID, q.ID)
+}
+
+// TappedExpr is true when answer v is the chosen one for lane i.
+func TappedExpr(q *room.Question, i int, v int64) string {
+	return fmt.Sprintf("$%s == '%d'", AnswerSignal(q, i), v)
+}
+
+// Working is the one-line arithmetic of a solution's decisions for lane i.
+func Working(q *room.Question, sol *room.Solution, i int) []string {
+	if sol == nil || i >= len(sol.Working) {
+		return nil
+	}
+	sc := scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs}
+	pol := explain.For(sc, q.Lanes[i])
+	var out []string
+	for _, d := range sol.Working[i] {
+		out = append(out, fmt.Sprintf("at %s: %s → %s", scenario.FormatMs(d.At), explain.Working(pol, d), explain.Outcome(d.Detail)))
+	}
+	return out
+}
+
+// Bar is one bar of the projector's distribution of answers.
+type Bar struct {
+	Label   string
+	Count   int
+	Percent int // of the answers, for the bar's width
+	Right   bool
+}
+
+// Bars is lane i's distribution of answers, for the projector.
+func Bars(q *room.Question, t room.Tally, i int) []Bar {
+	if i >= len(t.Lanes) {
+		return nil
+	}
+	var out []Bar
+	for _, v := range t.Lanes[i].Votes {
+		pct := 0
+		if t.Answered > 0 {
+			pct = v.Count * 100 / t.Answered
+		}
+		out = append(out, Bar{Label: ValueText(q, v.Value), Count: v.Count, Percent: pct, Right: v.Right})
+	}
+	return out
+}
+
+// BarClass is a bar's class: its width in steps of 5 % (the page's style
+// sheet has one rule per step, as inline styles are not allowed), and
+// whether it is the truth.
+func BarClass(b Bar) string {
+	c := "bar w" + strconv.Itoa(b.Percent/5*5)
+	if b.Right {
+		c += " right"
+	}
+	return c
+}
+
+// MineMarks says, per lane, whether the attendee's answer is right; nil
+// before the reveal.
+func (m RoomMine) Marks() []bool {
+	if m.Question == nil || m.Answer == nil {
+		return nil
+	}
+	return m.Question.Marks(*m.Answer)
+}
+
+// AnsweredText counts the answers for the projector.
+func AnsweredText(answered, joined int) string {
+	return fmt.Sprintf("%d of %d answered", answered, joined)
+}
+
+// RoomExplain is an attendee's own explanation of a request.
+type RoomExplain struct {
+	Selected *play.Selection
+	Note     string // why nothing is explained
+}
+
+// JoinHost is where to type the code: the join URL without its path, or
+// the /join page when no address is known yet.
+func JoinHost(joinURL string) string {
+	u, err := url.Parse(joinURL)
+	if err != nil || u.Host == "" {
+		return "/join"
+	}
+	return u.Host + "/join"
+}
+
+// SpelledCode spaces a code's characters, so a screen reader reads them one
+// by one rather than as a word.
+func SpelledCode(code string) string {
+	return strings.Join(strings.Split(code, ""), " ")
+}
