@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"math"
@@ -461,4 +462,12 @@ func runEach(s scenario.Scenario, specs []scenario.PolicySpec) (scenario.Result,
 		out.Results = append(out.Results, res.Results[0])
 	}
 	return out, nil
+}
+
+func execHTML(t *template.Template, data any) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil //nolint:gosec // html/template output
 }
