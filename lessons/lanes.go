@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"html/template"
@@ -26,6 +27,9 @@ type lanesBlock struct {
 	// Step is the request the lanes first show decided (1 is the first);
 	// zero shows every request.
 	Step int `json:"step"`
+	// Stack draws the lanes as one chain (scenario.Stacked): each lane is
+	// fed only the requests every lane before it admitted.
+	Stack bool `json:"stack"`
 }
 
 // MaxLaneSteps bounds the requests a lesson's lanes step through, so that
@@ -119,24 +123,22 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 	v := lanesView{ID: id, Caption: b.Caption, Step: step, Steps: steps, Problem: problem}
 	v.Summary = lanesSummary(res)
 	cut := firstRequests(s, step)
-	sess, err := play.NewSession(id, cut)
-	if err != nil {
-		return lanesView{}, err
+	if b.Stack {
+		if err := st.stackedLanes(&v, s, step); err != nil {
+			return lanesView{}, err
+		}
+	} else {
+		view, err := viewAt(id, cut, lastAt(cut.Requests))
+		if err != nil {
+			return lanesView{}, err
+		}
+		v.Options = weblane.Options{Width: laneWidth, From: view.From, To: min(view.To, lanesEnd(s, view.From))}
+		for i, l := range view.Lanes {
+			l.ID = fmt.Sprintf("%s-%d", id, i)
+			v.Inputs = append(v.Inputs, weblane.FromView(view, l))
+		}
+		v.Now = stepText(res, step)
 	}
-	now := int64(0)
-	if n := len(cut.Requests); n > 0 {
-		now = cut.Requests[n-1].At
-	}
-	if err := sess.Jump(now); err != nil {
-		return lanesView{}, err
-	}
-	view := sess.View()
-	v.Options = weblane.Options{Width: laneWidth, From: view.From, To: min(view.To, lanesEnd(s, view.From))}
-	for i, l := range view.Lanes {
-		l.ID = fmt.Sprintf("%s-%d", id, i)
-		v.Inputs = append(v.Inputs, weblane.FromView(view, l))
-	}
-	v.Now = stepText(res, step)
 	slug := st.lesson.Slug
 	query := st.in
 	v.StepURL = func(n int) string {
@@ -154,7 +156,7 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 	if err != nil {
 		return lanesView{}, err
 	}
-	tv, err := st.tableOf(tableBlock{Caption: b.Caption + ", as a table"}, cut, cutRes, id+"-table")
+	tv, err := st.tableOf(tableBlock{Caption: b.Caption + ", as a table", Stack: b.Stack, Group: b.Stack}, cut, cutRes, id+"-table")
 	if err != nil {
 		return lanesView{}, err
 	}
@@ -293,4 +295,97 @@ func (lib *Library) RenderLanes(l *Lesson, id string, step int) (template.HTML, 
 		return "", err
 	}
 	return renderHTML(liveLanes(v))
+}
+
+// viewAt replays a scenario in a playground session with the clock at now:
+// the lanes as the playground would draw them.
+func viewAt(id string, sc scenario.Scenario, now int64) (play.View, error) {
+	sess, err := play.NewSession(id, sc)
+	if err != nil {
+		return play.View{}, err
+	}
+	if err := sess.Jump(now); err != nil {
+		return play.View{}, err
+	}
+	return sess.View(), nil
+}
+
+// stackedLanes draws a stack of limits at a step: lane i replays only the
+// requests that every lane before it admitted, so each lane shows what it
+// decided inside the stack, not the same limiter running alone. The lanes
+// show the traffic's span in the shortest window's steps, and are replayed
+// with the longest as the scenario's window so no request falls out of view.
+func (st *renderState) stackedLanes(v *lanesView, s scenario.Scenario, step int) error {
+	admitted, refusedBy, err := scenario.Stacked(s)
+	if err != nil {
+		return err
+	}
+	specs := s.Specs()
+	longest, shortest := s, s
+	for i := range specs {
+		specs[i].Limit = cmp.Or(specs[i].Limit, s.Limit)
+		specs[i].WindowMs = cmp.Or(specs[i].WindowMs, s.WindowMs)
+		longest.WindowMs = max(longest.WindowMs, specs[i].WindowMs)
+		shortest.WindowMs = min(shortest.WindowMs, specs[i].WindowMs)
+	}
+	var expanded []scenario.Request
+	for _, r := range s.Requests {
+		for range max(r.Count, 1) {
+			one := r
+			one.Count = 1
+			expanded = append(expanded, one)
+		}
+	}
+	// Six tick labels across: a span of whole multiples of six windows reads
+	// 3 s, 6 s, … rather than 2.166 s.
+	to := lanesEnd(shortest, 0)
+	if unit := 6 * shortest.WindowMs; to > unit {
+		to = (to + unit - 1) / unit * unit
+	}
+	for i, spec := range specs {
+		one := longest
+		one.Policies = []scenario.PolicySpec{spec}
+		one.Requests = nil
+		for j := range step {
+			if refusedBy[j] < 0 || refusedBy[j] >= i {
+				one.Requests = append(one.Requests, expanded[j])
+			}
+		}
+		// The clock is the step's, even when this lane was not asked.
+		view, err := viewAt(fmt.Sprintf("%s-%d", v.ID, i), one, lastAt(expanded[:step]))
+		if err != nil {
+			return err
+		}
+		l := view.Lanes[0]
+		l.ID = fmt.Sprintf("%s-%d", v.ID, i)
+		l.Label = fmt.Sprintf("%d. %s", i+1, spec.Label(s))
+		v.Options = weblane.Options{Width: laneWidth, From: 0, To: to}
+		v.Inputs = append(v.Inputs, weblane.FromView(view, l))
+	}
+	n := 0
+	for _, a := range admitted {
+		if a {
+			n++
+		}
+	}
+	v.Summary = fmt.Sprintf("The stack admits %d of %d: a request passes only if every lane admits it, and a lane sees only what the lanes before it passed.", n, len(admitted))
+	v.Now = fmt.Sprintf("Step 0 of %d: no request yet.", len(admitted))
+	if step > 0 {
+		at := scenario.FormatMs(expanded[step-1].At)
+		switch by := refusedBy[step-1]; {
+		case by < 0:
+			v.Now = fmt.Sprintf("Step %d of %d: the request at %s is %s by the stack: every lane admits it.", step, len(admitted), at, explain.Verdict(true))
+		default:
+			v.Now = fmt.Sprintf("Step %d of %d: the request at %s is %s by lane %d, %s; the lanes after it are not asked.", step, len(admitted), at, explain.Verdict(false), by+1, specs[by].Label(s))
+		}
+	}
+	return nil
+}
+
+// lastAt is the instant of the last request, 0 with none.
+func lastAt(reqs []scenario.Request) int64 {
+	if len(reqs) == 0 {
+		return 0
+	}
+	return reqs[len(reqs)-1].At
 }

@@ -100,7 +100,7 @@ func liveLanes(v lanesView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = stepLink(v, 0, "first", "⏮ Start").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = stepLink(v, 0, "first", "« Start").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -207,7 +207,7 @@ func liveLanes(v lanesView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = stepLink(v, v.Steps, "last", "End ⏭").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = stepLink(v, v.Steps, "last", "End »").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
