@@ -424,11 +424,17 @@ func TestTheSlidingLogCarParkTeachesTheEdge(t *testing.T) {
 	}
 	found := false
 	for _, tbl := range r.Tables {
+		// The table that shows the log's working; the lanes' tables beside
+		// it put other policies first and show no working.
+		col := slices.Index(tbl.Head, "sliding-log")
+		if col < 0 || !strings.HasPrefix(tbl.Caption, "The car park under the sliding log") {
+			continue
+		}
 		for _, row := range tbl.Rows {
-			if len(row) > 2 && row[1] == "35 s" {
+			if len(row) > col && row[1] == "35 s" {
 				found = true
-				if !strings.Contains(row[2], "2 in (5 s, 35 s]") || !strings.HasPrefix(row[2], "admitted") {
-					t.Errorf("the 35 s row reads %q; want 2 in the window (5 s, 35 s], admitted", row[2])
+				if !strings.Contains(row[col], "2 in (5 s, 35 s]") || !strings.HasPrefix(row[col], "admitted") {
+					t.Errorf("the 35 s row reads %q; want 2 in the window (5 s, 35 s], admitted", row[col])
 				}
 			}
 		}
