@@ -75,7 +75,7 @@ func Legend(policy string) string {
 	case policies.SlidingLog:
 		return "Shaded: the look-back (now − window, now]. Ticks on the axis: the timestamps the log holds. Line: the count in the look-back."
 	case policies.SlidingCounter:
-		return "Line: the estimate, previous × (window − elapsed) ÷ window + current, falling as the window fills. Blocks: the windows and their counts."
+		return "Line: the estimate, previous × (window − elapsed) ÷ window + current, falling as the window fills. Blocks: the windows and their counts. Shaded: the part of the previous window still counted, labelled its count × the weight it fades to."
 	case policies.SlidingBuckets:
 		return "Bars: the sub-buckets at the clock, the oldest weighted by the part of it still inside the window. Line: the estimate."
 	case policies.TokenBucket:

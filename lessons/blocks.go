@@ -2,12 +2,15 @@ package lessons
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
 
 	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
@@ -22,11 +25,11 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		if err != nil {
 			return "", err
 		}
-		return execHTML(scenarioSourceTmpl, map[string]any{"Name": arg, "JSON": string(bytes.TrimSpace(body)), "Play": scenario.EncodeURL(s)})
+		return renderHTML(scenarioSource(arg, string(bytes.TrimSpace(body)), scenario.EncodeURL(s)))
 	case "scenario-table":
 		return st.scenarioTable(body)
-	case "scenario-timeline":
-		return st.timeline(body)
+	case "lanes", "scenario-timeline":
+		return st.lanes(body)
 	case "playground":
 		return st.playground(body)
 	case "exercise":
@@ -36,7 +39,7 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		if err := st.md.Convert(body, &buf); err != nil {
 			return "", err
 		}
-		return template.HTML(`<aside class="note" data-testid="note">` + buf.String() + `</aside>`), nil //nolint:gosec // rendered by goldmark
+		return renderHTML(noteBlock(buf.String()))
 	case "memory-calculator":
 		return st.memoryCalculator(body)
 	case "bucket-ring":
@@ -48,24 +51,20 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 	case predictEndKind:
 		return st.predictEnd()
 	}
-	return execHTML(codeTmpl, map[string]any{"Lang": kind, "Code": string(body)})
+	return renderHTML(codeBlock(kind, string(body)))
 }
 
-func execHTML(t *template.Template, data any) (template.HTML, error) {
+// renderHTML renders a block's component for goldmark's output; templ
+// escapes what it writes.
+func renderHTML(c templ.Component) (template.HTML, error) {
 	var b bytes.Buffer
-	if err := t.Execute(&b, data); err != nil {
+	if err := c.Render(context.Background(), &b); err != nil {
 		return "", err
 	}
-	return template.HTML(b.String()), nil //nolint:gosec // html/template output
+	return template.HTML(b.String()), nil //nolint:gosec // templ output
 }
 
-var codeTmpl = template.Must(template.New("code").Parse(`<pre><code{{if .Lang}} class="language-{{.Lang}}"{{end}}>{{.Code}}</code></pre>`))
-
-var scenarioSourceTmpl = template.Must(template.New("src").Parse(`<details class="scenario-source" data-testid="scenario-source">
-<summary>The scenario “{{.Name}}” as JSON</summary>
-<pre><code class="language-json">{{.JSON}}</code></pre>
-<p><a href="{{.Play}}" data-testid="open-in-playground">Open “{{.Name}}” in the playground</a></p>
-</details>`))
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // decodeBlock reads a block's JSON strictly, so a misspelt option is an
 // error rather than silently ignored.
@@ -164,19 +163,6 @@ type tableView struct {
 	Play     string
 }
 
-var tableTmpl = template.Must(template.New("table").Parse(`<figure class="live-table" id="{{.ID}}" data-testid="live-table">
-<div class="table-scroll" tabindex="0" role="region" aria-label="{{.Caption}}">
-<table>
-<caption>{{.Caption}}</caption>
-<thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr>{{range $i, $c := .}}{{if eq $i 0}}<th scope="row">{{$c.Text}}</th>{{else}}<td{{if $c.Class}} class="{{$c.Class}}"{{end}}>{{$c.Text}}</td>{{end}}{{end}}</tr>
-{{end}}</tbody>
-{{if .Foot}}<tfoot><tr>{{range $i, $c := .Foot}}{{if eq $i 0}}<th scope="row" colspan="{{$.FootSpan}}">{{$c.Text}}</th>{{else}}<td>{{$c.Text}}</td>{{end}}{{end}}</tr></tfoot>{{end}}
-</table>
-</div>
-<figcaption>{{if .Note}}{{.Note}} {{end}}Every cell is computed by running the policies when this page is drawn.{{if .Play}} <a href="{{.Play}}" data-testid="open-in-playground">Open this scenario in the playground</a>.{{end}}</figcaption>
-</figure>`))
-
 func (st *renderState) recordTable(v tableView) {
 	t := Table{Caption: v.Caption, Head: v.Head}
 	for _, row := range v.Rows {
@@ -201,20 +187,30 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
+	v, err := st.tableOf(b, s, res, fmt.Sprintf("table-%d", st.blockSeen["scenario-table"]))
+	if err != nil {
+		return "", err
+	}
+	return renderHTML(liveTable(v))
+}
+
+// tableOf lays out a scenario's decisions as rows, one per request, and
+// records the table for tests.
+func (st *renderState) tableOf(b tableBlock, s scenario.Scenario, res scenario.Result, id string) (tableView, error) {
 	show := map[string]bool{}
 	for _, x := range b.Show {
 		switch x {
 		case "estimate", "retry", "terms":
 			show[x] = true
 		default:
-			return "", fmt.Errorf("show: unknown %q (want estimate, retry or terms)", x)
+			return tableView{}, fmt.Errorf("show: unknown %q (want estimate, retry or terms)", x)
 		}
 	}
 	keys := map[string]bool{}
 	for _, r := range s.Requests {
 		keys[r.KeyName()] = true
 	}
-	v := tableView{ID: fmt.Sprintf("table-%d", st.blockSeen["scenario-table"]), Caption: b.Caption, Note: b.Note, Play: scenario.EncodeURL(s)}
+	v := tableView{ID: id, Caption: b.Caption, Note: b.Note, Play: scenario.EncodeURL(s)}
 	v.Head = []string{"#", "at"}
 	if len(keys) > 1 {
 		v.Head = append(v.Head, "key")
@@ -225,8 +221,9 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 	var stacked []bool
 	var refusedBy []int
 	if b.Stack {
+		var err error
 		if stacked, refusedBy, err = scenario.Stacked(s); err != nil {
-			return "", err
+			return tableView{}, err
 		}
 		// In a stack a later lane only sees what the lanes before it let
 		// through, so its column is its decision inside the stack, not the
@@ -292,7 +289,7 @@ func (st *renderState) scenarioTable(body []byte) (template.HTML, error) {
 	}
 	v.Foot = foot
 	st.recordTable(v)
-	return execHTML(tableTmpl, v)
+	return v, nil
 }
 
 // stackedCell words lane's decision inside a stack, where refusedBy is the
@@ -355,10 +352,8 @@ func (st *renderState) playground(body []byte) (template.HTML, error) {
 	if b.Label == "" {
 		b.Label = "Open this scenario in the playground"
 	}
-	return execHTML(playTmpl, map[string]any{"URL": scenario.EncodeURL(s), "Label": b.Label})
+	return renderHTML(playLink(scenario.EncodeURL(s), b.Label))
 }
-
-var playTmpl = template.Must(template.New("play").Parse(`<p class="play-link"><a class="button" href="{{.URL}}" data-testid="open-in-playground">{{.Label}}</a></p>`))
 
 func (st *renderState) exercise(id string) (template.HTML, error) {
 	if id == "" {
@@ -372,13 +367,8 @@ func (st *renderState) exercise(id string) (template.HTML, error) {
 		}
 		title = e.Title
 	}
-	return execHTML(exerciseTmpl, map[string]any{"ID": id, "Title": title})
+	return renderHTML(exerciseCard(id, title))
 }
-
-var exerciseTmpl = template.Must(template.New("ex").Parse(`<aside class="exercise-card" data-testid="exercise-card">
-<p><strong>Exercise:</strong> {{.Title}}</p>
-<p><a href="/exercises/{{.ID}}" data-testid="exercise-link">Answer it, and see the policy's own working</a></p>
-</aside>`))
 
 // groupRows merges runs of rows that differ only in their number into one
 // row numbered "4–99".

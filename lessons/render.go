@@ -2,12 +2,14 @@ package lessons
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html/template"
 	"net/url"
 	"regexp"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -72,6 +74,29 @@ type renderState struct {
 // interactive blocks (a memory calculator's numbers, a chosen k, a traffic
 // shape); nil renders every block with the defaults the file gives.
 func (lib *Library) Render(l *Lesson, in url.Values) (*Rendered, error) {
+	st, doc, src, err := lib.parse(l, in)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := st.md.Renderer().Render(&buf, src, doc); err != nil {
+		return nil, fmt.Errorf("lessons: rendering %s: %w", l.File, err)
+	}
+	if st.openPredict != "" {
+		st.problem("the example of prediction %q is never closed: end it with a ```predict-end fence", st.openPredict)
+		buf.WriteString(revealClose)
+	}
+	html := captionPattern.ReplaceAllString(buf.String(), "<table class=\"prose-table\" tabindex=\"0\">\n<caption>$1</caption>")
+	st.out.HTML = template.HTML(html) //nolint:gosec // goldmark escapes text; raw HTML in lessons is not enabled
+	for _, p := range uncaptioned.FindAllString(html, -1) {
+		st.problem("a Markdown table needs a caption: put a paragraph \"Table: what it shows\" right above it (%.40s…)", p)
+	}
+	return st.out, nil
+}
+
+// parse reads a lesson into its syntax tree, with the scenarios it defines
+// ready for the blocks that name them.
+func (lib *Library) parse(l *Lesson, in url.Values) (*renderState, ast.Node, []byte, error) {
 	if in == nil {
 		in = url.Values{}
 	}
@@ -117,22 +142,9 @@ func (lib *Library) Render(l *Lesson, in url.Values) (*Rendered, error) {
 		return ast.WalkContinue, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	var buf bytes.Buffer
-	if err := st.md.Renderer().Render(&buf, src, doc); err != nil {
-		return nil, fmt.Errorf("lessons: rendering %s: %w", l.File, err)
-	}
-	if st.openPredict != "" {
-		st.problem("the example of prediction %q is never closed: end it with a ```predict-end fence", st.openPredict)
-		buf.WriteString(revealClose)
-	}
-	html := captionPattern.ReplaceAllString(buf.String(), "<table class=\"prose-table\" tabindex=\"0\">\n<caption>$1</caption>")
-	st.out.HTML = template.HTML(html) //nolint:gosec // goldmark escapes text; raw HTML in lessons is not enabled
-	for _, p := range uncaptioned.FindAllString(html, -1) {
-		st.problem("a Markdown table needs a caption: put a paragraph \"Table: what it shows\" right above it (%.40s…)", p)
-	}
-	return st.out, nil
+	return st, doc, src, nil
 }
 
 // RenderAll renders every lesson with default inputs.
@@ -234,18 +246,19 @@ func (r *liveRenderer) renderClaim(w util.BufWriter, _ []byte, node ast.Node, en
 	}
 	c := r.st.evalClaim(node.(*claimNode).src)
 	r.st.out.Claims = append(r.st.out.Claims, c)
+	var span templ.Component
 	switch {
 	case c.Err != nil:
 		r.st.problem("claim {{%s}}: %v", c.Source, c.Err)
-		return ast.WalkContinue, claimTmpl.Execute(w, map[string]any{"Class": "claim claim-broken", "Value": "(could not compute: " + c.Err.Error() + ")", "Title": c.Source})
+		span = claimSpan("claim claim-broken", "(could not compute: "+c.Err.Error()+")", c.Source)
 	case c.Computed != c.Expected:
 		r.st.problem("claim {{%s}}: the lesson says %s but the policies compute %s", c.Source, c.Expected, c.Computed)
-		return ast.WalkContinue, claimTmpl.Execute(w, map[string]any{"Class": "claim claim-mismatch", "Value": c.Computed, "Title": "The lesson file says " + c.Expected + "; this value is computed"})
+		span = claimSpan("claim claim-mismatch", c.Computed, "The lesson file says "+c.Expected+"; this value is computed")
+	default:
+		span = claimSpan("claim", c.Computed, "Computed from the policies: "+c.Source)
 	}
-	return ast.WalkContinue, claimTmpl.Execute(w, map[string]any{"Class": "claim", "Value": c.Computed, "Title": "Computed from the policies: " + c.Source})
+	return ast.WalkContinue, span.Render(context.Background(), w)
 }
-
-var claimTmpl = template.Must(template.New("claim").Parse(`<span class="{{.Class}}" data-testid="claim" title="{{.Title}}">{{.Value}}</span>`))
 
 func (r *liveRenderer) renderFenced(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
@@ -257,7 +270,9 @@ func (r *liveRenderer) renderFenced(w util.BufWriter, src []byte, node ast.Node,
 	html, err := r.st.block(kind, arg, body)
 	if err != nil {
 		r.st.problem("```%s block: %v", kind, err)
-		html = template.HTML(`<p class="block-broken" role="alert">This part of the lesson could not be computed: ` + template.HTMLEscapeString(err.Error()) + `</p>`)
+		if html, err = renderHTML(brokenBlock(err.Error())); err != nil {
+			return ast.WalkStop, err
+		}
 	}
 	_, werr := w.WriteString(string(html))
 	return ast.WalkSkipChildren, werr

@@ -86,25 +86,6 @@ type memoryRow struct {
 	Total   string
 }
 
-var memoryTmpl = template.Must(template.New("mem").Parse(`<section class="widget memory-calculator" id="memory" data-testid="memory-calculator" aria-labelledby="memory-title">
-<h3 id="memory-title">Memory calculator</h3>
-<form method="get" action="#memory" class="widget-form">
-<label>Limit (permits per window) <input type="number" name="limit" min="1" max="{{.MaxLimit}}" value="{{.Limit}}" inputmode="numeric" data-testid="memory-limit"></label>
-<label>Keys (clients tracked) <input type="number" name="keys" min="1" max="{{.MaxKeys}}" value="{{.Keys}}" inputmode="numeric" data-testid="memory-keys"></label>
-<button type="submit">Work it out</button>
-</form>
-{{if .Warn}}<p class="widget-warning" role="status">{{.Warn}}</p>{{end}}
-<div class="table-scroll" tabindex="0" role="region" aria-label="Memory per policy">
-<table data-testid="memory-table">
-<caption>State for {{.KeysText}} keys at a limit of {{.Limit}}, counting 8 bytes per number the policy keeps</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">numbers per key</th><th scope="col">bytes per key</th><th scope="col">all keys</th></tr></thead>
-<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Numbers}}</td><td>{{.PerKey}}</td><td data-testid="memory-total">{{.Total}}</td></tr>
-{{end}}</tbody>
-</table>
-</div>
-<p class="widget-note">Each row asks the real policy, built with your limit, how many numbers it keeps for one key.</p>
-</section>`))
-
 func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 	var b memoryBlock
 	if err := decodeBlock(body, &b); err != nil {
@@ -146,10 +127,10 @@ func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 	for _, w := range warns {
 		warn += w + " "
 	}
-	return execHTML(memoryTmpl, map[string]any{
-		"Limit": limit, "Keys": keys, "KeysText": groupDigits(keys), "Rows": rows, "Warn": warn,
-		"MaxLimit": policies.MaxLimit, "MaxKeys": maxKeys,
-	})
+	return renderHTML(memoryWidget(memoryView{
+		Limit: limit, Keys: keys, KeysText: groupDigits(keys), Rows: rows, Warn: warn,
+		MaxLimit: policies.MaxLimit, MaxKeys: maxKeys,
+	}))
 }
 
 // groupDigits writes 1000000 as 1,000,000.
@@ -181,27 +162,6 @@ type ringRow struct {
 	KValue    int64
 	HasKValue bool
 }
-
-var ringTmpl = template.Must(template.New("ring").Parse(`<section class="widget bucket-ring" id="ring" data-testid="bucket-ring" aria-labelledby="ring-title">
-<h3 id="ring-title">Choose k, the number of sub-buckets per window</h3>
-<form method="get" action="#ring" class="widget-form">
-<label for="ring-k">k = <output for="ring-k">{{.K}}</output></label>
-<input id="ring-k" type="range" name="ki" min="0" max="{{.MaxIndex}}" step="1" value="{{.Index}}" list="ring-ks" aria-valuetext="k = {{.K}}" data-testid="ring-slider" data-on-input="evt.target.form.querySelector('output').textContent = {{.Ks}}[evt.target.value]" data-on-change="evt.target.form.requestSubmit()">
-<button type="submit">Show</button>
-</form>
-{{if .Warn}}<p class="widget-warning" role="status" data-testid="ring-warning">{{.Warn}} Showing k = {{.K}}.</p>{{end}}
-<p class="k-links">Or pick one: {{range .Rows}}{{if .HasKValue}}<a href="{{.KLink}}"{{if .Selected}} aria-current="true"{{end}} data-testid="ring-k-link">k = {{.KValue}}</a> {{end}}{{end}}</p>
-<p role="status" data-testid="ring-summary">With k = {{.K}}, each key keeps {{.Selected.Slots}} numbers ({{.Selected.Bytes}}); judged against an exact count of what it had admitted, {{.Selected.Accuracy.WronglyAllowed}} of {{.Total}} requests were wrongly allowed and {{.Selected.Accuracy.WronglyRefused}} wrongly refused, it let at most {{.Selected.Accuracy.MostInWindow}} through in one window, and its estimate is never off by more than {{.Selected.MaxError}}.</p>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Error and memory for each k">
-<table data-testid="ring-table">
-<caption>From one end to the other: the same traffic ({{.Total}} requests, limit {{.Limit}} per {{.Window}}) under each k</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">numbers kept per key</th><th scope="col">bytes per key</th><th scope="col">admitted</th><th scope="col">wrongly allowed</th><th scope="col">wrongly refused</th><th scope="col">most in one window</th><th scope="col">largest estimate error</th></tr></thead>
-<tbody>{{range .Rows}}<tr{{if .Selected}} class="selected"{{end}}><th scope="row">{{.Name}}</th><td>{{.Slots}}</td><td>{{.Bytes}}</td><td>{{.Admitted}}</td><td>{{.Accuracy.WronglyAllowed}}</td><td>{{.Accuracy.WronglyRefused}}</td><td>{{.Accuracy.MostInWindow}}</td><td>{{.MaxError}}</td></tr>
-{{end}}</tbody>
-</table>
-</div>
-<p class="widget-note">Wrongly allowed and wrongly refused are judged as the comparison in "Choosing a policy" judges them: each decision against an exact count of the requests this policy had itself admitted in the window before it. The estimate error is measured with every request counted (a limit nobody reaches), against the exact count of the last window; the decisions come from the real limit.</p>
-</section>`))
 
 func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 	var b ringBlock
@@ -293,10 +253,10 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 			total++
 		}
 	}
-	return execHTML(ringTmpl, map[string]any{
-		"K": ks[idx], "Ks": ks, "Index": idx, "MaxIndex": len(ks) - 1, "Rows": rows, "Selected": rows[idx+1], "Warn": warn,
-		"Total": total, "Limit": s.Limit, "Window": scenario.FormatMs(s.WindowMs),
-	})
+	return renderHTML(ringWidget(ringView{
+		K: ks[idx], Ks: ks, Index: idx, Rows: rows, Selected: rows[idx+1], Warn: warn,
+		Total: total, Limit: s.Limit, Window: scenario.FormatMs(s.WindowMs),
+	}))
 }
 
 // comparedShapes are the traffic shapes the comparison offers, in the
@@ -336,33 +296,6 @@ type compareRow struct {
 	Redis    int
 	How      string
 }
-
-var compareTmpl = template.Must(template.New("cmp").Parse(`<section class="widget compare" id="compare" data-testid="compare" aria-labelledby="compare-title">
-<h3 id="compare-title">Compare the policies on generated traffic</h3>
-<form method="get" action="#compare" class="widget-form">
-<label>Traffic <select name="shape" data-testid="compare-shape">{{range .Shapes}}<option value="{{.}}"{{if eq . $.Shape}} selected{{end}}>{{.}}</option>{{end}}</select></label>
-<label>Seed <input type="number" name="seed" min="0" max="1000000" value="{{.Seed}}" inputmode="numeric" data-testid="compare-seed"></label>
-<button type="submit">Run</button>
-</form>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Comparison on {{.Shape}} traffic">
-<table data-testid="compare-table">
-<caption>{{.Total}} requests of {{.Shape}} traffic (seed {{.Seed}}), limit {{.Limit}} per {{.Window}}, one key</caption>
-<thead><tr><th scope="col">policy</th><th scope="col">admitted</th><th scope="col">wrongly allowed</th><th scope="col">wrongly refused</th><th scope="col">most admitted in one window</th><th scope="col">memory per key</th><th scope="col">Redis commands per request (usual form)</th></tr></thead>
-<tbody>{{range .Rows}}<tr><th scope="row">{{.Policy}}</th><td>{{.Admitted}}</td><td>{{.Accuracy.WronglyAllowed}}</td><td>{{.Accuracy.WronglyRefused}}</td><td>{{.Accuracy.MostInWindow}}{{with .Accuracy.OverAdmission}} ({{.}} over){{end}}</td><td>{{.Bytes}}</td><td>{{.Redis}}: {{.How}}</td></tr>
-{{end}}</tbody>
-</table>
-</div>
-<p class="widget-note" data-testid="compare-meaning">How to read it, in the spirit of Cloudflare's check of its counter: every decision is judged against an exact count of the requests <em>this policy</em> had already admitted in the window before it. <strong>Wrongly allowed</strong>: admitted, though that count left no room. <strong>Wrongly refused</strong>: refused, though there was room. <strong>Most admitted in one window</strong>: the largest number let through in any {{.Window}}; above {{.Limit}}, the promise "at most {{.Limit}} in any window" was broken by that much. A policy is not judged by whether it happens to pick the same requests as a separate log: once two limiters differ once, their histories differ, and that says little about either. The token bucket and GCRA promise an average with bursts, not a window, so their "wrong" counts measure that difference of promise.</p>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Accuracy against the exact count for every traffic shape">
-<table data-testid="compare-matrix">
-<caption>Share of decisions wrongly allowed or wrongly refused, and the most admitted in one window (limit {{.Limit}}), for every shape with the same seed</caption>
-<thead><tr><th scope="col">traffic</th>{{range .Names}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Matrix}}<tr>{{range $i, $c := .}}{{if eq $i 0}}<th scope="row">{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
-{{end}}</tbody>
-</table>
-</div>
-<p class="widget-note">Memory is counted as 8 bytes per number the real policy keeps for a key. The Redis column is the usual way each policy is built there, not something measured here. <a href="{{.Play}}" data-testid="open-in-playground">Open this traffic in the playground</a>.</p>
-</section>`))
 
 func (st *renderState) compare(body []byte) (template.HTML, error) {
 	var b compareBlock
@@ -440,11 +373,11 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		}
 		matrix = append(matrix, row)
 	}
-	return execHTML(compareTmpl, map[string]any{
-		"Shapes": comparedShapes, "Shape": shape, "Seed": seed, "Rows": rows, "Total": total,
-		"Limit": b.Limit, "Window": scenario.FormatMs(b.WindowMs), "Names": names, "Matrix": matrix,
-		"Play": scenario.EncodeURL(s),
-	})
+	return renderHTML(compareWidget(compareView{
+		Shapes: comparedShapes, Shape: shape, Seed: seed, Rows: rows, Total: total,
+		Limit: b.Limit, Window: scenario.FormatMs(b.WindowMs), Names: names, Matrix: matrix,
+		Play: scenario.EncodeURL(s),
+	}))
 }
 
 // runEach runs the scenario once per spec, so a comparison may hold more

@@ -30,6 +30,7 @@ func Lessons(lib *lessons.Library, set *exercises.Set) Feature {
 		r.Get("/lessons", h.index)
 		r.Get("/lessons/{slug}", h.lesson)
 		r.Post("/lessons/{slug}/predictions/{id}", h.predict)
+		r.Get("/lessons/{slug}/lanes/{id}/{step}", h.lanes)
 		r.Get("/exercises", h.exercises)
 		r.Get("/exercises/{id}", h.exercise)
 		r.Post("/exercises/{id}", h.exercise)
@@ -115,6 +116,40 @@ func (h *lessonPages) lesson(w http.ResponseWriter, r *http.Request) {
 		v.Next = &n
 	}
 	h.s.Render(w, r, status, templates.LessonView(v))
+}
+
+// lanes answers a lesson's step control: the lanes block at that step, as
+// one fragment that replaces the block in place.
+func (h *lessonPages) lanes(w http.ResponseWriter, r *http.Request) {
+	l := h.lib.Lesson(chi.URLParam(r, "slug"))
+	if l == nil {
+		h.s.NotFound(w, r)
+		return
+	}
+	raw := chi.URLParam(r, "step")
+	step, err := strconv.Atoi(raw)
+	if err != nil || step < 0 {
+		http.Error(w, fmt.Sprintf("step: %q is not a step (a whole number from 0)", raw), http.StatusBadRequest)
+		return
+	}
+	html, err := h.lib.RenderLanes(l, chi.URLParam(r, "id"), step)
+	var stepErr lessons.StepError
+	switch {
+	case errors.Is(err, lessons.ErrNoSuchLanes):
+		h.s.NotFound(w, r)
+		return
+	case errors.As(err, &stepErr):
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	case err != nil:
+		h.s.Fail(w, r, err)
+		return
+	}
+	sse, done := h.s.NewSSE(w, r)
+	defer done()
+	if err := MergeFragments(sse, string(html)); err != nil {
+		h.s.Log().Warn("sending lesson lanes", slog.Any("error", err))
+	}
 }
 
 func (h *lessonPages) exercises(w http.ResponseWriter, r *http.Request) {

@@ -210,6 +210,25 @@ func (p plot) LookBack() (x, w string, ok bool) {
 	return num(x0), num(x1 - x0), true
 }
 
+// PrevWeight is the part of sliding-counter's previous window still inside
+// the look-back (now − window, now], which its estimate counts at the
+// weight it fades to: the label says how many it held and that weight.
+func (p plot) PrevWeight() (x, w, labelX, label string, ok bool) {
+	if p.Policy != policies.SlidingCounter || p.Params.WindowMs <= 0 {
+		return "", "", "", "", false
+	}
+	start := p.Now - p.Params.WindowMs
+	x0 := max(p.X(start), p.X(p.State.WindowStart-p.Params.WindowMs), p.left)
+	x1 := min(p.X(p.State.WindowStart), p.right)
+	if x1 <= x0 {
+		return "", "", "", "", false
+	}
+	left := p.State.WindowStart - start // ms of the previous window still counted
+	weight := float64(left) / float64(p.Params.WindowMs)
+	return num(x0), num(x1 - x0), num((x0 + x1) / 2),
+		fmt.Sprintf("%d × %s", p.State.Previous, strconv.FormatFloat(weight, 'f', 2, 64)), true
+}
+
 // LogTicks draws the sliding log's timestamps inside the look-back as one
 // path of short vertical strokes.
 func (p plot) LogTicks() string {
@@ -254,8 +273,9 @@ func (p plot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, se
 		allowed, future, disagree bool
 	}
 	drawn := map[spot]bool{} // marks that would cover one another are drawn once
+	tallest := p.tallestStacks()
 	for _, m := range p.Lane.Marks {
-		xi, yi := int(math.Round(p.X(m.At))), int(math.Round(p.Y(m.Level)-float64(m.Stack)*11))
+		xi, yi := int(math.Round(p.X(m.At))), int(math.Round(p.stackY(m, tallest)))
 		x, y := strconv.Itoa(xi), strconv.Itoa(yi)
 		if m.Selected {
 			sel.WriteString(x + " " + y)
@@ -320,11 +340,36 @@ type MarkPos struct {
 	Class string
 }
 
+// markStep is how far apart marks sharing a spot are drawn.
+const markStep = 11
+
+// stackY is where a mark goes: at its level, lifted by its place in the
+// stack. A tall stack (ten requests at one instant) is squeezed to fit
+// between its level and the plot's top, so it never climbs out of its lane.
+func (p plot) stackY(m play.Mark, tallest map[int64]int) float64 {
+	base := p.Y(m.Level)
+	step := float64(markStep)
+	if n := tallest[m.At]; n > 0 {
+		step = min(step, max(base-p.top-5, 0)/float64(n))
+	}
+	return base - float64(m.Stack)*step
+}
+
+// tallestStacks is the highest stack number at each instant.
+func (p plot) tallestStacks() map[int64]int {
+	out := map[int64]int{}
+	for _, m := range p.Lane.Marks {
+		out[m.At] = max(out[m.At], m.Stack)
+	}
+	return out
+}
+
 // Marks places the requests: at their instant, at the height of estimate +
 // cost (what the policy compared with its capacity); marks sharing a spot
 // are drawn above one another.
 func (p plot) Marks() []MarkPos {
 	out := make([]MarkPos, 0, len(p.Lane.Marks))
+	tallest := p.tallestStacks()
 	for _, m := range p.Lane.Marks {
 		class := "mark refused"
 		if m.Allowed {
@@ -333,7 +378,7 @@ func (p plot) Marks() []MarkPos {
 		if m.Future {
 			class += " future"
 		}
-		out = append(out, MarkPos{Mark: m, X: num(p.X(m.At)), Y: num(p.Y(m.Level) - float64(m.Stack)*11), Class: class})
+		out = append(out, MarkPos{Mark: m, X: num(p.X(m.At)), Y: num(p.stackY(m, tallest)), Class: class})
 	}
 	return out
 }
@@ -346,15 +391,16 @@ func (p plot) summary() string { return p.Lane.Summary(play.View{Client: p.Clien
 
 // Whole-unit positions of the plot's edges and of the rows above and below
 // it, as the SVG attributes take them.
-func (p plot) leftX() string     { return itoa(int(p.left)) }
-func (p plot) rightX() string    { return itoa(int(p.right)) }
-func (p plot) topY() string      { return itoa(int(p.top)) }
-func (p plot) bottomY() string   { return itoa(int(p.bot)) }
-func (p plot) plotH() string     { return itoa(int(p.bot - p.top)) }
-func (p plot) labelRowY() string { return itoa(int(p.top) - 4) }
-func (p plot) tickEndY() string  { return itoa(int(p.bot) + 4) }
-func (p plot) tickTextY() string { return itoa(int(p.bot) + 16) }
-func (p plot) nowEndY() string   { return itoa(int(p.bot) + 6) }
+func (p plot) leftX() string      { return itoa(int(p.left)) }
+func (p plot) rightX() string     { return itoa(int(p.right)) }
+func (p plot) topY() string       { return itoa(int(p.top)) }
+func (p plot) bottomY() string    { return itoa(int(p.bot)) }
+func (p plot) plotH() string      { return itoa(int(p.bot - p.top)) }
+func (p plot) labelRowY() string  { return itoa(int(p.top) - 4) }
+func (p plot) tickEndY() string   { return itoa(int(p.bot) + 4) }
+func (p plot) prevLabelY() string { return itoa(int(p.bot) - 8) }
+func (p plot) tickTextY() string  { return itoa(int(p.bot) + 16) }
+func (p plot) nowEndY() string    { return itoa(int(p.bot) + 6) }
 func (p plot) limitTextX() string {
 	return itoa(int(p.left) - 4)
 }
