@@ -15,6 +15,7 @@ import (
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/web/lane"
 	"github.com/windowlab/playground/web/templates"
 )
 
@@ -295,8 +296,8 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 		errs = append(errs, c.Render(ctx, &b))
 		return b.String()
 	}
-	lanes := func(width int) string {
-		html := render(templates.RoomLanes(s, width))
+	lanes := func(o lane.Options) string {
+		html := render(templates.RoomLanes(s, o))
 		if s.Question != nil && !s.Question.Revealed {
 			html = strings.ReplaceAll(html, unknownNext, hiddenNext)
 		}
@@ -306,12 +307,12 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	views := [numViews][]region{
 		viewPhone: {
 			{"room-clock", clock}, {"room-status", status},
-			{"room-lanes", lanes(templates.PhoneLaneWidth)},
+			{"room-lanes", lanes(lane.Options{Width: templates.PhoneLaneWidth})},
 			{"room-question", render(templates.RoomQuestionPhone(s))},
 		},
 		viewProjector: {
 			{"room-clock", clock}, {"room-status", status},
-			{"room-lanes", lanes(templates.ProjectorLaneWidth)},
+			{"room-lanes", lanes(templates.RoomProjectorLaneOptions(s))},
 			{"room-question", render(templates.RoomQuestionProjector(s))},
 			{"room-pointed", render(templates.RoomPointed(s))},
 		},

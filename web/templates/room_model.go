@@ -10,6 +10,7 @@ import (
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
+	"github.com/windowlab/playground/web/lane"
 )
 
 // The workshop room's pages (room.templ) and their view model.
@@ -245,4 +246,18 @@ func JoinHost(joinURL string) string {
 // by one rather than as a word.
 func SpelledCode(code string) string {
 	return strings.Join(strings.Split(code, ""), " ")
+}
+
+// RoomProjectorLaneOptions sizes the projector's lanes as the presentation
+// view sizes any lanes: to share the screen's height.
+func RoomProjectorLaneOptions(s RoomShared) lane.Options {
+	return PresentLaneOptions(len(s.View.Lanes), lane.Options{})
+}
+
+// PointedView is the room's view with the pointed-at request as its
+// selection, so the projector explains it as /play's presentation does.
+func PointedView(s RoomShared) play.View {
+	v := s.View
+	v.Selected = s.Pointed
+	return v
 }

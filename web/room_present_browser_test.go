@@ -1,0 +1,130 @@
+package web
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/scenario"
+)
+
+// roomBoxesJS measures what the room's projector must show whole: the
+// clock, every lane, the join code, the question's tally and the
+// pointed-at request's explanation (presentBoxesJS's rule: content an
+// element scrolls or clips counts as not shown).
+const roomBoxesJS = `(() => {
+	const measure = (name, e) => {
+		if (!e) return {name: name + ' (missing)', left: -1, top: -1, right: -1, bottom: -1, hidden: 0};
+		const r = e.getBoundingClientRect();
+		return {name, left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+			hidden: Math.max(e.scrollHeight - e.clientHeight, e.scrollWidth - e.clientWidth, 0)};
+	};
+	const out = [measure('clock', document.querySelector('#room-clock')),
+		measure('join code', document.querySelector('[data-testid=room-code]')),
+		measure('tally', document.querySelector('[data-testid=tally]')),
+		measure('pointed-at request', document.querySelector('#room-pointed'))];
+	for (const l of document.querySelectorAll('[data-testid=lane]')) out.push(measure(l.dataset.label, l));
+	for (const l of document.querySelectorAll('[data-testid=tally-lane]')) out.push(measure('tally of ' + l.querySelector('h3').textContent.split(':')[0].trim(), l));
+	for (const a of document.querySelectorAll('#room-pointed [data-testid=explain-lane]')) out.push(measure('explanation of ' + a.querySelector('strong').textContent.trim(), a));
+	return out;
+})()`
+
+// TestBrowserRoomProjectorFits: the room's projector, laid out as every
+// presentation is, shows the clock, every lane, the join code, an open
+// question's tally and the pointed-at request's explanation whole without
+// scrolling, on a 1280 × 720 projector with four lanes and a 1920 × 1080
+// one with seven, light and dark; the "disagree" mark stays at 4.5:1.
+func TestBrowserRoomProjectorFits(t *testing.T) {
+	lib, _, err := LoadLessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := play.NewStore(nil)
+	rooms, err := room.New(room.NewMemStore(), room.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := New(Config{DatastarPath: bundlePath(t), PublicURL: "http://workshop.example:8080",
+		Features: []Feature{Playground(sessions), Rooms(rooms, sessions, lib)}}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := browsertest.Serve(t, site)
+	seven, err := os.ReadFile("../lessons/scenarios/car-park.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := scenario.Parse(seven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		w, h  int64
+		sc    scenario.Scenario
+		lanes int
+	}{
+		{1280, 720, carParkScenario(t, nil), 4},
+		{1920, 1080, all, 7},
+	} {
+		for _, scheme := range []string{"light", "dark"} {
+			name := fmt.Sprintf("%dx%d %s", c.w, c.h, scheme)
+			tab := browsertest.NewTab(t)
+			emulateScheme(t, tab, scheme)
+			tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+scenario.EncodeURL(c.sc)+"&t=40000"))
+			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			from := tab.Location()
+			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
+			tab.WaitNavigated(from)
+			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			roomPath := strings.TrimSuffix(strings.TrimPrefix(tab.Location(), url), "/present")
+			// Point at the car park's last request, then ask about the next
+			// moment and reveal: the state with the most on the screen.
+			status := browsertest.Run(tab, chromedp.Evaluate[int](
+				`fetch('`+roomPath+`/point?i=9', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'}).then(r => r.status)`,
+				chromedp.EvalAwaitPromise))
+			if status != 200 && status != 204 {
+				t.Fatalf("%s: pointing at request 10: status %d", name, status)
+			}
+			tab.WaitText(`[data-testid="room-pointed"]`, "Request 10 at 40 s")
+			tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
+			tab.WaitText(`[data-testid="answered"]`, "answered")
+			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
+			// The presenter's controls are below the screen; the room sees
+			// its top.
+			browsertest.Run(tab, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), document.activeElement && document.activeElement.blur(), true)`))
+			if dir := os.Getenv(RoomScreenshotsEnv); dir != "" {
+				saveRoomScreenshot(t, tab, c.w, c.h, "", filepath.Join(dir, fmt.Sprintf("room-projector-%d-%s.png", c.w, scheme)))
+			}
+
+			boxes := browsertest.Run(tab, chromedp.Evaluate[[]box](roomBoxesJS))
+			if got, want := len(boxes), 4+2*c.lanes+c.lanes; got != want {
+				t.Errorf("%s: %d boxes measured, want the clock, the code, the tally, the explanation and %d lanes in each", name, got, c.lanes)
+			}
+			for _, b := range boxes {
+				if b.Left < 0 || b.Top < 0 || b.Right > float64(c.w)+0.5 || b.Bottom > float64(c.h)+0.5 {
+					t.Errorf("%s: %s spans (%.0f, %.0f)–(%.0f, %.0f), outside the %d × %d screen", name, b.Name, b.Left, b.Top, b.Right, b.Bottom, c.w, c.h)
+				}
+				if b.Hidden > 1 {
+					t.Errorf("%s: %s hides %.0f px of its content (scrolled or clipped)", name, b.Name, b.Hidden)
+				}
+			}
+			got := browsertest.Run(tab, chromedp.Evaluate[map[string]float64](contrastJS))
+			if !hasPrefix(got, "mark ") {
+				t.Errorf("%s: the lanes draw no ▼ mark; measured %v", name, got)
+			}
+			for what, ratio := range got {
+				if ratio < 4.5 {
+					t.Errorf("%s: the disagreement %s has contrast %.2f:1, want 4.5:1", name, what, ratio)
+				}
+			}
+		}
+	}
+}
