@@ -18,18 +18,7 @@ import (
 // stream: the same event (TestEncodeFragmentsMatchesMergeFragments holds the
 // two together).
 func encodeFragments(buf *bytes.Buffer, html string, opts ...FragmentOption) {
-	var o fragmentOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	var lines []string
-	if o.selector != "" {
-		lines = append(lines, "selector "+o.selector)
-	}
-	if o.mode != "" && o.mode != MergeMorph {
-		lines = append(lines, "mergeMode "+string(o.mode))
-	}
-	lines = appendLines(lines, "fragments", html)
+	lines := fragmentLines(html, opts)
 	buf.WriteString("event: " + string(EventMergeFragments) + "\n")
 	for _, l := range lines {
 		buf.WriteString("data: " + l + "\n")

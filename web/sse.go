@@ -74,6 +74,13 @@ func WithMergeMode(mode MergeMode) FragmentOption {
 // needs an id unless a selector is given. SVG must be sent as a whole <svg>
 // element: a bare SVG child would be parsed as HTML.
 func MergeFragments(sse *datastar.ServerSentEventGenerator, html string, opts ...FragmentOption) error {
+	return sse.Send(EventMergeFragments, fragmentLines(html, opts))
+}
+
+// fragmentLines are the data lines of a merge-fragments event: the one
+// spelling of it, whether sent on one stream (MergeFragments) or encoded once
+// for many (encodeFragments).
+func fragmentLines(html string, opts []FragmentOption) []string {
 	var o fragmentOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -85,8 +92,7 @@ func MergeFragments(sse *datastar.ServerSentEventGenerator, html string, opts ..
 	if o.mode != "" && o.mode != MergeMorph {
 		lines = append(lines, "mergeMode "+string(o.mode))
 	}
-	lines = appendLines(lines, "fragments", html)
-	return sse.Send(EventMergeFragments, lines)
+	return appendLines(lines, "fragments", html)
 }
 
 // MergeComponent renders a templ component with the stream's context and
