@@ -24,6 +24,16 @@ func TestBrowserLessonLanesByKeyboardAt360(t *testing.T) {
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons/fixed-window"))
 	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	// The lanes are the example a prediction guards: open it from its
+	// summary by keyboard, as a reader who skips the prediction would.
+	guarded := browsertest.Run(tab, chromedp.Evaluate[bool](`(() => {
+		const d = document.querySelector('#lanes-1').closest('details');
+		if (d) d.querySelector('summary').focus();
+		return !!d;
+	})()`))
+	if guarded {
+		tab.Do(chromedp.KeyEvent("\r"))
+	}
 	tab.WaitText(`#lanes-1 [data-testid="lane-now"]`, "Step 6 of 10")
 	if px := browsertest.Run(tab, chromedp.Evaluate[float64](laneTextPx)); px < 10.5 {
 		t.Errorf("lane text is %.1f px on a 360 px screen, want at least 10.5", px)
