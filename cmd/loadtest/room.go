@@ -176,6 +176,7 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 		return err
 	}
 	var fireTook []time.Duration
+	var fireErr error
 	tick := time.NewTicker(o.fireEvery)
 	end := start.Add(o.duration)
 	for now := range tick.C {
@@ -186,9 +187,10 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 		fires.sent(count, time.Now())
 		took, err := drive("fire")
 		if err != nil {
-			tick.Stop()
-			stopSampling()
-			return err
+			// A fire the server did not answer is a finding: report it
+			// with the rest instead of dropping the run.
+			fireErr = err
+			break
 		}
 		fireTook = append(fireTook, took)
 	}
@@ -238,6 +240,9 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 		before/1024, idle/1024, playing/1024, mem.peak/1024, hwm/1024, (max(playing, idle)-before)/int64(o.followers))
 	fmt.Fprintf(stdout, "  CPU while playing (%.0f s): server %.0f%% of one core, this tool (the followers' reading and gunzipping) %.0f%%; %s\n",
 		stop.Sub(start).Seconds(), 100*serverCPU.Seconds()/stop.Sub(start).Seconds(), 100*clientCPU.Seconds()/stop.Sub(start).Seconds(), loadAverage())
+	if fireErr != nil {
+		fmt.Fprintf(stdout, "  firing stopped after %d fires: %v\n", len(fireTook), fireErr)
+	}
 	if len(failed) > 0 {
 		fmt.Fprintf(stdout, "  %d followers' streams failed, e.g. %v\n", len(failed), failed[0])
 	}
