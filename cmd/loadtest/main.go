@@ -394,8 +394,8 @@ var streamPath = regexp.MustCompile(`@get\(&#39;(/play/[A-Za-z0-9_-]+/stream)&#3
 // runStreams opens o.streams /play pages' streams as a browser would and
 // reports the server's resident memory per open stream. The pages come from
 // one address, so o.streams above play.MaxSessionsPerClient (150) would
-// measure evicted sessions. Action-to-event
-// latency (for workshop rooms) is the next measurement to add here.
+// measure evicted sessions. A workshop room's followers, and their
+// action-to-event latency, are -mode room's (room.go).
 func runStreams(ctx context.Context, o options, base string, mem *memSampler, stdout io.Writer) error {
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxConnsPerHost: o.streams + 10}}
 	paths := make([]string, 0, o.streams)
