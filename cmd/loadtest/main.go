@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/loadtest -mode simulate   # 10 worst-case /api/simulate a second for 30 s
 //	go run ./cmd/loadtest -mode streams -streams 100
+//	go run ./cmd/loadtest -mode room -followers 300
 //
 // simulate sends worst-case scenarios (10,000 requests, 8 sliding-log lanes,
 // limit 10,000, 100 keys) at -rate per second for -duration while sampling
@@ -12,6 +13,9 @@
 // within 2 s, their latency, the server's peak resident memory, and the
 // /lessons p50/p99. streams opens -streams SSE streams on /play as a browser
 // would (its Accept-Encoding) and reports the server's memory per stream.
+// room starts a workshop room, opens -followers phone streams of it, plays
+// the clock and fires a request every -fire-every for -duration, and
+// reports action-to-event latency, updates a second, memory and CPU.
 package main
 
 import (
@@ -70,28 +74,37 @@ type options struct {
 	rate     int
 	duration time.Duration
 	streams  int
+
+	followers int
+	fireEvery time.Duration
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.mode, "mode", "simulate", "simulate or streams")
+	fs.StringVar(&o.mode, "mode", "simulate", "simulate, streams or room")
 	fs.StringVar(&o.addr, "addr", "", "a server already listening on loopback (127.0.0.1:8080); empty: build and start one")
 	fs.IntVar(&o.pid, "pid", 0, "with -addr, the server's process id, to read its memory from /proc")
 	fs.IntVar(&o.rate, "rate", 10, "simulate: requests a second")
-	fs.DurationVar(&o.duration, "duration", 30*time.Second, "simulate: how long to send")
+	fs.DurationVar(&o.duration, "duration", 30*time.Second, "simulate: how long to send; room: how long the clock plays")
 	fs.IntVar(&o.streams, "streams", 100, "streams: how many SSE streams to open")
+	fs.IntVar(&o.followers, "followers", 300, "room: how many phone streams follow the room")
+	fs.DurationVar(&o.fireEvery, "fire-every", 500*time.Millisecond, "room: how often the presenter fires a request")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	switch {
-	case o.mode != "simulate" && o.mode != "streams":
-		return usageError{fmt.Errorf("-mode %q: want simulate or streams", o.mode)}
+	case o.mode != "simulate" && o.mode != "streams" && o.mode != "room":
+		return usageError{fmt.Errorf("-mode %q: want simulate, streams or room", o.mode)}
 	case o.rate < 1 || o.duration <= 0 || o.duration > maxDuration || int64(o.rate)*int64(o.duration/time.Second) > maxRequests:
 		return usageError{fmt.Errorf("-rate %d for -duration %v: want at most %d requests over at most %v", o.rate, o.duration, maxRequests, maxDuration)}
 	case o.streams < 1 || o.streams > maxStreams:
 		return usageError{fmt.Errorf("-streams %d: want 1 to %d", o.streams, maxStreams)}
+	case o.followers < 1 || o.followers > maxFollowers():
+		return usageError{fmt.Errorf("-followers %d: want 1 to %d (a room's own bound, room.DefaultBounds().Followers, and this tool's stream cap)", o.followers, maxFollowers())}
+	case o.fireEvery < minFireEvery:
+		return usageError{fmt.Errorf("-fire-every %v: want at least %v", o.fireEvery, minFireEvery)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), maxDuration+time.Minute)
 	defer cancel()
@@ -115,6 +128,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch o.mode {
 	case "simulate":
 		return runSimulate(ctx, o, base, mem, stdout)
+	case "room":
+		return runRoom(ctx, o, base, mem, stdout)
 	default:
 		return runStreams(ctx, o, base, mem, stdout)
 	}
@@ -379,8 +394,8 @@ var streamPath = regexp.MustCompile(`@get\(&#39;(/play/[A-Za-z0-9_-]+/stream)&#3
 // runStreams opens o.streams /play pages' streams as a browser would and
 // reports the server's resident memory per open stream. The pages come from
 // one address, so o.streams above play.MaxSessionsPerClient (150) would
-// measure evicted sessions. Action-to-event
-// latency (for workshop rooms) is the next measurement to add here.
+// measure evicted sessions. A workshop room's followers, and their
+// action-to-event latency, are -mode room's (room.go).
 func runStreams(ctx context.Context, o options, base string, mem *memSampler, stdout io.Writer) error {
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxConnsPerHost: o.streams + 10}}
 	paths := make([]string, 0, o.streams)

@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -36,6 +38,12 @@ func TestRunRefusesUnboundedLoads(t *testing.T) {
 		{"-duration", "10m"},
 		{"-mode", "streams", "-streams", "5000"},
 		{"-addr", "192.0.2.1:80"},
+		{"-mode", "room", "-followers", "0"},
+		{"-mode", "room", "-followers", "1001"}, // above the room's bound and the stream cap
+		{"-mode", "room", "-fire-every", "10ms"},
+		{"-mode", "room", "-duration", "6m"},
+		{"-mode", "room", "-addr", "10.0.0.5:8080"},
+		{"-mode", "room", "-addr", "0.0.0.0:8080"},
 	} {
 		err := run(args, io.Discard, io.Discard)
 		if _, ok := err.(usageError); !ok {
@@ -73,5 +81,42 @@ func TestPct(t *testing.T) {
 	}
 	if got := pct(nil, 99); got != 0 {
 		t.Errorf("pct(none, 99) = %v, want 0", got)
+	}
+}
+
+// The room mode must reach the issue's 1,000 followers without going past
+// the room's own bound (a larger run would only measure refusals).
+func TestMaxFollowersIsTheRoomsBound(t *testing.T) {
+	if got, want := maxFollowers(), min(room.DefaultBounds().Followers, maxStreams); got != want {
+		t.Errorf("maxFollowers() = %d, want %d", got, want)
+	}
+	if maxFollowers() < 1000 {
+		t.Errorf("maxFollowers() = %d: the issue's 1,000 followers cannot be measured", maxFollowers())
+	}
+}
+
+func TestRequestCountAndProcessCPU(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want string
+	}{
+		{`data: fragments <p id="room-status">Clock 12 s · 17 requests</p>`, "17"},
+		{`data: fragments <p>no count here</p>`, ""},
+	} {
+		got := ""
+		if m := requestCount.FindStringSubmatch(tt.line); m != nil {
+			got = m[1]
+		}
+		if got != tt.want {
+			t.Errorf("request count in %q = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+	// Burn some CPU, then read this process's time both ways: /proc's
+	// ticks are 10 ms, so the two agree to a few ticks.
+	for start := time.Now(); time.Since(start) < 100*time.Millisecond; {
+	}
+	proc, self := processCPU(os.Getpid()), selfCPU()
+	if proc <= 0 || (self-proc).Abs() > 50*time.Millisecond {
+		t.Errorf("CPU time from /proc %v, from getrusage %v: want both, within 50 ms", proc, self)
 	}
 }
