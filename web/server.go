@@ -1,9 +1,3 @@
-// Package web serves the site: the chi router, the shared page chrome, static
-// files, the Datastar bundle and the adapter for Datastar's SSE events.
-//
-// Handlers stay thin: they read the request, ask the domain packages, and
-// render a templ component from web/templates (or stream SSE events).
-// Each part of the site is a Feature that adds its own routes.
 package web
 
 import (
