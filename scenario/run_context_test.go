@@ -3,22 +3,9 @@ package scenario
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 )
-
-// worstCase is the most expensive valid scenario: every bound at its top.
-func worstCase() Scenario {
-	s := Scenario{Limit: MaxLimit, WindowMs: 60_000}
-	for range MaxPolicies {
-		s.Policies = append(s.Policies, PolicySpec{Name: "sliding-log"})
-	}
-	for i := range MaxRequests {
-		s.Requests = append(s.Requests, Request{At: int64(i), Key: fmt.Sprintf("k%d", i%MaxKeys), Cost: 1, Count: 1})
-	}
-	return s
-}
 
 // countdown is a context that turns cancelled after its Err has been asked
 // a number of times: it tells how often RunContext looks.
@@ -36,7 +23,7 @@ func (c *countdown) Err() error {
 }
 
 func TestRunContextStopsWhenCancelled(t *testing.T) {
-	s := worstCase()
+	s := WorstCase()
 	for i := range s.Policies {
 		s.Policies[i].Name = "fixed-window" // the same looks, faster
 	}
@@ -64,7 +51,7 @@ func TestRunContextStopsWhenCancelled(t *testing.T) {
 // the test shares two cores with other builds under the race detector,
 // yet still far below the seconds the whole run takes there.
 func TestRunContextStopsSoon(t *testing.T) {
-	s := worstCase()
+	s := WorstCase()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan time.Time)
 	go func() {

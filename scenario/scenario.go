@@ -171,3 +171,17 @@ func FormatMs(ms int64) string {
 		return fmt.Sprintf("%d ms", ms)
 	}
 }
+
+// WorstCase is the most expensive scenario that is still valid: every bound
+// at its top (8 sliding-log lanes with limit 10,000, 10,000 requests over
+// 100 keys). The load tool sends it, and the tests of the run limits use it.
+func WorstCase() Scenario {
+	s := Scenario{Limit: MaxLimit, WindowMs: 60_000}
+	for range MaxPolicies {
+		s.Policies = append(s.Policies, PolicySpec{Name: "sliding-log"})
+	}
+	for i := range MaxRequests {
+		s.Requests = append(s.Requests, Request{At: int64(i), Key: fmt.Sprintf("k%d", i%MaxKeys), Cost: 1, Count: 1})
+	}
+	return s
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -19,18 +18,6 @@ import (
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 )
-
-// worstCase is the most expensive valid scenario: every bound at its top.
-func worstCase() scenario.Scenario {
-	s := scenario.Scenario{Limit: scenario.MaxLimit, WindowMs: 60_000}
-	for range scenario.MaxPolicies {
-		s.Policies = append(s.Policies, scenario.PolicySpec{Name: "sliding-log"})
-	}
-	for i := range scenario.MaxRequests {
-		s.Requests = append(s.Requests, scenario.Request{At: int64(i), Key: fmt.Sprintf("k%d", i%scenario.MaxKeys), Cost: 1, Count: 1})
-	}
-	return s
-}
 
 type upload struct {
 	name        string
@@ -279,7 +266,7 @@ func TestCancelledSimulateFreesItsSlot(t *testing.T) {
 	s.runTimeout = time.Minute
 	started := make(chan struct{})
 	s.runStarting = func() { close(started) }
-	body, err := json.Marshal(worstCase())
+	body, err := json.Marshal(scenario.WorstCase())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -273,18 +273,6 @@ func loadAverage() string {
 	return "load average " + strings.Join(f[:3], " ")
 }
 
-// worstCase is the most expensive valid scenario: every bound at its top.
-func worstCase() scenario.Scenario {
-	s := scenario.Scenario{Limit: scenario.MaxLimit, WindowMs: 60_000}
-	for range scenario.MaxPolicies {
-		s.Policies = append(s.Policies, scenario.PolicySpec{Name: "sliding-log"})
-	}
-	for i := range scenario.MaxRequests {
-		s.Requests = append(s.Requests, scenario.Request{At: int64(i), Key: fmt.Sprintf("k%d", i%scenario.MaxKeys), Cost: 1, Count: 1})
-	}
-	return s
-}
-
 type answer struct {
 	status  int // 0: no answer (err)
 	latency time.Duration
@@ -292,7 +280,7 @@ type answer struct {
 }
 
 func runSimulate(ctx context.Context, o options, base string, mem *memSampler, stdout io.Writer) error {
-	body, err := json.Marshal(worstCase())
+	body, err := json.Marshal(scenario.WorstCase())
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func TestRunRefusesUnboundedLoads(t *testing.T) {
 }
 
 func TestWorstCaseIsValidAndAtEveryBound(t *testing.T) {
-	data, err := json.Marshal(worstCase())
+	data, err := json.Marshal(scenario.WorstCase())
 	if err != nil {
 		t.Fatal(err)
 	}
