@@ -6,6 +6,7 @@
 //	go run ./cmd/loadtest -mode simulate   # 10 worst-case /api/simulate a second for 30 s
 //	go run ./cmd/loadtest -mode streams -streams 100
 //	go run ./cmd/loadtest -mode room -followers 300
+//	go run ./cmd/loadtest -mode sessions -duration 10s   # 500 GET /play a second from one address
 //
 // simulate sends worst-case scenarios (10,000 requests, 8 sliding-log lanes,
 // limit 10,000, 100 keys) at -rate per second for -duration while sampling
@@ -77,13 +78,15 @@ type options struct {
 
 	followers int
 	fireEvery time.Duration
+
+	flood int
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.mode, "mode", "simulate", "simulate, streams or room")
+	fs.StringVar(&o.mode, "mode", "simulate", "simulate, streams, room or sessions")
 	fs.StringVar(&o.addr, "addr", "", "a server already listening on loopback (127.0.0.1:8080); empty: build and start one")
 	fs.IntVar(&o.pid, "pid", 0, "with -addr, the server's process id, to read its memory from /proc")
 	fs.IntVar(&o.rate, "rate", 10, "simulate: requests a second")
@@ -91,12 +94,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.streams, "streams", 100, "streams: how many SSE streams to open")
 	fs.IntVar(&o.followers, "followers", 300, "room: how many phone streams follow the room")
 	fs.DurationVar(&o.fireEvery, "fire-every", 500*time.Millisecond, "room: how often the presenter fires a request")
+	fs.IntVar(&o.flood, "flood", 500, "sessions: GET /play a second from address A (with -duration 10s or less: at most 10,000 requests)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	switch {
-	case o.mode != "simulate" && o.mode != "streams" && o.mode != "room":
-		return usageError{fmt.Errorf("-mode %q: want simulate, streams or room", o.mode)}
+	case o.mode != "simulate" && o.mode != "streams" && o.mode != "room" && o.mode != "sessions":
+		return usageError{fmt.Errorf("-mode %q: want simulate, streams, room or sessions", o.mode)}
+	case o.mode == "sessions" && (o.flood < 1 || int64(o.flood)*int64(o.duration/time.Second) > maxRequests):
+		return usageError{fmt.Errorf("-flood %d for -duration %v: want at most %d requests", o.flood, o.duration, maxRequests)}
 	case o.rate < 1 || o.duration <= 0 || o.duration > maxDuration || int64(o.rate)*int64(o.duration/time.Second) > maxRequests:
 		return usageError{fmt.Errorf("-rate %d for -duration %v: want at most %d requests over at most %v", o.rate, o.duration, maxRequests, maxDuration)}
 	case o.streams < 1 || o.streams > maxStreams:
@@ -130,6 +136,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runSimulate(ctx, o, base, mem, stdout)
 	case "room":
 		return runRoom(ctx, o, base, mem, stdout)
+	case "sessions":
+		return runSessions(ctx, o, base, mem, stdout)
 	default:
 		return runStreams(ctx, o, base, mem, stdout)
 	}

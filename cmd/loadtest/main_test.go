@@ -44,6 +44,9 @@ func TestRunRefusesUnboundedLoads(t *testing.T) {
 		{"-mode", "room", "-duration", "6m"},
 		{"-mode", "room", "-addr", "10.0.0.5:8080"},
 		{"-mode", "room", "-addr", "0.0.0.0:8080"},
+		{"-mode", "sessions", "-flood", "0"},
+		{"-mode", "sessions"},                                       // 500 a second for the default 30 s: 15,000 requests
+		{"-mode", "sessions", "-flood", "2000", "-duration", "10s"}, // 20,000
 	} {
 		err := run(args, io.Discard, io.Discard)
 		if _, ok := err.(usageError); !ok {
