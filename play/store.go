@@ -54,8 +54,7 @@ type Store struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	owner    map[string]string // session id → client that opened it
-	held     map[string]int    // client → sessions it holds
+	held     map[string]int // client → sessions it holds (see Session.owner)
 }
 
 // NewStore returns a store with the documented bounds, reading time from
@@ -74,7 +73,7 @@ func NewStoreWithBounds(now func() time.Time, maxSessions int, idle time.Duratio
 		panic("play: NewStoreWithBounds expects maxSessions > 0 and idle > 0")
 	}
 	return &Store{now: now, max: maxSessions, perClient: maxSessions, ttl: idle,
-		sessions: map[string]*Session{}, owner: map[string]string{}, held: map[string]int{}}
+		sessions: map[string]*Session{}, held: map[string]int{}}
 }
 
 // WithPerClient sets how many sessions one client may hold (tests use small
@@ -116,9 +115,9 @@ func (st *Store) NewFor(client string, sc scenario.Scenario) (*Session, error) {
 	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked() && !st.evictFromLargestLocked(client) {
 		return nil, ErrFull
 	}
+	s.owner = client // before anyone else holds s, so read without its lock
 	s.touch(st.now())
 	st.sessions[id] = s
-	st.owner[id] = client
 	st.held[client]++
 	return s, nil
 }
@@ -131,12 +130,12 @@ func (st *Store) Held(client string) int {
 }
 
 func (st *Store) removeLocked(id string) {
-	if _, ok := st.sessions[id]; !ok {
+	s, ok := st.sessions[id]
+	if !ok {
 		return
 	}
 	delete(st.sessions, id)
-	client := st.owner[id]
-	delete(st.owner, id)
+	client := s.owner
 	if st.held[client]--; st.held[client] <= 0 {
 		delete(st.held, client)
 	}
@@ -147,7 +146,7 @@ func (st *Store) leastRecentLocked(client string) string {
 	oldestID := ""
 	var oldest time.Time
 	for id, s := range st.sessions {
-		if st.owner[id] != client {
+		if s.owner != client {
 			continue
 		}
 		if used := s.idleSince(); oldestID == "" || used.Before(oldest) {
