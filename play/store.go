@@ -40,8 +40,55 @@ var ErrFull = errors.New("play: the playground is full: too many open sessions; 
 // or evicted after IdleTimeout).
 var ErrNotFound = errors.New("play: no such session (it may have been closed after being idle)")
 
-// Store holds the live sessions. Ids are 128 random bits, so a session is
-// reachable only by whoever holds its id.
+// Sessions is what the web layer needs of a session store: open a session
+// for a client, find one by id, and keep one alive while a stream shows it.
+// Everything else (the actions, watching) is on the Session. *Store, in
+// memory, implements it; a store kept elsewhere (a NATS key-value bucket,
+// to come, so that sessions survive restarts and span replicas) must honour
+// the same contract, which internal/storetest checks:
+//
+//   - NewFor opens a session for client holding sc (the default scenario
+//     when sc is empty), with an id of at least 128 random bits, within the
+//     bounds of the package doc: at most MaxSessions live; a client at
+//     MaxSessionsPerClient loses its own least recently used session,
+//     watched or not; a full store forgets the least recently used session
+//     that nobody watches and that has been idle for MinIdleForEviction,
+//     or else the least recently used one of the client holding the most
+//     when that client holds more than the asking one would, or else
+//     refuses with ErrFull and changes nothing.
+//   - Get returns the session with id and marks it used; ErrNotFound for
+//     an id never issued or forgotten. A session is forgotten once idle
+//     for IdleTimeout with no stream watching it, never while one is.
+//   - Touch marks a session used, as Get does.
+//   - Every session Get returns for one id shows every change made through
+//     any other (its View.Version never goes back and counts every change),
+//     and its Subscribe hears of them: a stream on one replica follows the
+//     actions posted to another.
+//
+// What a second implementation would add: it keeps each session's Saved
+// (Session.Saved, rebuilt with Restore), writing it after every change
+// (the Session will need a hook for that; the in-memory store has no use
+// for one, so none exists yet) and at most as often as Touch marks use (a
+// stream touches ten times a second: a store may write lastUsed only when
+// it is some seconds old, well inside MinIdleForEviction). The owner and
+// lastUsed it needs for the bounds are in Saved; "watched" must be shared
+// between replicas (a stream's replica keeps touching the session, which
+// is what keeps it from idling out). Saved is at most MaxSavedBytes of
+// JSON, over NATS's default 1 MB message size: compress it (5,000 requests
+// fired as patterns make some 170 KB of JSON, 21 KB deflated) or write the
+// scenario only when Saved.ScenarioRev changes. Ids and tokens stay as they are: the control
+// token's hash is in Saved, the token never.
+type Sessions interface {
+	NewFor(client string, sc scenario.Scenario) (*Session, error)
+	Get(id string) (*Session, error)
+	Touch(s *Session)
+}
+
+var _ Sessions = (*Store)(nil)
+
+// Store is the in-memory Sessions: it holds the live sessions themselves.
+// Ids are 128 random bits, so a session is reachable only by whoever holds
+// its id.
 //
 // Fairness: each session remembers the client that opened it. A client at
 // its cap makes room from its own sessions, and a full store takes room from
