@@ -66,18 +66,18 @@ var ErrNotFound = errors.New("play: no such session (it may have been closed aft
 //     actions posted to another.
 //
 // What a second implementation would add: it keeps each session's Saved
-// (Session.Saved, rebuilt with Restore), writing it after every change
-// (the Session will need a hook for that; the in-memory store has no use
-// for one, so none exists yet) and at most as often as Touch marks use (a
-// stream touches ten times a second: a store may write lastUsed only when
-// it is some seconds old, well inside MinIdleForEviction). The owner and
-// lastUsed it needs for the bounds are in Saved; "watched" must be shared
-// between replicas (a stream's replica keeps touching the session, which
-// is what keeps it from idling out). Saved is at most MaxSavedBytes of
-// JSON, over NATS's default 1 MB message size: compress it (5,000 requests
-// fired as patterns make some 170 KB of JSON, 21 KB deflated) or write the
-// scenario only when Saved.ScenarioRev changes. Ids and tokens stay as they are: the control
-// token's hash is in Saved, the token never.
+// (Session.Saved; Restore rebuilds the session) and writes it after every
+// change. The Session will need a hook to tell it of changes; the
+// in-memory store has no use for one, so none exists yet. Each open stream
+// calls Touch ten times a second: a store may write lastUsed only once it
+// is a few seconds old. Whether a stream watches then need not be shared
+// between replicas: the watching replica keeps lastUsed within those few
+// seconds, so no replica finds the session idle for MinIdleForEviction,
+// let alone IdleTimeout. Saved is at most MaxSavedBytes of JSON, over
+// NATS's default 1 MB message size: compress it (5,000 requests fired as
+// patterns make some 170 KB of JSON, 21 KB deflated) or write the scenario
+// only when Saved.ScenarioRev changes. The control token's hash is in
+// Saved, the token never.
 type Sessions interface {
 	NewFor(client string, sc scenario.Scenario) (*Session, error)
 	Get(id string) (*Session, error)
