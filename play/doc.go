@@ -48,6 +48,16 @@
 // takes its ControlToken, which the web layer keeps in the browser that
 // opened the session and never puts in a URL (see Session.Controls).
 //
+// # Stores
+//
+// The web layer holds sessions through Sessions (open one for a client,
+// get one by id, touch one while a stream shows it); Store keeps them in
+// memory, live. Saved is what defines a session, as JSON (at most
+// MaxSavedBytes), and Restore rebuilds a session from it that shows the
+// same View: the seam for a store that outlives the process or spans
+// replicas. Sessions says what such a store must honour, and
+// internal/storetest holds the contract tests it must pass.
+//
 // # Bounds
 //
 // A Store holds at most MaxSessions live sessions and forgets one idle for

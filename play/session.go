@@ -3,6 +3,7 @@ package play
 import (
 	"cmp"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -37,8 +38,14 @@ func DefaultScenario() scenario.Scenario {
 // request. It is safe for concurrent use; every change notifies subscribers
 // (see Subscribe), so one session can feed any number of streams.
 type Session struct {
-	id      string
-	control string // see ControlToken
+	id string
+	// control is the ControlToken, known only to the process that made
+	// the session; controlHash is what a restored session checks with.
+	control     string
+	controlHash [sha256.Size]byte
+	// owner is the client that opened the session (see Store.NewFor),
+	// set by the store before anyone else sees the session.
+	owner string
 
 	mu       sync.Mutex
 	sc       scenario.Scenario // requests sorted by time, shared with views (see View)
@@ -76,6 +83,7 @@ type Session struct {
 // must be valid (scenario.Validate); its requests are sorted by time.
 func NewSession(id string, sc scenario.Scenario) (*Session, error) {
 	s := &Session{id: id, control: rand.Text(), cost: 1, selected: -1, subs: map[int]chan struct{}{}}
+	s.controlHash = sha256.Sum256([]byte(s.control))
 	s.clock.Speed = RealSpeed
 	if err := s.load(sc); err != nil {
 		return nil, err

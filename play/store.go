@@ -40,8 +40,55 @@ var ErrFull = errors.New("play: the playground is full: too many open sessions; 
 // or evicted after IdleTimeout).
 var ErrNotFound = errors.New("play: no such session (it may have been closed after being idle)")
 
-// Store holds the live sessions. Ids are 128 random bits, so a session is
-// reachable only by whoever holds its id.
+// Sessions is what the web layer needs of a session store: open a session
+// for a client, find one by id, and keep one alive while a stream shows it.
+// Everything else (the actions, watching) is on the Session. *Store, in
+// memory, implements it; a store kept elsewhere (a NATS key-value bucket,
+// to come, so that sessions survive restarts and span replicas) must honour
+// the same contract, which internal/storetest checks:
+//
+//   - NewFor opens a session for client holding sc (the default scenario
+//     when sc is empty), with an id of at least 128 random bits, within the
+//     bounds of the package doc: at most MaxSessions live; a client at
+//     MaxSessionsPerClient loses its own least recently used session,
+//     watched or not; a full store forgets the least recently used session
+//     that nobody watches and that has been idle for MinIdleForEviction,
+//     or else the least recently used one of the client holding the most
+//     when that client holds more than the asking one would, or else
+//     refuses with ErrFull and changes nothing.
+//   - Get returns the session with id and marks it used; ErrNotFound for
+//     an id never issued or forgotten. A session is forgotten once idle
+//     for IdleTimeout with no stream watching it, never while one is.
+//   - Touch marks a session used, as Get does.
+//   - Every session Get returns for one id shows every change made through
+//     any other (its View.Version never goes back and counts every change),
+//     and its Subscribe hears of them: a stream on one replica follows the
+//     actions posted to another.
+//
+// What a second implementation would add: it keeps each session's Saved
+// (Session.Saved; Restore rebuilds the session) and writes it after every
+// change. The Session will need a hook to tell it of changes; the
+// in-memory store has no use for one, so none exists yet. Each open stream
+// calls Touch ten times a second: a store may write lastUsed only once it
+// is a few seconds old. Whether a stream watches then need not be shared
+// between replicas: the watching replica keeps lastUsed within those few
+// seconds, so no replica finds the session idle for MinIdleForEviction,
+// let alone IdleTimeout. Saved is at most MaxSavedBytes of JSON, over
+// NATS's default 1 MB message size: compress it (5,000 requests fired as
+// patterns make some 170 KB of JSON, 21 KB deflated) or write the scenario
+// only when Saved.ScenarioRev changes. The control token's hash is in
+// Saved, the token never.
+type Sessions interface {
+	NewFor(client string, sc scenario.Scenario) (*Session, error)
+	Get(id string) (*Session, error)
+	Touch(s *Session)
+}
+
+var _ Sessions = (*Store)(nil)
+
+// Store is the in-memory Sessions: it holds the live sessions themselves.
+// Ids are 128 random bits, so a session is reachable only by whoever holds
+// its id.
 //
 // Fairness: each session remembers the client that opened it. A client at
 // its cap makes room from its own sessions, and a full store takes room from
@@ -54,8 +101,7 @@ type Store struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	owner    map[string]string // session id → client that opened it
-	held     map[string]int    // client → sessions it holds
+	held     map[string]int // client → sessions it holds (see Session.owner)
 }
 
 // NewStore returns a store with the documented bounds, reading time from
@@ -74,7 +120,7 @@ func NewStoreWithBounds(now func() time.Time, maxSessions int, idle time.Duratio
 		panic("play: NewStoreWithBounds expects maxSessions > 0 and idle > 0")
 	}
 	return &Store{now: now, max: maxSessions, perClient: maxSessions, ttl: idle,
-		sessions: map[string]*Session{}, owner: map[string]string{}, held: map[string]int{}}
+		sessions: map[string]*Session{}, held: map[string]int{}}
 }
 
 // WithPerClient sets how many sessions one client may hold (tests use small
@@ -116,9 +162,9 @@ func (st *Store) NewFor(client string, sc scenario.Scenario) (*Session, error) {
 	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked() && !st.evictFromLargestLocked(client) {
 		return nil, ErrFull
 	}
+	s.owner = client // before anyone else holds s, so read without its lock
 	s.touch(st.now())
 	st.sessions[id] = s
-	st.owner[id] = client
 	st.held[client]++
 	return s, nil
 }
@@ -131,12 +177,12 @@ func (st *Store) Held(client string) int {
 }
 
 func (st *Store) removeLocked(id string) {
-	if _, ok := st.sessions[id]; !ok {
+	s, ok := st.sessions[id]
+	if !ok {
 		return
 	}
 	delete(st.sessions, id)
-	client := st.owner[id]
-	delete(st.owner, id)
+	client := s.owner
 	if st.held[client]--; st.held[client] <= 0 {
 		delete(st.held, client)
 	}
@@ -147,7 +193,7 @@ func (st *Store) leastRecentLocked(client string) string {
 	oldestID := ""
 	var oldest time.Time
 	for id, s := range st.sessions {
-		if st.owner[id] != client {
+		if s.owner != client {
 			continue
 		}
 		if used := s.idleSince(); oldestID == "" || used.Before(oldest) {

@@ -35,7 +35,7 @@ import (
 // The id lets whoever holds it watch a session (its stream, downloads and
 // link); the actions also need the control cookie that GET /play gives the
 // browser opening the session (see controls).
-func Playground(store *play.Store) Feature {
+func Playground(store play.Sessions) Feature {
 	return FeatureFunc(func(s *Server, r chi.Router) error {
 		if store == nil {
 			return errors.New("web: Playground expects a store")
@@ -61,7 +61,7 @@ func Playground(store *play.Store) Feature {
 
 type playground struct {
 	s     *Server
-	store *play.Store
+	store play.Sessions
 }
 
 func (p *playground) pageData(r *http.Request, sess *play.Session) templates.PlayPage {

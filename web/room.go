@@ -67,7 +67,7 @@ const (
 //
 // Every POST refuses cross-site requests with 403 (the site-wide crossOrigin
 // middleware).
-func Rooms(rooms *room.Rooms, sessions *play.Store, catalog ScenarioCatalog) Feature {
+func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) Feature {
 	return FeatureFunc(func(s *Server, r chi.Router) error {
 		if rooms == nil || sessions == nil || catalog == nil {
 			return errors.New("web: Rooms expects rooms, a play store and a scenario catalog")
@@ -118,7 +118,7 @@ func Rooms(rooms *room.Rooms, sessions *play.Store, catalog ScenarioCatalog) Fea
 type roomFeature struct {
 	s        *Server
 	rooms    *room.Rooms
-	sessions *play.Store
+	sessions play.Sessions
 	catalog  ScenarioCatalog
 	public   *url.URL // -public-url, or nil
 
