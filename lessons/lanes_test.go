@@ -1,11 +1,14 @@
 package lessons
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/yuin/goldmark/ast"
 )
 
 // renderDoc renders the lesson with the query and parses the page.
@@ -129,4 +132,166 @@ func TestLanesStepFormKeepsTheOtherQueryValues(t *testing.T) {
 			t.Errorf("%s: %d inputs named after the block, want only its slider", tt.id, n)
 		}
 	}
+}
+
+// tablesLanesCannotDraw lists the ```scenario-table blocks a lesson keeps
+// on their own, as "FILE: caption" with the reason, which the .md gives in
+// an HTML comment above the block. A table stands alone only where lanes
+// cannot draw its scenario (more than MaxLaneSteps requests); everywhere
+// else the lanes are the picture and the table sits under "As a table".
+var tablesLanesCannotDraw = map[string]string{}
+
+// fencedBlock is one computed block of a lesson file, as written.
+type fencedBlock struct {
+	kind string
+	body []byte
+	line int    // the line of its JSON, counted after the lesson's header
+	src  []byte // the lesson's body, for what stands above the block
+	at   int    // the byte offset of the block's first line in src
+}
+
+func fencedBlocks(t *testing.T, lib *Library, l *Lesson) (*renderState, []fencedBlock) {
+	t.Helper()
+	st, doc, src, err := lib.parse(l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []fencedBlock
+	err = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		fb, ok := n.(*ast.FencedCodeBlock)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		kind, _ := blockInfo(fb, src)
+		at := len(src)
+		if fb.Lines().Len() > 0 {
+			at = fb.Lines().At(0).Start
+		}
+		out = append(out, fencedBlock{kind: kind, body: blockBody(fb, src), line: bytes.Count(src[:at], []byte("\n")) + 1, src: src, at: at})
+		return ast.WalkContinue, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, out
+}
+
+// traffic is what makes two blocks show the same scenario: its settings
+// and requests, whichever policies each block picks.
+func traffic(t *testing.T, st *renderState, ref scenarioRef) string {
+	t.Helper()
+	s, err := st.resolve(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(struct {
+		Limit, WindowMs int64
+		Requests        any
+	}{s.Limit, s.WindowMs, s.Requests})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestTablesStandAloneOnlyWhereLanesCannotDraw fails when a lesson shows a
+// ```scenario-table of a scenario one of its lanes blocks also draws (the
+// lanes' own table, with the table's options, says the same), and when a
+// table stands alone that lanes could draw and tablesLanesCannotDraw does
+// not list with its reason.
+func TestTablesStandAloneOnlyWhereLanesCannotDraw(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range lib.Lessons {
+		st, blocks := fencedBlocks(t, lib, l)
+		drawn := map[string]string{}
+		for _, b := range blocks {
+			if b.kind != "lanes" && b.kind != "scenario-timeline" {
+				continue
+			}
+			var lb lanesBlock
+			if err := decodeBlock(b.body, &lb); err != nil {
+				t.Fatalf("%s, line %d after the header: %v", l.File, b.line, err)
+			}
+			drawn[traffic(t, st, lb.Scenario)] = lb.Caption
+		}
+		for _, b := range blocks {
+			if b.kind != "scenario-table" {
+				continue
+			}
+			var tb tableBlock
+			if err := decodeBlock(b.body, &tb); err != nil {
+				t.Fatalf("%s, line %d after the header: %v", l.File, b.line, err)
+			}
+			if lanes, ok := drawn[traffic(t, st, tb.Scenario)]; ok {
+				t.Errorf("%s, line %d after the header: the table %q shows the scenario the lanes %q draw: delete it and give the lanes its options", l.File, b.line, tb.Caption, lanes)
+				continue
+			}
+			name := l.File + ": " + tb.Caption
+			seen[name] = true
+			reason, listed := tablesLanesCannotDraw[name]
+			if !listed {
+				t.Errorf("%s, line %d after the header: the table %q stands alone; draw it as ```lanes (its table goes under \"As a table\"), or list why lanes cannot in tablesLanesCannotDraw", l.File, b.line, tb.Caption)
+				continue
+			}
+			if !bytes.Contains(b.src[:b.at], []byte("<!-- "+reason)) {
+				t.Errorf("%s, line %d after the header: no HTML comment above the table saying %q", l.File, b.line, reason)
+			}
+			probe, err := json.Marshal(map[string]any{"caption": tb.Caption, "scenario": json.RawMessage(scenarioJSON(tb.Scenario)), "policies": tb.Policies})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.lanesAt(probe, -1); err == nil {
+				t.Errorf("%s, line %d after the header: lanes can draw %q; make it a ```lanes block", l.File, b.line, tb.Caption)
+			}
+		}
+	}
+	for name := range tablesLanesCannotDraw {
+		if !seen[name] {
+			t.Errorf("tablesLanesCannotDraw lists %q, which no lesson has", name)
+		}
+	}
+}
+
+// scenarioJSON writes a block's scenario reference back as JSON.
+func scenarioJSON(ref scenarioRef) []byte {
+	if ref.Name != "" {
+		b, _ := json.Marshal(ref.Name)
+		return b
+	}
+	return ref.Inline
+}
+
+// The car park's lanes in the first lesson replaced a table that showed the
+// working and the wait; their own table still does.
+func TestCarParkLanesTableShowsTheWait(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := lib.Render(lib.Lesson("fixed-window"), url.Values{"lanes-1": {"10"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tbl := range r.Tables {
+		if !strings.HasPrefix(tbl.Caption, "The car park under a fixed window, car by car") {
+			continue
+		}
+		for _, row := range tbl.Rows {
+			if row[1] == "25 s" && !strings.Contains(row[2], "retry after 5 s") {
+				t.Errorf("the 25 s row reads %q, want its wait, retry after 5 s", row[2])
+			}
+			if !strings.Contains(row[2], "window from") {
+				t.Errorf("row %s reads %q, want the working", row[0], row[2])
+			}
+		}
+		if len(tbl.Rows) != 10 {
+			t.Errorf("%d rows at the End, want all 10", len(tbl.Rows))
+		}
+		return
+	}
+	t.Error("no table of the car park's lanes in the fixed-window lesson")
 }

@@ -76,9 +76,22 @@ func TestBrowserQuietThenBurstStaysInItsLane(t *testing.T) {
 	if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.live-lanes svg .mark').length`)); n < 15 {
 		t.Errorf("the lanes draw %d marks; the burst's lane alone has 15", n)
 	}
+	// The tables sit in closed disclosures ("As a table", a prediction's
+	// example); a closed one has no width to measure, so open them all.
+	openAllDetails(tab)
 	hidden := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.live-table .table-scroll')].filter(s => s.scrollWidth > s.clientWidth + 1).map(s => s.getAttribute('aria-label') + ': ' + s.scrollWidth + ' > ' + s.clientWidth)`))
 	if len(hidden) > 0 {
 		t.Errorf("tables scroll sideways at 1280 px: %s", strings.Join(hidden, "; "))
 	}
+	if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.live-table .table-scroll').length`)); n == 0 {
+		t.Error("no table measured")
+	}
 	tab.NoProblems()
+}
+
+// openAllDetails opens every disclosure of the page, as a reader who opens
+// each "As a table" and each prediction's example would.
+func openAllDetails(tab *browsertest.Tab) {
+	tab.T().Helper()
+	browsertest.Run(tab, chromedp.Evaluate[int](`[...document.querySelectorAll('details')].map(d => d.open = true).length`))
 }

@@ -105,13 +105,13 @@ func TestLessonLanesSteps(t *testing.T) {
 // admitted, not all 240 again.
 func TestStackedLanesFeedEachLaneWhatPassed(t *testing.T) {
 	base := lessonsSite(t)
-	res := get(t, base+"/lessons/where-they-disagree/lanes/lanes-3/240")
+	res := get(t, base+"/lessons/where-they-disagree/lanes/lanes-4/240")
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(strings.ReplaceAll(res.body, "data: fragments ", "")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The lane's text alternative counts what it decided.
-	if got := doc.Find(`#lanes-3-1 desc`).Text(); !strings.Contains(got, "60 admitted, 65 refused in all") {
+	if got := doc.Find(`#lanes-4-1 desc`).Text(); !strings.Contains(got, "60 admitted, 65 refused in all") {
 		t.Errorf("the per-minute lane says %q, want 60 admitted and 65 refused (of the 125 the first lane passed)", got)
 	}
 	if got := doc.Find(`[data-testid="lanes-summary"]`).Text(); !strings.Contains(got, "The stack admits 60 of 240") {
