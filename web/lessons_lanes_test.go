@@ -194,6 +194,11 @@ func TestLessonLanesWholeTable(t *testing.T) {
 			t.Errorf("GET %s: %d rows, want %d", path, d.Find("tbody tr").Length(), want)
 		}
 	}
+	// Datastar's signals come as ?datastar=; the block's links and step form
+	// rebuild the page's address, which never had them.
+	if res := get(t, base+"/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=open&datastar=%7B%7D"); res.status != 200 || strings.Contains(res.body, "datastar=") || strings.Contains(res.body, `name="datastar"`) {
+		t.Errorf("a fetch's signals leak into the block's links: status %d, %.300s", res.status, res.body)
+	}
 	if res := get(t, base+"/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=shut"); res.status != 400 || !strings.Contains(res.body, `lanes-1-table: "shut" is not a state of the table`) {
 		t.Errorf("a table state it cannot read: status %d, %.200s", res.status, res.body)
 	}
