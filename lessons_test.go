@@ -424,10 +424,9 @@ func TestTheSlidingLogCarParkTeachesTheEdge(t *testing.T) {
 	}
 	found := false
 	for _, tbl := range r.Tables {
-		// The table that shows the log's working; the lanes' tables beside
-		// it put other policies first and show no working.
+		// The car park's lanes show the log's working in their table.
 		col := slices.Index(tbl.Head, "sliding-log")
-		if col < 0 || !strings.HasPrefix(tbl.Caption, "The car park under the sliding log") {
+		if col < 0 || !strings.HasPrefix(tbl.Caption, "The car park on a time line") {
 			continue
 		}
 		for _, row := range tbl.Rows {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +32,11 @@ type lanesBlock struct {
 	// Stack draws the lanes as one chain (scenario.Stacked): each lane is
 	// fed only the requests every lane before it admitted.
 	Stack bool `json:"stack"`
+	// The options of a ```scenario-table, for the table under "As a table",
+	// so that the lanes can stand in for a table without losing a column.
+	Show  []string `json:"show"`
+	Group bool     `json:"group"`
+	Note  string   `json:"note"`
 }
 
 // MaxLaneSteps bounds the requests a lesson's lanes step through, so that
@@ -57,8 +64,28 @@ type lanesView struct {
 	// JavaScript), and the fragment endpoint Datastar fetches instead.
 	StepURL   func(step int) string
 	FetchBase string // LanesPath without the step
-	Table     template.HTML
+	// Keep is the page's other query values, as hidden inputs of the
+	// no-JavaScript step form, so that showing a step here does not reset
+	// another block's step or the page's ?k=.
+	Keep []queryValue
+	// The table under "As a table": its summary says which requests it
+	// holds; WholeURL opens it at the End step (without JavaScript too).
+	Table        template.HTML
+	TableSummary string
+	TableOpen    bool
+	WholeURL     string
 }
+
+// queryValue is one name=value of a page's query.
+type queryValue struct{ Name, Value string }
+
+// tableParam is the query parameter that opens a lanes block's table,
+// ID-table=open: set by the link to the whole scenario as a table, and by
+// the step controls while the table is open, so stepping keeps it open.
+func tableParam(id string) string { return id + "-table" }
+
+// tableID is the id of a lanes block's "As a table" disclosure.
+func tableID(id string) string { return id + "-as-table" }
 
 // LanesPath is where a lesson's lanes at one step are fetched from, as a
 // Datastar fragment: /lessons/SLUG/lanes/ID/STEP.
@@ -149,14 +176,31 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 		q.Set(id, strconv.Itoa(n))
 		return "?" + q.Encode() + "#" + id
 	}
+	v.Keep = otherValues(query, id)
 	v.FetchBase = lanesBase(slug, id)
+	switch raw := st.in.Get(tableParam(id)); raw {
+	case "":
+	case "open":
+		v.TableOpen = true
+	default:
+		v.Problem = st.inputProblem(fmt.Sprintf("%s: %q is not a state of the table (open), so it is shown closed.", tableParam(id), raw))
+	}
+	whole := url.Values{}
+	for k, vs := range query {
+		whole[k] = vs
+	}
+	whole.Set(id, strconv.Itoa(steps))
+	whole.Set(tableParam(id), "open")
+	v.WholeURL = "?" + whole.Encode() + "#" + tableID(id)
+	v.TableSummary = tableSummary(step, steps)
 	// The table beside the picture says the same in words, request by
-	// request up to the step.
+	// request up to the step, so that it never tells what the lanes hide.
 	cutRes, err := scenario.Run(cut)
 	if err != nil {
 		return lanesView{}, err
 	}
-	tv, err := st.tableOf(tableBlock{Caption: b.Caption + ", as a table", Stack: b.Stack, Group: b.Stack}, cut, cutRes, id+"-table")
+	tb := tableBlock{Caption: b.Caption + ", as a table", Stack: b.Stack, Show: b.Show, Group: b.Group, Note: b.Note}
+	tv, err := st.tableOf(tb, cut, cutRes, id+"-table")
 	if err != nil {
 		return lanesView{}, err
 	}
@@ -164,6 +208,45 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 		return lanesView{}, err
 	}
 	return v, nil
+}
+
+// otherValues is the query without the block's own step, in a stable
+// order, for the step form's hidden inputs.
+func otherValues(q url.Values, id string) []queryValue {
+	var out []queryValue
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if k == id {
+			continue
+		}
+		for _, v := range q[k] {
+			out = append(out, queryValue{k, v})
+		}
+	}
+	return out
+}
+
+// tableSummary says which requests the table under "As a table" holds:
+// those up to the step shown, never one the lanes have not drawn yet.
+func tableSummary(step, steps int) string {
+	switch {
+	case step == 1 && steps == 1:
+		return "As a table (the one request)"
+	case step == steps:
+		return fmt.Sprintf("As a table (all %d requests)", steps)
+	case step == 0:
+		return fmt.Sprintf("As a table (no request yet of %d)", steps)
+	case step == 1:
+		return fmt.Sprintf("As a table (request 1 of %d)", steps)
+	}
+	return fmt.Sprintf("As a table (requests 1–%d of %d)", step, steps)
+}
+
+// fetch is the Datastar action that replaces the block with the lanes at
+// the step the JavaScript expression step gives, keeping the table open
+// when the learner has opened it.
+func (v lanesView) fetch(step string) string {
+	return fmt.Sprintf("@get('%s' + %s + (document.getElementById('%s').open ? '?%s=open' : ''))",
+		v.FetchBase, step, tableID(v.ID), tableParam(v.ID))
 }
 
 // lanesSeen numbers the lanes blocks of a page in order, whichever of the
@@ -256,11 +339,19 @@ func (e StepError) Error() string {
 	return fmt.Sprintf("step %d: these lanes have steps 0 to %d", e.Step, e.Steps)
 }
 
+// InputError is RenderLanes's answer for a query it cannot read, such as
+// lanes-1-table=shut.
+type InputError struct{ Problems []string }
+
+func (e InputError) Error() string { return strings.Join(e.Problems, " ") }
+
 // RenderLanes renders one ```lanes block of the lesson (id as the page
 // names it, "lanes-2") at a step: what a step control fetches to replace the
-// block in place. The page's other blocks are not computed.
-func (lib *Library) RenderLanes(l *Lesson, id string, step int) (template.HTML, error) {
-	st, doc, src, err := lib.parse(l, nil)
+// block in place. in is the fetch's query (ID-table=open keeps the table
+// open; the block's own step parameter is ignored for step). The page's
+// other blocks are not computed.
+func (lib *Library) RenderLanes(l *Lesson, id string, step int, in url.Values) (template.HTML, error) {
+	st, doc, src, err := lib.parse(l, in)
 	if err != nil {
 		return "", err
 	}
@@ -293,6 +384,9 @@ func (lib *Library) RenderLanes(l *Lesson, id string, step int) (template.HTML, 
 	v, err := st.lanesAt(body, step)
 	if err != nil {
 		return "", err
+	}
+	if p := st.out.InputProblems; len(p) > 0 {
+		return "", InputError{Problems: p}
 	}
 	return renderHTML(liveLanes(v))
 }

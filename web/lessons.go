@@ -132,13 +132,18 @@ func (h *lessonPages) lanes(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("step: %q is not a step (a whole number from 0)", raw), http.StatusBadRequest)
 		return
 	}
-	html, err := h.lib.RenderLanes(l, chi.URLParam(r, "id"), step)
+	// Datastar sends its signals as ?datastar=; they are no part of the
+	// page's address, which the block's links and step form rebuild.
+	query := r.URL.Query()
+	query.Del("datastar")
+	html, err := h.lib.RenderLanes(l, chi.URLParam(r, "id"), step, query)
 	var stepErr lessons.StepError
+	var inputErr lessons.InputError
 	switch {
 	case errors.Is(err, lessons.ErrNoSuchLanes):
 		h.s.NotFound(w, r)
 		return
-	case errors.As(err, &stepErr):
+	case errors.As(err, &stepErr), errors.As(err, &inputErr):
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	case err != nil:

@@ -76,9 +76,60 @@ func TestBrowserQuietThenBurstStaysInItsLane(t *testing.T) {
 	if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.live-lanes svg .mark').length`)); n < 15 {
 		t.Errorf("the lanes draw %d marks; the burst's lane alone has 15", n)
 	}
+	// The tables sit in closed disclosures ("As a table", a prediction's
+	// example); a closed one has no width to measure, so open them all.
+	openAllDetails(tab)
 	hidden := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.live-table .table-scroll')].filter(s => s.scrollWidth > s.clientWidth + 1).map(s => s.getAttribute('aria-label') + ': ' + s.scrollWidth + ' > ' + s.clientWidth)`))
 	if len(hidden) > 0 {
 		t.Errorf("tables scroll sideways at 1280 px: %s", strings.Join(hidden, "; "))
+	}
+	if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.live-table .table-scroll').length`)); n == 0 {
+		t.Error("no table measured")
+	}
+	tab.NoProblems()
+}
+
+// openAllDetails opens every disclosure of the page, as a reader who opens
+// each "As a table" and each prediction's example would.
+func openAllDetails(tab *browsertest.Tab) {
+	tab.T().Helper()
+	browsertest.Run(tab, chromedp.Evaluate[int](`[...document.querySelectorAll('details')].map(d => d.open = true).length`))
+}
+
+// TestBrowserLessonLanesTableByKeyboard opens a lesson's "As a table" by
+// keyboard, steps on with the table open (it stays open, one more row),
+// follows the link to the whole scenario as a table, and submits the step
+// form with its Show button: each redraws the block in place.
+func TestBrowserLessonLanesTableByKeyboard(t *testing.T) {
+	url := lessonsSite(t)
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons/fixed-window"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	// Open the prediction's example, then the table, as a keyboard user.
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(() => { const d = document.querySelector('#lanes-1').closest('details'); if (d) d.open = true; return true })()`))
+	tab.Do(chromedp.Focus(chromedp.CSS(`#lanes-1-as-table > summary`)), chromedp.KeyEvent("\r"))
+	rows := func() int {
+		return browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelector('#lanes-1-as-table').open ? document.querySelectorAll('#lanes-1-as-table tbody tr').length : -1`))
+	}
+	if n := rows(); n != 6 {
+		t.Fatalf("the opened table shows %d rows, want 6 (-1: closed)", n)
+	}
+	at := tab.Location()
+	tab.Do(chromedp.Focus(chromedp.CSS(`#lanes-1 [data-testid="lane-next"]`)), chromedp.KeyEvent("\r"))
+	tab.WaitText(`#lanes-1-as-table > summary`, "As a table (requests 1–7 of 10)")
+	if n := rows(); n != 7 {
+		t.Errorf("after Next the table shows %d rows, want 7 (-1: closed)", n)
+	}
+	tab.Do(chromedp.Focus(chromedp.CSS(`#lanes-1 [data-testid="lanes-table-whole"]`)), chromedp.KeyEvent("\r"))
+	tab.WaitText(`#lanes-1-as-table > summary`, "As a table (all 10 requests)")
+	if n := rows(); n != 10 {
+		t.Errorf("the whole table shows %d rows, want 10 (-1: closed)", n)
+	}
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(() => { document.querySelector('#lanes-1-step').value = '2'; return true })()`))
+	tab.Do(chromedp.Focus(chromedp.CSS(`#lanes-1 .lane-scrub button`)), chromedp.KeyEvent("\r"))
+	tab.WaitText(`#lanes-1 [data-testid="lane-now"]`, "Step 2 of 10")
+	if loc := tab.Location(); loc != at {
+		t.Errorf("stepping loaded another page: %q, was %q", loc, at)
 	}
 	tab.NoProblems()
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -104,13 +105,13 @@ func TestLessonLanesSteps(t *testing.T) {
 // admitted, not all 240 again.
 func TestStackedLanesFeedEachLaneWhatPassed(t *testing.T) {
 	base := lessonsSite(t)
-	res := get(t, base+"/lessons/where-they-disagree/lanes/lanes-3/240")
+	res := get(t, base+"/lessons/where-they-disagree/lanes/lanes-4/240")
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(strings.ReplaceAll(res.body, "data: fragments ", "")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The lane's text alternative counts what it decided.
-	if got := doc.Find(`#lanes-3-1 desc`).Text(); !strings.Contains(got, "60 admitted, 65 refused in all") {
+	if got := doc.Find(`#lanes-4-1 desc`).Text(); !strings.Contains(got, "60 admitted, 65 refused in all") {
 		t.Errorf("the per-minute lane says %q, want 60 admitted and 65 refused (of the 125 the first lane passed)", got)
 	}
 	if got := doc.Find(`[data-testid="lanes-summary"]`).Text(); !strings.Contains(got, "The stack admits 60 of 240") {
@@ -118,5 +119,90 @@ func TestStackedLanesFeedEachLaneWhatPassed(t *testing.T) {
 	}
 	if got := doc.Find(`[data-testid="lane-now"]`).Text(); !strings.Contains(got, "refused by lane 1") {
 		t.Errorf("step text %q", got)
+	}
+}
+
+// TestLessonLanesStepFormKeepsThePage submits a lanes block's no-JavaScript
+// step form as a browser would (its inputs, in order, as the query): the
+// ring lesson's ?k= and the other block's step survive, and the block's own
+// step is the slider's alone.
+func TestLessonLanesStepFormKeepsThePage(t *testing.T) {
+	base := lessonsSite(t)
+	for _, tt := range []struct {
+		page, id, slider string
+		want             url.Values
+	}{
+		{"/lessons/ring-of-buckets?k=10&lanes-1=3", "lanes-1", "5", url.Values{"k": {"10"}, "lanes-1": {"5"}}},
+		{"/lessons/where-they-disagree?lanes-1=2&lanes-2=4", "lanes-2", "1", url.Values{"lanes-1": {"2"}, "lanes-2": {"1"}}},
+	} {
+		res := get(t, base+tt.page)
+		if res.status != 200 {
+			t.Fatalf("GET %s: status %d", tt.page, res.status)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := doc.Find("#" + tt.id + ` form[data-testid="lane-steps"]`)
+		sent := url.Values{}
+		form.Find("input[name]").Each(func(_ int, s *goquery.Selection) {
+			v := s.AttrOr("value", "")
+			if s.AttrOr("type", "") == "range" {
+				v = tt.slider
+			}
+			sent.Add(s.AttrOr("name", ""), v)
+		})
+		if sent.Encode() != tt.want.Encode() {
+			t.Errorf("%s %s: the step form sends %q, want %q", tt.page, tt.id, sent.Encode(), tt.want.Encode())
+		}
+		next := get(t, base+"/lessons/"+strings.TrimPrefix(strings.SplitN(tt.page, "?", 2)[0], "/lessons/")+"?"+sent.Encode())
+		if next.status != 200 || !strings.Contains(next.body, "Step "+tt.slider+" of") {
+			t.Errorf("submitting %s's form: status %d, no step %s", tt.id, next.status, tt.slider)
+		}
+	}
+}
+
+// TestLessonLanesWholeTable reaches the whole scenario as a table without
+// JavaScript, from the link inside "As a table", and as the fragment the
+// same link fetches with it; stepping with the table open keeps it open.
+func TestLessonLanesWholeTable(t *testing.T) {
+	base := lessonsSite(t)
+	res := get(t, base+"/lessons/fixed-window")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := doc.Find(`#lanes-1 details[data-testid="lanes-table"]`)
+	if got := table.Find("summary").Text(); got != "As a table (requests 1–6 of 10)" {
+		t.Errorf("summary %q", got)
+	}
+	href, ok := table.Find(`a[data-testid="lanes-table-whole"]`).Attr("href")
+	if !ok {
+		t.Fatal("no link to the whole scenario as a table")
+	}
+	for _, path := range []string{"/lessons/fixed-window" + href, "/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=open"} {
+		res := get(t, base+strings.Split(path, "#")[0])
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(strings.ReplaceAll(res.body, "data: fragments ", "")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := doc.Find(`#lanes-1-as-table`)
+		if _, open := d.Attr("open"); res.status != 200 || !open {
+			t.Errorf("GET %s: status %d, table open = %v", path, res.status, open)
+		}
+		if want := map[bool]int{true: 10, false: 6}[strings.Contains(path, "lanes-1=10")]; d.Find("tbody tr").Length() != want {
+			t.Errorf("GET %s: %d rows, want %d", path, d.Find("tbody tr").Length(), want)
+		}
+	}
+	// Datastar's signals come as ?datastar=; the block's links and step form
+	// rebuild the page's address, which never had them.
+	if res := get(t, base+"/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=open&datastar=%7B%7D"); res.status != 200 || strings.Contains(res.body, "datastar=") || strings.Contains(res.body, `name="datastar"`) {
+		t.Errorf("a fetch's signals leak into the block's links: status %d, %.300s", res.status, res.body)
+	}
+	if res := get(t, base+"/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=shut"); res.status != 400 || !strings.Contains(res.body, `lanes-1-table: "shut" is not a state of the table`) {
+		t.Errorf("a table state it cannot read: status %d, %.200s", res.status, res.body)
+	}
+	if res := get(t, base+"/lessons/fixed-window?lanes-1-table=shut"); res.status != 400 {
+		t.Errorf("a table state it cannot read in the page's address: status %d", res.status)
 	}
 }
