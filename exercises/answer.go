@@ -65,7 +65,7 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}
 		return Answer{Moment: ms, Bare: strings.TrimRight(t, "0123456789., ") == ""}, nil
-	case AskCount:
+	case AskCount, AskStack:
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(t, " requests"), " cars"))
 		if err != nil || n < 0 {
 			return Answer{}, UnreadableError{text, "Give a whole number, such as 7."}
@@ -245,7 +245,7 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 			fb.Difference = scenario.FormatMs(-d) + " early"
 			fb.Direction = "too early"
 		}
-	case AskCount:
+	case AskCount, AskStack:
 		fb.Correct = ans.Count == sol.Count
 		if ans.Count > sol.Count {
 			fb.Direction = "too many"

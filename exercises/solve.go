@@ -82,7 +82,7 @@ func (s Solution) Text() string {
 		return explain.Verdict(s.Outcome)
 	case AskFirstAdmit:
 		return scenario.FormatMs(s.Moment)
-	case AskCount:
+	case AskCount, AskStack:
 		return strconv.Itoa(s.Count)
 	case AskWhich:
 		if len(s.Admit) == 0 {
@@ -164,6 +164,18 @@ func (in Instance) Solve() (Solution, error) {
 				sol.Trace = append(sol.Trace, stepFrom(r, d, ""))
 			}
 		}
+	case AskStack:
+		steps, err := scenario.StackedSteps(s)
+		if err != nil {
+			return sol, err
+		}
+		specs := s.Specs()
+		for _, st := range steps {
+			if st.RefusedBy < 0 {
+				sol.Count++
+			}
+			sol.Trace = append(sol.Trace, stackStep(s, specs, st))
+		}
 	default:
 		return sol, fmt.Errorf("unknown question kind %q", e.Ask)
 	}
@@ -174,6 +186,25 @@ func (in Instance) Solve() (Solution, error) {
 func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, note string) Step {
 	p := scenario.PolicyResult{Policy: spec.Name, Label: spec.Label(s), Params: spec.Out(s)}
 	return stepFrom(p, d, note)
+}
+
+// stackStep words one request's way through a stack by the lane that
+// settled it: the one that refused it, or the last when every lane admitted.
+func stackStep(s scenario.Scenario, specs []scenario.PolicySpec, st scenario.StackStep) Step {
+	i := len(st.Decisions) - 1
+	spec := specs[i]
+	note := "every lane admits it"
+	if st.RefusedBy >= 0 {
+		note = "the lanes before it admitted it"
+		if i == 0 {
+			note = "the first lane"
+		}
+		if i < len(specs)-1 {
+			note += "; the lanes after it are not asked"
+		}
+	}
+	p := scenario.PolicyResult{Policy: spec.Name, Label: fmt.Sprintf("lane %d: %s", i+1, spec.Label(s)), Params: spec.Out(s)}
+	return stepFrom(p, st.Decisions[i], note)
 }
 
 func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
