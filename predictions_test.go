@@ -136,7 +136,6 @@ var exampleAllowlist = map[[2]string]string{
 	{"sliding-counter", "claim {{admitted sliding-counter/floor boundary-burst}}"}: "a recap: lesson 1 reveals it after asking about the boundary burst",
 	{"sliding-counter", "claim {{admitted sliding-log boundary-burst}}"}:           "a recap: lesson 1 reveals it after asking about the boundary burst",
 	{"sliding-counter", "claim {{admitted fixed-window boundary-burst}}"}:          "a recap: lesson 1 reveals it after asking about the boundary burst",
-	{"ring-of-buckets", "claim {{cache-line-k sliding-buckets window 60s}}"}:       "not yet: no question kind asks for a ring's k",
 }
 
 // unguardedExamples names each computed example of the library's lessons

@@ -27,7 +27,17 @@ const (
 	// when applied in turn, as a service stacks a per-second and a
 	// per-minute limit (scenario.Stacked, as a lesson's stacked lanes).
 	AskStack = "stack"
+	// AskCacheLineK is the largest k of a ring of sub-buckets that divides
+	// the scenario's window and whose state for one key fits a 64-byte
+	// cache line (scenario.CacheLineBuckets, as the ring lesson's claim).
+	AskCacheLineK = "cache-line-k"
 )
+
+// WholeScenario reports whether the question is about the scenario as a
+// whole rather than about one more request at an instant.
+func (e *Exercise) WholeScenario() bool {
+	return e.Ask == AskCount || e.Ask == AskStack || e.Ask == AskCacheLineK
+}
 
 // Exercise is one exercise file.
 type Exercise struct {
@@ -183,10 +193,14 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 		} else if err == nil && len(s.Policies) < 2 {
 			bad("scenario: a stack question needs a scenario listing at least two policies, in the order they are applied")
 		}
+	case AskCacheLineK:
+		if e.Policy != "" || len(e.Policies) > 0 {
+			bad("policy: a cache-line-k question is about rings of sub-buckets on the scenario's window; leave policy and policies out")
+		}
 	default:
-		bad("ask: %q is not one of outcome, first-admit, count, which, stack", e.Ask)
+		bad("ask: %q is not one of outcome, first-admit, count, which, stack, cache-line-k", e.Ask)
 	}
-	if e.Ask != AskCount && e.Ask != AskStack {
+	if !e.WholeScenario() {
 		if e.At == "" {
 			bad("at: missing (the time of the request asked about, like \"33 s\")")
 		} else if e.at, err = scenario.ParseMoment(e.At, 0); err != nil {
@@ -197,7 +211,7 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	}
 	if v := e.Vary; v != nil {
 		if v.At != nil {
-			if e.Ask == AskCount || e.Ask == AskStack {
+			if e.WholeScenario() {
 				bad("vary.at: a %s question has no time to vary", e.Ask)
 			}
 			for _, f := range []struct {
@@ -249,12 +263,12 @@ func resolveScenario(raw json.RawMessage, lib Catalog) (scenario.Scenario, error
 }
 
 // Lanes returns the policies the exercise asks about; none for a stack,
-// which asks about the scenario's own lanes.
+// which asks about the scenario's own lanes, or for a ring's k.
 func (e *Exercise) Lanes() []string {
 	switch e.Ask {
 	case AskWhich:
 		return slices.Clone(e.Policies)
-	case AskStack:
+	case AskStack, AskCacheLineK:
 		return nil
 	}
 	return []string{e.Policy}
