@@ -65,7 +65,9 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}
 		return Answer{Moment: ms, Bare: strings.TrimRight(t, "0123456789., ") == ""}, nil
-	case AskCount:
+	case AskCount, AskStack, AskCacheLineK:
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "k"), " ="))
+		t = strings.TrimSpace(strings.TrimPrefix(t, "="))
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(t, " requests"), " cars"))
 		if err != nil || n < 0 {
 			return Answer{}, UnreadableError{text, "Give a whole number, such as 7."}
@@ -245,12 +247,16 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 			fb.Difference = scenario.FormatMs(-d) + " early"
 			fb.Direction = "too early"
 		}
-	case AskCount:
+	case AskCount, AskStack, AskCacheLineK:
 		fb.Correct = ans.Count == sol.Count
+		more, fewer := "too many", "too few"
+		if sol.Kind == AskCacheLineK {
+			more, fewer = "too large", "too small"
+		}
 		if ans.Count > sol.Count {
-			fb.Direction = "too many"
+			fb.Direction = more
 		} else if ans.Count < sol.Count {
-			fb.Direction = "too few"
+			fb.Direction = fewer
 		}
 	case AskWhich:
 		fb.Correct = slices.Equal(ans.Admit, sol.Admit) || len(ans.Admit) == 0 && len(sol.Admit) == 0

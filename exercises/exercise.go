@@ -23,7 +23,21 @@ const (
 	AskFirstAdmit = "first-admit" // the first instant at or after "at" that admits a request
 	AskCount      = "count"       // how many of the scenario's requests are admitted
 	AskWhich      = "which"       // which of "policies" admit a request at "at"
+	// AskStack is how many of the scenario's requests its own lanes admit
+	// when applied in turn, as a service stacks a per-second and a
+	// per-minute limit (scenario.Stacked, as a lesson's stacked lanes).
+	AskStack = "stack"
+	// AskCacheLineK is the largest k of a ring of sub-buckets that divides
+	// the scenario's window and whose state for one key fits a 64-byte
+	// cache line (scenario.CacheLineBuckets, as the ring lesson's claim).
+	AskCacheLineK = "cache-line-k"
 )
+
+// WholeScenario reports whether the question is about the scenario as a
+// whole rather than about one more request at an instant.
+func (e *Exercise) WholeScenario() bool {
+	return e.Ask == AskCount || e.Ask == AskStack || e.Ask == AskCacheLineK
+}
 
 // Exercise is one exercise file.
 type Exercise struct {
@@ -173,22 +187,32 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 		if e.Policy != "" {
 			bad("policy: a \"which\" question lists its policies under policies")
 		}
+	case AskStack:
+		if e.Policy != "" || len(e.Policies) > 0 {
+			bad("policy: a stack question is about the scenario's own lanes, in order; leave policy and policies out")
+		} else if err == nil && len(s.Policies) < 2 {
+			bad("scenario: a stack question needs a scenario listing at least two policies, in the order they are applied")
+		}
+	case AskCacheLineK:
+		if e.Policy != "" || len(e.Policies) > 0 {
+			bad("policy: a cache-line-k question is about rings of sub-buckets on the scenario's window; leave policy and policies out")
+		}
 	default:
-		bad("ask: %q is not one of outcome, first-admit, count, which", e.Ask)
+		bad("ask: %q is not one of outcome, first-admit, count, which, stack, cache-line-k", e.Ask)
 	}
-	if e.Ask != AskCount {
+	if !e.WholeScenario() {
 		if e.At == "" {
 			bad("at: missing (the time of the request asked about, like \"33 s\")")
 		} else if e.at, err = scenario.ParseMoment(e.At, 0); err != nil {
 			bad("at: %v", err)
 		}
 	} else if e.At != "" {
-		bad("at: a count question is about the whole scenario; leave at out")
+		bad("at: a %s question is about the whole scenario; leave at out", e.Ask)
 	}
 	if v := e.Vary; v != nil {
 		if v.At != nil {
-			if e.Ask == AskCount {
-				bad("vary.at: a count question has no time to vary")
+			if e.WholeScenario() {
+				bad("vary.at: a %s question has no time to vary", e.Ask)
 			}
 			for _, f := range []struct {
 				name string
@@ -238,10 +262,14 @@ func resolveScenario(raw json.RawMessage, lib Catalog) (scenario.Scenario, error
 	return scenario.Parse(raw)
 }
 
-// Lanes returns the policies the exercise asks about.
+// Lanes returns the policies the exercise asks about; none for a stack,
+// which asks about the scenario's own lanes, or for a ring's k.
 func (e *Exercise) Lanes() []string {
-	if e.Ask == AskWhich {
+	switch e.Ask {
+	case AskWhich:
 		return slices.Clone(e.Policies)
+	case AskStack, AskCacheLineK:
+		return nil
 	}
 	return []string{e.Policy}
 }

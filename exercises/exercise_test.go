@@ -203,6 +203,9 @@ func TestParseRejectsBadFilesNamingTheField(t *testing.T) {
 		{`{"title": "x", "question": "q", "scenario": "try-it", "policy": "sliding-log", "ask": "outcome", "at": "soon"}`, "at:"},
 		{`{"title": "x", "question": "q", "scenario": "try-it", "policies": ["sliding-log"], "ask": "which", "at": "1 s"}`, "at least two"},
 		{`{"title": "x", "question": "q", "scenario": "try-it", "policy": "sliding-log", "ask": "count", "colour": "red"}`, "unknown field"},
+		{`{"title": "x", "question": "q", "scenario": "stacking", "policy": "sliding-log", "ask": "stack"}`, "policy: a stack question is about the scenario's own lanes"},
+		{`{"title": "x", "question": "q", "scenario": {"limit": 1, "windowMs": 1000, "policy": "sliding-log", "requests": [{"at": 0}]}, "ask": "stack"}`, "at least two policies"},
+		{`{"title": "x", "question": "q", "scenario": "stacking", "ask": "stack", "at": "1 s"}`, "at: a stack question is about the whole scenario"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.file), "bad.json", lib)

@@ -61,18 +61,21 @@ type Solution struct {
 	Kind    string
 	Outcome bool     // outcome
 	Moment  int64    // first-admit, ms
-	Count   int      // count
+	Count   int      // count, stack; k for cache-line-k
 	Admit   []string // which: the policies (as refs) that admit
 	Trace   []Step
 }
 
 // Step is one line of working: a decision with its arithmetic.
 type Step struct {
-	Policy  string
-	At      int64
-	Outcome string // explain.Outcome: "admitted", "refused, retry after 5 s", "refused, can never pass"
-	Working string
-	Note    string // why this step is shown
+	Policy string
+	At     int64
+	// NoInstant marks a step about no moment (a ring's size), whose At
+	// means nothing.
+	NoInstant bool
+	Outcome   string // explain.Outcome: "admitted", "refused, retry after 5 s", "refused, can never pass"
+	Working   string
+	Note      string // why this step is shown
 }
 
 // Text writes the answer the way the page states it.
@@ -82,7 +85,7 @@ func (s Solution) Text() string {
 		return explain.Verdict(s.Outcome)
 	case AskFirstAdmit:
 		return scenario.FormatMs(s.Moment)
-	case AskCount:
+	case AskCount, AskStack, AskCacheLineK:
 		return strconv.Itoa(s.Count)
 	case AskWhich:
 		if len(s.Admit) == 0 {
@@ -164,6 +167,39 @@ func (in Instance) Solve() (Solution, error) {
 				sol.Trace = append(sol.Trace, stepFrom(r, d, ""))
 			}
 		}
+	case AskStack:
+		steps, err := scenario.StackedSteps(s)
+		if err != nil {
+			return sol, err
+		}
+		specs := s.Specs()
+		for _, st := range steps {
+			if st.RefusedBy < 0 {
+				sol.Count++
+			}
+			sol.Trace = append(sol.Trace, stackStep(s, specs, st))
+		}
+	case AskCacheLineK:
+		w := s.WindowMs
+		k, err := scenario.CacheLineBuckets(w, func(k, bytes int64) {
+			st := Step{Policy: Label("sliding-buckets/" + strconv.FormatInt(k, 10)), NoInstant: true}
+			st.Working = fmt.Sprintf("%d numbers × 8 B = %d B", bytes/8, bytes)
+			if bytes > scenario.CacheLineBytes {
+				st.Outcome = fmt.Sprintf("over one %d-byte line", scenario.CacheLineBytes)
+			} else {
+				st.Outcome = fmt.Sprintf("fits one %d-byte line", scenario.CacheLineBytes)
+			}
+			if w%k == 0 {
+				st.Note = fmt.Sprintf("buckets of %s divide the %s window", scenario.FormatMs(w/k), scenario.FormatMs(w))
+			} else {
+				st.Note = fmt.Sprintf("does not divide the %s window into whole milliseconds", scenario.FormatMs(w))
+			}
+			sol.Trace = append(sol.Trace, st)
+		})
+		if err != nil {
+			return sol, err
+		}
+		sol.Count = int(k)
 	default:
 		return sol, fmt.Errorf("unknown question kind %q", e.Ask)
 	}
@@ -174,6 +210,33 @@ func (in Instance) Solve() (Solution, error) {
 func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, note string) Step {
 	p := scenario.PolicyResult{Policy: spec.Name, Label: spec.Label(s), Params: spec.Out(s)}
 	return stepFrom(p, d, note)
+}
+
+// When is the step's instant as the page writes it, "" for none.
+func (s Step) When() string {
+	if s.NoInstant {
+		return ""
+	}
+	return scenario.FormatMs(s.At)
+}
+
+// stackStep words one request's way through a stack by the lane that
+// settled it: the one that refused it, or the last when every lane admitted.
+func stackStep(s scenario.Scenario, specs []scenario.PolicySpec, st scenario.StackStep) Step {
+	i := len(st.Decisions) - 1
+	spec := specs[i]
+	note := "every lane admits it"
+	if st.RefusedBy >= 0 {
+		note = "the lanes before it admitted it"
+		if i == 0 {
+			note = "the first lane"
+		}
+		if i < len(specs)-1 {
+			note += "; the lanes after it are not asked"
+		}
+	}
+	p := scenario.PolicyResult{Policy: spec.Name, Label: fmt.Sprintf("lane %d: %s", i+1, spec.Label(s)), Params: spec.Out(s)}
+	return stepFrom(p, st.Decisions[i], note)
 }
 
 func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {

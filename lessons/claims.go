@@ -54,9 +54,8 @@ const (
 	measureCacheLineK = "cache-line-k"
 )
 
-// cacheLineBytes is the size of the cache line the ring's state should fit,
-// as on x86-64 and most ARM64 processors.
-const cacheLineBytes = 64
+// cacheLineBytes is the size of the cache line the ring's state should fit.
+const cacheLineBytes = scenario.CacheLineBytes
 
 // claimQuery is a parsed claim: measure, policy, scenario and options.
 type claimQuery struct {
@@ -349,42 +348,16 @@ func differFromLog(s scenario.Scenario, r scenario.PolicyResult) (int, error) {
 	return n, nil
 }
 
-// cacheLineK is the largest k whose sub-buckets divide the window into
-// whole milliseconds and whose ring, with its bookkeeping, fits one cache
-// line per key. The state grows with k, so the search stops at the first k
-// that no longer fits.
+// cacheLineK is the k the ring lesson recommends for a cache line
+// (scenario.CacheLineBuckets, which an exercise asks too).
 func cacheLineK(windowMs int64) (int64, error) {
-	best := int64(0)
-	for k := int64(1); k <= windowMs; k++ {
-		per, err := EntryBytesPerKey(scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: k}, 1, windowMs-windowMs%k)
-		if err != nil {
-			return 0, err
-		}
-		if per > cacheLineBytes {
-			break
-		}
-		if windowMs%k == 0 {
-			best = k
-		}
-	}
-	if best == 0 {
-		return 0, fmt.Errorf("no ring fits %d bytes", cacheLineBytes)
-	}
-	return best, nil
+	return scenario.CacheLineBuckets(windowMs, nil)
 }
 
-// EntryBytesPerKey is the memory one key's state takes under the policy,
-// counted the way the lessons teach it: every number the policy tracks for
-// the key (Stats.Entries) at 8 bytes each. It asks the real policy, built
-// with the limit and window given, after one decision for one key.
+// EntryBytesPerKey is the memory one key's state takes under the policy
+// (scenario.BytesPerKey): every number it tracks for a key at 8 bytes.
 func EntryBytesPerKey(spec scenario.PolicySpec, limit, windowMs int64) (int64, error) {
-	s := scenario.Scenario{Limit: limit, WindowMs: windowMs}
-	p, err := policies.New(spec.Name, spec.Params(s))
-	if err != nil {
-		return 0, err
-	}
-	p.Decide(1, 0, 1)
-	return p.Stats().Entries * 8, nil
+	return scenario.BytesPerKey(spec, limit, windowMs)
 }
 
 // FormatBytes writes a byte count in decimal units (B, kB, MB, GB, TB), to

@@ -257,7 +257,7 @@ func PredictionHint(in exercises.Instance, sol exercises.Solution) string {
 	case exercises.AskFirstAdmit:
 		ex := in.TimeExamples(sol)
 		return fmt.Sprintf("A time, such as %s or %s. A bare number is in seconds.", ex[1], ex[3])
-	case exercises.AskCount:
+	case exercises.AskCount, exercises.AskStack, exercises.AskCacheLineK:
 		return "A whole number."
 	case exercises.AskWhich:
 		return "Tick every one that admits it, or “none of them”."

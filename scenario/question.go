@@ -154,34 +154,60 @@ func admitsAt(s Scenario, spec PolicySpec, r Request, at int64) (bool, error) {
 // no budget further along). It returns, per request, whether the chain
 // admitted it and which policy (by index) refused it, -1 when none did.
 func Stacked(s Scenario) (admitted []bool, refusedBy []int, err error) {
-	if err := s.Validate(); err != nil {
+	steps, err := StackedSteps(s)
+	if err != nil {
 		return nil, nil, err
+	}
+	for _, st := range steps {
+		admitted = append(admitted, st.RefusedBy < 0)
+		refusedBy = append(refusedBy, st.RefusedBy)
+	}
+	return admitted, refusedBy, nil
+}
+
+// StackStep is one request's way through a stack of limits.
+type StackStep struct {
+	At int64
+	// Decisions are those of the lanes asked, in order: every lane's when
+	// the stack admitted the request, else up to the one that refused it.
+	Decisions []Decision
+	RefusedBy int // the lane that refused the request, -1 when none did
+}
+
+// StackedSteps is Stacked with the decision of every lane asked, so that a
+// stack's outcome can be explained lane by lane. Probes are left out.
+func StackedSteps(s Scenario) ([]StackStep, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
 	specs := s.Specs()
 	pols := make([]policies.Policy, len(specs))
 	for i, spec := range specs {
+		var err error
 		if pols[i], err = policies.New(spec.Name, spec.Params(s)); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	for _, r := range s.Requests {
+	var out []StackStep
+	for e, r := range s.Requests {
 		key := KeyOf(r.KeyName())
 		for range r.Count {
 			if r.Probe {
 				continue
 			}
-			by := -1
+			st := StackStep{At: r.At, RefusedBy: -1}
 			for i, p := range pols {
-				if !p.Decide(key, r.At, r.Cost).Allowed {
-					by = i
+				d := p.Decide(key, r.At, r.Cost)
+				st.Decisions = append(st.Decisions, Decision{Index: len(out), Entry: e, At: r.At, Key: r.KeyName(), Cost: r.Cost, Estimate: d.Estimate, Detail: d})
+				if !d.Allowed {
+					st.RefusedBy = i
 					break
 				}
 			}
-			admitted = append(admitted, by < 0)
-			refusedBy = append(refusedBy, by)
+			out = append(out, st)
 		}
 	}
-	return admitted, refusedBy, nil
+	return out, nil
 }
 
 // soleKey is the key every request of the scenario shares, or "" when they

@@ -48,6 +48,9 @@ func TestCheckingAPrediction(t *testing.T) {
 		{"time off", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"60.001 s"}}, 200, "Not what the policies decide", "5.999 s early"},
 		{"decimal comma", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"66,0 s"}}, 200, "Your prediction was right", ""},
 		{"an exercise as a prediction", "/lessons/fixed-window/predictions/fw-car-park-count", url.Values{"answer": {"9"}}, 200, "Your prediction was right", ""},
+		{"a stack, answered with the first lane alone", "/lessons/where-they-disagree/predictions/stack", url.Values{"answer": {"125"}}, 200, "Not what the policies decide", "lane 2: sliding-counter (floor) limit 60"},
+		{"a ring's k, one too large", "/lessons/ring-of-buckets/predictions/cache-line-k", url.Values{"answer": {"k = 6"}}, 200, "Not what the policies decide", "over one 64-byte line"},
+		{"an exact wait, in milliseconds", "/lessons/sliding-log/predictions/sl-exact-wait", url.Values{"answer": {"30000 ms"}}, 200, "Your prediction was right", ""},
 		{"unreadable", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"perhaps"}}, 400, "Can't read that prediction", "Answer yes or no"},
 		{"empty", "/lessons/where-they-disagree/predictions/attack", url.Values{}, 400, "Can't read that prediction", "Give a whole number"},
 		{"both none and a policy", "/lessons/sliding-counter/predictions/floor-vector", url.Values{"choice": {"none", "sliding-counter/floor"}}, 400, "Can't read that prediction", "not both"},
@@ -82,13 +85,19 @@ func TestCheckingAPrediction(t *testing.T) {
 // page with the feedback and a way back to the example.
 func TestPredictionWithoutJavaScript(t *testing.T) {
 	base := lessonsSite(t)
-	status, body := postPrediction(t, base+"/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"no"}}, false)
-	if status != 200 {
-		t.Fatalf("status %d", status)
-	}
-	for _, want := range []string{"<html", "Your prediction was right", `href="/lessons/sliding-counter#predict-car-park-35s"`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("page lacks %q", want)
+	for _, tt := range []struct{ lesson, id, answer string }{
+		{"sliding-counter", "car-park-35s", "no"},
+		{"where-they-disagree", "stack", "60"},
+		{"fixed-window", "epoch-first-admit", "1 s"},
+	} {
+		status, body := postPrediction(t, base+"/lessons/"+tt.lesson+"/predictions/"+tt.id, url.Values{"answer": {tt.answer}}, false)
+		if status != 200 {
+			t.Fatalf("%s: status %d", tt.id, status)
+		}
+		for _, want := range []string{"<html", "Your prediction was right", `href="/lessons/` + tt.lesson + `#predict-` + tt.id + `"`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s: page lacks %q", tt.id, want)
+			}
 		}
 	}
 }

@@ -271,7 +271,7 @@ func answerHint(in exercises.Instance, sol exercises.Solution) string {
 	case exercises.AskFirstAdmit:
 		ex := in.TimeExamples(sol)
 		return fmt.Sprintf("A time: %s, %s, %s or %s. A bare number is in seconds.", ex[0], ex[1], ex[2], ex[3])
-	case exercises.AskCount:
+	case exercises.AskCount, exercises.AskStack, exercises.AskCacheLineK:
 		return "A whole number."
 	}
 	return ""
@@ -283,18 +283,20 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 		Given: fb.Given, Right: fb.Right, Off: fb.Difference, Direction: fb.Direction, Explain: e.Explain,
 	}
 	for _, st := range fb.Solution.Trace {
-		out.Steps = append(out.Steps, templates.Step{At: scenario.FormatMs(st.At), Policy: st.Policy, Outcome: st.Outcome, Working: st.Working, Note: st.Note})
+		out.Steps = append(out.Steps, templates.Step{At: st.When(), Policy: st.Policy, Outcome: st.Outcome, Working: st.Working, Note: st.Note})
 	}
 	// The playground opens the same scenario, with the policies asked about
 	// and the request the question is about.
 	s := in.Scenario
-	s.Policies = nil
-	for _, lane := range e.Lanes() {
-		if spec, err := scenario.ParsePolicyRef(lane); err == nil {
-			s.Policies = append(s.Policies, spec)
+	if e.Ask != exercises.AskStack { // a stack is the scenario's own lanes
+		s.Policies = nil
+		for _, lane := range e.Lanes() {
+			if spec, err := scenario.ParsePolicyRef(lane); err == nil {
+				s.Policies = append(s.Policies, spec)
+			}
 		}
 	}
-	if e.Ask != exercises.AskCount {
+	if !e.WholeScenario() {
 		at := in.At
 		if e.Ask == exercises.AskFirstAdmit {
 			at = fb.Solution.Moment

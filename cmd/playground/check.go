@@ -8,7 +8,6 @@ import (
 
 	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/lessons"
-	"github.com/windowlab/playground/scenario"
 )
 
 // runCheck validates one exercise file and prints its question, the answer
@@ -52,7 +51,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if st.Note != "" {
 			note = " — " + st.Note
 		}
-		fmt.Fprintf(stdout, "  %-8s %s: %s (%s)%s\n", scenario.FormatMs(st.At), st.Policy, st.Outcome, st.Working, note)
+		fmt.Fprintf(stdout, "  %-8s %s: %s (%s)%s\n", st.When(), st.Policy, st.Outcome, st.Working, note)
 	}
 	return nil
 }
