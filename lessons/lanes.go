@@ -174,9 +174,13 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 			q[k] = vs
 		}
 		q.Set(id, strconv.Itoa(n))
-		return "?" + q.Encode() + "#" + id
+		return "?" + st.keepOpen(q).Encode() + "#" + id
 	}
-	v.Keep = otherValues(query, id)
+	keep := url.Values{}
+	for k, vs := range query {
+		keep[k] = slices.Clone(vs)
+	}
+	v.Keep = otherValues(st.keepOpen(keep), id)
 	v.FetchBase = lanesBase(slug, id)
 	switch raw := st.in.Get(tableParam(id)); raw {
 	case "":
@@ -191,7 +195,7 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 	}
 	whole.Set(id, strconv.Itoa(steps))
 	whole.Set(tableParam(id), "open")
-	v.WholeURL = "?" + whole.Encode() + "#" + tableID(id)
+	v.WholeURL = "?" + st.keepOpen(whole).Encode() + "#" + tableID(id)
 	v.TableSummary = tableSummary(step, steps)
 	// The table beside the picture says the same in words, request by
 	// request up to the step, so that it never tells what the lanes hide.

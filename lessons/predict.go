@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -222,10 +224,34 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 	}
 	st.openPredict = p.ID
 	st.out.Predictions = append(st.out.Predictions, p)
-	// A page drawn with the visitor's own inputs (a k, a traffic shape)
-	// comes from a widget they used, which lives in an example they had
-	// opened: it stays open.
-	return template.HTML(b.String() + revealOpen(p.ID, len(st.in) > 0)), nil //nolint:gosec // templ output and a fixed tag around an id of [a-z0-9-]
+	// A page drawn from a link or form inside an example (a lanes step, a
+	// k, a traffic shape) names that example's prediction in ?open=, so the
+	// example the visitor was reading stays open and no other one does:
+	// stepping through one example must not reveal the next one's answer.
+	return template.HTML(b.String() + revealOpen(p.ID, slices.Contains(st.in[openParam], p.ID))), nil //nolint:gosec // templ output and a fixed tag around an id of [a-z0-9-]
+}
+
+// openParam names, in a lesson's query, the predictions whose examples are
+// drawn open: the links and forms inside an example add their own.
+const openParam = "open"
+
+// keepOpen adds the prediction whose example is being rendered to a query
+// that a link or form inside it will carry.
+func (st *renderState) keepOpen(q url.Values) url.Values {
+	if st.openPredict != "" && !slices.Contains(q[openParam], st.openPredict) {
+		q.Add(openParam, st.openPredict)
+	}
+	return q
+}
+
+// openValues are the hidden inputs a widget's GET form carries so that the
+// example it sits in is open again on the page it leads to.
+func (st *renderState) openValues() []queryValue {
+	var out []queryValue
+	for _, id := range st.keepOpen(url.Values{openParam: slices.Clone(st.in[openParam])})[openParam] {
+		out = append(out, queryValue{openParam, id})
+	}
+	return out
 }
 
 // revealOpen starts the region a prediction guards, closed unless open;

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -143,20 +144,57 @@ func TestPredictionHintNeverUsesTheAnswer(t *testing.T) {
 	}
 }
 
-// TestExampleStaysOpenForItsWidget: a page drawn with the visitor's inputs
-// comes from a widget inside an example they had opened, so it stays open.
-func TestExampleStaysOpenForItsWidget(t *testing.T) {
-	lib, l := predictLib(t, carPark35+"\n```memory-calculator\n{\"limit\": 100, \"keys\": 10, \"policies\": [\"fixed-window\"]}\n```\n\n```predict-end\n```\n")
-	for _, tt := range []struct {
-		in   url.Values
-		open bool
-	}{{nil, false}, {url.Values{"limit": {"7"}}, true}} {
-		r, err := lib.Render(l, tt.in)
+// TestOnlyTheExampleAVisitorWasInStaysOpen: a link or form inside an
+// example names its prediction in ?open=, so the page it leads to opens
+// that example and no other: stepping through one example's lanes, or
+// changing a widget in it, must not show the next example's answer.
+func TestOnlyTheExampleAVisitorWasInStaysOpen(t *testing.T) {
+	second := "```predict\n" + `{"id": "car-40", "scenario": "car-park", "policy": "sliding-counter/exact", "ask": "outcome", "at": "40 s", "question": "Is the first car at 40 s admitted?"}` + "\n```\n"
+	lib, l := predictLib(t, carPark35+
+		"\n```lanes\n"+`{"caption": "first", "scenario": "car-park", "policies": ["sliding-counter/exact"], "step": 3}`+"\n```\n"+
+		"\n```memory-calculator\n{\"limit\": 100, \"keys\": 10, \"policies\": [\"fixed-window\"]}\n```\n\n```predict-end\n```\n\n"+
+		second+"\n```lanes\n"+`{"caption": "second", "scenario": "car-park", "policies": ["sliding-counter/exact"]}`+"\n```\n\n```predict-end\n```\n")
+	opened := func(t *testing.T, in url.Values) (first, second bool, html string) {
+		t.Helper()
+		r, err := lib.Render(l, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if open := strings.Contains(string(r.HTML), `data-predict-reveal="car-35" data-testid="predict-reveal" open>`); open != tt.open {
-			t.Errorf("inputs %v: example open %v, want %v", tt.in, open, tt.open)
+		html = string(r.HTML)
+		return strings.Contains(html, `data-predict-reveal="car-35" data-testid="predict-reveal" open>`),
+			strings.Contains(html, `data-predict-reveal="car-40" data-testid="predict-reveal" open>`), html
+	}
+	for _, tt := range []struct {
+		name          string
+		in            url.Values
+		first, second bool
+	}{
+		{"no query", nil, false, false},
+		{"a lanes step alone", url.Values{"lanes-1": {"4"}}, false, false},
+		{"a widget's input alone", url.Values{"limit": {"7"}}, false, false},
+		{"the first example named", url.Values{"lanes-1": {"4"}, "open": {"car-35"}}, true, false},
+		{"both named", url.Values{"open": {"car-35", "car-40"}}, true, true},
+	} {
+		first, second, _ := opened(t, tt.in)
+		if first != tt.first || second != tt.second {
+			t.Errorf("%s (%v): first example open %v, second %v; want %v, %v", tt.name, tt.in, first, second, tt.first, tt.second)
 		}
+	}
+	// What the first example's controls carry: its own prediction only.
+	_, _, html := opened(t, nil)
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, _ := doc.Find("#lanes-1-next").Attr("href")
+	if q, err := url.ParseQuery(strings.TrimPrefix(strings.SplitN(next, "#", 2)[0], "?")); err != nil || !slices.Equal(q["open"], []string{"car-35"}) {
+		t.Errorf("the first lanes' Next link %q carries open=%v, want [car-35]", next, q["open"])
+	}
+	if v, ok := doc.Find(`#memory input[type=hidden][name=open]`).Attr("value"); !ok || v != "car-35" {
+		t.Errorf("the memory calculator's form keeps open=%q (present %v), want car-35", v, ok)
+	}
+	next2, _ := doc.Find("#lanes-2-first").Attr("href")
+	if q, _ := url.ParseQuery(strings.TrimPrefix(strings.SplitN(next2, "#", 2)[0], "?")); !slices.Equal(q["open"], []string{"car-40"}) {
+		t.Errorf("the second lanes' Start link %q carries open=%v, want [car-40]", next2, q["open"])
 	}
 }

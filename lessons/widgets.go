@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 
@@ -128,6 +129,7 @@ func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 		warn += w + " "
 	}
 	return renderHTML(memoryWidget(memoryView{
+		Keep:  st.openValues(),
 		Limit: limit, Keys: keys, KeysText: groupDigits(keys), Rows: rows, Warn: warn,
 		MaxLimit: policies.MaxLimit, MaxKeys: maxKeys,
 	}))
@@ -236,7 +238,8 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		if i > 0 && i < len(specs)-1 {
 			k := specs[i].Buckets
 			r.HasKValue, r.KValue = true, k
-			r.KLink = "?k=" + strconv.FormatInt(k, 10) + "#ring"
+			q := st.keepOpen(url.Values{"k": {strconv.FormatInt(k, 10)}})
+			r.KLink = "?" + q.Encode() + "#ring"
 			r.Selected = i-1 == idx
 		}
 		rows = append(rows, r)
@@ -254,7 +257,8 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		}
 	}
 	return renderHTML(ringWidget(ringView{
-		K: ks[idx], Ks: ks, Index: idx, Rows: rows, Selected: rows[idx+1], Warn: warn,
+		Keep: st.openValues(),
+		K:    ks[idx], Ks: ks, Index: idx, Rows: rows, Selected: rows[idx+1], Warn: warn,
 		Total: total, Limit: s.Limit, Window: scenario.FormatMs(s.WindowMs),
 	}))
 }
@@ -374,6 +378,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		matrix = append(matrix, row)
 	}
 	return renderHTML(compareWidget(compareView{
+		Keep:   st.openValues(),
 		Shapes: comparedShapes, Shape: shape, Seed: seed, Rows: rows, Total: total,
 		Limit: b.Limit, Window: scenario.FormatMs(b.WindowMs), Names: names, Matrix: matrix,
 		Play: scenario.EncodeURL(s),

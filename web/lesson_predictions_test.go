@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -94,10 +95,18 @@ func TestPredictionWithoutJavaScript(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("%s: status %d", tt.id, status)
 		}
-		for _, want := range []string{"<html", "Your prediction was right", `href="/lessons/` + tt.lesson + `#predict-` + tt.id + `"`} {
+		back := "/lessons/" + tt.lesson + "?open=" + tt.id + "#predict-" + tt.id
+		for _, want := range []string{"<html", "Your prediction was right", `href="` + back + `"`} {
 			if !strings.Contains(body, want) {
 				t.Errorf("%s: page lacks %q", tt.id, want)
 			}
+		}
+		// The way back leads to the lesson with this example open, and
+		// no other.
+		lesson := get(t, base+strings.SplitN(back, "#", 2)[0])
+		open := regexp.MustCompile(`data-predict-reveal="([a-z0-9-]+)" data-testid="predict-reveal" open>`).FindAllStringSubmatch(lesson.body, -1)
+		if lesson.status != 200 || len(open) != 1 || open[0][1] != tt.id {
+			t.Errorf("%s: back in the lesson (status %d), examples open %v, want only %s", tt.id, lesson.status, open, tt.id)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -125,15 +126,16 @@ func TestStackedLanesFeedEachLaneWhatPassed(t *testing.T) {
 // TestLessonLanesStepFormKeepsThePage submits a lanes block's no-JavaScript
 // step form as a browser would (its inputs, in order, as the query): the
 // ring lesson's ?k= and the other block's step survive, and the block's own
-// step is the slider's alone.
+// step is the slider's alone; the example the form sits in (and only that
+// one) is open on the page it leads to.
 func TestLessonLanesStepFormKeepsThePage(t *testing.T) {
 	base := lessonsSite(t)
 	for _, tt := range []struct {
 		page, id, slider string
 		want             url.Values
 	}{
-		{"/lessons/ring-of-buckets?k=10&lanes-1=3", "lanes-1", "5", url.Values{"k": {"10"}, "lanes-1": {"5"}}},
-		{"/lessons/where-they-disagree?lanes-1=2&lanes-2=4", "lanes-2", "1", url.Values{"lanes-1": {"2"}, "lanes-2": {"1"}}},
+		{"/lessons/ring-of-buckets?k=10&lanes-1=3", "lanes-1", "5", url.Values{"k": {"10"}, "lanes-1": {"5"}, "open": {"ring-k10"}}},
+		{"/lessons/where-they-disagree?lanes-1=2&lanes-2=4", "lanes-2", "1", url.Values{"lanes-1": {"2"}, "lanes-2": {"1"}, "open": {"end-loaded"}}},
 	} {
 		res := get(t, base+tt.page)
 		if res.status != 200 {
@@ -158,6 +160,10 @@ func TestLessonLanesStepFormKeepsThePage(t *testing.T) {
 		next := get(t, base+"/lessons/"+strings.TrimPrefix(strings.SplitN(tt.page, "?", 2)[0], "/lessons/")+"?"+sent.Encode())
 		if next.status != 200 || !strings.Contains(next.body, "Step "+tt.slider+" of") {
 			t.Errorf("submitting %s's form: status %d, no step %s", tt.id, next.status, tt.slider)
+		}
+		open := regexp.MustCompile(`data-predict-reveal="([a-z0-9-]+)" data-testid="predict-reveal" open>`).FindAllStringSubmatch(next.body, -1)
+		if len(open) != 1 || open[0][1] != tt.want.Get("open") {
+			t.Errorf("submitting %s's form: examples open %v, want only %s", tt.id, open, tt.want.Get("open"))
 		}
 	}
 }
