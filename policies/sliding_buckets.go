@@ -125,7 +125,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	st := s.keys.find(key)
 	if st == nil {
-		if cost < 1 || cost > s.p.Limit {
+		if neverFits(cost, s.p.Limit) {
 			d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
 				Terms: Terms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}}
 			return refusedNever(d)
@@ -135,7 +135,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	ring := s.ring(st.ring)
 	own := now / s.width
 	var b, elapsed, oldest, rest int64
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		b, elapsed, oldest, rest = s.view(*st, ring, now)
 	} else {
 		s.advance(st, ring, own)
@@ -155,7 +155,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 		Terms: Terms{Elapsed: elapsed, Previous: oldest, Current: rest, Carried: carried,
 			BucketMs: s.width},
 	}
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		return refusedNever(d)
 	}
 	fits := admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true)

@@ -194,7 +194,7 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Capacity, d.Cost = s.p.Limit, cost
 	d.Terms.WindowStart, d.Terms.Elapsed = start, elapsed
 	d.Terms.Previous, d.Terms.Current, d.Terms.Carried = previous, current, carried
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		d.Never = true // and changes nothing
 		return d
 	}
@@ -213,7 +213,7 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
 func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		return Verdict{Never: true}
 	}
 	st := s.keys.atHome(key)

@@ -80,7 +80,7 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	st := l.keys.find(key)
 	if st == nil {
-		if cost < 1 || cost > l.p.Limit {
+		if neverFits(cost, l.p.Limit) {
 			return refusedNever(Decision{At: now, Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost})
 		}
 		st = l.add(key)
@@ -98,7 +98,7 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 	if count > 0 {
 		d.Terms.OldestMs = ring[head]
 	}
-	if cost < 1 || cost > l.p.Limit {
+	if neverFits(cost, l.p.Limit) {
 		return refusedNever(d)
 	}
 	if int64(count)+cost <= l.p.Limit {
