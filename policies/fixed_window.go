@@ -67,7 +67,7 @@ func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Estimate = Whole(count)
 	d.Capacity, d.Cost = f.p.Limit, cost
 	d.Terms.WindowStart, d.Terms.Elapsed, d.Terms.Count = start, at-start, count
-	if cost < 1 || cost > f.p.Limit {
+	if neverFits(cost, f.p.Limit) {
 		d.Never = true // and changes nothing
 		return d
 	}
@@ -86,7 +86,7 @@ func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) (d Decision) {
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
 func (f *fixedWindowPolicy) Allow(key Key, now, cost int64) Verdict {
-	if cost < 1 || cost > f.p.Limit {
+	if neverFits(cost, f.p.Limit) {
 		return Verdict{Never: true}
 	}
 	st := f.keys.atHome(key)

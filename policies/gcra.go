@@ -65,7 +65,7 @@ func (g *gcraPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Estimate = Fraction{tat - t, g.p.WindowMs}
 	d.Capacity, d.Cost = g.p.Burst, cost
 	d.Terms.TAT = Fraction{tat, g.p.Limit}
-	if cost < 1 || cost > g.p.Burst {
+	if neverFits(cost, g.p.Burst) {
 		d.Never = true // and changes nothing
 		return d
 	}
@@ -86,7 +86,7 @@ func (g *gcraPolicy) Decide(key Key, now, cost int64) (d Decision) {
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
 func (g *gcraPolicy) Allow(key Key, now, cost int64) Verdict {
-	if cost < 1 || cost > g.p.Burst {
+	if neverFits(cost, g.p.Burst) {
 		return Verdict{Never: true}
 	}
 	st := g.keys.atHome(key)

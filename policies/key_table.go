@@ -19,6 +19,7 @@ type keyTable[S any] struct {
 	slots   []keySlot[S] // power-of-two length
 	shift   uint         // 64 - log2(len(slots))
 	used    int          // occupied slots, key 0 not included
+	last    uint64       // slot atHome last found a key in
 	seed    uint64
 	zero    S
 	hasZero bool
@@ -44,8 +45,11 @@ func newKeyTable[S any]() keyTable[S] {
 // which two keys chosen without knowing the multiplier share a home slot
 // with probability at most 2/len(slots). One multiplication keeps the short
 // path of insert small enough to inline.
+//
+// shift is at most 61, but the compiler cannot know it; masking it to 63
+// spares the three instructions Go adds for a shift of 64 or more.
 func (t *keyTable[S]) home(k Key) uint64 {
-	return (k * t.seed) >> t.shift
+	return (k * t.seed) >> (t.shift & 63)
 }
 
 // find returns the state of k, or nil if k was never inserted. The pointer
@@ -78,14 +82,22 @@ func (t *keyTable[S]) get(k Key) S {
 	return zero
 }
 
-// atHome returns the state of k if k sits in its home slot, the common case
-// at a load of at most 3/4, and nil otherwise (k absent, displaced, or 0).
-// It is small enough for the compiler to inline, which insert, holding the
+// atHome returns the state of k if k is the key atHome last found or sits
+// in its home slot, and nil otherwise (k absent, displaced, or 0). The
+// first check makes a hot key, the case a limiter must be fastest at, cost
+// no hashing; the second is the common case at a load of at most 3/4. It
+// is small enough for the compiler to inline, which insert, holding the
 // probe loop and the growth, is not: the policies' fast paths try atHome
 // first.
 func (t *keyTable[S]) atHome(k Key) *S {
-	s := &t.slots[t.home(k)]
-	if s.key == k && k != 0 {
+	// last is a hint, not state: slots never shrink, so it stays in range,
+	// and a slot holding k is k's slot wherever the hint came from.
+	if s := &t.slots[t.last]; s.key == k && k != 0 {
+		return &s.state
+	}
+	i := t.home(k)
+	if s := &t.slots[i]; s.key == k && k != 0 {
+		t.last = i
 		return &s.state
 	}
 	return nil

@@ -235,3 +235,50 @@ func TestPropertyAllowIsDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyHotKeyAllowIsDecide is TestPropertyAllowIsDecide on the
+// traffic the remembered solutions are for: one or two busy keys, the clock
+// moving by 0 to 3 ms, so most requests are refusals like the one before
+// and Allow answers them from what it remembered (the counter's admission
+// test, token-bucket's and the counter's retry, sliding-buckets' retry).
+// Allow's own shortcut (the counter's admission test) would show as a
+// verdict or a state unlike Decide's; a remembered retry, which Decide
+// shares, as a wait that does not admit or is not the shortest.
+func TestPropertyHotKeyAllowIsDecide(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 37))
+	for _, name := range Names {
+		for round := range 20 {
+			p := randomParams(r, name)
+			decided, allowed := mustNew(t, name, p), mustNew(t, name, p)
+			now := r.Int64N(3 * p.WindowMs)
+			for i := range 1500 {
+				now += r.Int64N(4)
+				key, cost := Key(1+r.IntN(8)/7), int64(1)
+				if r.IntN(6) == 0 {
+					cost = 1 + r.Int64N(p.Limit)
+				}
+				d := decided.Decide(key, now, cost)
+				if got, want := allowed.Allow(key, now, cost), verdictOf(d); got != want {
+					t.Fatalf("%s %+v round %d step %d: Allow(%d, %d, %d) = %+v, want Decide's %+v (seed %d)",
+						name, p, round, i, key, now, cost, got, want, propertySeed)
+				}
+				if d.Allowed || d.Never {
+					continue
+				}
+				if !cloneOf(t, allowed).Allow(key, now+d.RetryAfterMs, cost).Allowed {
+					t.Fatalf("%s %+v round %d step %d: refused at %d with retry %d, still refused then (seed %d)",
+						name, p, round, i, now, d.RetryAfterMs, propertySeed)
+				}
+				if d.RetryAfterMs > 0 && cloneOf(t, allowed).Allow(key, now+d.RetryAfterMs-1, cost).Allowed {
+					t.Fatalf("%s %+v round %d step %d: refused at %d with retry %d, admitted 1 ms earlier (seed %d)",
+						name, p, round, i, now, d.RetryAfterMs, propertySeed)
+				}
+			}
+			for k := range Key(3) {
+				if got, want := fmt.Sprint(allowed.Snapshot(k, now)), fmt.Sprint(decided.Snapshot(k, now)); got != want {
+					t.Fatalf("%s %+v round %d: key %d after Allow = %s, after Decide = %s", name, p, round, k, got, want)
+				}
+			}
+		}
+	}
+}

@@ -48,7 +48,17 @@ type slidingBucketsPolicy struct {
 	width int64 // b, the bucket width in ms
 	keys  keyTable[slidingBucketsState]
 	slots []int64 // ring i is slots[i*n : (i+1)*n]
+
+	// Caches, not state: each gives what a division would, so that a
+	// decision in the same bucket as the one before, and a refusal like
+	// the one before, divide nothing.
+	clock     windowClock // buckets of width
+	lastPos   ringPos
+	lastRetry bucketsRetry
 }
+
+// ringPos is pos(bucket), remembered.
+type ringPos struct{ bucket, pos int64 }
 
 type slidingBucketsState struct {
 	newest int64 // absolute index of the newest bucket seen
@@ -59,7 +69,8 @@ type slidingBucketsState struct {
 func newSlidingBuckets(p Params) *slidingBucketsPolicy {
 	return &slidingBucketsPolicy{
 		p: p, k: p.Buckets, n: p.Buckets + 1, width: p.WindowMs / p.Buckets,
-		keys: newKeyTable[slidingBucketsState](),
+		keys:  newKeyTable[slidingBucketsState](),
+		clock: newWindowClock(p.WindowMs / p.Buckets), lastPos: ringPos{0, 0},
 	}
 }
 
@@ -79,15 +90,33 @@ func (s *slidingBucketsPolicy) pos(x int64) int64 {
 	return ((x % s.n) + s.n) % s.n
 }
 
+// posOf is pos(x), remembering the last answer: the buckets a key is
+// decided in change every width ms, not every request.
+func (s *slidingBucketsPolicy) posOf(x int64) int64 {
+	if x != s.lastPos.bucket {
+		s.lastPos = ringPos{x, s.pos(x)}
+	}
+	return s.lastPos.pos
+}
+
 // advance moves the ring to bucket b > st.newest, zeroing the slots of the
-// buckets that left: at most n.
+// buckets that left: at most n, all of them (the common case for a key
+// idle a window or more) without finding where the ring starts.
 func (s *slidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b int64) {
 	if b <= st.newest {
 		return
 	}
-	steps := min(b-st.newest, s.n)
-	for x := st.newest + 1; x <= st.newest+steps; x++ {
-		p := s.pos(x)
+	if b-st.newest >= s.n {
+		clear(ring)
+		st.total = 0
+		st.newest = b
+		return
+	}
+	p := s.pos(st.newest)
+	for range b - st.newest {
+		if p++; p == s.n {
+			p = 0
+		}
 		st.total -= ring[p]
 		ring[p] = 0
 	}
@@ -125,7 +154,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	now = clampTime(now)
 	st := s.keys.find(key)
 	if st == nil {
-		if cost < 1 || cost > s.p.Limit {
+		if neverFits(cost, s.p.Limit) {
 			d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
 				Terms: Terms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}}
 			return refusedNever(d)
@@ -135,7 +164,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	ring := s.ring(st.ring)
 	own := now / s.width
 	var b, elapsed, oldest, rest int64
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		b, elapsed, oldest, rest = s.view(*st, ring, now)
 	} else {
 		s.advance(st, ring, own)
@@ -155,7 +184,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 		Terms: Terms{Elapsed: elapsed, Previous: oldest, Current: rest, Carried: carried,
 			BucketMs: s.width},
 	}
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		return refusedNever(d)
 	}
 	fits := admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true)
@@ -171,7 +200,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 		// estimated exactly like this one and admits.
 		d.RetryAfterMs = (b-s.k+1)*s.width - now
 	default:
-		d.RetryAfterMs = s.retryAt(ring, b, elapsed, oldest, rest, cost) - now
+		d.RetryAfterMs = s.retry(st, ring, elapsed, oldest, rest, cost) - now
 	}
 	return d
 }
@@ -197,10 +226,74 @@ func (s *slidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, c
 	return (b + s.k + 1) * s.width
 }
 
-// Allow implements Policy. Most of the work is advancing the ring, which
-// Decide does as cheaply, so Allow is Decide's verdict.
+// retry is retryAt, remembering the last solution. It depends on the ring's
+// contents, which are fixed by the ring, its newest bucket and its total:
+// within one newest bucket the total only grows, with each admission. So a
+// key refused again and again in one bucket, the case a limiter must be
+// fastest at, walks no buckets and divides nothing.
+func (s *slidingBucketsPolicy) retry(st *slidingBucketsState, ring []int64, elapsed, oldest, rest, cost int64) int64 {
+	m := &s.lastRetry
+	b := st.newest
+	if m.ring != st.ring || m.newest != b || m.total != st.total || m.cost != cost {
+		// Solved from elapsed 0, so the answer holds for any elapsed in b.
+		at := s.retryAt(ring, b, 0, oldest, rest, cost)
+		*m = bucketsRetry{ring: st.ring, newest: b, total: st.total, cost: cost, at: at}
+	}
+	if m.at < (b+1)*s.width { // inside bucket b: not before now
+		return max(m.at, b*s.width+elapsed)
+	}
+	return m.at
+}
+
+// bucketsRetry is a solved retry for one ring's contents and a cost. Its
+// zero value solves nothing: cost is never 0.
+type bucketsRetry struct {
+	ring                int32
+	newest, total, cost int64
+	at                  int64 // retryAt from elapsed 0 in bucket newest
+}
+
+// Allow implements Policy: Decide's arithmetic and change of state, without
+// building the 168-byte explanation.
 func (s *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
-	return verdictOf(s.Decide(key, now, cost))
+	if neverFits(cost, s.p.Limit) {
+		return Verdict{Never: true} // and changes nothing, like Decide
+	}
+	st := s.keys.atHome(key)
+	if st == nil {
+		if st = s.keys.find(key); st == nil {
+			st = s.add(key)
+		}
+	}
+	now = clampTime(now)
+	ring := s.ring(st.ring)
+	own, elapsed := s.clock.split(now)
+	s.advance(st, ring, own)
+	b := st.newest
+	if own != b {
+		elapsed = 0
+	}
+	pb := s.posOf(b)
+	po := pb + 1 // bucket b-k = b+1 - n
+	if po == s.n {
+		po = 0
+	}
+	oldest := ring[po]
+	rest := st.total - oldest
+	fits := admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true)
+	switch {
+	case fits && own == b:
+		ring[pb] += cost
+		st.total += cost
+		return Verdict{Allowed: true}
+	case fits && own > b-s.k:
+		ring[s.pos(own)] += cost
+		st.total += cost
+		return Verdict{Allowed: true}
+	case fits:
+		return Verdict{RetryAfterMs: (b-s.k+1)*s.width - now}
+	}
+	return Verdict{RetryAfterMs: s.retry(st, ring, elapsed, oldest, rest, cost) - now}
 }
 
 // add allocates the state and the ring of a new key.
@@ -218,6 +311,7 @@ func (s *slidingBucketsPolicy) add(key Key) *slidingBucketsState {
 // advancing the ring first; a bucket that has left the ring is dropped. It
 // checks no limit and exists so the seed's ring asserts can run as tests.
 func (s *slidingBucketsPolicy) record(key Key, now, count int64) {
+	s.lastRetry = bucketsRetry{} // a count may be anything here, so the total no longer names the contents
 	now = clampTime(now)
 	st := s.keys.find(key)
 	if st == nil {

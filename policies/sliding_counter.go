@@ -139,38 +139,38 @@ func firstElapsed(previous, room, width int64, exact bool) int64 {
 // does not change, so the last one is remembered: a key refused again and
 // again, the case a limiter must be fastest at, then costs no division.
 // (retryAt is small enough to inline; the solving is in solveRetry.)
-func (s *slidingCounterPolicy) retryAt(start, elapsed, previous, current, cost int64) int64 {
+func (s *slidingCounterPolicy) retryAt(start, previous, current, cost int64) int64 {
 	m := &s.lastRetry
 	if m.previous != previous || m.current != current || m.cost != cost {
 		s.solveRetry(previous, current, cost)
 	}
-	if m.offset < 0 { // later in this window, but not before now
-		return start + max(-m.offset-1, elapsed)
-	}
 	return start + m.offset
 }
 
-// retrySolution is a solved retryAt for its counts and cost: the offset
-// from the window start, or -(elapsed+1) when the request passes from that
-// elapsed in this window. Its zero value solves nothing: cost is never 0.
+// retrySolution is a solved request for its counts and cost. first is the
+// smallest elapsed at which it is admitted in this window (width or more
+// when none is): the admitting elapsed values are [first, width], so
+// admits(elapsed) is elapsed >= first. offset is the retry from the window
+// start after a refusal, which happened at an elapsed below first. Its zero
+// value solves nothing: cost is never 0.
 type retrySolution struct {
 	previous, current, cost int64
-	offset                  int64
+	first, offset           int64
 }
 
 func (s *slidingCounterPolicy) solveRetry(previous, current, cost int64) {
-	s.lastRetry = retrySolution{previous: previous, current: current, cost: cost, offset: s.retryOffset(previous, current, cost)}
-}
-
-func (s *slidingCounterPolicy) retryOffset(previous, current, cost int64) int64 {
 	w := s.p.WindowMs
-	if e := firstElapsed(previous, s.p.Limit-current-cost, w, s.exact); e < w {
-		return -e - 1
+	m := retrySolution{previous: previous, current: current, cost: cost}
+	m.first = firstElapsed(previous, s.p.Limit-current-cost, w, s.exact)
+	switch e := firstElapsed(current, s.p.Limit-cost, w, s.exact); {
+	case m.first < w:
+		m.offset = m.first
+	case e < w:
+		m.offset = w + e
+	default:
+		m.offset = 2 * w
 	}
-	if e := firstElapsed(current, s.p.Limit-cost, w, s.exact); e < w {
-		return w + e
-	}
-	return 2 * w
+	s.lastRetry = m
 }
 
 // Decide implements Policy, filling its named result field by field (see
@@ -194,7 +194,7 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Capacity, d.Cost = s.p.Limit, cost
 	d.Terms.WindowStart, d.Terms.Elapsed = start, elapsed
 	d.Terms.Previous, d.Terms.Current, d.Terms.Carried = previous, current, carried
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		d.Never = true // and changes nothing
 		return d
 	}
@@ -202,7 +202,7 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 		d.Allowed = true
 		current += cost
 	} else {
-		d.RetryAfterMs = s.retryAt(start, elapsed, previous, current, cost) - now
+		d.RetryAfterMs = s.retryAt(start, previous, current, cost) - now
 	}
 	if ps == nil {
 		ps = s.keys.insert(key)
@@ -213,7 +213,7 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
 func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
-	if cost < 1 || cost > s.p.Limit {
+	if neverFits(cost, s.p.Limit) {
 		return Verdict{Never: true}
 	}
 	st := s.keys.atHome(key)
@@ -224,21 +224,30 @@ func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
 	at, _ := decideAt(now, st.latest)
 	start, previous, current := s.view(*st, at)
 	elapsed := at - start
-	if !s.admits(previous, current, elapsed, cost) {
+	// A remembered solution for these counts and cost answers both the
+	// admission test (elapsed >= first) and the retry: a key refused again
+	// and again multiplies and divides nothing. retryAt, written out: the
+	// compiler does not inline it. A solution not remembered is found in a
+	// call whose result is returned as it is, so no value lives across it
+	// and the remembered path saves nothing to the stack.
+	if m := &s.lastRetry; m.previous == previous && m.current == current && m.cost == cost {
+		if elapsed < m.first {
+			*st = slidingCounterState{latest: at, previous: previous, current: current}
+			return Verdict{RetryAfterMs: start + m.offset - now}
+		}
+	} else if !s.admits(previous, current, elapsed, cost) {
 		*st = slidingCounterState{latest: at, previous: previous, current: current}
-		// retryAt, written out: the compiler does not inline it.
-		m := &s.lastRetry
-		if m.previous != previous || m.current != current || m.cost != cost {
-			s.solveRetry(previous, current, cost)
-		}
-		retry := start + m.offset
-		if m.offset < 0 {
-			retry = start + max(-m.offset-1, elapsed)
-		}
-		return Verdict{RetryAfterMs: retry - now}
+		return s.refuseSolving(start, previous, current, cost, now)
 	}
 	*st = slidingCounterState{latest: at, previous: previous, current: current + cost}
 	return Verdict{Allowed: true}
+}
+
+// refuseSolving is Allow's refusal when the retry is not remembered.
+//
+//go:noinline
+func (s *slidingCounterPolicy) refuseSolving(start, previous, current, cost, now int64) Verdict {
+	return Verdict{RetryAfterMs: s.retryAt(start, previous, current, cost) - now}
 }
 
 // Peek implements Policy.

@@ -22,9 +22,10 @@ import "unsafe"
 // latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
 // the caller's now. Keys are never forgotten.
 type tokenBucketPolicy struct {
-	p        Params
-	capacity int64 // burst*windowMs units
-	keys     keyTable[tokenBucketState]
+	p         Params
+	capacity  int64 // burst*windowMs units
+	keys      keyTable[tokenBucketState]
+	lastRetry tokenRetry
 }
 
 type tokenBucketState struct {
@@ -47,6 +48,33 @@ func (t *tokenBucketPolicy) used(st tokenBucketState, at int64) int64 {
 	return max(0, st.used-t.p.Limit*(at-st.latest))
 }
 
+// retryAt is the instant a refused request of cost, whose key holds used
+// units at instant at, is first admitted if nothing else arrives:
+// ⌈(used + cost*windowMs - capacity)/limit⌉ after at. A refusal means used
+// was not clamped at 0, so used = line - limit*at on one refill line, and
+// the instant is ⌈(line + cost*windowMs - capacity)/limit⌉, the same for
+// every refusal on that line: a key refused again and again, the case a
+// limiter must be fastest at, then costs a multiplication and no division.
+func (t *tokenBucketPolicy) retryAt(at, used, cost int64) int64 {
+	line := at*t.p.Limit + used // < 2^62 + 2^60: at <= MaxTime, limit <= MaxLimit
+	m := &t.lastRetry
+	if m.line != line || m.cost != cost {
+		t.solveRetry(line, cost)
+	}
+	return m.at
+}
+
+// tokenRetry is a solved retryAt for its refill line and cost. Its zero
+// value solves nothing: cost is never 0.
+type tokenRetry struct {
+	line, cost int64
+	at         int64
+}
+
+func (t *tokenBucketPolicy) solveRetry(line, cost int64) {
+	t.lastRetry = tokenRetry{line: line, cost: cost, at: ceilDiv(line+cost*t.p.WindowMs-t.capacity, t.p.Limit)}
+}
+
 // Decide implements Policy, filling its named result field by field (see
 // fixedWindowPolicy.Decide).
 func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
@@ -66,7 +94,7 @@ func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Estimate = Fraction{used, w}
 	d.Capacity, d.Cost = t.p.Burst, cost
 	d.Terms.Tokens = Fraction{t.capacity - used, w}
-	if cost < 1 || cost > t.p.Burst {
+	if neverFits(cost, t.p.Burst) {
 		d.Never = true // and changes nothing
 		return d
 	}
@@ -74,7 +102,7 @@ func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
 		d.Allowed = true
 		used += cost * w
 	} else {
-		d.RetryAfterMs = at + ceilDiv(missing, t.p.Limit) - now
+		d.RetryAfterMs = t.retryAt(at, used, cost) - now
 	}
 	if ps == nil {
 		ps = t.keys.insert(key)
@@ -85,7 +113,7 @@ func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
 func (t *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
-	if cost < 1 || cost > t.p.Burst {
+	if neverFits(cost, t.p.Burst) {
 		return Verdict{Never: true}
 	}
 	st := t.keys.atHome(key)
@@ -97,7 +125,7 @@ func (t *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
 	used := t.used(*st, at)
 	if missing := used + cost*t.p.WindowMs - t.capacity; missing > 0 {
 		*st = tokenBucketState{latest: at, used: used}
-		return Verdict{RetryAfterMs: at + ceilDiv(missing, t.p.Limit) - now}
+		return Verdict{RetryAfterMs: t.retryAt(at, used, cost) - now}
 	}
 	*st = tokenBucketState{latest: at, used: used + cost*t.p.WindowMs}
 	return Verdict{Allowed: true}

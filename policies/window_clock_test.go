@@ -5,13 +5,13 @@ import (
 	"testing"
 )
 
-// TestWindowClockIsDivision checks the cached window start against the
-// division it saves, with instants forward, backward, on edges and far
+// TestWindowClockIsDivision checks the cached window start, and the cached
+// window index and elapsed time, against the divisions they save, with instants forward, backward, on edges and far
 // apart.
 func TestWindowClockIsDivision(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 41))
 	for _, width := range []int64{1, 2, 7, 1000, 1200, MaxWindowMs} {
-		c := newWindowClock(width)
+		c, d := newWindowClock(width), newWindowClock(width)
 		at := int64(0)
 		for i := range 5000 {
 			switch r.IntN(5) {
@@ -26,6 +26,9 @@ func TestWindowClockIsDivision(t *testing.T) {
 			}
 			if got, want := c.startOf(at), at-at%width; got != want {
 				t.Fatalf("width %d step %d: startOf(%d) = %d, want %d", width, i, at, got, want)
+			}
+			if index, elapsed := d.split(at); index != at/width || elapsed != at%width {
+				t.Fatalf("width %d step %d: split(%d) = %d, %d, want %d, %d", width, i, at, index, elapsed, at/width, at%width)
 			}
 		}
 	}

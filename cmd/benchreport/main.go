@@ -1,0 +1,106 @@
+// Command benchreport turns the output of one run of the policies'
+// benchmarks into the README's speed tables, as Markdown, with every ratio
+// computed from that run and each goal line marked met or not met by one
+// rule (a ratio at most 1.00 as printed is met):
+//
+//	go test -run '^$' -bench . -benchmem -cpu 1,2 ./policies/ > /tmp/bench.txt
+//	go run ./cmd/benchreport /tmp/bench.txt                 # print the tables
+//	go run ./cmd/benchreport -readme README.md /tmp/bench.txt   # replace them in the README
+//
+// With no file it reads standard input. With -count above 1 each number is
+// the median of the rounds. -readme replaces what lies between the lines
+// "<!-- benchreport:begin -->" and "<!-- benchreport:end -->" and nothing
+// else. scripts/bench.sh runs the benchmarks and this in one go.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+const (
+	beginMarker = "<!-- benchreport:begin -->"
+	endMarker   = "<!-- benchreport:end -->"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is bad input or flags: exit status 2.
+type usageError struct{ error }
+
+func run(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("benchreport", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	readme := fs.String("readme", "", "replace the tables between the benchreport markers in this Markdown file instead of printing them")
+	note := fs.String("note", "", "a sentence added to the opening paragraph, e.g. the machine's load")
+	if err := fs.Parse(args); err != nil {
+		return usageError{fmt.Errorf("%w (usage: benchreport [-readme FILE] [-note TEXT] [BENCH-OUTPUT])", err)}
+	}
+	if fs.NArg() > 1 {
+		return usageError{fmt.Errorf("give one benchmark output file, not %d", fs.NArg())}
+	}
+	in := stdin
+	if fs.NArg() == 1 {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			return usageError{err}
+		}
+		defer f.Close()
+		in = f
+	}
+	r, err := parseRun(in)
+	if err != nil {
+		return usageError{err}
+	}
+	var report bytes.Buffer
+	if err := writeReport(&report, r, *note); err != nil {
+		return usageError{err}
+	}
+	if *readme == "" {
+		_, err := stdout.Write(report.Bytes())
+		return err
+	}
+	doc, err := os.ReadFile(*readme)
+	if err != nil {
+		return usageError{err}
+	}
+	out, err := splice(doc, report.Bytes())
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w", *readme, err)}
+	}
+	return os.WriteFile(*readme, out, 0o644)
+}
+
+// splice replaces the lines between the begin and end markers of doc with
+// report, keeping the markers.
+func splice(doc, report []byte) ([]byte, error) {
+	begin := bytes.Index(doc, []byte(beginMarker+"\n"))
+	end := bytes.Index(doc, []byte(endMarker))
+	switch {
+	case begin < 0 || end < 0:
+		return nil, fmt.Errorf("no %q line followed later by %q", beginMarker, endMarker)
+	case end < begin:
+		return nil, fmt.Errorf("%q comes before %q", endMarker, beginMarker)
+	case bytes.Count(doc, []byte(beginMarker)) > 1 || bytes.Count(doc, []byte(endMarker)) > 1:
+		return nil, fmt.Errorf("the markers appear more than once")
+	}
+	start := begin + len(beginMarker) + 1
+	var out bytes.Buffer
+	out.Write(doc[:start])
+	out.Write(report)
+	out.Write(doc[end:])
+	return out.Bytes(), nil
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs the policies' benchmarks once and prints the README's speed tables
+# computed from that run (cmd/benchreport), as Markdown on standard output.
+# The raw `go test -bench` output goes to standard error as it runs and is
+# kept in a file under /tmp (never in the repository), named at the end.
+#
+#   scripts/bench.sh                # print the tables
+#   scripts/bench.sh --readme       # also replace them in README.md, between the benchreport markers
+#   BENCHTIME=400ms BENCHCOUNT=3 scripts/bench.sh --readme   # longer, medians of 3 rounds
+#
+# A run at -benchtime 100ms took 2.5 minutes of CPU time, most of it
+# filling 1e6 keys for each many-key benchmark, so the default should take
+# about 3 minutes of a quiet 2-core machine, under 6; on a machine shared
+# with other builds the wall time grows with the load (29 minutes at a
+# load average of 35).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+readme=""
+case "${1:-}" in
+"") ;;
+--readme) readme=README.md ;;
+*)
+	echo "usage: scripts/bench.sh [--readme]" >&2
+	exit 2
+	;;
+esac
+
+benchtime=${BENCHTIME:-200ms}
+count=${BENCHCOUNT:-1}
+out=$(mktemp /tmp/windowlab-bench.XXXXXX)
+
+loadavg() {
+	if [ -r /proc/loadavg ]; then cut -d' ' -f1 /proc/loadavg; else echo unknown; fi
+}
+
+before=$(loadavg)
+start=$(date +%s)
+go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -count "$count" -cpu 1,2 ./policies/ | tee "$out" >&2
+minutes=$(awk -v s="$(($(date +%s) - start))" 'BEGIN { printf "%.1f", s / 60 }')
+after=$(loadavg)
+
+note="Run with \`scripts/bench.sh\` (\`-benchtime $benchtime -count $count -cpu 1,2\`, $(nproc) processors) in $minutes minutes; load average $before at the start and $after at the end."
+if [ -n "$readme" ]; then
+	go run ./cmd/benchreport -note "$note" -readme "$readme" "$out"
+fi
+go run ./cmd/benchreport -note "$note" "$out"
+echo "raw benchmark output: $out" >&2
