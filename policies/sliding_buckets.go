@@ -263,6 +263,17 @@ func (s *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
 	}
 	ring := s.ring(st.ring)
 	own, elapsed := s.clock.of(now)
+	if own-st.newest >= s.n {
+		// Idle for a whole ring or more, as a key among many usually is:
+		// every slot has left, so the ring is empty and admits any cost up
+		// to limit. Writing it without reading it lets the processor go
+		// on while the ring's cache line is fetched.
+		clear(ring)
+		p := s.pos(own)
+		ring[p] = cost
+		st.newest, st.at, st.total = own, int32(p), cost
+		return Verdict{Allowed: true}
+	}
 	s.advance(st, ring, own)
 	b := st.newest
 	if own != b {
