@@ -26,8 +26,9 @@ import (
 // Beside ns/op (wall time per decision, all goroutines together) each
 // reports cpu-ns/op (the process's CPU time per decision, all threads),
 // cpus (that CPU time over the wall time: how many processors the run
-// actually had; below procs, other programs held them and wall time is
-// theirs as much as ours) and, at 1e6 keys, heapB/key. cmd/scaling measures
+// actually used; below procs, either its goroutines slept on a contended
+// lock, or other programs held the processors and the wall time is theirs
+// as much as ours) and, at 1e6 keys, heapB/key. cmd/scaling measures
 // the same subjects' wall-time throughput at 1 and 2 processors in
 // interleaved rounds, which is what shows scaling.
 func BenchmarkDecideParallel(b *testing.B) {

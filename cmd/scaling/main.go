@@ -14,7 +14,9 @@
 // beside each wall-time figure it prints "cpus", the process's CPU time
 // over the wall time (from getrusage), and warns when it is under 90% of
 // the processors asked for, and it prints the load average before and
-// after. The workload is BenchmarkDecideParallel's uniform one (limit 100
+// after. (A subject whose goroutines park on a contended lock also uses
+// fewer processors than it asked for; other programs' load lowers every
+// subject's.) The workload is BenchmarkDecideParallel's uniform one (limit 100
 // per 1,200 ms, cost 1, each goroutine at its own place in one precomputed
 // key sequence with its own clock advancing 1 ms per decision), so the two
 // agree on CPU per decision.
@@ -334,6 +336,6 @@ func report(out io.Writer, o options, samples [][][]sample) {
 		}
 	}
 	if short {
-		fmt.Fprintf(out, "\nwarning: some runs had under 90%% of the processors they asked for (cpus column): other programs held them, so their wall-time rates and scaling are not this code's; rerun on a quiet machine.\n")
+		fmt.Fprintf(out, "\nwarning: some runs used under 90%% of the processors they asked for (cpus column). Either their goroutines slept waiting for a lock (a subject that does not scale), or other programs held the processors (then every subject shows it, the load average is high, and the wall-time rates and scaling are not this code's: rerun on a quiet machine).\n")
 	}
 }
