@@ -48,44 +48,19 @@ type slidingBucketsPolicy struct {
 	width int64 // b, the bucket width in ms
 	keys  keyTable[slidingBucketsState]
 	slots []int64 // ring i is slots[i*n : (i+1)*n]
-	clock bucketClock
 }
 
 type slidingBucketsState struct {
 	newest int64 // absolute index of the newest bucket seen
 	total  int64 // sum of the ring's n slots
 	ring   int32 // which ring of slots is the key's
-	// at is newest's position in the ring (newest mod n), kept so that a
-	// decision finds its slots without a division; it fits in the padding.
-	at int32
 }
 
 func newSlidingBuckets(p Params) *slidingBucketsPolicy {
-	width := p.WindowMs / p.Buckets
 	return &slidingBucketsPolicy{
-		p: p, k: p.Buckets, n: p.Buckets + 1, width: width,
-		keys:  newKeyTable[slidingBucketsState](),
-		clock: bucketClock{width: width, bucket: -1, start: -width},
+		p: p, k: p.Buckets, n: p.Buckets + 1, width: p.WindowMs / p.Buckets,
+		keys: newKeyTable[slidingBucketsState](),
 	}
-}
-
-// bucketClock finds the bucket an instant is in, remembering the last one:
-// while requests stay in one bucket, as most do when the clock moves
-// forward, that costs a compare instead of a 64-bit division. It is a
-// cache, not state: any instant, in any order, gets the same answer. Only
-// the deciding methods use it, so Peek and Snapshot stay read-only.
-type bucketClock struct {
-	width, bucket, start int64 // start = bucket*width
-}
-
-// of returns ⌊at/width⌋ and at mod width, for at >= 0.
-func (c *bucketClock) of(at int64) (bucket, elapsed int64) {
-	if e := at - c.start; uint64(e) < uint64(c.width) {
-		return c.bucket, e
-	}
-	c.bucket = at / c.width
-	c.start = c.bucket * c.width
-	return c.bucket, at - c.start
 }
 
 // Name returns "sliding-buckets".
@@ -105,36 +80,18 @@ func (s *slidingBucketsPolicy) pos(x int64) int64 {
 }
 
 // advance moves the ring to bucket b > st.newest, zeroing the slots of the
-// buckets that left: at most n, and all of them at once when the key was
-// idle for n buckets or more (the common case for a key among many).
+// buckets that left: at most n.
 func (s *slidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b int64) {
 	if b <= st.newest {
 		return
 	}
-	if b-st.newest >= s.n {
-		clear(ring)
-		st.total = 0
-		st.at = int32(s.pos(b))
-	} else {
-		p := int64(st.at)
-		for range b - st.newest {
-			if p++; p == s.n {
-				p = 0
-			}
-			st.total -= ring[p]
-			ring[p] = 0
-		}
-		st.at = int32(p)
+	steps := min(b-st.newest, s.n)
+	for x := st.newest + 1; x <= st.newest+steps; x++ {
+		p := s.pos(x)
+		st.total -= ring[p]
+		ring[p] = 0
 	}
 	st.newest = b
-}
-
-// oldestAt is the ring position of bucket newest-k, the slot after newest's.
-func (s *slidingBucketsPolicy) oldestAt(st *slidingBucketsState) int64 {
-	if p := int64(st.at) + 1; p < s.n {
-		return p
-	}
-	return 0
 }
 
 // view returns, without changing anything, the bucket the key is estimated
@@ -176,7 +133,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 		st = s.add(key)
 	}
 	ring := s.ring(st.ring)
-	own, ownElapsed := s.clock.of(now)
+	own := now / s.width
 	var b, elapsed, oldest, rest int64
 	if cost < 1 || cost > s.p.Limit {
 		b, elapsed, oldest, rest = s.view(*st, ring, now)
@@ -184,9 +141,9 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 		s.advance(st, ring, own)
 		b = st.newest
 		if own == b {
-			elapsed = ownElapsed
+			elapsed = now % s.width
 		}
-		oldest = ring[s.oldestAt(st)] // bucket b-k
+		oldest = ring[(b+1)%s.n] // bucket b-k
 		rest = st.total - oldest
 	}
 	est, carried := s.estimate(oldest, rest, elapsed)
@@ -206,7 +163,8 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	case fits && own > b-s.k:
 		// Its own bucket counts in full (a late request's included).
 		d.Allowed = true
-		s.count(st, ring, own, cost)
+		ring[s.pos(own)] += cost
+		st.total += cost
 	case fits:
 		// Refused only because its bucket no longer counts in full: the
 		// first instant whose bucket does (b-k+1, itself late or not) is
@@ -239,57 +197,10 @@ func (s *slidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, c
 	return (b + s.k + 1) * s.width
 }
 
-// count adds cost to bucket own, which is still in the ring.
-func (s *slidingBucketsPolicy) count(st *slidingBucketsState, ring []int64, own, cost int64) {
-	p := int64(st.at)
-	if own != st.newest {
-		p = s.pos(own)
-	}
-	ring[p] += cost
-	st.total += cost
-}
-
-// Allow implements Policy: Decide's arithmetic on Decide's path, without
-// the explanation. A request that can never pass changes nothing, so it
-// returns before finding its key.
+// Allow implements Policy. Most of the work is advancing the ring, which
+// Decide does as cheaply, so Allow is Decide's verdict.
 func (s *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
-	if cost < 1 || cost > s.p.Limit {
-		return Verdict{Never: true}
-	}
-	now = clampTime(now)
-	st := s.keys.find(key)
-	if st == nil {
-		st = s.add(key)
-	}
-	ring := s.ring(st.ring)
-	own, elapsed := s.clock.of(now)
-	if own-st.newest >= s.n {
-		// Idle for a whole ring or more, as a key among many usually is:
-		// every slot has left, so the ring is empty and admits any cost up
-		// to limit. Writing it without reading it lets the processor go
-		// on while the ring's cache line is fetched.
-		clear(ring)
-		p := s.pos(own)
-		ring[p] = cost
-		st.newest, st.at, st.total = own, int32(p), cost
-		return Verdict{Allowed: true}
-	}
-	s.advance(st, ring, own)
-	b := st.newest
-	if own != b {
-		elapsed = 0 // late: estimated at the start of the newest bucket
-	}
-	oldest := ring[s.oldestAt(st)]
-	rest := st.total - oldest
-	fits := admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true)
-	switch {
-	case fits && own > b-s.k:
-		s.count(st, ring, own, cost)
-		return Verdict{Allowed: true}
-	case fits:
-		return Verdict{RetryAfterMs: (b-s.k+1)*s.width - now}
-	}
-	return Verdict{RetryAfterMs: s.retryAt(ring, b, elapsed, oldest, rest, cost) - now}
+	return verdictOf(s.Decide(key, now, cost))
 }
 
 // add allocates the state and the ring of a new key.
@@ -313,10 +224,11 @@ func (s *slidingBucketsPolicy) record(key Key, now, count int64) {
 		st = s.add(key)
 	}
 	ring := s.ring(st.ring)
-	own, _ := s.clock.of(now)
+	own := now / s.width
 	s.advance(st, ring, own)
 	if st.newest-own < s.n {
-		s.count(st, ring, own, count)
+		ring[s.pos(own)] += count
+		st.total += count
 	}
 }
 

@@ -87,14 +87,7 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 	}
 	ring := l.ring(st.ring)
 	at, late := decideAt(now, st.latest)
-	var head, count int32
-	if at-st.latest < l.p.WindowMs {
-		head, count = l.live(*st, ring, at)
-	}
-	// Otherwise every entry (none is later than latest) has left, and the
-	// ring starts again at position 0 without being read: for a key idle a
-	// whole window, as one among many usually is, the ring is only
-	// written, so the processor goes on while its cache line is fetched.
+	head, count := l.live(*st, ring, at)
 	d := Decision{
 		At: at, Late: late,
 		Estimate: Whole(int64(count)),
@@ -110,17 +103,8 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 	}
 	if int64(count)+cost <= l.p.Limit {
 		d.Allowed = true
-		// The first free slot, without a division: head < limit and
-		// count + cost <= limit.
-		p := int64(head) + int64(count)
-		if p >= l.p.Limit {
-			p -= l.p.Limit
-		}
-		for range cost {
-			ring[p] = at
-			if p++; p == l.p.Limit {
-				p = 0
-			}
+		for j := int64(count); j < int64(count)+cost; j++ {
+			ring[(int64(head)+j)%l.p.Limit] = at
 		}
 		count += int32(cost)
 	} else {
