@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -158,5 +159,39 @@ func TestSlidingBucketsSnapshotAndStats(t *testing.T) {
 	}
 	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 6, BytesPerKey: 4*8 + 24}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
+	}
+}
+
+// TestSlidingBucketsRingTotal checks, after every decision and raw add of
+// random traffic (late requests and long idle gaps included), the number a
+// decision trusts instead of summing the ring: the running total. Decide,
+// Allow and record all change it, so all three are driven.
+func TestSlidingBucketsRingTotal(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 43))
+	for scenario := range 200 {
+		p := randomParams(r, SlidingBuckets)
+		pol := mustNew(t, SlidingBuckets, p).(*slidingBucketsPolicy)
+		for i, q := range traffic(r, p, 120, true) {
+			switch i % 3 {
+			case 0:
+				pol.Decide(q.key, q.at, q.cost)
+			case 1:
+				pol.Allow(q.key, q.at, q.cost)
+			default:
+				pol.record(q.key, q.at, q.cost)
+			}
+			st := pol.keys.find(q.key)
+			if st == nil {
+				continue // a first request that could never pass adds no key
+			}
+			ring := pol.ring(st.ring)
+			var sum int64
+			for _, c := range ring {
+				sum += c
+			}
+			if st.total != sum {
+				t.Fatalf("scenario %d %+v step %d: total = %d, want the ring's sum %d (ring %v)", scenario, p, i, st.total, sum, ring)
+			}
+		}
 	}
 }

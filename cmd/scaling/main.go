@@ -1,0 +1,341 @@
+// Command scaling measures whether the concurrency-safe policies
+// (policies.NewConcurrent) scale with processors, beside x/time/rate
+// limiters in a map under a mutex: decisions per second of wall time with
+// 1 and 2 goroutines at GOMAXPROCS 1 and 2, over 1e6 keys drawn uniformly,
+// every key decided once before timing.
+//
+//	go run ./cmd/scaling                     # 5 rounds of 1 s per subject and processor count
+//	go run ./cmd/scaling -rounds 9 -procs 1,2,4 -subjects sliding-buckets-k6,x-time-rate-mutex-map
+//
+// Rounds interleave: each round measures every subject at every processor
+// count, so a burst of load from other programs spreads over all of them
+// rather than spoiling one. The table gives medians. Wall-time scaling means
+// something only when the program had the processors it asked for, so
+// beside each wall-time figure it prints "cpus", the process's CPU time
+// over the wall time (from getrusage), and warns when it is under 90% of
+// the processors asked for, and it prints the load average before and
+// after. (A subject whose goroutines park on a contended lock also uses
+// fewer processors than it asked for; other programs' load lowers every
+// subject's.) The workload is BenchmarkDecideParallel's uniform one (limit 100
+// per 1,200 ms, cost 1, each goroutine at its own place in one precomputed
+// key sequence with its own clock advancing 1 ms per decision), so the two
+// agree on CPU per decision.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/windowlab/playground/policies"
+)
+
+// Bounds of one run, whatever the flags say.
+const (
+	maxKeys     = 4_000_000
+	maxRounds   = 50
+	maxDuration = 10 * time.Second
+	maxProcs    = 256
+
+	limit    = 100
+	windowMs = 1200
+	base     = int64(1_700_000_000_000)
+	seqLen   = 1 << 22 // steps in the precomputed key sequence
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "scaling:", err)
+		var u usageError
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+type options struct {
+	keys     int
+	rounds   int
+	duration time.Duration
+	procs    []int
+	subjects []string
+}
+
+// decider is one subject's decision, called through a func value for every
+// subject alike.
+type decider func(key uint64, now int64) bool
+
+type subject struct {
+	name  string
+	build func(keys []uint64) (decider, error)
+}
+
+func concurrent(name string, p policies.Params) func([]uint64) (decider, error) {
+	return func(keys []uint64) (decider, error) {
+		p.Limit, p.WindowMs = limit, windowMs
+		c, err := policies.NewConcurrent(name, p, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			c.Allow(k, base, 1)
+		}
+		return func(k uint64, now int64) bool { return c.Allow(k, now, 1).Allowed }, nil
+	}
+}
+
+// lockedRate is x/time/rate as a Go server would hold it: a limiter per key
+// in a map under a mutex, the map's lock held only for the lookup (each
+// limiter has a lock of its own).
+func lockedRate(keys []uint64) (decider, error) {
+	var mu sync.Mutex
+	m := make(map[uint64]*rate.Limiter, len(keys))
+	for _, k := range keys {
+		m[k] = rate.NewLimiter(rate.Limit(limit*1000.0/windowMs), limit)
+	}
+	t0 := time.UnixMilli(base)
+	return func(k uint64, now int64) bool {
+		mu.Lock()
+		lim := m[k]
+		mu.Unlock()
+		return lim.AllowN(t0.Add(time.Duration(now-base)*time.Millisecond), 1)
+	}, nil
+}
+
+// The baseline's name; every other subject is compared with it.
+const baseline = "x-time-rate-mutex-map"
+
+// allSubjects has the labels BenchmarkDecideParallel uses.
+var allSubjects = []subject{
+	{"fixed-window", concurrent(policies.FixedWindow, policies.Params{})},
+	{"sliding-log", concurrent(policies.SlidingLog, policies.Params{})},
+	{"sliding-counter-floor", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor})},
+	{"sliding-counter-exact", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact})},
+	{"sliding-buckets-k6", concurrent(policies.SlidingBuckets, policies.Params{Buckets: 6})},
+	{"token-bucket", concurrent(policies.TokenBucket, policies.Params{})},
+	{"gcra", concurrent(policies.GCRA, policies.Params{})},
+	{baseline, lockedRate},
+}
+
+func subjectNames() []string {
+	var names []string
+	for _, s := range allSubjects {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+func parse(args []string) (options, error) {
+	fs := flag.NewFlagSet("scaling", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := options{}
+	fs.IntVar(&o.keys, "keys", 1_000_000, "distinct keys, drawn uniformly")
+	fs.IntVar(&o.rounds, "rounds", 5, "rounds; the table gives medians")
+	fs.DurationVar(&o.duration, "d", time.Second, "wall time of one measurement")
+	procs := fs.String("procs", "1,2", "comma-separated processor counts (GOMAXPROCS and goroutines)")
+	subjects := fs.String("subjects", strings.Join(subjectNames(), ","), "comma-separated subjects")
+	if err := fs.Parse(args); err != nil {
+		return o, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return o, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if o.keys < 1 || o.keys > maxKeys {
+		return o, usageError{fmt.Errorf("-keys %d is out of range [1, %d]", o.keys, maxKeys)}
+	}
+	if o.rounds < 1 || o.rounds > maxRounds {
+		return o, usageError{fmt.Errorf("-rounds %d is out of range [1, %d]", o.rounds, maxRounds)}
+	}
+	if o.duration < time.Millisecond || o.duration > maxDuration {
+		return o, usageError{fmt.Errorf("-d %v is out of range [1ms, %v]", o.duration, maxDuration)}
+	}
+	for f := range strings.SplitSeq(*procs, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > maxProcs {
+			return o, usageError{fmt.Errorf("-procs: %q is not a processor count in [1, %d]", f, maxProcs)}
+		}
+		if !slices.Contains(o.procs, n) {
+			o.procs = append(o.procs, n)
+		}
+	}
+	for f := range strings.SplitSeq(*subjects, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(subjectNames(), f) {
+			return o, usageError{fmt.Errorf("-subjects: unknown subject %q (want some of %s)", f, strings.Join(subjectNames(), ","))}
+		}
+		if !slices.Contains(o.subjects, f) {
+			o.subjects = append(o.subjects, f)
+		}
+	}
+	return o, nil
+}
+
+// sample is one measurement: decisions over wall and CPU time.
+type sample struct {
+	decisions int64
+	wall, cpu time.Duration
+}
+
+func (s sample) perSecond() float64 { return float64(s.decisions) / s.wall.Seconds() }
+func (s sample) cpuNs() float64     { return float64(s.cpu.Nanoseconds()) / float64(s.decisions) }
+func (s sample) cpus() float64      { return s.cpu.Seconds() / s.wall.Seconds() }
+
+// measure runs decide from procs goroutines at GOMAXPROCS procs for about
+// d. Goroutine g starts at step g×1,000,003 of seq with its own clock.
+func measure(decide decider, seq []uint64, procs int, d time.Duration) sample {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	mask := len(seq) - 1
+	var stop atomic.Bool
+	var total atomic.Int64
+	var ready, done sync.WaitGroup
+	begin := make(chan struct{})
+	for g := range procs {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			i, now, n := (g+1)*1_000_003, base, int64(0)
+			ready.Done()
+			<-begin
+			for !stop.Load() {
+				// A batch between looks at the flag keeps the shared
+				// load out of the timing without overrunning d by much.
+				for range 64 {
+					now++
+					decide(seq[i&mask], now)
+					i++
+				}
+				n += 64
+			}
+			total.Add(n)
+		}()
+	}
+	ready.Wait()
+	cpu0 := processCPU()
+	start := time.Now()
+	close(begin)
+	time.Sleep(d)
+	stop.Store(true)
+	done.Wait()
+	return sample{decisions: total.Load(), wall: time.Since(start), cpu: processCPU() - cpu0}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func run(args []string, out io.Writer) error {
+	o, err := parse(args)
+	if err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := make([]uint64, o.keys)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	seq := make([]uint64, seqLen)
+	for i := range seq {
+		seq[i] = keys[r.IntN(len(keys))]
+	}
+	deciders := make([]decider, len(o.subjects))
+	for i, name := range o.subjects {
+		j := slices.IndexFunc(allSubjects, func(s subject) bool { return s.name == name })
+		if deciders[i], err = allSubjects[j].build(keys); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	runtime.GC()
+
+	fmt.Fprintf(out, "scaling: %d keys, %d rounds of %v, processors %v; machine: %d CPUs, GOMAXPROCS %d, %s/%s\n",
+		o.keys, o.rounds, o.duration, o.procs, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(out, "load average before: %s\n", loadAverage())
+	// samples[subject][procs index][round]
+	samples := make([][][]sample, len(o.subjects))
+	for i := range samples {
+		samples[i] = make([][]sample, len(o.procs))
+	}
+	for range o.rounds {
+		for i := range o.subjects {
+			for j, p := range o.procs {
+				samples[i][j] = append(samples[i][j], measure(deciders[i], seq, p, o.duration))
+			}
+		}
+	}
+	fmt.Fprintf(out, "load average after: %s\n\n", loadAverage())
+	report(out, o, samples)
+	return nil
+}
+
+// report prints, per subject and processor count, the median decisions per
+// second of wall time, the median CPU ns per decision and the median cpus,
+// then the scaling (median rate at n processors over the median at the
+// first count) and each rate over the baseline's at the same count.
+func report(out io.Writer, o options, samples [][][]sample) {
+	type stat struct{ rate, cpuNs, cpus float64 }
+	stats := make([][]stat, len(o.subjects))
+	for i := range samples {
+		for j := range o.procs {
+			var rate, cpuNs, cpus []float64
+			for _, s := range samples[i][j] {
+				rate = append(rate, s.perSecond())
+				cpuNs = append(cpuNs, s.cpuNs())
+				cpus = append(cpus, s.cpus())
+			}
+			stats[i] = append(stats[i], stat{median(rate), median(cpuNs), median(cpus)})
+		}
+	}
+	base := slices.Index(o.subjects, baseline)
+	fmt.Fprint(out, "| subject | procs | decisions/s (wall) | × at first procs | × "+baseline+" | CPU ns/decision | cpus |\n")
+	fmt.Fprint(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	short := false
+	for i, name := range o.subjects {
+		for j, p := range o.procs {
+			st := stats[i][j]
+			vsBase := "–"
+			if base >= 0 {
+				vsBase = fmt.Sprintf("%.2f", st.rate/stats[base][j].rate)
+			}
+			fmt.Fprintf(out, "| %s | %d | %.3g M | %.2f | %s | %.0f | %.2f |\n",
+				name, p, st.rate/1e6, st.rate/stats[i][0].rate, vsBase, st.cpuNs, st.cpus)
+			if st.cpus < 0.9*float64(p) {
+				short = true
+			}
+		}
+	}
+	if short {
+		fmt.Fprintf(out, "\nwarning: some runs used under 90%% of the processors they asked for (cpus column). Either their goroutines slept waiting for a lock (a subject that does not scale), or other programs held the processors (then every subject shows it, the load average is high, and the wall-time rates and scaling are not this code's: rerun on a quiet machine).\n")
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestParseRejects(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-keys", "0"}, "-keys 0 is out of range"},
+		{[]string{"-keys", "5000000"}, "-keys 5000000 is out of range"},
+		{[]string{"-rounds", "0"}, "-rounds 0 is out of range"},
+		{[]string{"-d", "11s"}, "-d 11s is out of range"},
+		{[]string{"-procs", "1,x"}, `-procs: "x" is not a processor count`},
+		{[]string{"-procs", "0"}, `-procs: "0" is not a processor count`},
+		{[]string{"-subjects", "gcra,leaky"}, `unknown subject "leaky"`},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-nope"}, "flag provided but not defined: -nope"},
+	} {
+		_, err := parse(tc.args)
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parse(%q) error = %v, want a usage error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestMeasureCountsEveryDecision: the rate's numerator must be the number
+// of calls the goroutines made, all of them, at every processor count.
+func TestMeasureCountsEveryDecision(t *testing.T) {
+	seq := make([]uint64, 1<<4)
+	for _, procs := range []int{1, 2, 3} {
+		var calls atomic.Int64
+		s := measure(func(uint64, int64) bool { calls.Add(1); return true }, seq, procs, 5*time.Millisecond)
+		if s.decisions == 0 || s.decisions != calls.Load() {
+			t.Errorf("procs %d: measured %d decisions, the decider was called %d times", procs, s.decisions, calls.Load())
+		}
+		if s.wall < 5*time.Millisecond {
+			t.Errorf("procs %d: wall %v, want at least the 5ms asked for", procs, s.wall)
+		}
+	}
+}
+
+func TestRunPrintsEverySubjectAndProcessorCount(t *testing.T) {
+	var out bytes.Buffer
+	err := run([]string{"-keys", "1000", "-d", "2ms", "-rounds", "1", "-procs", "1,2", "-subjects", "gcra,sliding-buckets-k6," + baseline}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"| gcra | 1 |", "| gcra | 2 |", "| sliding-buckets-k6 | 2 |", "| " + baseline + " | 1 | ", "| " + baseline + " | 2 |"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("output has no row starting %q:\n%s", row, out.String())
+		}
+	}
+	// The baseline at the first processor count is 1.00 of itself twice.
+	for line := range strings.SplitSeq(out.String(), "\n") {
+		if strings.HasPrefix(line, "| "+baseline+" | 1 | ") && !strings.Contains(line, " | 1.00 | 1.00 | ") {
+			t.Errorf("baseline row %q: want both ratios 1.00", line)
+		}
+	}
+	if !strings.Contains(out.String(), "load average before:") {
+		t.Errorf("output lacks the load average:\n%s", out.String())
+	}
+}
