@@ -20,7 +20,9 @@ type Instance struct {
 	At       int64 // the question's instant (unused by count)
 }
 
-// Instance returns the variant for seed.
+// Instance returns the variant for seed. A variant whose answer the
+// millisecond grid would round (see onGrid) is drawn again, up to maxDraws
+// times, and then the exercise as written stands in for it.
 func (e *Exercise) Instance(seed uint64) Instance {
 	in := Instance{Exercise: e, Seed: seed, Scenario: e.base, At: e.at}
 	in.Scenario.Requests = append([]scenario.Request(nil), e.base.Requests...)
@@ -29,6 +31,18 @@ func (e *Exercise) Instance(seed uint64) Instance {
 		return in
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xe8e8c15e))
+	for range maxDraws {
+		v := e.draw(in, rng)
+		if v.onGrid() {
+			return v
+		}
+	}
+	return in
+}
+
+// draw changes a copy of the exercise as written by the exercise's Vary.
+func (e *Exercise) draw(in Instance, rng *rand.Rand) Instance {
+	in.Scenario.Requests = append([]scenario.Request(nil), in.Scenario.Requests...)
 	if v := e.Vary.At; v != nil {
 		steps := (v.to - v.from) / v.step
 		in.At = v.from + rng.Int64N(steps+1)*v.step
