@@ -32,6 +32,11 @@ func (u UnreadableError) Error() string {
 	return fmt.Sprintf("“%s” can't be read as an answer. %s", u.Text, u.Want)
 }
 
+// exponentWant is the message for a time such as "1e3": big.Rat reads it,
+// but no one means 1000 s by it on purpose. It names no example time, so
+// it cannot give the answer away.
+const exponentWant = "Write the number out in digits, not with an exponent, and give its unit (s or ms)."
+
 var (
 	yesWords = []string{"yes", "y", "admitted", "admit", "admits", "accepted", "accept", "allowed", "allow", "passes", "pass", "true", "ok"}
 	noWords  = []string{"no", "n", "refused", "refuse", "refuses", "rejected", "reject", "denied", "deny", "blocked", "limited", "false"}
@@ -61,6 +66,9 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
 		t = decimalComma(t)
 		ms, err := scenario.ParseMoment(t, 1000)
+		if err != nil && strings.Contains(err.Error(), "exponent") {
+			return Answer{}, UnreadableError{text, exponentWant}
+		}
 		if err != nil {
 			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}
@@ -214,7 +222,7 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 	}
 	fb := Feedback{Solution: sol, Right: sol.Text()}
 	ans, err := ParseAnswer(in.Exercise.Ask, text, choices, in.Exercise.Lanes())
-	if u, ok := err.(UnreadableError); ok && sol.Kind == AskFirstAdmit {
+	if u, ok := err.(UnreadableError); ok && sol.Kind == AskFirstAdmit && u.Want != exponentWant {
 		u.Want = in.TimeWant(sol)
 		err = u
 	}
