@@ -181,7 +181,7 @@ type Feedback struct {
 	Given      string // the answer as read, in the page's words
 	Right      string // the computed answer, in the page's words
 	Solution   Solution
-	Difference string // for times: how far off the answer was
+	Difference string // for times: how far off the answer was, "2.5 s too early"
 	// Direction says which way a wrong time or count is off ("too early",
 	// "too many") without giving the answer away, so the learner can try
 	// again before looking.
@@ -247,10 +247,10 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 	case AskFirstAdmit:
 		fb.Correct = ans.Moment == sol.Moment
 		if d := ans.Moment - sol.Moment; d > 0 {
-			fb.Difference = scenario.FormatMs(d) + " late"
+			fb.Difference = scenario.FormatMs(d) + " too late"
 			fb.Direction = "too late"
 		} else if d < 0 {
-			fb.Difference = scenario.FormatMs(-d) + " early"
+			fb.Difference = scenario.FormatMs(-d) + " too early"
 			fb.Direction = "too early"
 		}
 	case AskCount:

@@ -45,7 +45,7 @@ func TestCheckingAPrediction(t *testing.T) {
 		{"wrong outcome", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"admitted"}}, 200, "Not what the policies decide", "the policies decide <strong data-testid=\"predict-right\">refused</strong>"},
 		{"right outcome", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"refused"}}, 200, "Your prediction was right", "5 × 5/6 = 4.17 carried"},
 		{"right which", "/lessons/sliding-counter/predictions/floor-vector", url.Values{"choice": {"sliding-counter/floor"}}, 200, "Your prediction was right", "sliding counter (floor)"},
-		{"time off", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"60.001 s"}}, 200, "Not what the policies decide", "5.999 s early"},
+		{"time off", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"60.001 s"}}, 200, "Not what the policies decide", "your answer is 5.999 s too early"},
 		{"decimal comma", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"66,0 s"}}, 200, "Your prediction was right", ""},
 		{"an exercise as a prediction", "/lessons/fixed-window/predictions/fw-car-park-count", url.Values{"answer": {"9"}}, 200, "Your prediction was right", ""},
 		{"unreadable", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"perhaps"}}, 400, "Can't read that prediction", "Answer yes or no"},
