@@ -112,7 +112,7 @@ func decimalComma(t string) string {
 }
 
 func parseWhichText(raw, t string, lanes []string) (Answer, error) {
-	want := "Name the policies that admit (for example “sliding-log”, “the log”, “both” or “neither”)."
+	want := whichWant(lanes)
 	switch t {
 	case "both", "all", "all of them", "both of them", "each":
 		return Answer{Admit: slices.Clone(lanes)}, nil
@@ -149,8 +149,60 @@ func parseWhichText(raw, t string, lanes []string) (Answer, error) {
 	return Answer{Admit: out}, nil
 }
 
+// whichWant asks for the policies that admit by words this question's
+// lanes read back as, so the message never offers a policy the question
+// does not ask about.
+func whichWant(lanes []string) string {
+	var named []string
+	for _, l := range lanes {
+		named = append(named, fmt.Sprintf("“%s” for the %s", laneWord(l, lanes), Label(l)))
+	}
+	all, none := "all", "none"
+	if len(lanes) == 2 {
+		all, none = "both", "neither"
+	}
+	return fmt.Sprintf("Name the policies that admit: %s; or “%s” or “%s”.", strings.Join(named, ", "), all, none)
+}
+
+// laneWord is the shortest word that names ref and no other of the lanes,
+// falling back to the ref itself, which always does.
+func laneWord(ref string, lanes []string) string {
+	spec, err := scenario.ParsePolicyRef(ref)
+	if err != nil {
+		return ref
+	}
+	candidates := append([]string{string(spec.Arithmetic)}, shortNames[spec.Name]...)
+	for _, w := range candidates {
+		if w == "" {
+			continue
+		}
+		n := 0
+		for _, l := range lanes {
+			if laneMatches(l, w) {
+				n++
+			}
+		}
+		if n == 1 && laneMatches(ref, w) {
+			return w
+		}
+	}
+	return ref
+}
+
+// shortNames are the words, besides its full ref and name, that name a
+// policy: the log, the counter, the fixed window, the bucket, …
+var shortNames = map[string][]string{
+	policies.FixedWindow:    {"fixed", "fixed-window"},
+	policies.SlidingLog:     {"log", "sliding-log"},
+	policies.SlidingCounter: {"counter", "sliding-counter"},
+	policies.SlidingBuckets: {"buckets", "ring", "sliding-buckets"},
+	policies.TokenBucket:    {"token", "bucket", "token-bucket"},
+	policies.GCRA:           {"gcra"},
+}
+
 // laneMatches reports whether a learner's word names the lane: its full
-// ref, its policy name, or a short name (log, counter, fixed, bucket, …).
+// ref, its policy name, a short name (log, counter, fixed, bucket, …) or
+// its arithmetic (floor, exact).
 func laneMatches(ref, word string) bool {
 	if word == ref {
 		return true
@@ -159,18 +211,10 @@ func laneMatches(ref, word string) bool {
 	if err != nil {
 		return false
 	}
-	if word == spec.Name {
+	if word == spec.Name || spec.Arithmetic != "" && word == string(spec.Arithmetic) {
 		return true
 	}
-	short := map[string][]string{
-		policies.FixedWindow:    {"fixed", "fixed-window"},
-		policies.SlidingLog:     {"log", "sliding-log"},
-		policies.SlidingCounter: {"counter", "sliding-counter"},
-		policies.SlidingBuckets: {"buckets", "ring", "sliding-buckets"},
-		policies.TokenBucket:    {"token", "bucket", "token-bucket"},
-		policies.GCRA:           {"gcra"},
-	}
-	return slices.Contains(short[spec.Name], word)
+	return slices.Contains(shortNames[spec.Name], word)
 }
 
 // Feedback is the result of checking one answer.

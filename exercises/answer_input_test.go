@@ -20,3 +20,38 @@ func TestExponentTimesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// A which-question answered with nothing names its own choices, each in a
+// word that reads back as that choice alone.
+func TestWhichMessageNamesTheQuestionsChoices(t *testing.T) {
+	for _, tt := range []struct {
+		lanes   []string
+		want    []string
+		notWant string
+	}{
+		{[]string{"sliding-counter/floor", "sliding-counter/exact"}, []string{"“floor” for the sliding counter (floor)", "“exact” for the sliding counter (exact)", "“both” or “neither”"}, "sliding-log"},
+		{[]string{"sliding-log", "sliding-counter/exact"}, []string{"“log” for the sliding log", "“exact” for the sliding counter (exact)"}, "floor"},
+		{[]string{"fixed-window", "sliding-log", "token-bucket/10"}, []string{"“fixed”", "“log”", "“token”", "“all” or “none”"}, "both"},
+	} {
+		_, err := ParseAnswer(AskWhich, "", nil, tt.lanes)
+		if err == nil {
+			t.Fatalf("%v: an empty answer was read", tt.lanes)
+		}
+		msg := err.Error()
+		for _, w := range tt.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: message %q does not say %q", tt.lanes, msg, w)
+			}
+		}
+		if strings.Contains(msg, tt.notWant) {
+			t.Errorf("%v: message %q offers %q, which the question does not ask about", tt.lanes, msg, tt.notWant)
+		}
+		for _, l := range tt.lanes {
+			w := laneWord(l, tt.lanes)
+			ans, err := ParseAnswer(AskWhich, w, nil, tt.lanes)
+			if err != nil || len(ans.Admit) != 1 || ans.Admit[0] != l {
+				t.Errorf("%v: the offered word %q reads as %v (%v), want only %s", tt.lanes, w, ans.Admit, err, l)
+			}
+		}
+	}
+}
