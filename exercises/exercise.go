@@ -47,7 +47,7 @@ type Exercise struct {
 // Vary says how "Another one" changes the exercise. Each field is optional.
 type Vary struct {
 	At    *Range    `json:"at"`    // a new question time, in steps
-	Limit *[2]int64 `json:"limit"` // a new limit in [from, to]; requests whose count was the limit keep filling it
+	Limit *[2]int64 `json:"limit"` // a new limit in [from, to]; requests whose count was the limit keep filling it, an evenly spread full window is spread again
 }
 
 // Range is an inclusive span of times written as people write them.

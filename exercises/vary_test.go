@@ -1,8 +1,12 @@
 package exercises
 
 import (
+	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/windowlab/playground/scenario"
 )
 
 // Every time answer, as written and in every variant, is a moment a
@@ -68,17 +72,56 @@ func TestOnGrid(t *testing.T) {
 		{"try-it-2-exact", 7, false}, // 30 s + 4.2857… s
 		{"try-it-2-floor", 9, true},  // the millisecond after 30 s: a strict "less than"
 	} {
+		// A full previous window of tt.limit requests, laid out by hand
+		// rather than by draw, which would refuse limits 7 and 9.
 		in := set.Get(tt.id).Instance(0)
-		old := in.Scenario.Limit
 		in.Scenario.Limit = tt.limit
-		for i, r := range in.Scenario.Requests {
-			if r.Count == old {
-				in.Scenario.Requests[i].Count = tt.limit
-			}
+		in.Scenario.Requests = nil
+		for i := range tt.limit {
+			in.Scenario.Requests = append(in.Scenario.Requests, scenario.Request{At: i * (in.Scenario.WindowMs / tt.limit), Cost: 1, Count: 1})
 		}
 		if got := in.onGrid(); got != tt.want {
 			sol, _ := in.Solve()
 			t.Errorf("%s limit %d (answer %s): onGrid = %v, want %v", tt.id, tt.limit, sol.Text(), got, tt.want)
+		}
+	}
+}
+
+// The Try it exercises sit under the lesson's "try-it-here" scenario and
+// say "the same setting": as written they replay exactly its requests, and
+// a variant with another limit spreads that many requests the same way.
+func TestTryItExercisesShowTheLessonsScenario(t *testing.T) {
+	md, err := os.ReadFile("../lessons/03-sliding-counter.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(md), "```scenario try-it-here\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("lesson 3 has no try-it-here scenario block")
+	}
+	lesson, err := scenario.Parse([]byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := load(t)
+	for _, id := range []string{"try-it-1-exact", "try-it-1-floor", "try-it-2-exact", "try-it-2-floor"} {
+		e := set.Get(id)
+		in := e.Instance(0)
+		if got, want := in.Scenario.Requests, lesson.Requests; !slices.Equal(got, want) || in.Scenario.Limit != lesson.Limit || in.Scenario.WindowMs != lesson.WindowMs {
+			t.Errorf("%s: limit %d per %d ms, requests %v; the lesson shows limit %d per %d ms, requests %v", id, in.Scenario.Limit, in.Scenario.WindowMs, got, lesson.Limit, lesson.WindowMs, want)
+		}
+		for seed := range uint64(50) {
+			v := e.Instance(seed)
+			if n := int64(len(v.Scenario.Requests)); n != v.Scenario.Limit && e.Vary.Limit != nil {
+				t.Errorf("%s seed %d: %d requests for limit %d; the previous window should be full", id, seed, n, v.Scenario.Limit)
+				continue
+			}
+			for i, r := range v.Scenario.Requests {
+				if want := int64(i) * v.Scenario.WindowMs / int64(len(v.Scenario.Requests)); r.At != want || r.Count != 1 {
+					t.Errorf("%s seed %d: request %d at %d ms ×%d, want one at %d ms (spread evenly)", id, seed, i, r.At, r.Count, want)
+				}
+			}
 		}
 	}
 }
