@@ -84,12 +84,17 @@ func TestHelpPrintsUsageAndSucceeds(t *testing.T) {
 	}{
 		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [FILE|-]"},
 		{[]string{"simulate", "--help"}, "print JSON instead of a table"},
-		{[]string{"check", "-h"}, "usage: playground check FILE"},
+		{[]string{"check", "-h"}, "usage: playground check FILE|-"},
+		{[]string{"-h"}, "check FILE|-"},
+		{[]string{"--help"}, `"playground COMMAND -h" describes a command`},
+		{[]string{"help"}, "simulate [--json] [FILE|-]"},
+		{[]string{"serve", "-h"}, "usage: playground serve [flags]"},
 	} {
 		code, out, errOut := runCmd(t, "", tt.args...)
 		assert.Equal(t, 0, code, "%v: exit status; stderr: %s", tt.args, errOut)
 		assert.Empty(t, out, "%v: the usage goes to standard error", tt.args)
 		assert.Contains(t, errOut, tt.want, "%v", tt.args)
 		assert.NotContains(t, errOut, "no such file", "%v", tt.args)
+		assert.NotContains(t, errOut, "Usage of", "%v: the flag package's default usage names no command", tt.args)
 	}
 }
