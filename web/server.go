@@ -183,9 +183,19 @@ func (s *Server) Page(r *http.Request, title string, section templates.Section) 
 		Section:      section,
 		Assets:       s.assets,
 		Version:      s.version,
-		Path:         r.URL.RequestURI(),
+		Path:         s.pagePath(r),
 		Presentation: r.URL.Query().Get("present") == "1",
 	}
+}
+
+// pagePath is the address the presentation-mode link reopens by GET: the
+// request's, unless it answered a POST at an address GET does not reach (a
+// 405), where the handler may name a page (Page.Path) and "/" stands in.
+func (s *Server) pagePath(r *http.Request) string {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || s.routed(http.MethodGet, r.URL.Path) {
+		return r.URL.RequestURI()
+	}
+	return "/"
 }
 
 // Render writes a complete HTML page with the given status. The component is
