@@ -206,8 +206,10 @@ func decodeFields(data []byte, v any, fields map[string]any) Errors {
 	if err == nil {
 		return nil
 	}
+	fe := jsonError(err)
 	var typ *json.UnmarshalTypeError
-	if fe := jsonError(err); !errors.As(err, &typ) && fe.Reason != "unknown field" || typ != nil && typ.Field == "" {
+	mistyped := errors.As(err, &typ) && typ.Field != "" // a field, not the whole value
+	if !mistyped && fe.Reason != "unknown field" {
 		return Errors{fe}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
