@@ -17,7 +17,9 @@ const finer = 1000
 // scenario in microseconds tells the two apart: a threshold that falls on a
 // millisecond (or just after one, for a strict "more than") lands on the
 // same instant, a rounded one does not. Questions other than first-admit
-// have no moment to round.
+// have no moment to round. Only the two instants the answer may be in
+// microseconds are asked about (four decisions), not a search: a search
+// in microseconds could take a thousand times as long as the page's own.
 func (in Instance) onGrid() bool {
 	if in.Exercise.Ask != AskFirstAdmit {
 		return true
@@ -26,12 +28,21 @@ func (in Instance) onGrid() bool {
 	if err != nil {
 		return false
 	}
-	fine := in.scaled(finer)
-	fineSol, err := fine.Solve()
+	if sol.Moment == in.At {
+		return true // admitted at the question's own instant
+	}
+	spec, err := scenario.ParsePolicyRef(in.Exercise.Policy)
 	if err != nil {
 		return false
 	}
-	return fineSol.Moment == sol.Moment*finer || fineSol.Moment == (sol.Moment-1)*finer+1
+	fine := in.scaled(finer).Scenario
+	admits := func(at int64) bool {
+		d, err := scenario.WhatIf(fine, spec, scenario.Request{At: at})
+		return err == nil && d.Allowed()
+	}
+	exact := sol.Moment * finer        // the threshold falls on the millisecond
+	strict := (sol.Moment-1)*finer + 1 // "more than" a millisecond: just after it
+	return admits(exact) && !admits(exact-1) || admits(strict) && !admits(strict-1)
 }
 
 // scaled is the variant with every duration multiplied by f.
