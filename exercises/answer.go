@@ -32,6 +32,11 @@ func (u UnreadableError) Error() string {
 	return fmt.Sprintf("“%s” can't be read as an answer. %s", u.Text, u.Want)
 }
 
+// exponentWant is the message for a time such as "1e3": big.Rat reads it,
+// but no one means 1000 s by it on purpose. It names no example time, so
+// it cannot give the answer away.
+const exponentWant = "Write the number out in digits, not with an exponent, and give its unit (s or ms)."
+
 var (
 	yesWords = []string{"yes", "y", "admitted", "admit", "admits", "accepted", "accept", "allowed", "allow", "passes", "pass", "true", "ok"}
 	noWords  = []string{"no", "n", "refused", "refuse", "refuses", "rejected", "reject", "denied", "deny", "blocked", "limited", "false"}
@@ -61,6 +66,9 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
 		t = decimalComma(t)
 		ms, err := scenario.ParseMoment(t, 1000)
+		if err != nil && strings.Contains(err.Error(), "exponent") {
+			return Answer{}, UnreadableError{text, exponentWant}
+		}
 		if err != nil {
 			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}
@@ -106,7 +114,7 @@ func decimalComma(t string) string {
 }
 
 func parseWhichText(raw, t string, lanes []string) (Answer, error) {
-	want := "Name the policies that admit (for example “sliding-log”, “the log”, “both” or “neither”)."
+	want := whichWant(lanes)
 	switch t {
 	case "both", "all", "all of them", "both of them", "each":
 		return Answer{Admit: slices.Clone(lanes)}, nil
@@ -143,8 +151,60 @@ func parseWhichText(raw, t string, lanes []string) (Answer, error) {
 	return Answer{Admit: out}, nil
 }
 
+// whichWant asks for the policies that admit by words this question's
+// lanes read back as, so the message never offers a policy the question
+// does not ask about.
+func whichWant(lanes []string) string {
+	var named []string
+	for _, l := range lanes {
+		named = append(named, fmt.Sprintf("“%s” for the %s", laneWord(l, lanes), Label(l)))
+	}
+	all, none := "all", "none"
+	if len(lanes) == 2 {
+		all, none = "both", "neither"
+	}
+	return fmt.Sprintf("Name the policies that admit: %s; or “%s” or “%s”.", strings.Join(named, ", "), all, none)
+}
+
+// laneWord is the shortest word that names ref and no other of the lanes,
+// falling back to the ref itself, which always does.
+func laneWord(ref string, lanes []string) string {
+	spec, err := scenario.ParsePolicyRef(ref)
+	if err != nil {
+		return ref
+	}
+	candidates := append([]string{string(spec.Arithmetic)}, shortNames[spec.Name]...)
+	for _, w := range candidates {
+		if w == "" {
+			continue
+		}
+		n := 0
+		for _, l := range lanes {
+			if laneMatches(l, w) {
+				n++
+			}
+		}
+		if n == 1 && laneMatches(ref, w) {
+			return w
+		}
+	}
+	return ref
+}
+
+// shortNames are the words, besides its full ref and name, that name a
+// policy: the log, the counter, the fixed window, the bucket, …
+var shortNames = map[string][]string{
+	policies.FixedWindow:    {"fixed", "fixed-window"},
+	policies.SlidingLog:     {"log", "sliding-log"},
+	policies.SlidingCounter: {"counter", "sliding-counter"},
+	policies.SlidingBuckets: {"buckets", "ring", "sliding-buckets"},
+	policies.TokenBucket:    {"token", "bucket", "token-bucket"},
+	policies.GCRA:           {"gcra"},
+}
+
 // laneMatches reports whether a learner's word names the lane: its full
-// ref, its policy name, or a short name (log, counter, fixed, bucket, …).
+// ref, its policy name, a short name (log, counter, fixed, bucket, …) or
+// its arithmetic (floor, exact).
 func laneMatches(ref, word string) bool {
 	if word == ref {
 		return true
@@ -153,18 +213,10 @@ func laneMatches(ref, word string) bool {
 	if err != nil {
 		return false
 	}
-	if word == spec.Name {
+	if word == spec.Name || spec.Arithmetic != "" && word == string(spec.Arithmetic) {
 		return true
 	}
-	short := map[string][]string{
-		policies.FixedWindow:    {"fixed", "fixed-window"},
-		policies.SlidingLog:     {"log", "sliding-log"},
-		policies.SlidingCounter: {"counter", "sliding-counter"},
-		policies.SlidingBuckets: {"buckets", "ring", "sliding-buckets"},
-		policies.TokenBucket:    {"token", "bucket", "token-bucket"},
-		policies.GCRA:           {"gcra"},
-	}
-	return slices.Contains(short[spec.Name], word)
+	return slices.Contains(shortNames[spec.Name], word)
 }
 
 // Feedback is the result of checking one answer.
@@ -175,7 +227,7 @@ type Feedback struct {
 	Given      string // the answer as read, in the page's words
 	Right      string // the computed answer, in the page's words
 	Solution   Solution
-	Difference string // for times: how far off the answer was
+	Difference string // for times: how far off the answer was, "2.5 s too early"
 	// Direction says which way a wrong time or count is off ("too early",
 	// "too many") without giving the answer away, so the learner can try
 	// again before looking.
@@ -216,7 +268,7 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 	}
 	fb := Feedback{Solution: sol, Right: sol.Text()}
 	ans, err := ParseAnswer(in.Exercise.Ask, text, choices, in.Exercise.Lanes())
-	if u, ok := err.(UnreadableError); ok && sol.Kind == AskFirstAdmit {
+	if u, ok := err.(UnreadableError); ok && sol.Kind == AskFirstAdmit && u.Want != exponentWant {
 		u.Want = in.TimeWant(sol)
 		err = u
 	}
@@ -241,10 +293,10 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 	case AskFirstAdmit:
 		fb.Correct = ans.Moment == sol.Moment
 		if d := ans.Moment - sol.Moment; d > 0 {
-			fb.Difference = scenario.FormatMs(d) + " late"
+			fb.Difference = scenario.FormatMs(d) + " too late"
 			fb.Direction = "too late"
 		} else if d < 0 {
-			fb.Difference = scenario.FormatMs(-d) + " early"
+			fb.Difference = scenario.FormatMs(-d) + " too early"
 			fb.Direction = "too early"
 		}
 	case AskCount, AskStack, AskCacheLineK:

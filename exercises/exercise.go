@@ -61,7 +61,7 @@ type Exercise struct {
 // Vary says how "Another one" changes the exercise. Each field is optional.
 type Vary struct {
 	At    *Range    `json:"at"`    // a new question time, in steps
-	Limit *[2]int64 `json:"limit"` // a new limit in [from, to]; requests whose count was the limit keep filling it
+	Limit *[2]int64 `json:"limit"` // a new limit in [from, to]; requests whose count was the limit keep filling it, an evenly spread full window is spread again
 }
 
 // Range is an inclusive span of times written as people write them.
@@ -234,8 +234,10 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	if len(problems) == 0 {
 		// The answer must be computable: a file whose question has no answer
 		// is as broken as one with a missing field.
-		if _, err := e.Instance(0).Solve(); err != nil {
+		if sol, err := e.Instance(0).Solve(); err != nil {
 			bad("computing the answer: %v", err)
+		} else if !e.Instance(0).onGrid() {
+			bad("computing the answer: %s is a moment between two milliseconds rounded up, which no one working by hand would write; choose numbers whose answer falls on a millisecond", sol.Text())
 		}
 	}
 	if len(problems) > 0 {

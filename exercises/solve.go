@@ -20,7 +20,9 @@ type Instance struct {
 	At       int64 // the question's instant (unused by count)
 }
 
-// Instance returns the variant for seed.
+// Instance returns the variant for seed. A variant whose answer the
+// millisecond grid would round (see onGrid) is drawn again, up to maxDraws
+// times, and then the exercise as written stands in for it.
 func (e *Exercise) Instance(seed uint64) Instance {
 	in := Instance{Exercise: e, Seed: seed, Scenario: e.base, At: e.at}
 	in.Scenario.Requests = append([]scenario.Request(nil), e.base.Requests...)
@@ -29,21 +31,61 @@ func (e *Exercise) Instance(seed uint64) Instance {
 		return in
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xe8e8c15e))
+	for range maxDraws {
+		if v, ok := e.draw(in, rng); ok && v.onGrid() {
+			return v
+		}
+	}
+	return in
+}
+
+// draw changes a copy of the exercise as written by the exercise's Vary.
+// It reports false for a draw that cannot be laid out: a new limit whose
+// requests cannot be spread evenly over the window in whole milliseconds.
+func (e *Exercise) draw(in Instance, rng *rand.Rand) (Instance, bool) {
+	in.Scenario.Requests = append([]scenario.Request(nil), in.Scenario.Requests...)
 	if v := e.Vary.At; v != nil {
 		steps := (v.to - v.from) / v.step
 		in.At = v.from + rng.Int64N(steps+1)*v.step
 	}
 	if v := e.Vary.Limit; v != nil {
-		old := in.Scenario.Limit
+		old, w := in.Scenario.Limit, in.Scenario.WindowMs
 		limit := v[0] + rng.Int64N(v[1]-v[0]+1)
 		in.Scenario.Limit = limit
+		if evenlySpread(in.Scenario.Requests, old, w) {
+			if w%limit != 0 {
+				return in, false
+			}
+			first := in.Scenario.Requests[0]
+			in.Scenario.Requests = make([]scenario.Request, limit)
+			for i := range limit {
+				in.Scenario.Requests[i] = first
+				in.Scenario.Requests[i].At = i * (w / limit)
+			}
+			return in, true
+		}
 		for i, r := range in.Scenario.Requests {
 			if r.Count == old {
 				in.Scenario.Requests[i].Count = limit
 			}
 		}
 	}
-	return in
+	return in, true
+}
+
+// evenlySpread reports whether reqs are n single requests of one key and
+// cost at 0, w/n, 2w/n, …: a full first window spread evenly, as a lesson
+// draws it. A new limit spreads its requests the same way.
+func evenlySpread(reqs []scenario.Request, n, w int64) bool {
+	if int64(len(reqs)) != n || n < 2 || w%n != 0 {
+		return false
+	}
+	for i, r := range reqs {
+		if r.Count != 1 || r.Probe || r.Key != reqs[0].Key || r.Cost != reqs[0].Cost || r.At != int64(i)*(w/n) {
+			return false
+		}
+	}
+	return true
 }
 
 // Question is the exercise's question with {at}, {limit} and {window}

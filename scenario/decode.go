@@ -102,10 +102,13 @@ type wireRequest struct {
 // Parse decodes and validates one scenario held in memory.
 func Parse(data []byte) (Scenario, error) {
 	var w wire
-	if err := strictUnmarshal(data, &w); err != nil {
-		return Scenario{}, Errors{jsonError(err)}
+	errs := decodeFields(data, &w, map[string]any{
+		"limit": &w.Limit, "windowMs": &w.WindowMs, "policy": &w.Policy,
+		"policies": &w.Policies, "requests": &w.Requests, "comment": &w.Comment,
+	})
+	if len(errs) == 1 && errs[0].Field == "" {
+		return Scenario{}, errs // not a JSON object at all
 	}
-	var errs Errors
 	s := Scenario{}
 	if w.Limit != nil {
 		s.Limit = *w.Limit
@@ -113,7 +116,10 @@ func Parse(data []byte) (Scenario, error) {
 	if w.WindowMs != nil {
 		s.WindowMs = *w.WindowMs
 	}
-	listBroken := false // an element of a list did not decode
+	// A field or list element that did not decode leaves a gap that would
+	// make the later checks speak of the wrong entry, or of a field as
+	// missing that was only mistyped.
+	broken := len(errs) > 0
 	var specs []PolicySpec
 	if w.Policies != nil {
 		specs = []PolicySpec{}
@@ -122,7 +128,7 @@ func Parse(data []byte) (Scenario, error) {
 		var p PolicySpec
 		if err := strictUnmarshal(raw, &p); err != nil {
 			errs = append(errs, elementError(fmt.Sprintf("policies[%d]", i), err))
-			listBroken = true
+			broken = true
 		}
 		specs = append(specs, p)
 	}
@@ -135,10 +141,17 @@ func Parse(data []byte) (Scenario, error) {
 		s.Policies = specs
 	}
 	for i, raw := range w.Requests {
+		if len(errs) >= maxDecodeErrors {
+			break
+		}
 		var r wireRequest
-		if err := strictUnmarshal(raw, &r); err != nil {
-			errs = append(errs, elementError(fmt.Sprintf("requests[%d]", i), err))
-			listBroken = true
+		if es := decodeFields(raw, &r, map[string]any{
+			"at": &r.At, "key": &r.Key, "cost": &r.Cost, "count": &r.Count, "probe": &r.Probe,
+		}); len(es) > 0 {
+			for _, e := range es {
+				errs = append(errs, under(fmt.Sprintf("requests[%d]", i), e))
+			}
+			broken = true
 			continue
 		}
 		req := Request{Key: r.Key, Probe: r.Probe, Cost: 1, Count: 1}
@@ -155,16 +168,75 @@ func Parse(data []byte) (Scenario, error) {
 		}
 		s.Requests = append(s.Requests, req)
 	}
-	if listBroken {
-		// A list element that did not decode leaves a gap that would make
-		// the later checks speak of the wrong entry.
+	if broken {
 		return Scenario{}, errs
 	}
 	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
+	if w.Policy != nil {
+		// validate speaks of the list; the person wrote the one policy,
+		// perhaps as a bare name that has no ".name" to point at.
+		var bare struct{ Policy json.RawMessage }
+		_ = json.Unmarshal(data, &bare)
+		for i, e := range errs {
+			if rest, ok := strings.CutPrefix(e.Field, "policies[0]"); ok {
+				if rest == ".name" && bytes.HasPrefix(bytes.TrimSpace(bare.Policy), []byte(`"`)) {
+					rest = ""
+				}
+				errs[i].Field = "policy" + rest
+			}
+		}
+	}
 	if len(errs) > 0 {
 		return Scenario{}, errs
 	}
 	return s, nil
+}
+
+// maxDecodeErrors bounds the type errors Parse collects: a 10,000-request
+// list that is wrong everywhere yields the first few, as Errors prints.
+const maxDecodeErrors = 2 * maxReported
+
+// decodeFields decodes the JSON object data into v. encoding/json stops
+// reporting at the first mistyped or unknown field, so when there is one
+// the object is decoded again field by field into fields (pointers into v,
+// by JSON name) to report every one, each named. Anything else wrong (not
+// JSON, not an object) is one error.
+func decodeFields(data []byte, v any, fields map[string]any) Errors {
+	err := strictUnmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	fe := jsonError(err)
+	var typ *json.UnmarshalTypeError
+	mistyped := errors.As(err, &typ) && typ.Field != "" // a field, not the whole value
+	if !mistyped && fe.Reason != "unknown field" {
+		return Errors{fe}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // the object's "{", already checked
+		return Errors{jsonError(err)}
+	}
+	var errs Errors
+	for dec.More() && len(errs) < maxDecodeErrors {
+		tok, err := dec.Token()
+		if err != nil {
+			return append(errs, jsonError(err))
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return append(errs, jsonError(err))
+		}
+		dst, ok := fields[name]
+		if !ok {
+			errs = append(errs, FieldError{name, "unknown field"})
+			continue
+		}
+		if err := strictUnmarshal(raw, dst); err != nil {
+			errs = append(errs, elementError(name, err))
+		}
+	}
+	return errs
 }
 
 // Validate checks a scenario built in Go (not decoded) against the same
@@ -343,7 +415,11 @@ func strictUnmarshal(data []byte, v any) error {
 // elementError is jsonError for one element of a list, its field prefixed
 // with the element's place ("requests[2]").
 func elementError(prefix string, err error) FieldError {
-	fe := jsonError(err)
+	return under(prefix, jsonError(err))
+}
+
+// under places a problem found in a part of the document at that part.
+func under(prefix string, fe FieldError) FieldError {
 	if fe.Field == "" || fe.Field == "scenario" {
 		fe.Field = prefix
 	} else {
@@ -374,6 +450,8 @@ func jsonError(err error) FieldError {
 			want = "a request object"
 		case "scenario.PolicySpec", "scenario.plain":
 			want = "a policy name or an object"
+		case "scenario.wireList":
+			want = "a list"
 		}
 		field := typ.Field
 		if field == "" {

@@ -65,7 +65,11 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"limit over bound", `{"limit": 10001, "windowMs": 10}`, "limit", "out of range"},
 		{"missing window", `{"limit": 5}`, "windowMs", "missing"},
 		{"zero window", `{"limit": 5, "windowMs": 0}`, "windowMs", "out of range"},
-		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "leaky"}`, "policies[0].name", `unknown policy "leaky"`},
+		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "leaky"}`, "policy", `unknown policy "leaky"`},
+		{"unknown policy object", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky"}}`, "policy.name", `unknown policy "leaky"`},
+		{"unknown policy in the list", `{"limit": 5, "windowMs": 10, "policies": ["gcra", "leaky"]}`, "policies[1].name", `unknown policy "leaky"`},
+		{"one policy's option", `{"limit": 5, "windowMs": 10, "policy": {"name": "sliding-log", "buckets": 6}}`, "policy.buckets", "only sliding-buckets"},
+		{"list not a list", `{"limit": 5, "windowMs": 10, "requests": 5}`, "requests", "want a list"},
 		{"both policy forms", `{"limit": 5, "windowMs": 10, "policy": "gcra", "policies": ["gcra"]}`, "policy", "not both"},
 		{"policy limit", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "limit": -1}]}`, "policies[0].limit", "out of range"},
 		{"arithmetic on log", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-log", "arithmetic": "exact"}]}`, "policies[0].arithmetic", "only sliding-counter"},
@@ -147,4 +151,44 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Run refused a parsed scenario: %v", err)
 		}
 	})
+}
+
+// encoding/json reports only the first mistyped field; the README promises
+// every problem with its field, so each is found, up to a bound.
+func TestParseReportsEveryTypeError(t *testing.T) {
+	tests := []struct {
+		name, in string
+		fields   []string
+	}{
+		{"the reviewer's case", `{"limit":"5","windowMs":true,"requests":[{"at":"x"}]}`, []string{"limit", "windowMs", "requests[0].at"}},
+		{"two in one request", `{"limit": 5, "windowMs": 10, "requests": [{"at": "x", "cost": "y", "count": 2}]}`, []string{"requests[0].at", "requests[0].cost"}},
+		{"type error and unknown field", `{"limit": "5", "window": 3, "windowMs": 10}`, []string{"limit", "window"}},
+		{"requests after a bad one", `{"limit": 5, "windowMs": 10, "requests": [{"at": "x"}, {"at": 1}, {"at": 2, "key": 7}]}`, []string{"requests[0].at", "requests[2].key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in))
+			var errs Errors
+			require.ErrorAs(t, err, &errs)
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Field)
+			}
+			assert.Equal(t, tt.fields, got, "errors: %v", err)
+		})
+	}
+
+	var b strings.Builder
+	b.WriteString(`{"limit": 5, "windowMs": 10, "requests": [`)
+	for i := range MaxRequests {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"at": "soon"}`)
+	}
+	b.WriteString(`]}`)
+	_, err := Parse([]byte(b.String()))
+	var errs Errors
+	require.ErrorAs(t, err, &errs)
+	assert.Len(t, errs, maxDecodeErrors, "a list wrong everywhere is reported up to the bound")
 }

@@ -33,7 +33,16 @@ func ParseMoment(text string, bareUnitMs int64) (int64, error) {
 	default:
 		return 0, fmt.Errorf("%q: unknown unit %q (use s or ms)", text, unit)
 	}
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(num))
+	num = strings.TrimSpace(num)
+	if !plainDecimal(num) {
+		// big.Rat would also read "1e3", "10/3" and "0x10": none is how
+		// people write a time, and "1e3" read as 1000 s surprises.
+		if strings.ContainsAny(num, "eE") && strings.ContainsAny(num, "0123456789") {
+			return 0, fmt.Errorf("%q: write the number out in digits, without an exponent", text)
+		}
+		return 0, fmt.Errorf("%q is not a time", text)
+	}
+	r, ok := new(big.Rat).SetString(num)
 	if !ok || r.Sign() < 0 {
 		return 0, fmt.Errorf("%q is not a time", text)
 	}
@@ -45,4 +54,21 @@ func ParseMoment(text string, bareUnitMs int64) (int64, error) {
 		return 0, fmt.Errorf("%q is too large", text)
 	}
 	return r.Num().Int64(), nil
+}
+
+// plainDecimal reports whether num is digits with at most one decimal
+// point and at least one digit.
+func plainDecimal(num string) bool {
+	digits, points := 0, 0
+	for _, r := range num {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '.':
+			points++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && points <= 1
 }

@@ -12,10 +12,13 @@ func TestParseMoment(t *testing.T) {
 			t.Errorf("ParseMoment(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "soon", "36 parsecs", "-3 s", "1.0001 s"} {
+	for _, bad := range []string{"", "soon", "36 parsecs", "-3 s", "1.0001 s", "1e3", "1e3 s", "10/3 s", "0x10 s", "1.2.3 s", ". s"} {
 		if _, err := ParseMoment(bad, 1000); err == nil {
 			t.Errorf("ParseMoment(%q) succeeded; want an error", bad)
 		}
+	}
+	if _, err := ParseMoment("1e3", 1000); err == nil || !strings.Contains(err.Error(), "without an exponent") {
+		t.Errorf("ParseMoment(\"1e3\"): err = %v; want it to say the exponent is not read", err)
 	}
 	if _, err := ParseMoment("36", 0); err == nil || !strings.Contains(err.Error(), "unit") {
 		t.Errorf("a bare number without a default unit: err = %v", err)

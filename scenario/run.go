@@ -60,7 +60,8 @@ func (d Decision) RetryAfter() (int64, bool) {
 	return d.Detail.RetryAfterMs, true
 }
 
-// MarshalJSON writes the public contract: probes carry no allowed or
+// MarshalJSON writes the public contract: estimateExact in lowest terms,
+// as the lanes write it; probes carry no allowed or
 // retryAfterMs; retryAfterMs is null when the request can never pass.
 func (d Decision) MarshalJSON() ([]byte, error) {
 	if d.Probe {
@@ -70,7 +71,7 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 			Probe         bool    `json:"probe"`
 			Estimate      float64 `json:"estimate"`
 			EstimateExact string  `json:"estimateExact"`
-		}{d.At, d.Key, true, d.Estimate.Float(), d.Estimate.String()})
+		}{d.At, d.Key, true, d.Estimate.Float(), d.Estimate.Reduced().String()})
 	}
 	var retry *int64
 	if !d.Detail.Never {
@@ -85,7 +86,7 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 		Estimate      float64 `json:"estimate"`
 		EstimateExact string  `json:"estimateExact"`
 		Capacity      int64   `json:"capacity"`
-	}{d.At, d.Key, d.Cost, d.Detail.Allowed, retry, d.Estimate.Float(), d.Estimate.String(), d.Detail.Capacity})
+	}{d.At, d.Key, d.Cost, d.Detail.Allowed, retry, d.Estimate.Float(), d.Estimate.Reduced().String(), d.Detail.Capacity})
 }
 
 // KeyOf maps a key name to the integer key the policies use.

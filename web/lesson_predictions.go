@@ -52,6 +52,9 @@ func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
 		Lesson:   h.link(l),
 		Feedback: *feedbackView(p.Exercise, in, fb),
 	}
+	// The result's own address takes only POST; its page links (the
+	// presentation-mode toggle) reopen the lesson instead.
+	v.Page.Path = "/lessons/" + l.Slug
 	status := http.StatusOK
 	if !fb.Readable {
 		status = http.StatusBadRequest

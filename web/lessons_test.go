@@ -48,7 +48,7 @@ func TestExerciseAnswerAsPlainFormPost(t *testing.T) {
 	}{
 		{"try-it-2-exact", url.Values{"answer": {"36"}}, ">Right<"},
 		{"try-it-2-exact", url.Values{"answer": {"36000ms"}}, ">Right<"},
-		{"try-it-2-exact", url.Values{"answer": {"35 s"}}, "1 s early"},
+		{"try-it-2-exact", url.Values{"answer": {"35 s"}}, "The policies say <strong data-testid=\"right-answer\">36 s</strong>: your answer is 1 s too early."},
 		{"try-it-2-exact", url.Values{"answer": {"whenever"}}, "can&#39;t be read"},
 		{"try-it-3-floor", url.Values{"choice": {"sliding-log", "sliding-counter/floor"}}, ">Right<"},
 		{"try-it-3-exact", url.Values{"choice": {"sliding-log", "sliding-counter/exact"}}, "Not quite"},

@@ -36,6 +36,16 @@ const (
 	runShares = 100
 	// retryAfterSeconds is what a refused caller is told to wait.
 	retryAfterSeconds = 2
+	// smallRunWork is the most work a run whose size is known before it is
+	// admitted (a download) may have and still take no share of the run
+	// slots: the least share's worth, 800 decisions × lanes, such as a
+	// 200-request session in the playground's four lanes. Such a run takes
+	// a few milliseconds, so a download of a small session is never refused
+	// because a larger run holds the slots.
+	smallRunWork = MaxRunWork / runShares
+	// smallRuns bounds the small runs at once, apart from the slots: 16
+	// worst-case small runs are about 0.1 s of one core.
+	smallRuns = 16
 )
 
 // runLimiter admits scenario runs while their summed work fits in slots
@@ -44,6 +54,7 @@ const (
 // late.
 type runLimiter struct {
 	sem   *semaphore.Weighted
+	small *semaphore.Weighted // runs of at most smallRunWork, admitted by size
 	slots int
 }
 
@@ -51,7 +62,7 @@ func newRunLimiter(slots int) *runLimiter {
 	if slots < 1 {
 		slots = defaultRunSlots(runtime.GOMAXPROCS(0))
 	}
-	return &runLimiter{sem: semaphore.NewWeighted(int64(slots) * runShares), slots: slots}
+	return &runLimiter{sem: semaphore.NewWeighted(int64(slots) * runShares), small: semaphore.NewWeighted(smallRuns), slots: slots}
 }
 
 // defaultRunSlots leaves one core of several to pages and streams: with
@@ -85,7 +96,26 @@ func (l *runLimiter) tryAcquire(work int64) (release func(), ok bool) {
 type runTicket struct {
 	l        *runLimiter
 	weight   int64
+	small    bool // holds one of l.small, not a share of the slots
 	admitted time.Time
+}
+
+// admitWork is admit for a run whose work is known before anything is
+// read (a download): it reserves only that work's share, and a small run
+// none of the slots at all. A download used to reserve a worst-case slot
+// first, so while any other run held even one share it was refused.
+func (l *runLimiter) admitWork(work int64) (*runTicket, bool) {
+	if work <= smallRunWork {
+		if !l.small.TryAcquire(1) {
+			return nil, false
+		}
+		return &runTicket{l: l, small: true, admitted: time.Now()}, true
+	}
+	w := max(1, min(runShares, work*runShares/MaxRunWork))
+	if !l.sem.TryAcquire(w) {
+		return nil, false
+	}
+	return &runTicket{l: l, weight: w, admitted: time.Now()}, true
 }
 
 func (l *runLimiter) admit() (*runTicket, bool) {
@@ -96,6 +126,9 @@ func (l *runLimiter) admit() (*runTicket, bool) {
 }
 
 func (t *runTicket) fit(work int64) {
+	if t.small {
+		return
+	}
 	if w := max(1, min(runShares, work*runShares/MaxRunWork)); w < t.weight {
 		t.l.sem.Release(t.weight - w)
 		t.weight = w
@@ -103,6 +136,11 @@ func (t *runTicket) fit(work int64) {
 }
 
 func (t *runTicket) release() {
+	if t.small {
+		t.l.small.Release(1)
+		t.small = false
+		return
+	}
 	t.l.sem.Release(t.weight)
 	t.weight = 0
 }

@@ -139,7 +139,8 @@ func newLimitedServer(t *testing.T) (*Server, string, *logBuffer) {
 }
 
 // TestRunsBeyondCapacityAre503 fills the server's only run slot and checks
-// that simulate and both decisions downloads answer 503 with Retry-After,
+// that simulate and both decisions downloads of a larger scenario answer
+// 503 with Retry-After (a small download is served),
 // that a flood of refusals logs one WARN line, and that runs are served
 // again once the slot is free.
 func TestRunsBeyondCapacityAre503(t *testing.T) {
@@ -170,7 +171,19 @@ func TestRunsBeyondCapacityAre503(t *testing.T) {
 		res.Body.Close()
 		return res
 	}
-	paths := []string{"/api/simulate", "/play/decisions.json" + query, "/play/decisions.csv" + query}
+	// A download's size is known before it is admitted, and a small one
+	// (the car park) takes no share of the slots: the refusals are checked
+	// with a link to a larger scenario.
+	big := scenario.Scenario{Limit: 100, WindowMs: 60_000, Policies: scenario.DefaultPolicies()}
+	for i := range 1000 {
+		big.Requests = append(big.Requests, scenario.Request{At: int64(i), Cost: 1, Count: 1})
+	}
+	if runWork(big) <= smallRunWork {
+		t.Fatal("the large scenario is small")
+	}
+	bigLink := scenario.EncodeURL(big)
+	bigQuery := bigLink[strings.Index(bigLink, "?"):]
+	paths := []string{"/api/simulate", "/play/decisions.json" + bigQuery, "/play/decisions.csv" + bigQuery}
 
 	release, ok := s.runs.tryAcquire(MaxRunWork)
 	if !ok {
@@ -182,6 +195,11 @@ func TestRunsBeyondCapacityAre503(t *testing.T) {
 			if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
 				t.Errorf("round %d: %s with the slot taken = %d, Retry-After %q; want 503 with Retry-After", round, path, res.StatusCode, res.Header.Get("Retry-After"))
 			}
+		}
+	}
+	for _, path := range []string{"/play/decisions.json" + query, "/play/decisions.csv" + query} {
+		if res := do(path); res.StatusCode != http.StatusOK {
+			t.Errorf("%s, a small download, with the slot taken = %d, want 200", path, res.StatusCode)
 		}
 	}
 	if n := strings.Count(logs.String(), "refused for capacity"); n != 1 {

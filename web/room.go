@@ -299,6 +299,7 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 		Presets: roomPresets,
 	}
 	p.Page.Presentation = true
+	p.Page.PresentationExit = "/room/" + rm.ID // the same room, outside the projector
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"

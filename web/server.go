@@ -10,11 +10,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/windowlab/playground/web/templates"
 )
@@ -75,6 +76,7 @@ type Server struct {
 	version string
 	assets  *assetTable
 	router  chi.Router
+	routes  map[string]bool // "METHOD pattern" of every route, for Allow
 
 	publicURL string // Config.PublicURL
 
@@ -134,7 +136,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, middleware.GetHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, s.getHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
@@ -146,6 +148,13 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	s.routes = map[string]bool{}
+	if err := chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		s.routes[method+" "+route] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("web: listing routes: %w", err)
 	}
 	return s, nil
 }
@@ -174,9 +183,19 @@ func (s *Server) Page(r *http.Request, title string, section templates.Section) 
 		Section:      section,
 		Assets:       s.assets,
 		Version:      s.version,
-		Path:         r.URL.RequestURI(),
+		Path:         s.pagePath(r),
 		Presentation: r.URL.Query().Get("present") == "1",
 	}
+}
+
+// pagePath is the address the presentation-mode link reopens by GET: the
+// request's, unless it answered a POST at an address GET does not reach (a
+// 405), where the handler may name a page (Page.Path) and "/" stands in.
+func (s *Server) pagePath(r *http.Request) string {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || s.routed(http.MethodGet, r.URL.Path) {
+		return r.URL.RequestURI()
+	}
+	return "/"
 }
 
 // Render writes a complete HTML page with the given status. The component is
@@ -198,8 +217,50 @@ func (s *Server) NotFound(w http.ResponseWriter, r *http.Request) {
 	s.Render(w, r, http.StatusNotFound, templates.NotFound(s.Page(r, "Page not found", templates.SectionNone)))
 }
 
+// methodNotAllowed answers 405 with the Allow header a 405 must carry (RFC
+// 9110, 15.5.6). chi's own handler sets it, but a custom handler is not told
+// the methods, so they are found again by asking the router for each. Find
+// also answers with a subrouter's mount point (POST /play/{id} for
+// /play/decisions.csv), which takes any method and then refuses it, so only
+// patterns that are routes of their own count.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		// getHead answers HEAD wherever GET is routed.
+		if s.routed(m, path) || m == http.MethodHead && slices.Contains(allow, http.MethodGet) {
+			allow = append(allow, m)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
 	http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
+}
+
+// routed reports whether a route of its own answers method at path.
+func (s *Server) routed(method, path string) bool {
+	return s.routes[method+" "+s.router.Find(chi.NewRouteContext(), method, path)]
+}
+
+// getHead is chi's middleware.GetHead, which routes a HEAD request as GET
+// when no HEAD route matches, except that a subrouter's mount point does
+// not count as a match: with GetHead, HEAD /play/decisions.csv met the
+// /play/{id} subrouter and was refused.
+func (s *Server) getHead(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rctx := chi.RouteContext(r.Context()); r.Method == http.MethodHead && rctx != nil {
+			path := r.URL.RawPath
+			if path == "" {
+				path = r.URL.Path
+			}
+			if !s.routed(http.MethodHead, path) {
+				rctx.RouteMethod = http.MethodGet
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Fail logs err and answers with the plain 500 page. Visitors never see err.

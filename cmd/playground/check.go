@@ -14,17 +14,28 @@ import (
 // the policies compute and the working behind it. A file that cannot be
 // read or is not a valid exercise is a usage error (exit status 2).
 //
-//	playground check FILE
-func runCheck(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("check", "FILE", "Validate one exercise file and print its question, the answer the policies\ncompute and the working behind it, for example:\n  playground check exercises/try-it-1-exact.json", stderr)
+//	playground check FILE|-
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", "FILE|-", "Validate one exercise file (- for standard input) and print its question,\nthe answer the policies compute and the working behind it, for example:\n  playground check exercises/try-it-1-exact.json", stderr)
 	if err := fs.Parse(args); err != nil {
 		return flagError(err)
 	}
 	if fs.NArg() != 1 {
-		return usagef("check takes one exercise file: playground check exercises/try-it-1-exact.json")
+		return usagef("check takes one exercise file, or - for standard input: playground check exercises/try-it-1-exact.json")
 	}
 	name := fs.Arg(0)
-	data, err := os.ReadFile(name)
+	var data []byte
+	var err error
+	if name == "-" {
+		// The name gives the exercise its id when the file has none.
+		name = "standard-input"
+		data, err = io.ReadAll(io.LimitReader(stdin, maxExerciseBytes+1))
+		if err == nil && len(data) > maxExerciseBytes {
+			return usagef("check: standard input holds more than %d bytes, more than any exercise file", maxExerciseBytes)
+		}
+	} else {
+		data, err = os.ReadFile(name)
+	}
 	if err != nil {
 		return usagef("check: %v", err)
 	}
@@ -55,6 +66,10 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// maxExerciseBytes bounds what check reads from standard input: an
+// exercise file is a few kilobytes, and a scenario at most 1 MiB.
+const maxExerciseBytes = 2 << 20
 
 func joinLanes(lanes []string) string {
 	out := ""

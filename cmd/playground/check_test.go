@@ -46,3 +46,25 @@ func TestCheckRejectsBadFilesWithStatus2(t *testing.T) {
 		}
 	}
 }
+
+// check reads standard input for -, as simulate does.
+func TestCheckReadsStandardInput(t *testing.T) {
+	data, err := os.ReadFile("../../exercises/try-it-1-exact.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"check", "-"}, bytes.NewReader(data), &out, &errOut); err != nil {
+		t.Fatalf("check -: %v", err)
+	}
+	if !strings.Contains(out.String(), "answer    refused") {
+		t.Errorf("check - printed no answer:\n%s", out.String())
+	}
+	err = run(context.Background(), []string{"check", "-"}, strings.NewReader(`{"title": "x"}`), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "standard-input: question: missing") {
+		t.Errorf("check - with a bad exercise: err = %v, want it to name the problem", err)
+	}
+	if code := exitCode(err, &errOut); code != 2 {
+		t.Errorf("check - with a bad exercise: exit status %d, want 2", code)
+	}
+}

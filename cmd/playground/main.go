@@ -3,7 +3,8 @@
 //
 //	playground [serve] [-addr :8080]   start the web server (the default)
 //	playground simulate [--json] [FILE|-]
-//	playground check FILE              validate an exercise, print its computed answer
+//	playground check FILE|-            validate an exercise, print its computed answer
+//	playground -h                      list the commands
 //
 // simulate decodes a scenario (package scenario), runs it through the
 // policies and prints package explain's table; check loads the lessons and
@@ -19,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -51,8 +53,24 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
+// usage is the answer to "playground -h": without it, the default command's
+// flag set answered, and its "Usage of serve:" hid the other commands.
+const usage = `usage: playground [COMMAND] [flags] [args]
+
+commands:
+  serve                      start the web server (the default; flags -addr, -datastar, …)
+  simulate [--json] [FILE|-] run a scenario through its policies and print the decisions
+  check FILE|-               validate an exercise file and print its computed answer
+
+"playground COMMAND -h" describes a command and its flags.
+`
+
 // run dispatches to a subcommand; serve is the default.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help", "help"}, args[0]) {
+		fmt.Fprint(stderr, usage)
+		return nil
+	}
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -63,7 +81,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "simulate":
 		return runSimulate(args, stdin, stdout, stderr)
 	case "check":
-		return runCheck(args, stdout, stderr)
+		return runCheck(args, stdin, stdout, stderr)
 	default:
 		return usagef("unknown command %q (want serve, simulate or check)", cmd)
 	}

@@ -24,8 +24,7 @@ const shutdownTimeout = 10 * time.Second
 
 // runServe starts the web server and runs it until ctx is done.
 func runServe(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", "[flags]", "Start the web server (the default command; \"playground -h\" lists the others).", stderr)
 	addr := fs.String("addr", ":8080", "address to listen on; without this flag, $PORT (if set) gives \":$PORT\"")
 	bundle := fs.String("datastar", "", "path of a Datastar browser bundle to serve instead of the one built into the binary")
 	publicURL := fs.String("public-url", "", "address attendees' devices reach this server at, for workshop join links and QR codes (e.g. http://192.168.1.20:8080); default: the address the page was opened at")

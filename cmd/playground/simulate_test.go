@@ -59,7 +59,7 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		want        string
 	}{
 		{"malformed", `{"limit":`, []string{"simulate"}, "malformed JSON"},
-		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "leaky"}`, []string{"simulate", "-"}, `policies[0].name: unknown policy "leaky"`},
+		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "leaky"}`, []string{"simulate", "-"}, `policy: unknown policy "leaky"`},
 		{"zero limit", `{"limit": 0, "windowMs": 10}`, []string{"simulate"}, "limit: 0 is out of range"},
 		{"backwards", `{"limit": 1, "windowMs": 10, "requests": [{"at": 9}, {"at": 3}]}`, []string{"simulate"}, "requests[1].at"},
 		{"missing file", ``, []string{"simulate", "no-such-file.json"}, "no-such-file.json"},
@@ -84,12 +84,17 @@ func TestHelpPrintsUsageAndSucceeds(t *testing.T) {
 	}{
 		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [FILE|-]"},
 		{[]string{"simulate", "--help"}, "print JSON instead of a table"},
-		{[]string{"check", "-h"}, "usage: playground check FILE"},
+		{[]string{"check", "-h"}, "usage: playground check FILE|-"},
+		{[]string{"-h"}, "check FILE|-"},
+		{[]string{"--help"}, `"playground COMMAND -h" describes a command`},
+		{[]string{"help"}, "simulate [--json] [FILE|-]"},
+		{[]string{"serve", "-h"}, "usage: playground serve [flags]"},
 	} {
 		code, out, errOut := runCmd(t, "", tt.args...)
 		assert.Equal(t, 0, code, "%v: exit status; stderr: %s", tt.args, errOut)
 		assert.Empty(t, out, "%v: the usage goes to standard error", tt.args)
 		assert.Contains(t, errOut, tt.want, "%v", tt.args)
 		assert.NotContains(t, errOut, "no such file", "%v", tt.args)
+		assert.NotContains(t, errOut, "Usage of", "%v: the flag package's default usage names no command", tt.args)
 	}
 }

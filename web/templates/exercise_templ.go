@@ -937,11 +937,13 @@ func directionText(d string) string {
 	return ", which is " + d
 }
 
+// offText follows the computed answer. It names whose answer is off: "37.5 s
+// (2.5 s early)" read as if the policies were early.
 func offText(off string) string {
 	if off == "" {
 		return ""
 	}
-	return " (" + off + ")"
+	return ": your answer is " + off
 }
 
 var _ = templruntime.GeneratedTemplate

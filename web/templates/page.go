@@ -45,6 +45,10 @@ type Page struct {
 	Path string
 	// Presentation switches on large type and high contrast for projectors.
 	Presentation bool
+	// PresentationExit is where "Leave presentation mode" goes from a page
+	// that is presentation only (the room's projector); "" is this page
+	// without ?present=1.
+	PresentationExit string
 }
 
 // Asset returns the URL of a static file.
@@ -66,6 +70,9 @@ func (p Page) FullTitle() string {
 // PresentationToggle is the URL of this page, query kept, with presentation
 // mode switched the other way. Anything but a local path becomes "/".
 func (p Page) PresentationToggle() string {
+	if p.Presentation && p.PresentationExit != "" {
+		return p.PresentationExit
+	}
 	u, err := url.Parse(p.Path)
 	if err != nil || !strings.HasPrefix(p.Path, "/") || strings.HasPrefix(p.Path, "//") {
 		u = &url.URL{Path: "/"}

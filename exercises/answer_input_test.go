@@ -1,0 +1,57 @@
+package exercises
+
+import (
+	"strings"
+	"testing"
+)
+
+// big.Rat reads "1e3" as 1000, which made "1e3" a readable (and "too
+// late") answer of 1000 s. Exponents are refused with a message saying so,
+// like "36000" is questioned rather than judged.
+func TestExponentTimesAreRefused(t *testing.T) {
+	in := load(t).Get("try-it-2-exact").Instance(0)
+	for _, text := range []string{"1e3", "1e3 s", "3.6e4 ms", "3E1"} {
+		fb, err := in.Check(text, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fb.Readable || !strings.Contains(fb.Problem, "not with an exponent") {
+			t.Errorf("%q: readable = %v (given %q), problem %q; want it refused for the exponent", text, fb.Readable, fb.Given, fb.Problem)
+		}
+	}
+}
+
+// A which-question answered with nothing names its own choices, each in a
+// word that reads back as that choice alone.
+func TestWhichMessageNamesTheQuestionsChoices(t *testing.T) {
+	for _, tt := range []struct {
+		lanes   []string
+		want    []string
+		notWant string
+	}{
+		{[]string{"sliding-counter/floor", "sliding-counter/exact"}, []string{"“floor” for the sliding counter (floor)", "“exact” for the sliding counter (exact)", "“both” or “neither”"}, "sliding-log"},
+		{[]string{"sliding-log", "sliding-counter/exact"}, []string{"“log” for the sliding log", "“exact” for the sliding counter (exact)"}, "floor"},
+		{[]string{"fixed-window", "sliding-log", "token-bucket/10"}, []string{"“fixed”", "“log”", "“token”", "“all” or “none”"}, "both"},
+	} {
+		_, err := ParseAnswer(AskWhich, "", nil, tt.lanes)
+		if err == nil {
+			t.Fatalf("%v: an empty answer was read", tt.lanes)
+		}
+		msg := err.Error()
+		for _, w := range tt.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: message %q does not say %q", tt.lanes, msg, w)
+			}
+		}
+		if strings.Contains(msg, tt.notWant) {
+			t.Errorf("%v: message %q offers %q, which the question does not ask about", tt.lanes, msg, tt.notWant)
+		}
+		for _, l := range tt.lanes {
+			w := laneWord(l, tt.lanes)
+			ans, err := ParseAnswer(AskWhich, w, nil, tt.lanes)
+			if err != nil || len(ans.Admit) != 1 || ans.Admit[0] != l {
+				t.Errorf("%v: the offered word %q reads as %v (%v), want only %s", tt.lanes, w, ans.Admit, err, l)
+			}
+		}
+	}
+}
