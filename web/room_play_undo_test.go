@@ -31,7 +31,7 @@ func TestRoomUndoTakesBackPlaygroundActions(t *testing.T) {
 		history int
 	}{
 		{play + "/fire", http.StatusOK, 1},
-		{play + "/select?i=0", http.StatusOK, 1},  // a selection changes nothing to undo
+		{play + "/select?i=0", http.StatusOK, 1},   // a selection changes nothing to undo
 		{play + "/fire", http.StatusBadRequest, 1}, // refused (cost 0 below): nothing changed
 		{play + "/step?ms=1000", http.StatusOK, 2},
 	}
