@@ -238,10 +238,14 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 	from := start.Add(time.Second)
 	window := stop.Sub(from).Seconds()
 	slowest := map[int]time.Duration{} // each fire's slowest arrival
+	fastest := map[int]time.Duration{} // and its first
 	for _, f := range followers {
 		for _, a := range f.arrivals {
 			lat = append(lat, a.latency)
 			slowest[a.fire] = max(slowest[a.fire], a.latency)
+			if d, ok := fastest[a.fire]; !ok || a.latency < d {
+				fastest[a.fire] = a.latency
+			}
 		}
 		encodings[f.encoding]++
 		n := 0
@@ -263,6 +267,11 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 	fmt.Fprintf(stdout, "  connected: %d opened, %d still connected at the end\n", opened, still)
 	fmt.Fprintf(stdout, "  clock playing %v, %d fires (one every %v), each POST answered p50 %v, p99 %v\n", o.duration, len(fireTook), o.fireEvery, pct(fireTook, 50), pct(fireTook, 99))
 	fmt.Fprintf(stdout, "  action to event: %d of %d expected arrivals, p50 %v, p99 %v, max %v\n", len(lat), expected, pct(lat, 50), pct(lat, 99), pct(lat, 100))
+	// The first follower to hear of a fire bounds what the server took
+	// (the POST, the hub's pacing and render); the rest is fan-out and
+	// this tool's own reading of the other streams.
+	firsts := slices.Sorted(maps.Values(fastest))
+	fmt.Fprintf(stdout, "  first follower to see each fire: p50 %v, p99 %v, max %v\n", pct(firsts, 50), pct(firsts, 99), pct(firsts, 100))
 	fmt.Fprintf(stdout, "  slowest fires (the fire's number in the run: its slowest arrival): %s\n", slowestFires(slowest, count-len(fireTook), 5))
 	fmt.Fprintf(stdout, "  updates a second per follower while playing: min %.1f, median %.1f, max %.1f\n", pctf(rates, 0), pctf(rates, 50), pctf(rates, 100))
 	fmt.Fprintf(stdout, "  server RSS %d MB before the followers, %d MB with them idle, %d MB at the end of play (peak %d MB sampled, VmHWM %d MB): %d KB per follower\n",
