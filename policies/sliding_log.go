@@ -121,13 +121,6 @@ func (l *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
 	return verdictOf(l.Decide(key, now, cost))
 }
 
-// Reserve makes room for the rings of keys more keys, so that a caller who
-// knows how many keys are coming (a scenario's replay) has them allocated
-// once instead of grown into.
-func (l *slidingLogPolicy) Reserve(keys int) {
-	l.times = slices.Grow(l.times, max(keys, 0)*int(l.p.Limit))
-}
-
 // add allocates the state and the full ring of a new key. The shared
 // slice doubles when full: append's own growth, a quarter at a time once
 // large, copied the rings some twenty times as a hundred keys of limit

@@ -67,25 +67,7 @@ func StartLane(s Scenario, lane int) (*LaneReplay, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r, ok := pol.(reserver); ok {
-		r.Reserve(distinctKeys(s.Requests))
-	}
 	return &LaneReplay{pol: pol, lane: lane, params: params}, nil
-}
-
-// reserver is a policy that can allocate its keys' state at once
-// (sliding-log's rings of limit timestamps): a worst-case scenario's
-// hundred keys grown into one by one allocated five times the 8 MB a lane
-// needs, and that garbage kept the collector running beside every page.
-type reserver interface{ Reserve(keys int) }
-
-// distinctKeys counts the keys of reqs (at most MaxKeys in a valid scenario).
-func distinctKeys(reqs []Request) int {
-	seen := make(map[string]struct{}, MaxKeys)
-	for _, r := range reqs {
-		seen[r.Key] = struct{}{}
-	}
-	return len(seen)
 }
 
 // Policy is the lane's policy as the decided requests left it. It belongs
