@@ -300,6 +300,43 @@ func (rs *Rooms) Checkpoint(ctx context.Context, id, presenter, label string, be
 	})
 }
 
+// Showing returns the ids of the live rooms over the play session session.
+func (rs *Rooms) Showing(ctx context.Context, session string) ([]string, error) {
+	return rs.store.ShowingSession(ctx, session)
+}
+
+// CheckpointSession records before, the session's state before a
+// playground action taken on the playground itself (label names it), in
+// every live room over session, so that the room's Undo takes it back as
+// it does the presenter's own actions (its history bounded as theirs). It
+// checks no device: the caller has checked that the request controls the
+// session, whose changes these are. It returns how many rooms recorded it.
+func (rs *Rooms) CheckpointSession(ctx context.Context, session, label string, before PlayState) (int, error) {
+	ids, err := rs.store.ShowingSession(ctx, session)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		_, err := rs.store.Update(ctx, id, func(r *Room) error {
+			now := rs.now()
+			if r.Expired(rs.bounds, now) || r.Session != session {
+				return ErrNotFound
+			}
+			r.checkpoint(rs.bounds, label, before, now)
+			r.Version++
+			return nil
+		})
+		switch {
+		case err == nil:
+			n++
+		case !errors.Is(err, ErrNotFound): // a room that ended meanwhile is no error
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // Undo takes back the last action. When it was a playground action, the
 // returned PlayState is the session to load back (scenario and clock).
 func (rs *Rooms) Undo(ctx context.Context, id, presenter string) (*Room, *PlayState, error) {

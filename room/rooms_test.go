@@ -475,3 +475,38 @@ func TestConcurrentAnswersAllCount(t *testing.T) {
 		t.Errorf("version = %d, want %d: one per join, the ask and one per answer", got.Version, want)
 	}
 }
+
+// TestCheckpointSessionRecordsInTheRoomsShowingIt: a /play action's
+// checkpoint lands in every live room over that session and no other.
+func TestCheckpointSessionRecordsInTheRoomsShowingIt(t *testing.T) {
+	ctx := context.Background()
+	rs, err := New(NewMemStore(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, _, err := rs.Open(ctx, "session-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, _, _ := rs.Open(ctx, "session-a")
+	b, _, _ := rs.Open(ctx, "session-b")
+	n, err := rs.CheckpointSession(ctx, "session-a", "fire", PlayState{ClockMs: 5000})
+	if err != nil || n != 2 {
+		t.Fatalf("CheckpointSession = %d, %v; want 2 rooms, no error", n, err)
+	}
+	for _, c := range []struct {
+		id   string
+		want int
+	}{{a1.ID, 1}, {a2.ID, 1}, {b.ID, 0}} {
+		r, err := rs.ByID(ctx, c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.History) != c.want {
+			t.Errorf("room over %s: %d history entries, want %d", r.Session, len(r.History), c.want)
+		}
+	}
+	if n, err := rs.CheckpointSession(ctx, "no-such-session", "fire", PlayState{}); n != 0 || err != nil {
+		t.Errorf("CheckpointSession of a session no room shows = %d, %v; want 0, nil", n, err)
+	}
+}

@@ -26,6 +26,9 @@ type Store interface {
 	Update(ctx context.Context, id string, fn func(*Room) error) (*Room, error)
 	// Delete forgets the room with id; deleting an absent room is no error.
 	Delete(ctx context.Context, id string) error
+	// ShowingSession returns the ids of the rooms over the play session
+	// session (a scan is fine: a store holds Bounds.Rooms rooms at most).
+	ShowingSession(ctx context.Context, session string) ([]string, error)
 	// DeleteIf forgets every room for which drop is true and returns how
 	// many it forgot. drop may read the room but not keep or change it.
 	DeleteIf(ctx context.Context, drop func(*Room) bool) (int, error)
@@ -139,6 +142,19 @@ func (m *MemStore) forgetLocked(id, code string) {
 		close(w)
 	}
 	delete(m.watchers, id)
+}
+
+// ShowingSession implements Store.
+func (m *MemStore) ShowingSession(_ context.Context, session string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for id, r := range m.byID {
+		if r.Session == session {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // DeleteIf implements Store.

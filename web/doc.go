@@ -14,6 +14,7 @@
 // out the page; then either a page is written, or the changed regions go out
 // as Datastar SSE events (sse.go) — to one page's stream (play_stream.go),
 // or rendered and compressed once for every follower of a room
-// (room_hub.go, room_sse.go). Every expensive run goes through limits.go's
-// budget and concurrency bound; client.go says who a client is.
+// (room_hub.go, paced by room_pace.go, room_sse.go). Every expensive run
+// goes through limits.go's budget and concurrency bound; client.go says
+// who a client is.
 package web

@@ -197,12 +197,21 @@ func (p *playground) action(a playAction) http.HandlerFunc {
 			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
 			return
 		}
+		var after func()
+		if p.s.beforePlayAction != nil {
+			after = p.s.beforePlayAction(r.Context(), sess, a.path)
+		}
 		var errs scenario.Errors
 		var reply []byte
 		if err := a.run(sess, sig, r.URL.Query()); err != nil {
 			errs = asErrors(err, "")
-		} else if a.reply != nil {
-			reply = a.reply(sess)
+		} else {
+			if after != nil {
+				after()
+			}
+			if a.reply != nil {
+				reply = a.reply(sess)
+			}
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		if errs != nil {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +87,7 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 			}
 			f.public = u
 		}
+		s.beforePlayAction = f.checkpointPlay
 		r.Post("/play/{id}/room", f.start)
 		r.Get("/join", f.joinPage)
 		r.Get("/join/{code}", f.joinCode)
@@ -421,6 +424,27 @@ func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 		}
 		return templateReply{}, nil
 	})
+}
+
+// checkpointPlay gives an action taken on /play itself, on a session a
+// room shows, the undo checkpoint the presenter's own actions get, so the
+// room's Undo takes it back too. A session no room shows costs one look.
+func (f *roomFeature) checkpointPlay(ctx context.Context, sess *play.Session, label string) func() {
+	ids, err := f.rooms.Showing(ctx, sess.ID())
+	if err != nil || len(ids) == 0 {
+		return nil
+	}
+	before := room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}
+	return func() {
+		// An action that changed neither the scenario nor the clock (a
+		// selection, a speed) leaves nothing to undo.
+		if sess.Now() == before.ClockMs && reflect.DeepEqual(sess.Scenario(), before.Scenario) {
+			return
+		}
+		if _, err := f.rooms.CheckpointSession(ctx, sess.ID(), label, before); err != nil {
+			f.s.Log().Warn("room checkpoint of a playground action", "session", sess.ID(), slog.Any("error", err))
+		}
+	}
 }
 
 func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {

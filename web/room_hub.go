@@ -155,8 +155,8 @@ func (h *roomHub) phones() int {
 	return h.followers[viewPhone]
 }
 
-// run renders after each change of the room or the session, at most every
-// UpdateInterval, and advances the session's clock while it plays.
+// run renders after each change of the room or the session, paced by a
+// pacer, and advances the session's clock while it plays.
 func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	log := h.f.s.Log()
 	roomChanges, err := h.f.rooms.Watch(ctx, h.id)
@@ -168,12 +168,16 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	defer unsubscribe()
 	ticker := time.NewTicker(UpdateInterval)
 	defer ticker.Stop()
-	pending, last, checked := false, time.Now(), time.Now()
+	// The first frame was rendered as the hub started (follow).
+	pace := pacer{every: UpdateInterval, last: time.Now()}
+	render := time.NewTimer(time.Hour)
+	render.Stop()
+	defer render.Stop()
+	changed := func(settle time.Duration) {
+		render.Reset(time.Until(pace.change(time.Now(), settle)))
+	}
+	checked := time.Now()
 	for {
-		// A change renders at once unless the last render was less than
-		// UpdateInterval ago; then the ticker renders it, which keeps the
-		// rate at ten a second without waiting a tick after a quiet spell.
-		tick := false
 		select {
 		case <-ctx.Done():
 			return
@@ -182,16 +186,16 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				h.end(ctx, "This room has ended: the presenter closed it, or left it for too long.")
 				return
 			}
-			pending = true
+			changed(roomSettle)
 		case <-changes:
-			pending = true
+			changed(roomSettle)
 		case <-h.poke:
-			pending = true
+			changed(roomSettle)
 		case now := <-ticker.C:
-			tick = true
 			h.f.sessions.Touch(sess)
+			// The clock's own move is whole at once: it need not settle.
 			if sess.TickAt(now) {
-				pending = true
+				changed(0)
 			}
 			if now.Sub(checked) >= hubCheckEvery {
 				checked = now
@@ -200,18 +204,21 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 					return
 				}
 			}
-		}
-		if !pending || !tick && time.Since(last) < UpdateInterval {
-			continue
-		}
-		pending, last = false, time.Now()
-		rm, err := h.f.rooms.ByID(ctx, h.id)
-		if err != nil {
-			h.end(ctx, "This room has ended.")
-			return
-		}
-		if err := h.render(ctx, rm, sess); err != nil {
-			log.Error("room render", "room", h.id, slog.Any("error", err))
+		case <-render.C:
+			if now := time.Now(); !pace.ready(now) {
+				if !pace.due.IsZero() { // the timer was early: wait out the rest
+					render.Reset(pace.due.Sub(now))
+				}
+				continue
+			}
+			rm, err := h.f.rooms.ByID(ctx, h.id)
+			if err != nil {
+				h.end(ctx, "This room has ended.")
+				return
+			}
+			if err := h.render(ctx, rm, sess); err != nil {
+				log.Error("room render", "room", h.id, slog.Any("error", err))
+			}
 		}
 	}
 }

@@ -37,11 +37,25 @@ const roomBoxesJS = `(() => {
 	return out;
 })()`
 
+// roomTypeJS finds the smallest font size among the projector's lines the
+// room reads besides the lanes and clock: the question, how many answered,
+// each tally row, and each line of the pointed-at
+// request's explanation.
+const roomTypeJS = `(() => {
+	const smallest = sel => Math.min(...[...document.querySelectorAll(sel)].filter(e => e.getClientRects().length > 0).map(e => parseFloat(getComputedStyle(e).fontSize)));
+	return {"question": smallest('#room-question h2'), "answered": smallest('[data-testid=answered]'),
+		"tally row": smallest('[data-testid=tally-lane] h3, [data-testid=bar]'),
+		"pointed-at line": smallest('#room-pointed h2, #room-pointed [data-testid=explain-lane]')};
+})()`
+
 // TestBrowserRoomProjectorFits: the room's projector, laid out as every
 // presentation is, shows the clock, every lane, the join code, an open
-// question's tally and the pointed-at request's explanation whole without
-// scrolling, on a 1280 × 720 projector with four lanes and a 1920 × 1080
-// one with seven, light and dark; the "disagree" mark stays at 4.5:1.
+// question's tally and the pointed-at request's
+// explanation whole without scrolling, on a 1280 × 720 projector with four
+// lanes and a 1920 × 1080 one with seven, light and dark, every line of
+// them at least 2.2 % of the screen's height as on /play's presentation
+// (1.8 % with seven lanes);
+// the "disagree" mark stays at 4.5:1.
 func TestBrowserRoomProjectorFits(t *testing.T) {
 	lib, _, err := LoadLessons()
 	if err != nil {
@@ -104,6 +118,19 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 				saveRoomScreenshot(t, tab, c.w, c.h, "", filepath.Join(dir, fmt.Sprintf("room-projector-%d-%s.png", c.w, scheme)))
 			}
 
+			// Large type as on /play's presentation (2.2 % of the height),
+			// up to five lanes: with seven, the side column's lines step
+			// down to 0.8rem (1.84 %) to stay on a 1080 p screen.
+			minType := 0.022 * float64(c.h)
+			if c.lanes > 5 {
+				minType = 0.018 * float64(c.h)
+			}
+			for what, size := range browsertest.Run(tab, chromedp.Evaluate[map[string]float64](roomTypeJS)) {
+				// Math.min of nothing is Infinity, which JSON sends as null: 0 here.
+				if size < minType {
+					t.Errorf("%s: the smallest %s is %.1f px, want at least %.1f px", name, what, size, minType)
+				}
+			}
 			boxes := browsertest.Run(tab, chromedp.Evaluate[[]box](roomBoxesJS))
 			if got, want := len(boxes), 4+2*c.lanes+c.lanes; got != want {
 				t.Errorf("%s: %d boxes measured, want the clock, the code, the tally, the explanation and %d lanes in each", name, got, c.lanes)

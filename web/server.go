@@ -17,6 +17,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/web/templates"
 )
 
@@ -90,6 +91,11 @@ type Server struct {
 	runTimeout     time.Duration
 	runStarting    func()        // tests: called as a replay begins
 	heartbeat      time.Duration // StreamHeartbeat; tests shorten it
+
+	// beforePlayAction, set by Rooms, is called before an action on the
+	// playground's own routes; what it returns, when not nil, is called
+	// once the action succeeded (a room's undo checkpoint).
+	beforePlayAction func(ctx context.Context, sess *play.Session, label string) (after func())
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the

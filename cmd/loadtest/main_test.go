@@ -123,3 +123,23 @@ func TestRequestCountAndProcessCPU(t *testing.T) {
 		t.Errorf("CPU time from /proc %v, from getrusage %v: want both, within 50 ms", proc, self)
 	}
 }
+
+func TestStatusCountReadsSingularAndPlural(t *testing.T) {
+	tests := []struct {
+		line string
+		n    int
+		ok   bool
+	}{
+		{`<p id="room-status">300 phones following · 0 requests · limit 5 per 30 s`, 0, true},
+		{`<p id="room-status">300 phones following · 1 request · limit 5 per 30 s`, 1, true},
+		{`<p id="room-status">1 phone following · 12 requests · limit 5 per 30 s`, 12, true},
+		{`<p id="room-status">1 phone following · limit 5 per 30 s`, 0, false},
+		{`<p id="room-status">1 phone following · 3 requesters`, 0, false},
+	}
+	for _, tt := range tests {
+		n, ok := statusCount([]byte(tt.line))
+		if n != tt.n || ok != tt.ok {
+			t.Errorf("statusCount(%q) = %d, %v; want %d, %v", tt.line, n, ok, tt.n, tt.ok)
+		}
+	}
+}

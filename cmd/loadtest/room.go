@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -34,9 +36,22 @@ const (
 	readyWithin = 2 * time.Minute
 )
 
-// requestCount finds the status line's "N requests": a fire adds one, so
-// the count a follower sees says which fires reached it.
-var requestCount = regexp.MustCompile(`(\d+) requests`)
+// requestCount finds the status line's "N requests" ("1 request" in the
+// singular): a fire adds one, so the count a follower sees says which
+// fires reached it. Matching the plural only once hid the first fire of a
+// room started empty until the second arrived, half a second later, which
+// the p99 then reported as the server's.
+var requestCount = regexp.MustCompile(`(\d+) requests?\b`)
+
+// statusCount is the request count in a status line.
+func statusCount(line []byte) (int, bool) {
+	m := requestCount.FindSubmatch(line)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(m[1]))
+	return n, err == nil
+}
 
 // statusMarker starts the status line, which holds the request count.
 const statusMarker = `id="room-status"`
@@ -56,14 +71,20 @@ func (l *fireLog) sent(count int, t time.Time) {
 	l.mu.Unlock()
 }
 
-// reached returns the latencies of the fires from count from+1 to to.
-func (l *fireLog) reached(from, to int, now time.Time) []time.Duration {
+// arrival is one fire reaching one follower.
+type arrival struct {
+	fire    int // the request count the fire made
+	latency time.Duration
+}
+
+// reached returns the arrivals of the fires from count from+1 to to.
+func (l *fireLog) reached(from, to int, now time.Time) []arrival {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []time.Duration
+	var out []arrival
 	for c := from + 1; c <= to; c++ {
 		if t, ok := l.at[c]; ok {
-			out = append(out, now.Sub(t))
+			out = append(out, arrival{c, now.Sub(t)})
 		}
 	}
 	return out
@@ -73,7 +94,7 @@ func (l *fireLog) reached(from, to int, now time.Time) []time.Duration {
 type follower struct {
 	encoding string
 	first    int // the request count in the first frame
-	latency  []time.Duration
+	arrivals []arrival
 	updates  []time.Time // when each update with the clock arrived
 	err      error
 }
@@ -216,8 +237,16 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 	// only starts the clock) until the last fire's events were in.
 	from := start.Add(time.Second)
 	window := stop.Sub(from).Seconds()
+	slowest := map[int]time.Duration{} // each fire's slowest arrival
+	fastest := map[int]time.Duration{} // and its first
 	for _, f := range followers {
-		lat = append(lat, f.latency...)
+		for _, a := range f.arrivals {
+			lat = append(lat, a.latency)
+			slowest[a.fire] = max(slowest[a.fire], a.latency)
+			if d, ok := fastest[a.fire]; !ok || a.latency < d {
+				fastest[a.fire] = a.latency
+			}
+		}
 		encodings[f.encoding]++
 		n := 0
 		for _, t := range f.updates {
@@ -238,6 +267,12 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 	fmt.Fprintf(stdout, "  connected: %d opened, %d still connected at the end\n", opened, still)
 	fmt.Fprintf(stdout, "  clock playing %v, %d fires (one every %v), each POST answered p50 %v, p99 %v\n", o.duration, len(fireTook), o.fireEvery, pct(fireTook, 50), pct(fireTook, 99))
 	fmt.Fprintf(stdout, "  action to event: %d of %d expected arrivals, p50 %v, p99 %v, max %v\n", len(lat), expected, pct(lat, 50), pct(lat, 99), pct(lat, 100))
+	// The first follower to hear of a fire bounds what the server took
+	// (the POST, the hub's pacing and render); the rest is fan-out and
+	// this tool's own reading of the other streams.
+	firsts := slices.Sorted(maps.Values(fastest))
+	fmt.Fprintf(stdout, "  first follower to see each fire: p50 %v, p99 %v, max %v\n", pct(firsts, 50), pct(firsts, 99), pct(firsts, 100))
+	fmt.Fprintf(stdout, "  slowest fires (the fire's number in the run: its slowest arrival): %s\n", slowestFires(slowest, count-len(fireTook), 5))
 	fmt.Fprintf(stdout, "  updates a second per follower while playing: min %.1f, median %.1f, max %.1f\n", pctf(rates, 0), pctf(rates, 50), pctf(rates, 100))
 	fmt.Fprintf(stdout, "  server RSS %d MB before the followers, %d MB with them idle, %d MB at the end of play (peak %d MB sampled, VmHWM %d MB): %d KB per follower\n",
 		before/1024, idle/1024, playing/1024, mem.peak/1024, hwm/1024, (max(playing, idle)-before)/int64(o.followers))
@@ -294,18 +329,30 @@ func follow(ctx context.Context, client *http.Client, url string, f *follower, f
 		if !bytes.Contains(line, []byte(statusMarker)) {
 			continue
 		}
-		if m := requestCount.FindSubmatch(line); m != nil {
-			n, _ := strconv.Atoi(string(m[1]))
+		if n, ok := statusCount(line); ok {
 			if seen < 0 {
 				f.first, seen = n, n
 				ready()
 			} else if n > seen {
-				f.latency = append(f.latency, fires.reached(seen, n, now)...)
+				f.arrivals = append(f.arrivals, fires.reached(seen, n, now)...)
 				seen = n
 			}
 		}
 	}
 	return sc.Err()
+}
+
+// slowestFires names the n fires whose slowest arrival was latest,
+// numbered from 1 in the order they were sent (first is the request count
+// before the first fire).
+func slowestFires(slowest map[int]time.Duration, first, n int) string {
+	fires := slices.Collect(maps.Keys(slowest))
+	slices.SortFunc(fires, func(a, b int) int { return cmp.Compare(slowest[b], slowest[a]) })
+	var parts []string
+	for _, c := range fires[:min(n, len(fires))] {
+		parts = append(parts, fmt.Sprintf("#%d: %v", c-first, slowest[c].Round(time.Millisecond)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pctf is the p-th percentile of sorted values (0: the minimum).
