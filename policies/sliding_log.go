@@ -152,7 +152,15 @@ func (l *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
 	now = clampTime(now)
 	ring := l.ring(st.ring)
 	at, _ := decideAt(now, st.latest)
-	head, count := l.live(*st, ring, at)
+	var head, count int32
+	if at-st.latest < l.p.WindowMs {
+		head, count = l.live(*st, ring, at)
+	} else {
+		// Every entry is at or before latest, so a window or more later
+		// all have left: the head moves past them without reading the
+		// ring, which spares an idle key the stall on its cache miss.
+		head = int32(l.at(st.head, int64(st.count)))
+	}
 	st.latest, st.head = at, head
 	if int64(count)+cost <= l.p.Limit {
 		l.stamp(ring, head, count, cost, at)
