@@ -104,7 +104,7 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 	}
 	truth := admitTruth(t, sc, "car-park", 41_000)
 	presenter.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
-	presenter.WaitText(`[data-testid="room-question"]`, "0 of 3 answered")
+	presenter.WaitText(`[data-testid="room-question"]`, "0 answered · 3 phones following")
 	answers := [][]int64{make([]int64, len(truth)), make([]int64, len(truth)), truth}
 	for i := range answers[0] {
 		answers[0][i] = 1 // admitted everywhere
@@ -116,7 +116,7 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 		}
 		p.WaitText(`[data-testid="room-mine"]`, "Sent.")
 	}
-	presenter.WaitText(`[data-testid="answered"]`, "3 of 3 answered")
+	presenter.WaitText(`[data-testid="answered"]`, "3 answered · 3 phones following")
 	t.Logf("%v: answered", time.Since(start))
 	if n := browsertest.Run(presenter, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=tally]').length`)); n != 0 {
 		t.Error("the projector shows the distribution before the reveal")

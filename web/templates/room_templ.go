@@ -1096,7 +1096,7 @@ func RoomLanes(s RoomShared, o lane.Options) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		for _, l := range s.View.Lanes {
-			templ_7745c5c3_Err = lane.Figure(lane.FromView(s.View, l), o).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = lane.Figure(lane.FromView(s.View, l), s.LaneOptions(o)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1216,7 +1216,7 @@ func RoomStatus(s RoomShared) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if s.Question != nil && !s.Question.Revealed {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 86, "· <strong>a question is open: the lanes hide what the next request would get</strong>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 86, "· <strong>a question is open: the lanes show only the requests before it, and not what the policies hold</strong>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
