@@ -70,6 +70,7 @@ type roomHub struct {
 	last   [numViews]map[string]string
 	solved *solvedQuestion
 	expl   *pointedCache
+	asked  askedCache
 }
 
 type solvedQuestion struct {
@@ -255,13 +256,16 @@ func (h *roomHub) end(ctx context.Context, why string) {
 //     state is the answer or one step from it (the room left for "how
 //     many of the next N", left ≥ cost for "admitted?", the window's end
 //     or the TAT for "first moment"). See lane.Options.Asked.
-func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int) templates.RoomShared {
+//
+// asked, when not nil, keeps that replay from one call to the next (a
+// hub's renders), so a moving clock continues it.
+func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) templates.RoomShared {
 	v := sess.View()
 	v.Selected = nil
 	s := templates.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones}
 	if q := rm.Question; q != nil && !q.Revealed {
 		s.Asked, s.Cut = true, min(q.Request.At, v.Clock.Now+1)
-		av, err := askedView(v, s.Cut)
+		av, err := askedView(v, s.Cut, asked)
 		if err != nil {
 			// Draw no lanes rather than the full ones.
 			f.s.Log().Error("room: replay before the question", "room", rm.ID, slog.Any("error", err))
@@ -269,6 +273,8 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int) temp
 			av.Lanes, av.Total = nil, 0
 		}
 		v = av
+	} else if asked != nil {
+		*asked = askedCache{} // its replay can be a few hundred KB
 	}
 	lanes := make([]play.Lane, len(v.Lanes))
 	for i, l := range v.Lanes {
@@ -294,26 +300,50 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int) temp
 // askedView is v replayed over only the requests before cut, at v's clock,
 // for the viewed client. Requests are in time order, so the kept ones are
 // a prefix and keep their indexes (a mark's data-index, the pointer).
-func askedView(v play.View, cut int64) (play.View, error) {
+func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
 	sc := v.Scenario
 	n, _ := slices.BinarySearchFunc(sc.Requests, cut, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
-	sc.Requests = slices.Clone(sc.Requests[:n])
-	sess, err := play.NewSession("", sc)
-	if err != nil {
+	key := askedKey{rev: v.ScenarioRev, n: n, client: v.Client, cost: v.Cost}
+	if c == nil {
+		c = &askedCache{}
+	}
+	if c.sess == nil || c.key != key {
+		sc.Requests = slices.Clone(sc.Requests[:n])
+		sess, err := play.NewSession("", sc)
+		if err != nil {
+			return play.View{}, err
+		}
+		if err := errors.Join(sess.SelectClient(v.Client), sess.SetCost(v.Cost)); err != nil {
+			return play.View{}, err
+		}
+		c.key, c.sess = key, sess
+	}
+	if err := c.sess.Jump(v.Clock.Now); err != nil {
 		return play.View{}, err
 	}
-	if err := errors.Join(sess.SelectClient(v.Client), sess.SetCost(v.Cost), sess.Jump(v.Clock.Now)); err != nil {
-		return play.View{}, err
-	}
-	av := sess.View()
+	av := c.sess.View()
 	av.ID, av.Version, av.ScenarioRev, av.Clock, av.Notice = v.ID, v.Version, v.ScenarioRev, v.Clock, v.Notice
 	return av, nil
+}
+
+// askedCache is a hub's replay of the requests before an open question
+// (askedView), kept while they stay the same.
+type askedCache struct {
+	key  askedKey
+	sess *play.Session
+}
+
+type askedKey struct {
+	rev    uint64 // the scenario's
+	n      int    // requests kept
+	client string
+	cost   int64
 }
 
 // render renders every region of both views once and publishes the ones
 // that changed.
 func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
-	s := h.f.shared(rm, sess, h.phones())
+	s := h.f.shared(rm, sess, h.phones(), &h.asked)
 	if q := s.Question; q != nil && q.Revealed {
 		rev := s.View.ScenarioRev
 		if h.solved == nil || h.solved.id != uint64(q.ID) || h.solved.rev != rev {
