@@ -66,6 +66,15 @@ func Status(policy string, now, capacity int64, s policies.State, next *policies
 	return b.String()
 }
 
+// StatusWhileAsked is the line under a lane while a workshop room's
+// question about it is open. It states nothing the policy holds (no count
+// or estimate, nothing left, no tokens, no TAT, nothing about the next
+// request): at the question's moment each of those is the answer, or the
+// answer after one subtraction.
+func StatusWhileAsked(now int64) string {
+	return fmt.Sprintf("At %s: what this policy holds is hidden while a question is open: work it out from the requests drawn", scenario.FormatMs(now))
+}
+
 // Legend says what a playground lane draws for the policy besides the
 // requests' marks.
 func Legend(policy string) string {

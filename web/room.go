@@ -277,7 +277,7 @@ func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	shared := f.shared(rm, sess, 0)
+	shared := f.shared(rm, sess, 0, nil)
 	f.s.Render(w, r, http.StatusOK, templates.RoomPhoneView(templates.RoomPhone{
 		Page: f.s.Page(r, "Workshop room", templates.SectionNone), Shared: shared}))
 }
@@ -297,7 +297,7 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 	_ = f.rooms.Touch(r.Context(), rm.ID, token)
 	p := templates.RoomPresent{
 		Page:    f.s.Page(r, "Room "+rm.Code, templates.SectionPlay),
-		Shared:  f.shared(rm, sess, 0),
+		Shared:  f.shared(rm, sess, 0, nil),
 		Code:    rm.Code,
 		Presets: roomPresets,
 	}
@@ -598,14 +598,24 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 	q := rm.Question
 	qid, qerr := strconv.Atoi(r.URL.Query().Get("q"))
 	switch {
-	case q == nil:
-		f.replyMine(w, r, templates.RoomMine{Note: "No question is open now."}, http.StatusConflict)
-		return
 	case qerr != nil:
 		f.replyMine(w, r, templates.RoomMine{Question: q, Note: "Want ?q=<question number>."}, http.StatusBadRequest)
 		return
+	case qid < 1 || qid > rm.Asked:
+		// Never asked: say so, not that it closed.
+		note := fmt.Sprintf("There is no question %d in this room.", qid)
+		if q != nil {
+			note += fmt.Sprintf(" Question %d is open: answer it.", q.ID)
+		}
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: note}, http.StatusNotFound)
+		return
+	case q == nil:
+		f.replyMine(w, r, templates.RoomMine{Note: fmt.Sprintf("Question %d has closed, and no question is open now.", qid)}, http.StatusConflict)
+		return
 	case qid != q.ID:
-		f.replyMine(w, r, templates.RoomMine{Question: q, Note: "That question has been replaced by a new one: answer the new one."}, http.StatusConflict)
+		// Replaced by a later question, or by an earlier one an undo
+		// brought back: either way it has closed.
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: fmt.Sprintf("Question %d has closed; question %d is open now: answer it.", qid, q.ID)}, http.StatusConflict)
 		return
 	}
 	values, missing, err := answerValues(q, sig)
@@ -724,8 +734,10 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 			f.s.Fail(w, r, err)
 			return
 		}
-		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil && v.Selected.At > now {
-			v.Selected, v.Note = nil, "That request is later than the clock: it stays hidden while a question is open."
+		// As on every shared screen (roomFeature.shared): nothing from the
+		// question's moment on, nor later than the clock.
+		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil && v.Selected.At >= min(q.Request.At, now+1) {
+			v.Selected, v.Note = nil, "That request is not earlier than the question, or is later than the clock: it stays hidden while the question is open."
 		}
 	}
 	sse := sseReply(w, r, http.StatusOK, "")

@@ -104,19 +104,36 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 	}
 	truth := admitTruth(t, sc, "car-park", 41_000)
 	presenter.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
-	presenter.WaitText(`[data-testid="room-question"]`, "0 of 3 answered")
+	presenter.WaitText(`[data-testid="room-question"]`, "0 answered · 3 phones following")
 	answers := [][]int64{make([]int64, len(truth)), make([]int64, len(truth)), truth}
 	for i := range answers[0] {
 		answers[0][i] = 1 // admitted everywhere
 	}
 	for i, p := range phones {
 		p.WaitText(`[data-testid="room-question"]`, "be admitted?")
+		if i == 0 {
+			// At 360 × 740 the open question is on the first screen, and
+			// before the lanes in the keyboard's order.
+			type place struct {
+				Top         float64 `json:"top"`
+				BeforeLanes bool    `json:"beforeLanes"`
+			}
+			got := browsertest.Run(p, chromedp.Evaluate[place](`(() => {
+				const q = document.querySelector('[data-testid=room-question]');
+				const lanes = document.querySelector('[data-testid=room-lanes]');
+				return {top: q.getBoundingClientRect().top + window.scrollY,
+					beforeLanes: !!(q.compareDocumentPosition(lanes) & Node.DOCUMENT_POSITION_FOLLOWING)};
+			})()`))
+			if got.Top >= 740-60 || !got.BeforeLanes {
+				t.Errorf("on a 360 × 740 phone the question starts %.0f px down (want within the first screen, with room for its first line), before the lanes: %v", got.Top, got.BeforeLanes)
+			}
+		}
 		for lane, v := range answers[i] {
 			p.Do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="answer-lane"]:nth-of-type(%d) [data-testid="tap"][data-value="%d"]`, lane+1, v))))
 		}
 		p.WaitText(`[data-testid="room-mine"]`, "Sent.")
 	}
-	presenter.WaitText(`[data-testid="answered"]`, "3 of 3 answered")
+	presenter.WaitText(`[data-testid="answered"]`, "3 answered · 3 phones following")
 	t.Logf("%v: answered", time.Since(start))
 	if n := browsertest.Run(presenter, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=tally]').length`)); n != 0 {
 		t.Error("the projector shows the distribution before the reveal")
@@ -173,7 +190,8 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 	}
 
 	t.Logf("%v: revealed", time.Since(start))
-	// The 360 px phone: lanes first, nothing wider than the screen.
+	// The 360 px phone: the question (revealed now) first, then the lanes,
+	// nothing wider than the screen.
 	phone := phones[0]
 	layout := browsertest.Run(phone, chromedp.Evaluate[[]float64](`[document.documentElement.scrollWidth,
 		document.querySelector('[data-testid=room-lanes]').getBoundingClientRect().top,
@@ -181,8 +199,8 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 	if layout[0] > 360 {
 		t.Errorf("the 360 px phone scrolls sideways: the page is %v px wide", layout[0])
 	}
-	if layout[1] >= layout[2] {
-		t.Errorf("on the phone the question (top %v) comes before the lanes (top %v)", layout[2], layout[1])
+	if layout[2] >= layout[1] {
+		t.Errorf("on the phone the question (top %v) comes after the lanes (top %v)", layout[2], layout[1])
 	}
 	// A phone reads its own explanation; the projector's stays as it was.
 	phone.Do(chromedp.Click(chromedp.CSS(`[data-testid="phone-next"]`)))

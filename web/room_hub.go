@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web/lane"
 	"github.com/windowlab/playground/web/templates"
 )
@@ -67,6 +70,7 @@ type roomHub struct {
 	last   [numViews]map[string]string
 	solved *solvedQuestion
 	expl   *pointedCache
+	asked  askedCache
 }
 
 type solvedQuestion struct {
@@ -243,37 +247,110 @@ func (h *roomHub) end(ctx context.Context, why string) {
 	h.next = make(chan struct{})
 }
 
-// shared is what every screen shows, with what would give an open
-// question's answer away removed: the lanes' estimate of the next request
-// and requests later than the clock (after a jump back).
-func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int) templates.RoomShared {
+// shared is what every screen shows. While a question is open it must
+// give the answer away on no screen, in no form. The rule:
+//
+//   - Nothing from the question's moment on, nor later than the clock, is
+//     shown: the lanes are a replay of only the requests before the cut
+//     (askedView), so no mark, window count, total, disagreement, latest
+//     decision, pointed-at request or curve can hold a later request.
+//     Filtering the full view's fields instead would leak through the next
+//     field someone adds, as the window labels did.
+//   - Of the requests before the cut, the lanes show the history a learner
+//     reasons from (when each came, whether it got in, the counts of
+//     windows that ended before the cut), and nothing that states what the
+//     policy holds at the cut or later: for every kind of question, that
+//     state is the answer or one step from it (the room left for "how
+//     many of the next N", left ≥ cost for "admitted?", the window's end
+//     or the TAT for "first moment"). See lane.Options.Asked.
+//
+// asked, when not nil, keeps that replay from one call to the next (a
+// hub's renders), so a moving clock continues it.
+func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) templates.RoomShared {
 	v := sess.View()
 	v.Selected = nil
-	open := rm.Question != nil && !rm.Question.Revealed
+	s := templates.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones}
+	if q := rm.Question; q != nil && !q.Revealed {
+		s.Asked, s.Cut = true, min(q.Request.At, v.Clock.Now+1)
+		av, err := askedView(v, s.Cut, asked)
+		if err != nil {
+			// Draw no lanes rather than the full ones.
+			f.s.Log().Error("room: replay before the question", "room", rm.ID, slog.Any("error", err))
+			av = v
+			av.Lanes, av.Total = nil, 0
+		}
+		v = av
+	} else if asked != nil {
+		*asked = askedCache{} // its replay can be a few hundred KB
+	}
 	lanes := make([]play.Lane, len(v.Lanes))
 	for i, l := range v.Lanes {
 		marks := make([]play.Mark, 0, len(l.Marks))
 		for _, m := range l.Marks {
-			if open && m.Future {
-				continue
+			if s.Asked && (m.Future || m.At >= s.Cut) {
+				continue // askedView drew none; kept as a guard
 			}
 			m.Selected = m.Index == rm.Pointer
 			marks = append(marks, m)
 		}
 		l.Marks = marks
-		if open {
+		if s.Asked {
 			l.NextKnown = false
 		}
 		lanes[i] = l
 	}
 	v.Lanes = lanes
-	return templates.RoomShared{Room: rm.ID, View: v, Question: rm.Question, Attendees: phones}
+	s.View = v
+	return s
+}
+
+// askedView is v replayed over only the requests before cut, at v's clock,
+// for the viewed client. Requests are in time order, so the kept ones are
+// a prefix and keep their indexes (a mark's data-index, the pointer).
+func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
+	sc := v.Scenario
+	n, _ := slices.BinarySearchFunc(sc.Requests, cut, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
+	key := askedKey{rev: v.ScenarioRev, n: n, client: v.Client, cost: v.Cost}
+	if c == nil {
+		c = &askedCache{}
+	}
+	if c.sess == nil || c.key != key {
+		sc.Requests = slices.Clone(sc.Requests[:n])
+		sess, err := play.NewSession("", sc)
+		if err != nil {
+			return play.View{}, err
+		}
+		if err := errors.Join(sess.SelectClient(v.Client), sess.SetCost(v.Cost)); err != nil {
+			return play.View{}, err
+		}
+		c.key, c.sess = key, sess
+	}
+	if err := c.sess.Jump(v.Clock.Now); err != nil {
+		return play.View{}, err
+	}
+	av := c.sess.View()
+	av.ID, av.Version, av.ScenarioRev, av.Clock, av.Notice = v.ID, v.Version, v.ScenarioRev, v.Clock, v.Notice
+	return av, nil
+}
+
+// askedCache is a hub's replay of the requests before an open question
+// (askedView), kept while they stay the same.
+type askedCache struct {
+	key  askedKey
+	sess *play.Session
+}
+
+type askedKey struct {
+	rev    uint64 // the scenario's
+	n      int    // requests kept
+	client string
+	cost   int64
 }
 
 // render renders every region of both views once and publishes the ones
 // that changed.
 func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
-	s := h.f.shared(rm, sess, h.phones())
+	s := h.f.shared(rm, sess, h.phones(), &h.asked)
 	if q := s.Question; q != nil && q.Revealed {
 		rev := s.View.ScenarioRev
 		if h.solved == nil || h.solved.id != uint64(q.ID) || h.solved.rev != rev {
@@ -303,13 +380,7 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 		errs = append(errs, c.Render(ctx, &b))
 		return b.String()
 	}
-	lanes := func(o lane.Options) string {
-		html := render(templates.RoomLanes(s, o))
-		if s.Question != nil && !s.Question.Revealed {
-			html = strings.ReplaceAll(html, unknownNext, hiddenNext)
-		}
-		return html
-	}
+	lanes := func(o lane.Options) string { return render(templates.RoomLanes(s, o)) }
 	clock, status := render(templates.RoomClock(s)), render(templates.RoomStatus(s))
 	views := [numViews][]region{
 		viewPhone: {
@@ -364,15 +435,6 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	}
 	return nil
 }
-
-// While a question is open the lanes are drawn as if the clock were before
-// the last request (play.Lane.NextKnown false), whose status line
-// (explain.Status) then says so; the room says why instead.
-// TestRoomOpenQuestionHidesTheNextRequest fails if the wording drifts.
-const (
-	unknownNext = " · the clock is before the last request"
-	hiddenNext  = " · what the next request would get is hidden while a question is open"
-)
 
 // presenterTouchEvery is how often a presenter's open projector tells the
 // room its presenter is still there (room.Bounds.Linger is 30 minutes).

@@ -399,7 +399,7 @@ func TestRoomAskAnswerReveal(t *testing.T) {
 	if bad.status != http.StatusBadRequest {
 		t.Errorf("answer 7 to an admit question: status %d, want 400", bad.status)
 	}
-	projector := readStream(t, presenter, "/room/"+id+"/stream?view=projector", false, "3 of")
+	projector := readStream(t, presenter, "/room/"+id+"/stream?view=projector", false, "3 answered")
 	if strings.Contains(projector, `data-testid="tally"`) {
 		t.Error("the projector shows the distribution before the reveal")
 	}
@@ -455,7 +455,7 @@ func TestRoomOpenQuestionHidesTheNextRequest(t *testing.T) {
 		t.Fatalf("with no question open the lanes should say what the next request would get; got:\n%.2000s", before)
 	}
 	ask(1)
-	open := lanesOf(readStream(t, phone, "/room/"+id+"/stream", false, hiddenNext, `id="room-question"`))
+	open := lanesOf(readStream(t, phone, "/room/"+id+"/stream", false, "is hidden while a question is open", `id="room-question"`))
 	if strings.Contains(open, "the next request would be") {
 		t.Errorf("while a question is open the lanes say what the next request would get:\n%.2000s", open)
 	}
@@ -476,7 +476,7 @@ func TestRoomOpenQuestionHidesTheNextRequest(t *testing.T) {
 	// (readStream fails unless it comes).
 	readStream(t, phone, "/room/"+id+"/stream", false, ` future"`, `id="room-question"`)
 	ask(2)
-	open = lanesOf(readStream(t, phone, "/room/"+id+"/stream", false, hiddenNext, `id="room-question"`))
+	open = lanesOf(readStream(t, phone, "/room/"+id+"/stream", false, "is hidden while a question is open", `id="room-question"`))
 	if strings.Contains(open, ` future"`) {
 		t.Errorf("while a question is open the lanes draw the later request:\n%.2000s", open)
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -42,6 +43,17 @@ type Options struct {
 	Width, Height int
 	// From and To, when To > From, show that span instead of the input's.
 	From, To int64
+	// Asked draws the lane while a workshop room's question about it is
+	// open. The input should then hold only the requests before Cut (the
+	// room replays them alone). The lane draws when each came and whether
+	// it got in, and the counts of windows that ended by Cut: history the
+	// learner reasons from. It draws nothing that states what the policy
+	// holds at Cut or later, from which the answer could be read rather
+	// than worked out: no curve, no heights (every mark sits at its cost),
+	// no count of a window still open at Cut, no previous-window weight,
+	// sub-buckets, log entries or TAT, and a status line without numbers.
+	Asked bool
+	Cut   int64
 }
 
 // The default size of a lane and the smallest one that still leaves room
@@ -91,7 +103,28 @@ func newPlot(in Input, o Options) plot {
 	}
 	p.left, p.right = marginLeft, float64(p.width-marginRight)
 	p.top, p.bot = marginTop, float64(p.height-marginBottom)
+	if o.Asked {
+		// Cleared as well as skipped below, so that a drawing added later
+		// finds nothing to give away.
+		p.Curve, p.State = nil, policies.State{}
+		p.Lane.Marks = flatMarks(p.Lane.Marks)
+	}
 	return p
+}
+
+// flatMarks places every mark at its cost rather than at the level the
+// policy compared with its capacity (which states the count before it),
+// stacking the marks of one instant in order so each stays visible.
+func flatMarks(marks []play.Mark) []play.Mark {
+	out := make([]play.Mark, len(marks))
+	for i, m := range marks {
+		m.Level, m.Stack = float64(m.Cost), 0
+		if i > 0 && out[i-1].At == m.At {
+			m.Stack = out[i-1].Stack + 1
+		}
+		out[i] = m
+	}
+	return out
 }
 
 func itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
@@ -191,8 +224,14 @@ func (p plot) Bands() []BandRect {
 		if i%2 == 1 {
 			class = "band band-odd"
 		}
+		label := fmt.Sprintf("%d/%d", b.Admitted, p.Params.Limit)
+		if p.opts.Asked && b.End > p.opts.Cut {
+			// A window still open at the question counts what the policy
+			// holds (fixed-window's count is its label).
+			label = fmt.Sprintf("?/%d", p.Params.Limit)
+		}
 		out = append(out, BandRect{X: num(x0), W: num(x1 - x0), LabelX: num((x0 + x1) / 2),
-			Label: fmt.Sprintf("%d/%d", b.Admitted, p.Params.Limit), Class: class})
+			Label: label, Class: class})
 	}
 	return out
 }
@@ -214,7 +253,7 @@ func (p plot) LookBack() (x, w string, ok bool) {
 // the look-back (now − window, now], which its estimate counts at the
 // weight it fades to: the label says how many it held and that weight.
 func (p plot) PrevWeight() (x, w, labelX, label string, ok bool) {
-	if p.Policy != policies.SlidingCounter || p.Params.WindowMs <= 0 {
+	if p.Policy != policies.SlidingCounter || p.Params.WindowMs <= 0 || p.opts.Asked {
 		return "", "", "", "", false
 	}
 	start := p.Now - p.Params.WindowMs
@@ -384,7 +423,12 @@ func (p plot) Marks() []MarkPos {
 }
 
 // status is the text under the lane.
-func (p plot) status() string { return p.Lane.Status(p.Now) }
+func (p plot) status() string {
+	if p.opts.Asked {
+		return explain.StatusWhileAsked(p.Now)
+	}
+	return p.Lane.Status(p.Now)
+}
 
 // summary is the lane's text alternative: what it shows, in words.
 func (p plot) summary() string { return p.Lane.Summary(play.View{Client: p.Client}) }

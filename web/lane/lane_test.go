@@ -7,6 +7,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -146,6 +147,40 @@ func TestEachPolicyDrawsItsState(t *testing.T) {
 			case policy != l.Policy && draws[l.Policy] != sel && n > 0:
 				t.Errorf("%s draws %s, which belongs to %s", l.Policy, sel, policy)
 			}
+		}
+	}
+}
+
+// TestAskedLaneStatesNothingThePolicyHolds: while a room's question is
+// open a lane draws the requests but no state at the cut: the car park's
+// clock at 40 s, the question at 40 s, so the window [30 s, 60 s) is open.
+func TestAskedLaneStatesNothingThePolicyHolds(t *testing.T) {
+	v := carPark(t)
+	for _, l := range v.Lanes {
+		doc := render(t, FromView(v, l), Options{Asked: true, Cut: 40_000})
+		status := doc.Find(`[data-testid="lane-status"]`).Text()
+		for _, word := range []string{"left", "count", "estimate", "tokens", "TAT", "next request"} {
+			if strings.Contains(status, word) {
+				t.Errorf("%s: the status says %q: %q", l.Label, word, status)
+			}
+		}
+		if pts, _ := doc.Find("polyline.curve").Attr("points"); pts != "" {
+			t.Errorf("%s: draws its curve: %q", l.Label, pts)
+		}
+		for _, drawn := range []string{"rect.slot", "rect.prev-weight", "path.log-entry", "line.tat"} {
+			if doc.Find(drawn).Length() > 0 {
+				t.Errorf("%s: draws %s", l.Label, drawn)
+			}
+		}
+		var labels []string
+		doc.Find("text.band-label").Each(func(_ int, s *goquery.Selection) { labels = append(labels, s.Text()) })
+		// Windows from 0 s: [0, 30) ended before the question and holds its
+		// five admitted cars; the windows from 30 s are still open at 40 s.
+		if explain.DrawsWindows(l.Policy) && strings.Join(labels, " ") != "5/5 ?/5 ?/5" {
+			t.Errorf("%s: window labels %q, want the ended window's count and ? for the open ones", l.Label, labels)
+		}
+		if got := doc.Find("g.mark").Length(); got != len(l.Marks) {
+			t.Errorf("%s: %d marks drawn, want all %d", l.Label, got, len(l.Marks))
 		}
 	}
 }

@@ -31,6 +31,18 @@ type RoomShared struct {
 	Pointed *play.Selection
 	// Ended says the room or its session is gone.
 	Ended string
+	// Asked is set while a question is open. View then holds only the
+	// requests before Cut (the question's moment, or just after the clock
+	// if that is earlier), replayed alone, and the lanes are drawn as
+	// lane.Options.Asked says.
+	Asked bool
+	Cut   int64
+}
+
+// LaneOptions are o with what an open question hides.
+func (s RoomShared) LaneOptions(o lane.Options) lane.Options {
+	o.Asked, o.Cut = s.Asked, s.Cut
+	return o
 }
 
 // RoomPresent is the projector (the presenter's page).
@@ -221,9 +233,16 @@ func (m RoomMine) Marks() []bool {
 	return m.Question.Marks(*m.Answer)
 }
 
-// AnsweredText counts the answers for the projector.
-func AnsweredText(answered, joined int) string {
-	return fmt.Sprintf("%d of %d answered", answered, joined)
+// AnsweredText counts the answers for the projector, with the phones
+// following the room's stream now. The two are not a fraction: a phone can
+// answer and close its page, or follow without answering; so the phones
+// are named only when they are at least the answers, never "3 of 0".
+func AnsweredText(answered, following int) string {
+	text := fmt.Sprintf("%d answered", answered)
+	if following > 0 && following >= answered {
+		text += " · " + CountOf(int64(following), "phone") + " following"
+	}
+	return text
 }
 
 // RoomExplain is an attendee's own explanation of a request.
