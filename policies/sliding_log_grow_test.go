@@ -2,38 +2,51 @@ package policies
 
 import "testing"
 
-// TestSlidingLogGrowsItsRingsWithoutWaste checks what the shared ring slice
-// costs as keys arrive: a new key's ring is added by doubling, so what was
-// allocated on the way stays within three times what the rings hold (grown
-// a quarter at a time, as append does once large, it was five times).
+// TestSlidingLogGrowsItsRingsWithoutWaste checks what the rings cost as keys
+// arrive: each chunk of rings is allocated once and never copied, so what
+// was allocated on the way is what is held, and what is held exceeds the
+// rings themselves by less than one chunk. (Grown a quarter at a time, as
+// append does once large, a single slice had allocated five times the
+// rings; grown by doubling, it held up to twice them.)
 func TestSlidingLogGrowsItsRingsWithoutWaste(t *testing.T) {
-	const limit, keys = 1_000, 100
-	ringBytes := int64(limit * 8)
 	tests := []struct {
-		name    string
-		maxCap  int64 // rings the backing slice may hold at the end
-		maxMade int64 // rings allocated on the way, all growths summed
+		name        string
+		limit, keys int64
 	}{
-		{"grown key by key", 2 * keys, 3 * keys},
+		{"limit 1,000: one ring a chunk", 1_000, 100},
+		{"limit 100: many rings a chunk", 100, 1_000},
+		{"limit 1: a chunk of 8 KB rings", 1, 10_000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newSlidingLog(Params{Limit: limit, WindowMs: 1_000})
-			made, lastCap := int64(cap(l.times)), cap(l.times)
-			for k := range keys {
-				if d := l.Decide(Key(k), int64(k), 1); !d.Allowed {
+			l := newSlidingLog(Params{Limit: tt.limit, WindowMs: 1_000})
+			ringBytes := tt.limit * 8
+			chunk := int64(l.mask+1) * ringBytes
+			if chunk > chunkBytes && l.mask != 0 {
+				t.Fatalf("a chunk of %d rings is %d bytes, over %d", l.mask+1, chunk, chunkBytes)
+			}
+			var made int64
+			seen := map[*int64]bool{}
+			for k := range tt.keys {
+				if d := l.Decide(Key(k), k, 1); !d.Allowed {
 					t.Fatalf("key %d: allowed = false, want true", k)
 				}
-				if c := cap(l.times); c != lastCap {
-					made += int64(c)
-					lastCap = c
+				for _, ch := range l.chunks {
+					if !seen[&ch[0]] {
+						seen[&ch[0]] = true
+						made += int64(cap(ch)) * 8
+					}
 				}
 			}
-			if got := int64(cap(l.times)) * 8 / ringBytes; got > tt.maxCap {
-				t.Errorf("the rings' slice holds %d rings for %d keys, want at most %d", got, keys, tt.maxCap)
+			var held int64
+			for _, ch := range l.chunks {
+				held += int64(cap(ch)) * 8
 			}
-			if got := made * 8 / ringBytes; got > tt.maxMade {
-				t.Errorf("%d rings' worth allocated for %d keys, want at most %d", got, keys, tt.maxMade)
+			if made != held {
+				t.Errorf("%d bytes of rings allocated on the way, %d held: a chunk was copied or dropped", made, held)
+			}
+			if rings := tt.keys * ringBytes; held < rings || held-rings >= chunk {
+				t.Errorf("%d keys' rings (%d bytes) held in %d bytes, want under one chunk (%d) more", tt.keys, rings, held, chunk)
 			}
 		})
 	}
