@@ -196,7 +196,11 @@ func (l *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
 func (l *slidingLogPolicy) add(key Key) *slidingLogState {
 	i := int32(l.keys.len())
 	if i&l.mask == 0 {
-		l.chunks = append(l.chunks, make([]int64, int64(l.mask+1)*l.p.Limit))
+		// Grown rather than made, so that cap says what the allocator
+		// really gave (a large object is whole 8 KB pages) and Stats
+		// can count it.
+		n := int(int64(l.mask+1) * l.p.Limit)
+		l.chunks = append(l.chunks, slices.Grow([]int64(nil), n)[:n])
 	}
 	st := l.keys.insert(key)
 	st.ring = i
@@ -241,8 +245,17 @@ func (l *slidingLogPolicy) Stats() Stats {
 		Keys:        l.keys.len(),
 		Entries:     n * l.p.Limit,
 		BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{})),
-		HeapBytes:   l.keys.heapBytes() + int64(len(l.chunks))*int64(l.mask+1)*l.p.Limit*8 + int64(cap(l.chunks))*int64(unsafe.Sizeof([]int64(nil))),
+		HeapBytes:   l.keys.heapBytes() + l.chunkBytes() + int64(cap(l.chunks))*int64(unsafe.Sizeof([]int64(nil))),
 	}
+}
+
+// chunkBytes is the memory the chunks of rings hold, as allocated.
+func (l *slidingLogPolicy) chunkBytes() int64 {
+	var b int64
+	for _, ch := range l.chunks {
+		b += int64(cap(ch)) * 8
+	}
+	return b
 }
 
 func (l *slidingLogPolicy) clone() Policy {
