@@ -18,6 +18,7 @@ import (
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
+	"github.com/windowlab/playground/web/templates"
 )
 
 // RoomScreenshotsEnv names a directory (docs/screenshots) where
@@ -150,12 +151,14 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)))
 	presenter.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
 	type laneTally struct {
-		Truth string `json:"truth"`
-		Right int    `json:"right"`
+		Truth     string `json:"truth"`
+		Right     int    `json:"right"`
+		RightText string `json:"rightText"`
 	}
 	tally := browsertest.Run(presenter, chromedp.Evaluate[[]laneTally](`[...document.querySelectorAll('[data-testid=tally-lane]')].map(l => ({
 		truth: l.querySelector('[data-testid=truth]').innerText,
-		right: +l.querySelector('[data-testid=bar][data-right]').dataset.count}))`))
+		right: +l.querySelector('[data-testid=bar][data-right]').dataset.count,
+		rightText: l.querySelector('[data-testid=bar][data-right] .bar-count').innerText}))`))
 	if len(tally) != len(truth) {
 		t.Fatalf("the tally has %d lanes, want %d", len(tally), len(truth))
 	}
@@ -169,6 +172,10 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 		wantText := map[int64]string{1: "admitted", 0: "refused"}[tv]
 		if tally[lane].Truth != wantText || tally[lane].Right != want {
 			t.Errorf("lane %d: the projector shows truth %q with %d right, want %q with %d", lane, tally[lane].Truth, tally[lane].Right, wantText, want)
+		}
+		// The count says what it counts, so it is not read as the choice.
+		if wantCount := templates.PhonesText(want); tally[lane].RightText != wantCount {
+			t.Errorf("lane %d: the right bar's count reads %q, want %q", lane, tally[lane].RightText, wantCount)
 		}
 	}
 	for i, p := range phones {

@@ -288,6 +288,16 @@ func TestRoomAnswerToAQuestionThatIsNotOpen(t *testing.T) {
 	}
 }
 
+// TestTallyCountsSayPhones: on the projector a bar's count sat next to the
+// choice's own label ("admitted ▮ 2"), so it read as part of the choice.
+func TestTallyCountsSayPhones(t *testing.T) {
+	for n, want := range map[int]string{0: "0 phones", 1: "1 phone", 2: "2 phones"} {
+		if got := templates.PhonesText(n); got != want {
+			t.Errorf("PhonesText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
 func TestAnsweredTextNeverCountsFewerPhonesThanAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		answered, following int

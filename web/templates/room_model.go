@@ -237,6 +237,10 @@ func (m RoomMine) Marks() []bool {
 // following the room's stream now. The two are not a fraction: a phone can
 // answer and close its page, or follow without answering; so the phones
 // are named only when they are at least the answers, never "3 of 0".
+// PhonesText is a tally bar's count, said as what it counts, so that on the
+// projector it is not read as a choice: "1 phone", "3 phones".
+func PhonesText(n int) string { return CountOf(int64(n), "phone") }
+
 func AnsweredText(answered, following int) string {
 	text := fmt.Sprintf("%d answered", answered)
 	if following > 0 && following >= answered {

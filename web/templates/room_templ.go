@@ -1426,9 +1426,9 @@ func RoomQuestionProjector(s RoomShared) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var80 string
-						templ_7745c5c3_Var80, templ_7745c5c3_Err = templ.JoinStringErrs(Itoa(b.Count))
+						templ_7745c5c3_Var80, templ_7745c5c3_Err = templ.JoinStringErrs(PhonesText(b.Count))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/room.templ`, Line: 257, Col: 49}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/templates/room.templ`, Line: 257, Col: 55}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var80))
 						if templ_7745c5c3_Err != nil {
