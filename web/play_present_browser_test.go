@@ -70,7 +70,7 @@ func carParkScenario(t *testing.T, lanes []scenario.PolicySpec) scenario.Scenari
 }
 
 // TestBrowserPlayPresentationFits: on a 1280 × 720 projector with four
-// lanes and a 1920 × 1080 one with all seven, the presentation view shows
+// lanes and with all seven, and a 1920 × 1080 one with all seven, the presentation view shows
 // the clock, every lane and the selected request's explanation whole
 // without scrolling, with the OS set to light and to dark.
 func TestBrowserPlayPresentationFits(t *testing.T) {
@@ -89,10 +89,11 @@ func TestBrowserPlayPresentationFits(t *testing.T) {
 		lanes int
 	}{
 		{1280, 720, carParkScenario(t, nil), 4},
+		{1280, 720, all, 7},
 		{1920, 1080, all, 7},
 	} {
 		for _, scheme := range []string{"light", "dark"} {
-			name := fmt.Sprintf("%dx%d %s", c.w, c.h, scheme)
+			name := fmt.Sprintf("%dx%d %d lanes %s", c.w, c.h, c.lanes, scheme)
 			tab := browsertest.NewTab(t)
 			emulateScheme(t, tab, scheme)
 			tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+scenario.EncodeURL(c.sc)+"&t=40000&present=1"))
@@ -107,6 +108,9 @@ func TestBrowserPlayPresentationFits(t *testing.T) {
 				file := fmt.Sprintf("play-present-%d.png", c.w)
 				if scheme == "dark" {
 					file = fmt.Sprintf("play-present-%d-dark.png", c.w)
+				}
+				if c.w == 1280 && c.lanes > 4 {
+					file = fmt.Sprintf("play-present-%d-%dlanes-%s.png", c.w, c.lanes, scheme)
 				}
 				buf := browsertest.Run(tab, chromedp.CaptureScreenshot())
 				if err := os.WriteFile(filepath.Join(dir, file), buf, 0o644); err != nil {

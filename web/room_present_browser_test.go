@@ -52,7 +52,9 @@ const roomTypeJS = `(() => {
 // presentation is, shows the clock, every lane, the join code, an open
 // question's tally and the pointed-at request's
 // explanation whole without scrolling, on a 1280 × 720 projector with four
-// lanes and a 1920 × 1080 one with seven, light and dark, every line of
+// lanes and with seven (the presenter's own car-park preset) and a
+// 1920 × 1080 one with seven, while the question is open and after it is
+// revealed, light and dark, every line of
 // them at least 2.2 % of the screen's height as on /play's presentation
 // (1.8 % with seven lanes);
 // the "disagree" mark stays at 4.5:1.
@@ -86,10 +88,11 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 		lanes int
 	}{
 		{1280, 720, carParkScenario(t, nil), 4},
+		{1280, 720, all, 7},
 		{1920, 1080, all, 7},
 	} {
 		for _, scheme := range []string{"light", "dark"} {
-			name := fmt.Sprintf("%dx%d %s", c.w, c.h, scheme)
+			name := fmt.Sprintf("%dx%d %d lanes %s", c.w, c.h, c.lanes, scheme)
 			tab := browsertest.NewTab(t)
 			emulateScheme(t, tab, scheme)
 			tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+scenario.EncodeURL(c.sc)+"&t=40000"))
@@ -108,40 +111,61 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 				t.Fatalf("%s: pointing at request 10: status %d", name, status)
 			}
 			tab.WaitText(`[data-testid="room-pointed"]`, "Request 10 at 40 s")
-			tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
-			tab.WaitText(`[data-testid="answered"]`, "answered")
-			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
-			// The presenter's controls are below the screen; the room sees
-			// its top.
-			browsertest.Run(tab, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), document.activeElement && document.activeElement.blur(), true)`))
-			if dir := os.Getenv(RoomScreenshotsEnv); dir != "" {
-				saveRoomScreenshot(t, tab, c.w, c.h, "", filepath.Join(dir, fmt.Sprintf("room-projector-%d-%s.png", c.w, scheme)))
-			}
-
 			// Large type as on /play's presentation (2.2 % of the height),
 			// up to five lanes: with seven, the side column's lines step
-			// down to 0.8rem (1.84 %) to stay on a 1080 p screen.
+			// down to 0.8rem (1.84 %) to stay on the screen.
 			minType := 0.022 * float64(c.h)
 			if c.lanes > 5 {
 				minType = 0.018 * float64(c.h)
 			}
-			for what, size := range browsertest.Run(tab, chromedp.Evaluate[map[string]float64](roomTypeJS)) {
-				// Math.min of nothing is Infinity, which JSON sends as null: 0 here.
-				if size < minType {
-					t.Errorf("%s: the smallest %s is %.1f px, want at least %.1f px", name, what, size, minType)
+			// fits checks one moment of the room: while the question is open
+			// there is no tally yet, and each lane's status line is the
+			// longer "hidden while a question is open" sentence.
+			fits := func(stage string, tally bool) {
+				t.Helper()
+				// The presenter's controls are below the screen; the room
+				// sees its top.
+				browsertest.Run(tab, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), document.activeElement && document.activeElement.blur(), true)`))
+				for what, size := range browsertest.Run(tab, chromedp.Evaluate[map[string]float64](roomTypeJS)) {
+					if what == "tally row" && !tally {
+						continue
+					}
+					// Math.min of nothing is Infinity, which JSON sends as null: 0 here.
+					if size < minType {
+						t.Errorf("%s, %s: the smallest %s is %.1f px, want at least %.1f px", name, stage, what, size, minType)
+					}
+				}
+				boxes := browsertest.Run(tab, chromedp.Evaluate[[]box](roomBoxesJS))
+				want := 4 + 2*c.lanes + c.lanes
+				if !tally {
+					want = 4 + 2*c.lanes
+				}
+				if got := len(boxes); got != want {
+					t.Errorf("%s, %s: %d boxes measured, want the clock, the code, the tally, the explanation and %d lanes in each", name, stage, got, c.lanes)
+				}
+				for _, b := range boxes {
+					if b.Name == "tally (missing)" && !tally {
+						continue
+					}
+					if b.Left < 0 || b.Top < 0 || b.Right > float64(c.w)+0.5 || b.Bottom > float64(c.h)+0.5 {
+						t.Errorf("%s, %s: %s spans (%.0f, %.0f)–(%.0f, %.0f), outside the %d × %d screen", name, stage, b.Name, b.Left, b.Top, b.Right, b.Bottom, c.w, c.h)
+					}
+					if b.Hidden > 1 {
+						t.Errorf("%s, %s: %s hides %.0f px of its content (scrolled or clipped)", name, stage, b.Name, b.Hidden)
+					}
 				}
 			}
-			boxes := browsertest.Run(tab, chromedp.Evaluate[[]box](roomBoxesJS))
-			if got, want := len(boxes), 4+2*c.lanes+c.lanes; got != want {
-				t.Errorf("%s: %d boxes measured, want the clock, the code, the tally, the explanation and %d lanes in each", name, got, c.lanes)
-			}
-			for _, b := range boxes {
-				if b.Left < 0 || b.Top < 0 || b.Right > float64(c.w)+0.5 || b.Bottom > float64(c.h)+0.5 {
-					t.Errorf("%s: %s spans (%.0f, %.0f)–(%.0f, %.0f), outside the %d × %d screen", name, b.Name, b.Left, b.Top, b.Right, b.Bottom, c.w, c.h)
+			tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
+			tab.WaitText(`[data-testid="answered"]`, "answered")
+			fits("question open", false)
+			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
+			fits("revealed", true)
+			if dir := os.Getenv(RoomScreenshotsEnv); dir != "" {
+				file := fmt.Sprintf("room-projector-%d-%s.png", c.w, scheme)
+				if c.w == 1280 && c.lanes > 4 {
+					file = fmt.Sprintf("room-projector-%d-%dlanes-%s.png", c.w, c.lanes, scheme)
 				}
-				if b.Hidden > 1 {
-					t.Errorf("%s: %s hides %.0f px of its content (scrolled or clipped)", name, b.Name, b.Hidden)
-				}
+				saveRoomScreenshot(t, tab, c.w, c.h, "", filepath.Join(dir, file))
 			}
 			got := browsertest.Run(tab, chromedp.Evaluate[map[string]float64](contrastJS))
 			if !hasPrefix(got, "mark ") {
