@@ -245,12 +245,12 @@ func (l *slidingLogPolicy) Stats() Stats {
 		Keys:        l.keys.len(),
 		Entries:     n * l.p.Limit,
 		BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{})),
-		HeapBytes:   l.keys.heapBytes() + l.chunkBytes() + int64(cap(l.chunks))*int64(unsafe.Sizeof([]int64(nil))),
+		HeapBytes:   l.keys.heapBytes() + l.heldRingBytes() + int64(cap(l.chunks))*int64(unsafe.Sizeof([]int64(nil))),
 	}
 }
 
-// chunkBytes is the memory the chunks of rings hold, as allocated.
-func (l *slidingLogPolicy) chunkBytes() int64 {
+// heldRingBytes is the memory the chunks of rings hold, as allocated.
+func (l *slidingLogPolicy) heldRingBytes() int64 {
 	var b int64
 	for _, ch := range l.chunks {
 		b += int64(cap(ch)) * 8
