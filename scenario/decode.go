@@ -172,7 +172,7 @@ func Parse(data []byte) (Scenario, error) {
 		return Scenario{}, errs
 	}
 	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
-	if w.Policy != nil {
+	if w.Policy != nil && len(errs) > 0 {
 		// validate speaks of the list; the person wrote the one policy,
 		// perhaps as a bare name that has no ".name" to point at.
 		var bare struct{ Policy json.RawMessage }

@@ -736,7 +736,7 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 		}
 		// As on every shared screen (roomFeature.shared): nothing from the
 		// question's moment on, nor later than the clock.
-		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil && v.Selected.At >= min(q.Request.At, now+1) {
+		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil && v.Selected.At >= questionCut(q, now) {
 			v.Selected, v.Note = nil, "That request is not earlier than the question, or is later than the clock: it stays hidden while the question is open."
 		}
 	}

@@ -266,12 +266,16 @@ func (h *roomHub) end(ctx context.Context, why string) {
 //
 // asked, when not nil, keeps that replay from one call to the next (a
 // hub's renders), so a moving clock continues it.
+// questionCut is the first instant an open question hides on every
+// screen: its own moment, or just after the clock if that is earlier.
+func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, now+1) }
+
 func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) templates.RoomShared {
 	v := sess.View()
 	v.Selected = nil
 	s := templates.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones}
 	if q := rm.Question; q != nil && !q.Revealed {
-		s.Asked, s.Cut = true, min(q.Request.At, v.Clock.Now+1)
+		s.Asked, s.Cut = true, questionCut(q, v.Clock.Now)
 		av, err := askedView(v, s.Cut, asked)
 		if err != nil {
 			// Draw no lanes rather than the full ones.
