@@ -8,11 +8,10 @@
 #   scripts/bench.sh --readme       # also replace them in README.md, between the benchreport markers
 #   BENCHTIME=400ms BENCHCOUNT=3 scripts/bench.sh --readme   # longer, medians of 3 rounds
 #
-# A run at -benchtime 100ms took 2.5 minutes of CPU time, most of it
-# filling 1e6 keys for each many-key benchmark, so the default should take
-# about 3 minutes of a quiet 2-core machine, under 6; on a machine shared
-# with other builds the wall time grows with the load (29 minutes at a
-# load average of 35).
+# The default took 1.6 minutes on a quiet 2-core machine, most of it
+# filling 1e6 keys for each many-key benchmark; on a machine shared with
+# other builds the wall time grows with the load (29 minutes at a load
+# average of 35).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
