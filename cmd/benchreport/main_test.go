@@ -138,6 +138,26 @@ func TestParallelTableRatiosComeFromTheRun(t *testing.T) {
 	}
 }
 
+// TestScalingGoalAsksForAGain: the scaling line scales the wall ratio by
+// the processors added, so that 1.00 (met) means twice the decisions a
+// second on twice the processors, not merely no loss.
+func TestScalingGoalAsksForAGain(t *testing.T) {
+	text, report := renderSample(t)
+	i := strings.Index(report, "- Scaling with cores")
+	if i < 0 {
+		t.Fatalf("no scaling goal in:\n%s", report)
+	}
+	line := report[i : i+strings.Index(report[i:], "\n")]
+	at1 := rawValue(t, text, "DecideParallel/gcra", 1, wallNs)
+	at2 := rawValue(t, text, "DecideParallel/gcra", 2, wallNs)
+	if want := "gcra " + formatRatio(at2/at1*2) + "×"; !strings.Contains(line, want) {
+		t.Errorf("scaling line %q lacks %q (wall %.1f ns at -cpu 1, %.1f at -cpu 2)", line, want, at1, at2)
+	}
+	if wantMet := isMet(at2 / at1 * 2); strings.Contains(line, "**met**") && !wantMet {
+		t.Errorf("scaling line %q says met, but gcra is %.2f", line, at2/at1*2)
+	}
+}
+
 func TestMemoryTableComesFromTheRun(t *testing.T) {
 	text, report := renderSample(t)
 	rows := tableRows(t, report, "Memory per key")

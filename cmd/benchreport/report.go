@@ -458,10 +458,15 @@ func goals(p *printer, r *benchRun) {
 			at1, ok1 := r.value(parallel+pol.label, first, wallNs)
 			atN, okN := r.value(parallel+pol.label, top, wallNs)
 			q, ok := ratioOf(atN, at1, okN, ok1)
+			// Scaled by the processors added, so that 1.00 is the ideal
+			// (top/first times the decisions a second) and the one rule,
+			// at most 1.00, means scaling: unscaled, a ratio of 1.00 would
+			// be "met" with no gain at all.
+			q *= float64(top) / float64(first)
 			items, ratios, oks = append(items, pol.title), append(ratios, q), append(oks, ok)
 		}
 		text, met := verdicts(items, ratios, oks)
-		p.line("- Scaling with cores, wall ns per decision at `-cpu %d` over `-cpu %d` (on a shared machine this measures the other programs as much as these): %s (%s).", top, first, mark(met), text)
+		p.line("- Scaling with cores, wall ns per decision at `-cpu %d` over `-cpu %d`, times %d/%d (1.00 is %d/%d times the decisions a second; on a shared machine this measures the other programs as much as these): %s (%s).", top, first, top, first, top, first, mark(met), text)
 	}
 }
 
