@@ -599,6 +599,14 @@ func (s *Session) Now() int64 {
 	return s.clock.Now
 }
 
+// ScenarioRev counts changes to the scenario itself (requests, settings,
+// lanes): equal before and after an action, the action left it alone.
+func (s *Session) ScenarioRev() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rev
+}
+
 // Playing reports whether the clock runs.
 func (s *Session) Playing() bool {
 	s.mu.Lock()

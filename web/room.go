@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -435,10 +434,11 @@ func (f *roomFeature) checkpointPlay(ctx context.Context, sess *play.Session, la
 		return nil
 	}
 	before := room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}
+	rev := sess.ScenarioRev()
 	return func() {
 		// An action that changed neither the scenario nor the clock (a
 		// selection, a speed) leaves nothing to undo.
-		if sess.Now() == before.ClockMs && reflect.DeepEqual(sess.Scenario(), before.Scenario) {
+		if sess.Now() == before.ClockMs && sess.ScenarioRev() == rev {
 			return
 		}
 		if _, err := f.rooms.CheckpointSession(ctx, sess.ID(), label, before); err != nil {
