@@ -40,6 +40,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/windowlab/playground/internal/procstat"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -269,17 +270,7 @@ func (m *memSampler) sample(ctx context.Context, interval time.Duration) {
 	}
 }
 
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load average unknown"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "load average unknown"
-	}
-	return "load average " + strings.Join(f[:3], " ")
-}
+func loadAverage() string { return "load average " + procstat.LoadAverage() }
 
 type answer struct {
 	status  int // 0: no answer (err)

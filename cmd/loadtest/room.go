@@ -19,9 +19,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/windowlab/playground/internal/procstat"
 	"github.com/windowlab/playground/room"
 )
 
@@ -365,11 +365,8 @@ func pctf(sorted []float64, p int) float64 {
 
 // selfCPU is the user and system time this process has used.
 func selfCPU() time.Duration {
-	var u syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
-		return 0
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	d, _ := procstat.SelfCPU()
+	return d
 }
 
 // processCPU is the user and system time process pid has used, from

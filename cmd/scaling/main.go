@@ -39,6 +39,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/windowlab/playground/internal/procstat"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -244,17 +245,7 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
+func loadAverage() string { return procstat.LoadAverage() }
 
 func run(args []string, out io.Writer) error {
 	o, err := parse(args)
