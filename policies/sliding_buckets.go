@@ -279,8 +279,14 @@ func (s *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
 			st = s.add(key)
 		}
 	}
+	return s.allowOn(st, s.ring(st.ring), now, cost)
+}
+
+// allowOn is Allow on one key's state and ring, for a request that fits
+// (cost in [1, limit]), shared with the concurrent form. It uses s.clock,
+// s.lastPos and s.lastRetry.
+func (s *slidingBucketsPolicy) allowOn(st *slidingBucketsState, ring []int64, now, cost int64) Verdict {
 	now = clampTime(now)
-	ring := s.ring(st.ring)
 	own, elapsed := s.clock.split(now)
 	if own-st.newest >= s.n {
 		// The whole ring has left: the key is empty and the request, which

@@ -176,8 +176,13 @@ func (l *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
 			st = l.add(key)
 		}
 	}
+	return l.allowOn(st, l.ring(st.ring), now, cost)
+}
+
+// allowOn is Allow on one key's state and ring, for a request that fits
+// (cost in [1, limit]), shared with the concurrent form.
+func (l *slidingLogPolicy) allowOn(st *slidingLogState, ring []int64, now, cost int64) Verdict {
 	now = clampTime(now)
-	ring := l.ring(st.ring)
 	at, _ := decideAt(now, st.latest)
 	var head, count int32
 	if at-st.latest < l.p.WindowMs {

@@ -84,12 +84,30 @@ type decider func(key uint64, now int64) bool
 type subject struct {
 	name  string
 	build func(keys []uint64) (decider, error)
+	// extra subjects run only when -subjects names them.
+	extra bool
 }
 
 func concurrent(name string, p policies.Params) func([]uint64) (decider, error) {
-	return func(keys []uint64) (decider, error) {
+	return filled(func() (policies.Policy, error) {
 		p.Limit, p.WindowMs = limit, windowMs
-		c, err := policies.NewConcurrent(name, p, 0)
+		return policies.NewConcurrent(name, p, 0)
+	})
+}
+
+// sharded is the earlier concurrent form, a mutex per shard, for an A/B
+// against concurrent in one process.
+func sharded(name string, p policies.Params) func([]uint64) (decider, error) {
+	return filled(func() (policies.Policy, error) {
+		p.Limit, p.WindowMs = limit, windowMs
+		return policies.NewSharded(name, p, 0)
+	})
+}
+
+// filled builds a policy and decides every key once.
+func filled(build func() (policies.Policy, error)) func([]uint64) (decider, error) {
+	return func(keys []uint64) (decider, error) {
+		c, err := build()
 		if err != nil {
 			return nil, err
 		}
@@ -123,20 +141,30 @@ const baseline = "x-time-rate-mutex-map"
 
 // allSubjects has the labels BenchmarkDecideParallel uses.
 var allSubjects = []subject{
-	{"fixed-window", concurrent(policies.FixedWindow, policies.Params{})},
-	{"sliding-log", concurrent(policies.SlidingLog, policies.Params{})},
-	{"sliding-counter-floor", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor})},
-	{"sliding-counter-exact", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact})},
-	{"sliding-buckets-k6", concurrent(policies.SlidingBuckets, policies.Params{Buckets: 6})},
-	{"token-bucket", concurrent(policies.TokenBucket, policies.Params{})},
-	{"gcra", concurrent(policies.GCRA, policies.Params{})},
-	{baseline, lockedRate},
+	{"fixed-window", concurrent(policies.FixedWindow, policies.Params{}), false},
+	{"sliding-log", concurrent(policies.SlidingLog, policies.Params{}), false},
+	{"sliding-counter-floor", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}), false},
+	{"sliding-counter-exact", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}), false},
+	{"sliding-buckets-k6", concurrent(policies.SlidingBuckets, policies.Params{Buckets: 6}), false},
+	{"token-bucket", concurrent(policies.TokenBucket, policies.Params{}), false},
+	{"gcra", concurrent(policies.GCRA, policies.Params{}), false},
+	{baseline, lockedRate, false},
+	{"sharded-fixed-window", sharded(policies.FixedWindow, policies.Params{}), true},
+	{"sharded-sliding-log", sharded(policies.SlidingLog, policies.Params{}), true},
+	{"sharded-sliding-counter-floor", sharded(policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}), true},
+	{"sharded-sliding-counter-exact", sharded(policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}), true},
+	{"sharded-sliding-buckets-k6", sharded(policies.SlidingBuckets, policies.Params{Buckets: 6}), true},
+	{"sharded-token-bucket", sharded(policies.TokenBucket, policies.Params{}), true},
+	{"sharded-gcra", sharded(policies.GCRA, policies.Params{}), true},
 }
 
-func subjectNames() []string {
+// subjectNames lists every subject, or only those run by default.
+func subjectNames(all bool) []string {
 	var names []string
 	for _, s := range allSubjects {
-		names = append(names, s.name)
+		if all || !s.extra {
+			names = append(names, s.name)
+		}
 	}
 	return names
 }
@@ -149,7 +177,8 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds; the table gives medians")
 	fs.DurationVar(&o.duration, "d", time.Second, "wall time of one measurement")
 	procs := fs.String("procs", "1,2", "comma-separated processor counts (GOMAXPROCS and goroutines)")
-	subjects := fs.String("subjects", strings.Join(subjectNames(), ","), "comma-separated subjects")
+	subjects := fs.String("subjects", strings.Join(subjectNames(false), ","),
+		"comma-separated subjects, of "+strings.Join(subjectNames(true), ","))
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
 	}
@@ -176,8 +205,8 @@ func parse(args []string) (options, error) {
 	}
 	for f := range strings.SplitSeq(*subjects, ",") {
 		f = strings.TrimSpace(f)
-		if !slices.Contains(subjectNames(), f) {
-			return o, usageError{fmt.Errorf("-subjects: unknown subject %q (want some of %s)", f, strings.Join(subjectNames(), ","))}
+		if !slices.Contains(subjectNames(true), f) {
+			return o, usageError{fmt.Errorf("-subjects: unknown subject %q (want some of %s)", f, strings.Join(subjectNames(true), ","))}
 		}
 		if !slices.Contains(o.subjects, f) {
 			o.subjects = append(o.subjects, f)
