@@ -6,6 +6,12 @@
 //
 //	go run ./cmd/scaling                     # 5 rounds of 1 s per subject and processor count
 //	go run ./cmd/scaling -rounds 9 -procs 1,2,4 -subjects sliding-buckets-k6,x-time-rate-mutex-map
+//	go run ./cmd/scaling -subjects gcra,sharded-gcra,x-time-rate-mutex-map   # A/B with the sharded-mutex form
+//	go run ./cmd/scaling -pingpong           # what one cache line handed between two processors costs
+//
+// The sharded-<policy> subjects (policies.NewSharded, a mutex per shard, the
+// concurrent form before the per-slot one) run only when -subjects names
+// them.
 //
 // Rounds interleave: each round measures every subject at every processor
 // count, so a burst of load from other programs spreads over all of them
@@ -75,6 +81,7 @@ type options struct {
 	duration time.Duration
 	procs    []int
 	subjects []string
+	pingPong bool
 }
 
 // decider is one subject's decision, called through a func value for every
@@ -174,6 +181,7 @@ func parse(args []string) (options, error) {
 	fs.SetOutput(io.Discard)
 	o := options{}
 	fs.IntVar(&o.keys, "keys", 1_000_000, "distinct keys, drawn uniformly")
+	fs.BoolVar(&o.pingPong, "pingpong", false, "instead, measure what handing one cache line between two processors costs")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds; the table gives medians")
 	fs.DurationVar(&o.duration, "d", time.Second, "wall time of one measurement")
 	procs := fs.String("procs", "1,2", "comma-separated processor counts (GOMAXPROCS and goroutines)")
@@ -281,6 +289,10 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.pingPong {
+		reportPingPong(out, o.rounds, pingPongHandoffs)
+		return nil
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	keys := make([]uint64, o.keys)
 	for i := range keys {
@@ -317,6 +329,53 @@ func run(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "load average after: %s\n\n", loadAverage())
 	report(out, o, samples)
 	return nil
+}
+
+// pingPongHandoffs is how many times one round hands the line over.
+const pingPongHandoffs = 1 << 21
+
+// pingPong is the wall time of one handoff of a cache line between two
+// goroutines at GOMAXPROCS 2: they take turns adding one to a counter,
+// each spinning until the other has added its one, so every addition
+// first brings the line over from the other processor's cache. It is
+// what a decision pays for writing a line the other processor wrote last,
+// such as a shared lock.
+func pingPong(handoffs int64) (perHandoff time.Duration, cpus float64) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var counter atomic.Int64
+	var wg sync.WaitGroup
+	cpu0 := processCPU()
+	start := time.Now()
+	for parity := range int64(2) {
+		wg.Go(func() {
+			for v := parity; v < handoffs; v += 2 {
+				for counter.Load() != v {
+					// spin: yielding would measure the scheduler, not the line
+				}
+				counter.Store(v + 1)
+			}
+		})
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	return wall / time.Duration(handoffs), (processCPU() - cpu0).Seconds() / wall.Seconds()
+}
+
+// reportPingPong prints the median handoff over the rounds.
+func reportPingPong(out io.Writer, rounds int, handoffs int64) {
+	fmt.Fprintf(out, "pingpong: %d rounds of %d handoffs of one cache line between 2 goroutines at GOMAXPROCS 2; machine: %d CPUs\n",
+		rounds, handoffs, runtime.NumCPU())
+	fmt.Fprintf(out, "load average before: %s\n", loadAverage())
+	var ns, cpus []float64
+	for range rounds {
+		d, c := pingPong(handoffs)
+		ns, cpus = append(ns, float64(d.Nanoseconds())), append(cpus, c)
+	}
+	fmt.Fprintf(out, "load average after: %s\n", loadAverage())
+	fmt.Fprintf(out, "median %.0f ns per handoff (rounds: %v), cpus %.2f\n", median(ns), ns, median(cpus))
+	if median(cpus) < 1.8 {
+		fmt.Fprintf(out, "warning: the two goroutines did not have two processors to themselves (cpus under 1.8): a handoff then waits for the scheduler and the figure is not the line's\n")
+	}
 }
 
 // report prints, per subject and processor count, the median decisions per
