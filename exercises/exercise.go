@@ -33,11 +33,21 @@ const (
 	AskCacheLineK = "cache-line-k"
 )
 
+// AsksWholeScenario reports whether a question of the kind is about the
+// scenario as a whole rather than about one more request at an instant.
+// Every such question is answered with a whole number (Solution.Count),
+// so this is the one list the parsing, checking and hints go by.
+func AsksWholeScenario(ask string) bool {
+	switch ask {
+	case AskCount, AskStack, AskCacheLineK:
+		return true
+	}
+	return false
+}
+
 // WholeScenario reports whether the question is about the scenario as a
 // whole rather than about one more request at an instant.
-func (e *Exercise) WholeScenario() bool {
-	return e.Ask == AskCount || e.Ask == AskStack || e.Ask == AskCacheLineK
-}
+func (e *Exercise) WholeScenario() bool { return AsksWholeScenario(e.Ask) }
 
 // Exercise is one exercise file.
 type Exercise struct {

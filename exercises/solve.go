@@ -122,14 +122,14 @@ type Step struct {
 
 // Text writes the answer the way the page states it.
 func (s Solution) Text() string {
-	switch s.Kind {
-	case AskOutcome:
+	switch {
+	case s.Kind == AskOutcome:
 		return explain.Verdict(s.Outcome)
-	case AskFirstAdmit:
+	case s.Kind == AskFirstAdmit:
 		return scenario.FormatMs(s.Moment)
-	case AskCount, AskStack, AskCacheLineK:
+	case AsksWholeScenario(s.Kind):
 		return strconv.Itoa(s.Count)
-	case AskWhich:
+	case s.Kind == AskWhich:
 		if len(s.Admit) == 0 {
 			return "none of them"
 		}
