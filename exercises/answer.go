@@ -1,6 +1,7 @@
 package exercises
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -66,7 +67,7 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
 		t = decimalComma(t)
 		ms, err := scenario.ParseMoment(t, 1000)
-		if err != nil && strings.Contains(err.Error(), "exponent") {
+		if errors.Is(err, scenario.ErrExponent) {
 			return Answer{}, UnreadableError{text, exponentWant}
 		}
 		if err != nil {
