@@ -244,9 +244,10 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	if len(problems) == 0 {
 		// The answer must be computable: a file whose question has no answer
 		// is as broken as one with a missing field.
-		if sol, err := e.Instance(0).Solve(); err != nil {
+		in := e.Instance(0)
+		if sol, err := in.Solve(); err != nil {
 			bad("computing the answer: %v", err)
-		} else if !e.Instance(0).onGrid() {
+		} else if !in.onGrid(sol) {
 			bad("computing the answer: %s is a moment between two milliseconds rounded up, which no one working by hand would write; choose numbers whose answer falls on a millisecond", sol.Text())
 		}
 	}
