@@ -276,7 +276,7 @@ func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	shared := f.shared(rm, sess, 0, nil)
+	shared := f.shared(rm, sess, 0, f.askedCache(rm.ID))
 	f.s.Render(w, r, http.StatusOK, templates.RoomPhoneView(templates.RoomPhone{
 		Page: f.s.Page(r, "Workshop room", templates.SectionNone), Shared: shared}))
 }
@@ -296,7 +296,7 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 	_ = f.rooms.Touch(r.Context(), rm.ID, token)
 	p := templates.RoomPresent{
 		Page:    f.s.Page(r, "Room "+rm.Code, templates.SectionPlay),
-		Shared:  f.shared(rm, sess, 0, nil),
+		Shared:  f.shared(rm, sess, 0, f.askedCache(rm.ID)),
 		Code:    rm.Code,
 		Presets: roomPresets,
 	}
