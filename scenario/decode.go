@@ -80,7 +80,7 @@ func TooLarge() Errors {
 type wire struct {
 	Limit    *int64          `json:"limit"`
 	WindowMs *int64          `json:"windowMs"`
-	Policy   *PolicySpec     `json:"policy"`
+	Policy   json.RawMessage `json:"policy"` // decoded by decodePolicy
 	Policies wireList        `json:"policies"`
 	Requests wireList        `json:"requests"`
 	Comment  json.RawMessage `json:"comment"` // free text for people; ignored
@@ -120,23 +120,34 @@ func Parse(data []byte) (Scenario, error) {
 	// make the later checks speak of the wrong entry, or of a field as
 	// missing that was only mistyped.
 	broken := len(errs) > 0
+	var one *PolicySpec
+	if len(w.Policy) > 0 && string(w.Policy) != "null" { // null: left out
+		one = &PolicySpec{}
+		if es := decodePolicy(w.Policy, one); len(es) > 0 {
+			errs = appendUnder(errs, "policy", es)
+			broken = true
+		}
+	}
 	var specs []PolicySpec
 	if w.Policies != nil {
 		specs = []PolicySpec{}
 	}
 	for i, raw := range w.Policies {
+		if len(errs) >= maxDecodeErrors {
+			break
+		}
 		var p PolicySpec
-		if err := strictUnmarshal(raw, &p); err != nil {
-			errs = append(errs, elementError(fmt.Sprintf("policies[%d]", i), err))
+		if es := decodePolicy(raw, &p); len(es) > 0 {
+			errs = appendUnder(errs, fmt.Sprintf("policies[%d]", i), es)
 			broken = true
 		}
 		specs = append(specs, p)
 	}
 	switch {
-	case w.Policy != nil && w.Policies != nil:
+	case one != nil && w.Policies != nil:
 		errs = append(errs, FieldError{"policy", `give either "policy" or "policies", not both`})
-	case w.Policy != nil:
-		s.Policies = []PolicySpec{*w.Policy}
+	case one != nil:
+		s.Policies = []PolicySpec{*one}
 	default:
 		s.Policies = specs
 	}
@@ -148,9 +159,7 @@ func Parse(data []byte) (Scenario, error) {
 		if es := decodeFields(raw, &r, map[string]any{
 			"at": &r.At, "key": &r.Key, "cost": &r.Cost, "count": &r.Count, "probe": &r.Probe,
 		}); len(es) > 0 {
-			for _, e := range es {
-				errs = append(errs, under(fmt.Sprintf("requests[%d]", i), e))
-			}
+			errs = appendUnder(errs, fmt.Sprintf("requests[%d]", i), es)
 			broken = true
 			continue
 		}
@@ -172,14 +181,12 @@ func Parse(data []byte) (Scenario, error) {
 		return Scenario{}, errs
 	}
 	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
-	if w.Policy != nil && len(errs) > 0 {
+	if one != nil && len(errs) > 0 {
 		// validate speaks of the list; the person wrote the one policy,
 		// perhaps as a bare name that has no ".name" to point at.
-		var bare struct{ Policy json.RawMessage }
-		_ = json.Unmarshal(data, &bare)
 		for i, e := range errs {
 			if rest, ok := strings.CutPrefix(e.Field, "policies[0]"); ok {
-				if rest == ".name" && bytes.HasPrefix(bytes.TrimSpace(bare.Policy), []byte(`"`)) {
+				if rest == ".name" && bytes.HasPrefix(bytes.TrimSpace(w.Policy), []byte(`"`)) {
 					rest = ""
 				}
 				errs[i].Field = "policy" + rest
@@ -235,6 +242,34 @@ func decodeFields(data []byte, v any, fields map[string]any) Errors {
 		if err := strictUnmarshal(raw, dst); err != nil {
 			errs = append(errs, elementError(name, err))
 		}
+	}
+	return errs
+}
+
+// decodePolicy reads one policy, a bare name or an object. An object is
+// read as decodeFields reads the scenario's own, so that every mistyped or
+// unknown field in it is reported, each named ("burst"), not the first.
+func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		if err := strictUnmarshal(raw, p); err != nil {
+			return Errors{jsonError(err)}
+		}
+		return nil
+	}
+	return decodeFields(raw, p, map[string]any{
+		"name": &p.Name, "limit": &p.Limit, "windowMs": &p.WindowMs,
+		"arithmetic": &p.Arithmetic, "buckets": &p.Buckets, "burst": &p.Burst,
+	})
+}
+
+// appendUnder appends es, found in the part of the document at prefix, to
+// errs, up to maxDecodeErrors in all.
+func appendUnder(errs Errors, prefix string, es Errors) Errors {
+	for _, e := range es {
+		if len(errs) >= maxDecodeErrors {
+			break
+		}
+		errs = append(errs, under(prefix, e))
 	}
 	return errs
 }

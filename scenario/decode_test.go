@@ -40,6 +40,10 @@ func TestParseAcceptsTheContractForms(t *testing.T) {
 	none, err := Parse([]byte(`{"limit": 5, "windowMs": 30000}`))
 	require.NoError(t, err)
 	assert.Equal(t, DefaultPolicies(), none.Specs())
+
+	null, err := Parse([]byte(`{"limit": 5, "windowMs": 30000, "policy": null}`))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultPolicies(), null.Specs(), `"policy": null is left out`)
 }
 
 // Every rejection names the field and says why, so a person can fix the
@@ -164,6 +168,9 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 		{"two in one request", `{"limit": 5, "windowMs": 10, "requests": [{"at": "x", "cost": "y", "count": 2}]}`, []string{"requests[0].at", "requests[0].cost"}},
 		{"type error and unknown field", `{"limit": "5", "window": 3, "windowMs": 10}`, []string{"limit", "window"}},
 		{"requests after a bad one", `{"limit": 5, "windowMs": 10, "requests": [{"at": "x"}, {"at": 1}, {"at": 2, "key": 7}]}`, []string{"requests[0].at", "requests[2].key"}},
+		{"two in one policy of the list", `{"limit": 5, "windowMs": 10, "policies": ["gcra", {"name": "gcra", "burst": "big", "limit": "5"}]}`, []string{"policies[1].burst", "policies[1].limit"}},
+		{"three in the one policy", `{"limit": 5, "windowMs": 10, "policy": {"name": 7, "buckets": "six", "colour": 1}}`, []string{"policy.name", "policy.buckets", "policy.colour"}},
+		{"top level, then the policy", `{"limit": "5", "windowMs": 10, "policy": {"name": "gcra", "burst": true}}`, []string{"limit", "policy.burst"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,4 +198,17 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 	var errs Errors
 	require.ErrorAs(t, err, &errs)
 	assert.Len(t, errs, maxDecodeErrors, "a list wrong everywhere is reported up to the bound")
+
+	b.Reset()
+	b.WriteString(`{"limit": 5, "windowMs": 10, "policies": [`)
+	for i := range maxDecodeErrors {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"name": "gcra", "limit": "x", "burst": "y"}`)
+	}
+	b.WriteString(`]}`)
+	_, err = Parse([]byte(b.String()))
+	require.ErrorAs(t, err, &errs)
+	assert.Len(t, errs, maxDecodeErrors, "policies wrong everywhere are reported up to the same bound")
 }

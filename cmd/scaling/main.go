@@ -40,6 +40,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/windowlab/playground/internal/procstat"
+	"github.com/windowlab/playground/internal/summary"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -236,15 +237,6 @@ func measure(decide decider, seq []uint64, procs int, d time.Duration) sample {
 	return sample{decisions: total.Load(), wall: time.Since(start), cpu: processCPU() - cpu0}
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 func loadAverage() string { return procstat.LoadAverage() }
 
 func run(args []string, out io.Writer) error {
@@ -305,7 +297,7 @@ func report(out io.Writer, o options, samples [][][]sample) {
 				cpuNs = append(cpuNs, s.cpuNs())
 				cpus = append(cpus, s.cpus())
 			}
-			stats[i] = append(stats[i], stat{median(rate), median(cpuNs), median(cpus)})
+			stats[i] = append(stats[i], stat{summary.Median(rate), summary.Median(cpuNs), summary.Median(cpus)})
 		}
 	}
 	base := slices.Index(o.subjects, baseline)
