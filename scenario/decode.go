@@ -35,16 +35,29 @@ type Errors []FieldError
 const maxReported = 10
 
 func (es Errors) Error() string {
-	msgs := make([]string, 0, min(len(es), maxReported)+1)
-	for i, e := range es {
+	listed, stopped := es, len(es) > 0 && es[len(es)-1] == stoppedReading
+	if stopped {
+		listed = es[:len(es)-1]
+	}
+	msgs := make([]string, 0, min(len(listed), maxReported)+2)
+	for i, e := range listed {
 		if i == maxReported {
-			msgs = append(msgs, fmt.Sprintf("and %d more", len(es)-maxReported))
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(listed)-maxReported))
 			break
 		}
 		msgs = append(msgs, e.Error())
 	}
+	if stopped {
+		msgs = append(msgs, stoppedReading.Reason)
+	}
 	return "invalid scenario: " + strings.Join(msgs, "; ")
 }
+
+// stoppedReading ends the Errors of a document that reached
+// maxDecodeErrors: the rest was not read, so how many more problems it
+// holds is not known, and neither the message nor a program reading the
+// list should take the list for all of them.
+var stoppedReading = FieldError{Reason: fmt.Sprintf("reading stopped after %d problems, so there may be more", maxDecodeErrors)}
 
 // Field returns the reason given for one field, or "".
 func (es Errors) Field(field string) string {
@@ -177,6 +190,9 @@ func Parse(data []byte) (Scenario, error) {
 		}
 		s.Requests = append(s.Requests, req)
 	}
+	if len(errs) >= maxDecodeErrors {
+		errs = append(errs[:maxDecodeErrors], stoppedReading)
+	}
 	if broken {
 		return Scenario{}, errs
 	}
@@ -256,10 +272,40 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 		}
 		return nil
 	}
-	return decodeFields(raw, p, map[string]any{
-		"name": &p.Name, "limit": &p.Limit, "windowMs": &p.WindowMs,
-		"arithmetic": &p.Arithmetic, "buckets": &p.Buckets, "burst": &p.Burst,
+	// The numbers are read through pointers because 0 in a PolicySpec
+	// means "left out": a 0 someone wrote would otherwise run silently as
+	// the scenario's limit, the limit's burst or six buckets.
+	var w struct {
+		Name       string              `json:"name"`
+		Limit      *int64              `json:"limit"`
+		WindowMs   *int64              `json:"windowMs"`
+		Arithmetic policies.Arithmetic `json:"arithmetic"`
+		Buckets    *int64              `json:"buckets"`
+		Burst      *int64              `json:"burst"`
+	}
+	errs := decodeFields(raw, &w, map[string]any{
+		"name": &w.Name, "limit": &w.Limit, "windowMs": &w.WindowMs,
+		"arithmetic": &w.Arithmetic, "buckets": &w.Buckets, "burst": &w.Burst,
 	})
+	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic}
+	for _, f := range []struct {
+		name, leftOut string
+		v, dst        *int64
+	}{
+		{"limit", "the scenario's limit", w.Limit, &p.Limit},
+		{"windowMs", "the scenario's window", w.WindowMs, &p.WindowMs},
+		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), w.Buckets, &p.Buckets},
+		{"burst", "a burst equal to the limit", w.Burst, &p.Burst},
+	} {
+		switch {
+		case f.v == nil, errs.Field(f.name) != "": // left out, or mistyped and said so
+		case *f.v == 0:
+			errs = append(errs, FieldError{f.name, fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", f.name, f.leftOut)})
+		default:
+			*f.dst = *f.v
+		}
+	}
+	return errs
 }
 
 // appendUnder appends es, found in the part of the document at prefix, to

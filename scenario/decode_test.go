@@ -76,6 +76,11 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"list not a list", `{"limit": 5, "windowMs": 10, "requests": 5}`, "requests", "want a list"},
 		{"both policy forms", `{"limit": 5, "windowMs": 10, "policy": "gcra", "policies": ["gcra"]}`, "policy", "not both"},
 		{"policy limit", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "limit": -1}]}`, "policies[0].limit", "out of range"},
+		// 0 in a policy object is a value someone wrote, not "left out".
+		{"policy limit 0", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "limit": 0}]}`, "policies[0].limit", "0 is not allowed: give at least 1, or leave limit out for the scenario's limit"},
+		{"policy window 0", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "windowMs": 0}]}`, "policies[0].windowMs", "0 is not allowed"},
+		{"burst 0", `{"limit": 5, "windowMs": 10, "policy": {"name": "token-bucket", "burst": 0}}`, "policy.burst", "leave burst out for a burst equal to the limit"},
+		{"buckets 0", `{"limit": 5, "windowMs": 60, "policies": [{"name": "sliding-buckets", "buckets": 0}]}`, "policies[0].buckets", "leave buckets out for 6 buckets"},
 		{"arithmetic on log", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-log", "arithmetic": "exact"}]}`, "policies[0].arithmetic", "only sliding-counter"},
 		{"bad arithmetic", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-counter", "arithmetic": "round"}]}`, "policies[0]", "arithmetic"},
 		{"buckets not dividing", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "sliding-buckets", "buckets": 7}]}`, "policies[0]", "buckets"},
@@ -197,7 +202,10 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 	_, err := Parse([]byte(b.String()))
 	var errs Errors
 	require.ErrorAs(t, err, &errs)
-	assert.Len(t, errs, maxDecodeErrors, "a list wrong everywhere is reported up to the bound")
+	require.Len(t, errs, maxDecodeErrors+1, "a list wrong everywhere is reported up to the bound, then says it stopped")
+	assert.Equal(t, stoppedReading, errs[maxDecodeErrors])
+	assert.Contains(t, err.Error(), "; and 10 more; reading stopped after 20 problems, so there may be more",
+		"10,000 mistyped requests are not '10 more' than the 10 printed")
 
 	b.Reset()
 	b.WriteString(`{"limit": 5, "windowMs": 10, "policies": [`)
@@ -210,5 +218,6 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 	b.WriteString(`]}`)
 	_, err = Parse([]byte(b.String()))
 	require.ErrorAs(t, err, &errs)
-	assert.Len(t, errs, maxDecodeErrors, "policies wrong everywhere are reported up to the same bound")
+	require.Len(t, errs, maxDecodeErrors+1, "policies wrong everywhere are reported up to the same bound")
+	assert.Equal(t, stoppedReading, errs[maxDecodeErrors])
 }
