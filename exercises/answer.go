@@ -1,6 +1,7 @@
 package exercises
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -50,8 +51,8 @@ var (
 func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 	t := strings.ToLower(strings.TrimSpace(text))
 	t = strings.TrimRight(t, ".!")
-	switch kind {
-	case AskOutcome:
+	switch {
+	case kind == AskOutcome:
 		first := strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == ',' || r == '.' || r == '!' })
 		if len(first) > 0 {
 			switch {
@@ -62,18 +63,18 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 			}
 		}
 		return Answer{}, UnreadableError{text, "Answer yes or no (admitted or refused)."}
-	case AskFirstAdmit:
+	case kind == AskFirstAdmit:
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
 		t = decimalComma(t)
 		ms, err := scenario.ParseMoment(t, 1000)
-		if err != nil && strings.Contains(err.Error(), "exponent") {
+		if errors.Is(err, scenario.ErrExponent) {
 			return Answer{}, UnreadableError{text, exponentWant}
 		}
 		if err != nil {
 			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}
 		return Answer{Moment: ms, Bare: strings.TrimRight(t, "0123456789., ") == ""}, nil
-	case AskCount, AskStack, AskCacheLineK:
+	case AsksWholeScenario(kind):
 		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "k"), " ="))
 		t = strings.TrimSpace(strings.TrimPrefix(t, "="))
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(t, " requests"), " cars"))
@@ -81,7 +82,7 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 			return Answer{}, UnreadableError{text, "Give a whole number, such as 7."}
 		}
 		return Answer{Count: n}, nil
-	case AskWhich:
+	case kind == AskWhich:
 		if len(choices) > 0 {
 			var picked []string
 			for _, l := range lanes {
@@ -287,10 +288,10 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 	fb.Readable = true
 	given := Solution{Kind: sol.Kind, Outcome: ans.Outcome, Moment: ans.Moment, Count: ans.Count, Admit: ans.Admit}
 	fb.Given = given.Text()
-	switch sol.Kind {
-	case AskOutcome:
+	switch {
+	case sol.Kind == AskOutcome:
 		fb.Correct = ans.Outcome == sol.Outcome
-	case AskFirstAdmit:
+	case sol.Kind == AskFirstAdmit:
 		fb.Correct = ans.Moment == sol.Moment
 		if d := ans.Moment - sol.Moment; d > 0 {
 			fb.Difference = scenario.FormatMs(d) + " too late"
@@ -299,7 +300,7 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 			fb.Difference = scenario.FormatMs(-d) + " too early"
 			fb.Direction = "too early"
 		}
-	case AskCount, AskStack, AskCacheLineK:
+	case AsksWholeScenario(sol.Kind):
 		fb.Correct = ans.Count == sol.Count
 		more, fewer := "too many", "too few"
 		if sol.Kind == AskCacheLineK {
@@ -310,7 +311,7 @@ func (in Instance) Check(text string, choices []string) (Feedback, error) {
 		} else if ans.Count < sol.Count {
 			fb.Direction = fewer
 		}
-	case AskWhich:
+	case sol.Kind == AskWhich:
 		fb.Correct = slices.Equal(ans.Admit, sol.Admit) || len(ans.Admit) == 0 && len(sol.Admit) == 0
 	}
 	return fb, nil

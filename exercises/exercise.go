@@ -33,11 +33,21 @@ const (
 	AskCacheLineK = "cache-line-k"
 )
 
+// AsksWholeScenario reports whether a question of the kind is about the
+// scenario as a whole rather than about one more request at an instant.
+// Every such question is answered with a whole number (Solution.Count),
+// so this is the one list the parsing, checking and hints go by.
+func AsksWholeScenario(ask string) bool {
+	switch ask {
+	case AskCount, AskStack, AskCacheLineK:
+		return true
+	}
+	return false
+}
+
 // WholeScenario reports whether the question is about the scenario as a
 // whole rather than about one more request at an instant.
-func (e *Exercise) WholeScenario() bool {
-	return e.Ask == AskCount || e.Ask == AskStack || e.Ask == AskCacheLineK
-}
+func (e *Exercise) WholeScenario() bool { return AsksWholeScenario(e.Ask) }
 
 // Exercise is one exercise file.
 type Exercise struct {
@@ -234,9 +244,10 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	if len(problems) == 0 {
 		// The answer must be computable: a file whose question has no answer
 		// is as broken as one with a missing field.
-		if sol, err := e.Instance(0).Solve(); err != nil {
+		in := e.Instance(0)
+		if sol, err := in.Solve(); err != nil {
 			bad("computing the answer: %v", err)
-		} else if !e.Instance(0).onGrid() {
+		} else if !in.onGrid(sol) {
 			bad("computing the answer: %s is a moment between two milliseconds rounded up, which no one working by hand would write; choose numbers whose answer falls on a millisecond", sol.Text())
 		}
 	}

@@ -21,8 +21,9 @@ type Instance struct {
 }
 
 // Instance returns the variant for seed. A variant whose answer the
-// millisecond grid would round (see onGrid) is drawn again, up to maxDraws
-// times, and then the exercise as written stands in for it.
+// millisecond grid would round (see onGrid), or that has no answer, is
+// drawn again, up to maxDraws times, and then the exercise as written
+// stands in for it.
 func (e *Exercise) Instance(seed uint64) Instance {
 	in := Instance{Exercise: e, Seed: seed, Scenario: e.base, At: e.at}
 	in.Scenario.Requests = append([]scenario.Request(nil), e.base.Requests...)
@@ -32,7 +33,11 @@ func (e *Exercise) Instance(seed uint64) Instance {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xe8e8c15e))
 	for range maxDraws {
-		if v, ok := e.draw(in, rng); ok && v.onGrid() {
+		v, ok := e.draw(in, rng)
+		if !ok {
+			continue
+		}
+		if sol, err := v.Solve(); err == nil && v.onGrid(sol) {
 			return v
 		}
 	}
@@ -122,14 +127,14 @@ type Step struct {
 
 // Text writes the answer the way the page states it.
 func (s Solution) Text() string {
-	switch s.Kind {
-	case AskOutcome:
+	switch {
+	case s.Kind == AskOutcome:
 		return explain.Verdict(s.Outcome)
-	case AskFirstAdmit:
+	case s.Kind == AskFirstAdmit:
 		return scenario.FormatMs(s.Moment)
-	case AskCount, AskStack, AskCacheLineK:
+	case AsksWholeScenario(s.Kind):
 		return strconv.Itoa(s.Count)
-	case AskWhich:
+	case s.Kind == AskWhich:
 		if len(s.Admit) == 0 {
 			return "none of them"
 		}

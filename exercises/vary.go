@@ -20,13 +20,10 @@ const finer = 1000
 // have no moment to round. Only the two instants the answer may be in
 // microseconds are asked about (four decisions), not a search: a search
 // in microseconds could take a thousand times as long as the page's own.
-func (in Instance) onGrid() bool {
-	if in.Exercise.Ask != AskFirstAdmit {
+// sol is the variant's own solution, which every caller has just computed.
+func (in Instance) onGrid(sol Solution) bool {
+	if sol.Kind != AskFirstAdmit {
 		return true
-	}
-	sol, err := in.Solve()
-	if err != nil {
-		return false
 	}
 	if sol.Moment == in.At {
 		return true // admitted at the question's own instant

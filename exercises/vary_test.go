@@ -80,8 +80,11 @@ func TestOnGrid(t *testing.T) {
 		for i := range tt.limit {
 			in.Scenario.Requests = append(in.Scenario.Requests, scenario.Request{At: i * (in.Scenario.WindowMs / tt.limit), Cost: 1, Count: 1})
 		}
-		if got := in.onGrid(); got != tt.want {
-			sol, _ := in.Solve()
+		sol, err := in.Solve()
+		if err != nil {
+			t.Fatalf("%s limit %d: %v", tt.id, tt.limit, err)
+		}
+		if got := in.onGrid(sol); got != tt.want {
 			t.Errorf("%s limit %d (answer %s): onGrid = %v, want %v", tt.id, tt.limit, sol.Text(), got, tt.want)
 		}
 	}

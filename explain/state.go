@@ -95,6 +95,21 @@ func Legend(policy string) string {
 	return ""
 }
 
+// LegendWhileAsked is Legend for a lane drawn while a workshop room's
+// question about it is open, which draws no line, bars, ticks or TAT
+// (lane.Options.Asked): it names only what is drawn, the windows and the
+// log's look-back, and is empty for a policy whose lane then draws the
+// requests alone.
+func LegendWhileAsked(policy string) string {
+	switch policy {
+	case policies.FixedWindow, policies.SlidingCounter:
+		return "Blocks: the windows, each that ended before the question labelled with the permits it admitted, ? on one still open."
+	case policies.SlidingLog:
+		return "Shaded: the look-back (now − window, now]."
+	}
+	return ""
+}
+
 // DrawsWindows reports whether a lane of the policy shows its
 // epoch-aligned windows, with the permits admitted in each.
 func DrawsWindows(policy string) bool {

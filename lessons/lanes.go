@@ -166,22 +166,11 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 		}
 		v.Now = stepText(res, step)
 	}
-	slug := st.lesson.Slug
-	query := st.in
 	v.StepURL = func(n int) string {
-		q := url.Values{}
-		for k, vs := range query {
-			q[k] = vs
-		}
-		q.Set(id, strconv.Itoa(n))
-		return "?" + st.keepOpen(q).Encode() + "#" + id
+		return "?" + st.linkQuery(id, strconv.Itoa(n)).Encode() + "#" + id
 	}
-	keep := url.Values{}
-	for k, vs := range query {
-		keep[k] = slices.Clone(vs)
-	}
-	v.Keep = otherValues(st.keepOpen(keep), id)
-	v.FetchBase = lanesBase(slug, id)
+	v.Keep = otherValues(st.linkQuery(), id)
+	v.FetchBase = lanesBase(st.lesson.Slug, id)
 	switch raw := st.in.Get(tableParam(id)); raw {
 	case "":
 	case "open":
@@ -189,13 +178,8 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 	default:
 		v.Problem = st.inputProblem(fmt.Sprintf("%s: %q is not a state of the table (open), so it is shown closed.", tableParam(id), raw))
 	}
-	whole := url.Values{}
-	for k, vs := range query {
-		whole[k] = vs
-	}
-	whole.Set(id, strconv.Itoa(steps))
-	whole.Set(tableParam(id), "open")
-	v.WholeURL = "?" + st.keepOpen(whole).Encode() + "#" + tableID(id)
+	whole := st.linkQuery(id, strconv.Itoa(steps), tableParam(id), "open")
+	v.WholeURL = "?" + whole.Encode() + "#" + tableID(id)
 	v.TableSummary = tableSummary(step, steps)
 	// The table beside the picture says the same in words, request by
 	// request up to the step, so that it never tells what the lanes hide.
@@ -212,6 +196,21 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 		return lanesView{}, err
 	}
 	return v, nil
+}
+
+// linkQuery is the page's query for a link or form inside a lanes block:
+// a copy of it with each name of the pairs (name, value, name, value...)
+// set to its value, and the prediction the block sits in kept open. The
+// copy is deep, so that no link's values share an array with another's.
+func (st *renderState) linkQuery(pairs ...string) url.Values {
+	q := url.Values{}
+	for k, vs := range st.in {
+		q[k] = slices.Clone(vs)
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		q.Set(pairs[i], pairs[i+1])
+	}
+	return st.keepOpen(q)
 }
 
 // otherValues is the query without the block's own step, in a stable

@@ -279,13 +279,13 @@ func (st *renderState) predictEnd() (template.HTML, error) {
 // PredictionHint says what kind of answer a prediction takes. A time's
 // examples are worked out from the answer so that none of them is it.
 func PredictionHint(in exercises.Instance, sol exercises.Solution) string {
-	switch in.Exercise.Ask {
-	case exercises.AskFirstAdmit:
+	switch {
+	case in.Exercise.Ask == exercises.AskFirstAdmit:
 		ex := in.TimeExamples(sol)
 		return fmt.Sprintf("A time, such as %s or %s. A bare number is in seconds.", ex[1], ex[3])
-	case exercises.AskCount, exercises.AskStack, exercises.AskCacheLineK:
+	case in.Exercise.WholeScenario():
 		return "A whole number."
-	case exercises.AskWhich:
+	case in.Exercise.Ask == exercises.AskWhich:
 		return "Tick every one that admits it, or “none of them”."
 	}
 	return ""

@@ -11,7 +11,11 @@ import (
 // TestStoreFloodFromOneAddress floods a store from address A, with every
 // one of A's sessions watched and just used, and checks that address B
 // still gets sessions, that A never holds more than its cap, and that B's
-// sessions are never the ones forgotten to make room for A.
+// sessions are never the ones forgotten to make room for A. The contract
+// suite (storetest, "a flood from one client leaves room for others")
+// floods with watched sessions and counts A's at the end through Get; this
+// one also floods with idle ones and checks Store's own count (Held) after
+// every session, which Get, counting as use, could not do unchanged.
 func TestStoreFloodFromOneAddress(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -62,7 +66,10 @@ func TestStoreFloodFromOneAddress(t *testing.T) {
 // TestStoreFullOfManyClientsTakesFromTheLargest fills a store with busy
 // clients of different sizes: each newcomer's session is taken from a client
 // holding the most, until everyone holds the same share and the store is
-// full for good.
+// full for good. The contract suite ("a full busy store takes from the
+// largest client") checks which sessions remain, on a moving clock; this
+// one checks Store's own counts (Len, Held) at every step, with every
+// session opened at one instant, so that no recency breaks the ties.
 func TestStoreFullOfManyClientsTakesFromTheLargest(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	st := NewStoreWithBounds(func() time.Time { return now }, 6, time.Hour)

@@ -290,9 +290,10 @@ func (rs *Rooms) Point(ctx context.Context, id, presenter string, index, total i
 	})
 }
 
-// Checkpoint checks that the device may drive and records the session's
-// state before a playground action (label names it: "fire", "jump"), so
-// Undo can restore it. Call it before applying the action.
+// Checkpoint checks that the device may drive and records before, the
+// session's state before a playground action (label names it: "fire",
+// "jump"), so Undo can restore it. Call it once the action has changed the
+// session: one that changed nothing leaves nothing to undo.
 func (rs *Rooms) Checkpoint(ctx context.Context, id, presenter, label string, before PlayState) (*Room, error) {
 	return rs.update(ctx, id, presenter, "", ActDrive, func(r *Room, now time.Time) error {
 		r.checkpoint(rs.bounds, label, before, now)

@@ -35,16 +35,29 @@ type Errors []FieldError
 const maxReported = 10
 
 func (es Errors) Error() string {
-	msgs := make([]string, 0, min(len(es), maxReported)+1)
-	for i, e := range es {
+	listed, stopped := es, len(es) > 0 && es[len(es)-1] == stoppedReading
+	if stopped {
+		listed = es[:len(es)-1]
+	}
+	msgs := make([]string, 0, min(len(listed), maxReported)+2)
+	for i, e := range listed {
 		if i == maxReported {
-			msgs = append(msgs, fmt.Sprintf("and %d more", len(es)-maxReported))
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(listed)-maxReported))
 			break
 		}
 		msgs = append(msgs, e.Error())
 	}
+	if stopped {
+		msgs = append(msgs, stoppedReading.Reason)
+	}
 	return "invalid scenario: " + strings.Join(msgs, "; ")
 }
+
+// stoppedReading ends the Errors of a document that reached
+// maxDecodeErrors: the rest was not read, so how many more problems it
+// holds is not known, and neither the message nor a program reading the
+// list should take the list for all of them.
+var stoppedReading = FieldError{Reason: fmt.Sprintf("reading stopped after %d problems, so there may be more", maxDecodeErrors)}
 
 // Field returns the reason given for one field, or "".
 func (es Errors) Field(field string) string {
@@ -80,7 +93,7 @@ func TooLarge() Errors {
 type wire struct {
 	Limit    *int64          `json:"limit"`
 	WindowMs *int64          `json:"windowMs"`
-	Policy   *PolicySpec     `json:"policy"`
+	Policy   json.RawMessage `json:"policy"` // decoded by decodePolicy
 	Policies wireList        `json:"policies"`
 	Requests wireList        `json:"requests"`
 	Comment  json.RawMessage `json:"comment"` // free text for people; ignored
@@ -120,23 +133,34 @@ func Parse(data []byte) (Scenario, error) {
 	// make the later checks speak of the wrong entry, or of a field as
 	// missing that was only mistyped.
 	broken := len(errs) > 0
+	var one *PolicySpec
+	if len(w.Policy) > 0 && string(w.Policy) != "null" { // null: left out
+		one = &PolicySpec{}
+		if es := decodePolicy(w.Policy, one); len(es) > 0 {
+			errs = appendUnder(errs, "policy", es)
+			broken = true
+		}
+	}
 	var specs []PolicySpec
 	if w.Policies != nil {
 		specs = []PolicySpec{}
 	}
 	for i, raw := range w.Policies {
+		if len(errs) >= maxDecodeErrors {
+			break
+		}
 		var p PolicySpec
-		if err := strictUnmarshal(raw, &p); err != nil {
-			errs = append(errs, elementError(fmt.Sprintf("policies[%d]", i), err))
+		if es := decodePolicy(raw, &p); len(es) > 0 {
+			errs = appendUnder(errs, fmt.Sprintf("policies[%d]", i), es)
 			broken = true
 		}
 		specs = append(specs, p)
 	}
 	switch {
-	case w.Policy != nil && w.Policies != nil:
+	case one != nil && w.Policies != nil:
 		errs = append(errs, FieldError{"policy", `give either "policy" or "policies", not both`})
-	case w.Policy != nil:
-		s.Policies = []PolicySpec{*w.Policy}
+	case one != nil:
+		s.Policies = []PolicySpec{*one}
 	default:
 		s.Policies = specs
 	}
@@ -148,9 +172,7 @@ func Parse(data []byte) (Scenario, error) {
 		if es := decodeFields(raw, &r, map[string]any{
 			"at": &r.At, "key": &r.Key, "cost": &r.Cost, "count": &r.Count, "probe": &r.Probe,
 		}); len(es) > 0 {
-			for _, e := range es {
-				errs = append(errs, under(fmt.Sprintf("requests[%d]", i), e))
-			}
+			errs = appendUnder(errs, fmt.Sprintf("requests[%d]", i), es)
 			broken = true
 			continue
 		}
@@ -168,18 +190,19 @@ func Parse(data []byte) (Scenario, error) {
 		}
 		s.Requests = append(s.Requests, req)
 	}
+	if len(errs) >= maxDecodeErrors {
+		errs = append(errs[:maxDecodeErrors], stoppedReading)
+	}
 	if broken {
 		return Scenario{}, errs
 	}
 	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
-	if w.Policy != nil && len(errs) > 0 {
+	if one != nil && len(errs) > 0 {
 		// validate speaks of the list; the person wrote the one policy,
 		// perhaps as a bare name that has no ".name" to point at.
-		var bare struct{ Policy json.RawMessage }
-		_ = json.Unmarshal(data, &bare)
 		for i, e := range errs {
 			if rest, ok := strings.CutPrefix(e.Field, "policies[0]"); ok {
-				if rest == ".name" && bytes.HasPrefix(bytes.TrimSpace(bare.Policy), []byte(`"`)) {
+				if rest == ".name" && bytes.HasPrefix(bytes.TrimSpace(w.Policy), []byte(`"`)) {
 					rest = ""
 				}
 				errs[i].Field = "policy" + rest
@@ -235,6 +258,64 @@ func decodeFields(data []byte, v any, fields map[string]any) Errors {
 		if err := strictUnmarshal(raw, dst); err != nil {
 			errs = append(errs, elementError(name, err))
 		}
+	}
+	return errs
+}
+
+// decodePolicy reads one policy, a bare name or an object. An object is
+// read as decodeFields reads the scenario's own, so that every mistyped or
+// unknown field in it is reported, each named ("burst"), not the first.
+func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		if err := strictUnmarshal(raw, p); err != nil {
+			return Errors{jsonError(err)}
+		}
+		return nil
+	}
+	// The numbers are read through pointers because 0 in a PolicySpec
+	// means "left out": a 0 someone wrote would otherwise run silently as
+	// the scenario's limit, the limit's burst or six buckets.
+	var w struct {
+		Name       string              `json:"name"`
+		Limit      *int64              `json:"limit"`
+		WindowMs   *int64              `json:"windowMs"`
+		Arithmetic policies.Arithmetic `json:"arithmetic"`
+		Buckets    *int64              `json:"buckets"`
+		Burst      *int64              `json:"burst"`
+	}
+	errs := decodeFields(raw, &w, map[string]any{
+		"name": &w.Name, "limit": &w.Limit, "windowMs": &w.WindowMs,
+		"arithmetic": &w.Arithmetic, "buckets": &w.Buckets, "burst": &w.Burst,
+	})
+	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic}
+	for _, f := range []struct {
+		name, leftOut string
+		v, dst        *int64
+	}{
+		{"limit", "the scenario's limit", w.Limit, &p.Limit},
+		{"windowMs", "the scenario's window", w.WindowMs, &p.WindowMs},
+		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), w.Buckets, &p.Buckets},
+		{"burst", "a burst equal to the limit", w.Burst, &p.Burst},
+	} {
+		switch {
+		case f.v == nil, errs.Field(f.name) != "": // left out, or mistyped and said so
+		case *f.v == 0:
+			errs = append(errs, FieldError{f.name, fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", f.name, f.leftOut)})
+		default:
+			*f.dst = *f.v
+		}
+	}
+	return errs
+}
+
+// appendUnder appends es, found in the part of the document at prefix, to
+// errs, up to maxDecodeErrors in all.
+func appendUnder(errs Errors, prefix string, es Errors) Errors {
+	for _, e := range es {
+		if len(errs) >= maxDecodeErrors {
+			break
+		}
+		errs = append(errs, under(prefix, e))
 	}
 	return errs
 }

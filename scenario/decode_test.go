@@ -40,6 +40,10 @@ func TestParseAcceptsTheContractForms(t *testing.T) {
 	none, err := Parse([]byte(`{"limit": 5, "windowMs": 30000}`))
 	require.NoError(t, err)
 	assert.Equal(t, DefaultPolicies(), none.Specs())
+
+	null, err := Parse([]byte(`{"limit": 5, "windowMs": 30000, "policy": null}`))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultPolicies(), null.Specs(), `"policy": null is left out`)
 }
 
 // Every rejection names the field and says why, so a person can fix the
@@ -72,6 +76,11 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"list not a list", `{"limit": 5, "windowMs": 10, "requests": 5}`, "requests", "want a list"},
 		{"both policy forms", `{"limit": 5, "windowMs": 10, "policy": "gcra", "policies": ["gcra"]}`, "policy", "not both"},
 		{"policy limit", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "limit": -1}]}`, "policies[0].limit", "out of range"},
+		// 0 in a policy object is a value someone wrote, not "left out".
+		{"policy limit 0", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "limit": 0}]}`, "policies[0].limit", "0 is not allowed: give at least 1, or leave limit out for the scenario's limit"},
+		{"policy window 0", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "windowMs": 0}]}`, "policies[0].windowMs", "0 is not allowed"},
+		{"burst 0", `{"limit": 5, "windowMs": 10, "policy": {"name": "token-bucket", "burst": 0}}`, "policy.burst", "leave burst out for a burst equal to the limit"},
+		{"buckets 0", `{"limit": 5, "windowMs": 60, "policies": [{"name": "sliding-buckets", "buckets": 0}]}`, "policies[0].buckets", "leave buckets out for 6 buckets"},
 		{"arithmetic on log", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-log", "arithmetic": "exact"}]}`, "policies[0].arithmetic", "only sliding-counter"},
 		{"bad arithmetic", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-counter", "arithmetic": "round"}]}`, "policies[0]", "arithmetic"},
 		{"buckets not dividing", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "sliding-buckets", "buckets": 7}]}`, "policies[0]", "buckets"},
@@ -164,6 +173,9 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 		{"two in one request", `{"limit": 5, "windowMs": 10, "requests": [{"at": "x", "cost": "y", "count": 2}]}`, []string{"requests[0].at", "requests[0].cost"}},
 		{"type error and unknown field", `{"limit": "5", "window": 3, "windowMs": 10}`, []string{"limit", "window"}},
 		{"requests after a bad one", `{"limit": 5, "windowMs": 10, "requests": [{"at": "x"}, {"at": 1}, {"at": 2, "key": 7}]}`, []string{"requests[0].at", "requests[2].key"}},
+		{"two in one policy of the list", `{"limit": 5, "windowMs": 10, "policies": ["gcra", {"name": "gcra", "burst": "big", "limit": "5"}]}`, []string{"policies[1].burst", "policies[1].limit"}},
+		{"three in the one policy", `{"limit": 5, "windowMs": 10, "policy": {"name": 7, "buckets": "six", "colour": 1}}`, []string{"policy.name", "policy.buckets", "policy.colour"}},
+		{"top level, then the policy", `{"limit": "5", "windowMs": 10, "policy": {"name": "gcra", "burst": true}}`, []string{"limit", "policy.burst"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,5 +202,22 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 	_, err := Parse([]byte(b.String()))
 	var errs Errors
 	require.ErrorAs(t, err, &errs)
-	assert.Len(t, errs, maxDecodeErrors, "a list wrong everywhere is reported up to the bound")
+	require.Len(t, errs, maxDecodeErrors+1, "a list wrong everywhere is reported up to the bound, then says it stopped")
+	assert.Equal(t, stoppedReading, errs[maxDecodeErrors])
+	assert.Contains(t, err.Error(), "; and 10 more; reading stopped after 20 problems, so there may be more",
+		"10,000 mistyped requests are not '10 more' than the 10 printed")
+
+	b.Reset()
+	b.WriteString(`{"limit": 5, "windowMs": 10, "policies": [`)
+	for i := range maxDecodeErrors {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"name": "gcra", "limit": "x", "burst": "y"}`)
+	}
+	b.WriteString(`]}`)
+	_, err = Parse([]byte(b.String()))
+	require.ErrorAs(t, err, &errs)
+	require.Len(t, errs, maxDecodeErrors+1, "policies wrong everywhere are reported up to the same bound")
+	assert.Equal(t, stoppedReading, errs[maxDecodeErrors])
 }

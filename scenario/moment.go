@@ -1,12 +1,18 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
 	"github.com/windowlab/playground/policies"
 )
+
+// ErrExponent is the error (test with errors.Is) for a time written with
+// an exponent, such as "1e3", so a caller can ask for the digits rather
+// than report it as no time at all.
+var ErrExponent = errors.New("write the number out in digits, without an exponent")
 
 // ParseMoment reads a time as people type it: "36", "36s", "36 s",
 // "36.5 s", "36000ms", "36000 ms", "36 seconds". A bare number is in
@@ -38,7 +44,7 @@ func ParseMoment(text string, bareUnitMs int64) (int64, error) {
 		// big.Rat would also read "1e3", "10/3" and "0x10": none is how
 		// people write a time, and "1e3" read as 1000 s surprises.
 		if strings.ContainsAny(num, "eE") && strings.ContainsAny(num, "0123456789") {
-			return 0, fmt.Errorf("%q: write the number out in digits, without an exponent", text)
+			return 0, fmt.Errorf("%q: %w", text, ErrExponent)
 		}
 		return 0, fmt.Errorf("%q is not a time", text)
 	}

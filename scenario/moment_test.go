@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,12 @@ func TestParseMoment(t *testing.T) {
 	}
 	if _, err := ParseMoment("1e3", 1000); err == nil || !strings.Contains(err.Error(), "without an exponent") {
 		t.Errorf("ParseMoment(\"1e3\"): err = %v; want it to say the exponent is not read", err)
+	}
+	// Callers tell the exponent apart by errors.Is, never by the wording.
+	for in, want := range map[string]bool{"1e3": true, "2.5E2 ms": true, "10/3 s": false, "soon": false, "1.0001 s": false} {
+		if _, err := ParseMoment(in, 1000); errors.Is(err, ErrExponent) != want {
+			t.Errorf("ParseMoment(%q): errors.Is(%v, ErrExponent) = %v, want %v", in, err, !want, want)
+		}
 	}
 	if _, err := ParseMoment("36", 0); err == nil || !strings.Contains(err.Error(), "unit") {
 		t.Errorf("a bare number without a default unit: err = %v", err)

@@ -265,13 +265,13 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 // answerHint says what kind of answer the field takes; a time's examples
 // are worked out from the answer so that none of them is it.
 func answerHint(in exercises.Instance, sol exercises.Solution) string {
-	switch in.Exercise.Ask {
-	case exercises.AskOutcome:
+	switch {
+	case in.Exercise.Ask == exercises.AskOutcome:
 		return "Yes or no (admitted or refused)."
-	case exercises.AskFirstAdmit:
+	case in.Exercise.Ask == exercises.AskFirstAdmit:
 		ex := in.TimeExamples(sol)
 		return fmt.Sprintf("A time: %s, %s, %s or %s. A bare number is in seconds.", ex[0], ex[1], ex[2], ex[3])
-	case exercises.AskCount, exercises.AskStack, exercises.AskCacheLineK:
+	case in.Exercise.WholeScenario():
 		return "A whole number."
 	}
 	return ""

@@ -276,7 +276,7 @@ func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	shared := f.shared(rm, sess, 0, nil)
+	shared := f.shared(rm, sess, 0, f.askedCache(rm.ID))
 	f.s.Render(w, r, http.StatusOK, templates.RoomPhoneView(templates.RoomPhone{
 		Page: f.s.Page(r, "Workshop room", templates.SectionNone), Shared: shared}))
 }
@@ -296,7 +296,7 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 	_ = f.rooms.Touch(r.Context(), rm.ID, token)
 	p := templates.RoomPresent{
 		Page:    f.s.Page(r, "Room "+rm.Code, templates.SectionPlay),
-		Shared:  f.shared(rm, sess, 0, nil),
+		Shared:  f.shared(rm, sess, 0, f.askedCache(rm.ID)),
 		Code:    rm.Code,
 		Presets: roomPresets,
 	}
@@ -407,21 +407,36 @@ func (f *roomFeature) presenterRoom(w http.ResponseWriter, r *http.Request) (*ro
 	return rm, sess, true
 }
 
-// drive runs a playground action for the presenter, recording the session
-// first so that undo can take the action back.
+// playMark is a session's state before a playground action, and the one
+// rule, for the room's controls and /play's alike, for when the action
+// earns a room's undo checkpoint: it succeeded and moved the scenario or
+// the clock. A refused action, a selection or a speed leaves nothing to
+// undo, and an undo spent on one would seem to do nothing.
+type playMark struct {
+	before room.PlayState
+	rev    uint64
+}
+
+func markPlay(sess *play.Session) playMark {
+	return playMark{before: room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}, rev: sess.ScenarioRev()}
+}
+
+// changed reports whether the session's scenario or clock moved since the
+// mark.
+func (m playMark) changed(sess *play.Session) bool {
+	return sess.Now() != m.before.ClockMs || sess.ScenarioRev() != m.rev
+}
+
+// drive runs a playground action for the presenter and then records the
+// session as it was before, so that undo can take the action back.
 func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 	return f.presenterAction(func(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
-		before := room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}
-		if _, err := f.rooms.Checkpoint(r.Context(), rm.ID, token, a.path, before); err != nil {
+		mark := markPlay(sess)
+		if err := a.run(sess, sig.playSignals, r.URL.Query()); err != nil || !mark.changed(sess) {
 			return templateReply{}, err
 		}
-		if err := a.run(sess, sig.playSignals, r.URL.Query()); err != nil {
-			// A refused action changed nothing: take its checkpoint back,
-			// so that undo does not spend itself on a no-op.
-			_, _, _ = f.rooms.Undo(r.Context(), rm.ID, token)
-			return templateReply{}, err
-		}
-		return templateReply{}, nil
+		_, err := f.rooms.Checkpoint(r.Context(), rm.ID, token, a.path, mark.before)
+		return templateReply{}, err
 	})
 }
 
@@ -433,15 +448,12 @@ func (f *roomFeature) checkpointPlay(ctx context.Context, sess *play.Session, la
 	if err != nil || len(ids) == 0 {
 		return nil
 	}
-	before := room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}
-	rev := sess.ScenarioRev()
+	mark := markPlay(sess)
 	return func() {
-		// An action that changed neither the scenario nor the clock (a
-		// selection, a speed) leaves nothing to undo.
-		if sess.Now() == before.ClockMs && sess.ScenarioRev() == rev {
+		if !mark.changed(sess) {
 			return
 		}
-		if _, err := f.rooms.CheckpointSession(ctx, sess.ID(), label, before); err != nil {
+		if _, err := f.rooms.CheckpointSession(ctx, sess.ID(), label, mark.before); err != nil {
 			f.s.Log().Warn("room checkpoint of a playground action", "session", sess.ID(), slog.Any("error", err))
 		}
 	}
@@ -530,11 +542,12 @@ func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session,
 	if err != nil {
 		return templateReply{}, err
 	}
-	before := room.PlayState{Scenario: sess.Scenario(), ClockMs: sess.Now()}
-	if _, err := f.rooms.Checkpoint(r.Context(), rm.ID, token, "preset", before); err != nil {
+	mark := markPlay(sess)
+	if err := sess.Load(sc); err != nil || !mark.changed(sess) {
 		return templateReply{}, err
 	}
-	return templateReply{}, sess.Load(sc)
+	_, err = f.rooms.Checkpoint(r.Context(), rm.ID, token, "preset", mark.before)
+	return templateReply{}, err
 }
 
 func (f *roomFeature) pair(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {

@@ -70,7 +70,11 @@ type roomHub struct {
 	last   [numViews]map[string]string
 	solved *solvedQuestion
 	expl   *pointedCache
-	asked  askedCache
+
+	// asked is shared with the room's page loads (roomFeature.askedCache),
+	// so that a room full of phones opening during a question replays it
+	// once, not once each; it locks itself.
+	asked askedCache
 }
 
 type solvedQuestion struct {
@@ -265,7 +269,8 @@ func (h *roomHub) end(ctx context.Context, why string) {
 //     or the TAT for "first moment"). See lane.Options.Asked.
 //
 // asked, when not nil, keeps that replay from one call to the next (a
-// hub's renders), so a moving clock continues it.
+// hub's renders, and the page loads of a room it follows), so a moving
+// clock continues it.
 // questionCut is the first instant an open question hides on every
 // screen: its own moment, or just after the clock if that is earlier.
 func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, now+1) }
@@ -285,7 +290,7 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, aske
 		}
 		v = av
 	} else if asked != nil {
-		*asked = askedCache{} // its replay can be a few hundred KB
+		asked.reset() // its replay can be a few hundred KB
 	}
 	lanes := make([]play.Lane, len(v.Lanes))
 	for i, l := range v.Lanes {
@@ -318,6 +323,10 @@ func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
 	if c == nil {
 		c = &askedCache{}
 	}
+	// Locked through the Jump and the View: a page load and the hub may
+	// ask at two clocks at once.
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.sess == nil || c.key != key {
 		sc.Requests = slices.Clone(sc.Requests[:n])
 		sess, err := play.NewSession("", sc)
@@ -340,8 +349,26 @@ func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
 // askedCache is a hub's replay of the requests before an open question
 // (askedView), kept while they stay the same.
 type askedCache struct {
+	mu   sync.Mutex
 	key  askedKey
 	sess *play.Session
+}
+
+func (c *askedCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.sess = askedKey{}, nil
+}
+
+// askedCache is the replay cache of room id's hub, for a page load, or nil
+// when no screen follows the room (the page then replays on its own).
+func (f *roomFeature) askedCache(id string) *askedCache {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if h := f.hubs[id]; h != nil {
+		return &h.asked
+	}
+	return nil
 }
 
 type askedKey struct {

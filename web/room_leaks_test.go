@@ -148,6 +148,7 @@ var (
 	laneStatusRe = regexp.MustCompile(`data-testid="lane-status">([^<]*)<`)
 	bandLabelRe  = regexp.MustCompile(`class="band-label"[^>]*>([^<]*)<`)
 	descRe       = regexp.MustCompile(`<desc [^>]*>([^<]*)<`)
+	legendRe     = regexp.MustCompile(`<span class="lane-legend">([^<]*)<`)
 )
 
 // stateTexts are the lanes' state lines and window labels, where the
@@ -225,6 +226,19 @@ func TestRoomOpenQuestionGivesNothingAway(t *testing.T) {
 					}
 					for _, m := range descRe.FindAllStringSubmatch(html, -1) {
 						status = append(status, m[1])
+					}
+					legends := legendRe.FindAllStringSubmatch(html, -1)
+					if len(legends) == 0 {
+						t.Errorf("the %s shows no lane legend: the test reads the wrong markup", name)
+					}
+					for _, m := range legends {
+						// The legend says only what is drawn, and the curve,
+						// bars, log ticks and TAT are not.
+						for _, word := range []string{"Line", "estimate", "Bars", "Ticks", "TAT", "tokens", "weight"} {
+							if strings.Contains(m[1], word) {
+								t.Errorf("the %s's lane legend mentions %q, which is not drawn while a question is open: %q", name, word, m[1])
+							}
+						}
 					}
 					for _, sl := range status {
 						for _, word := range []string{" left", "count ", "estimate", "tokens", "TAT", "next request", "would be"} {

@@ -4,11 +4,10 @@ import "time"
 
 // roomSettle is how long a hub waits after a change before rendering, so
 // that the changes one action makes reach the screens as one update. A
-// room's playground action changes the room (its undo checkpoint) and then
-// the session a millisecond later, and undo changes the room, the
+// room's playground action changes the session and then the room (its
+// undo checkpoint) a moment later, and undo changes the room, the
 // scenario and the clock: rendering at the first change spent the update
-// on the checkpoint, which no screen shows, and the action itself then
-// waited out the rest of UpdateInterval.
+// on half the action, and the rest then waited out UpdateInterval.
 const roomSettle = 10 * time.Millisecond
 
 // pacer decides when a room's hub renders: a change renders after it has

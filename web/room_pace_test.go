@@ -23,9 +23,9 @@ func TestPacerRendersAnActionAsOneUpdate(t *testing.T) {
 		last  int // ms of the last render
 		steps []step
 	}{
-		{"a paused room's action: the checkpoint and the session change render together, at once", -1000, []step{
-			{at: 0, change: true, settle: 10, due: 10},    // the room's undo checkpoint
-			{at: 1, change: true, settle: 10, due: 10},    // the session's fire joins it
+		{"a paused room's action: the session change and the checkpoint render together, at once", -1000, []step{
+			{at: 0, change: true, settle: 10, due: 10},    // the session's fire
+			{at: 1, change: true, settle: 10, due: 10},    // the room's undo checkpoint joins it
 			{at: 9, render: false},                        // not yet settled
 			{at: 10, render: true},                        // one update with both
 			{at: 11, render: false},                       // nothing pending

@@ -79,3 +79,37 @@ func TestRoomUndoTakesBackPlaygroundActions(t *testing.T) {
 		t.Errorf("another session's fire changed the room's history to %d actions", got)
 	}
 }
+
+// TestRoomControlsCheckpointByTheSameRule: the room's own controls give an
+// action an undo checkpoint by the rule /play's actions follow (playMark):
+// only once it succeeded and moved the scenario or the clock.
+func TestRoomControlsCheckpointByTheSameRule(t *testing.T) {
+	fx := newRoomFixture(t, nil)
+	presenter := fx.device(t)
+	id, _, _ := fx.startRoom(t, presenter)
+	controls := "/room/" + id + "/play"
+	for i, s := range []struct {
+		path    string
+		body    string
+		status  int
+		history int
+	}{
+		{controls + "/fire", `{"cost":1}`, http.StatusOK, 1},
+		{controls + "/select?i=0", `{}`, http.StatusOK, 1},           // a selection changes nothing to undo
+		{controls + "/speed", `{"speed":"4"}`, http.StatusOK, 1},     // nor does a speed
+		{controls + "/fire", `{"cost":0}`, http.StatusBadRequest, 1}, // refused: nothing changed
+		{controls + "/step?ms=1000", `{}`, http.StatusOK, 2},
+		{"/room/" + id + "/preset", `{"preset":"boundary-burst"}`, http.StatusOK, 3},
+	} {
+		if res := presenter.post(s.path, s.body); res.status != s.status {
+			t.Fatalf("step %d: POST %s: status %d, want %d (%s)", i+1, s.path, res.status, s.status, res.header.Get("X-Problem"))
+		}
+		rm, err := fx.rooms.ByID(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(rm.History); got != s.history {
+			t.Errorf("step %d: POST %s: the room's history holds %d actions, want %d", i+1, s.path, got, s.history)
+		}
+	}
+}

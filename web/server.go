@@ -198,7 +198,7 @@ func (s *Server) Page(r *http.Request, title string, section templates.Section) 
 // request's, unless it answered a POST at an address GET does not reach (a
 // 405), where the handler may name a page (Page.Path) and "/" stands in.
 func (s *Server) pagePath(r *http.Request) string {
-	if r.Method == http.MethodGet || r.Method == http.MethodHead || s.routed(http.MethodGet, r.URL.Path) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || s.routed(http.MethodGet, r) {
 		return r.URL.RequestURI()
 	}
 	return "/"
@@ -230,14 +230,10 @@ func (s *Server) NotFound(w http.ResponseWriter, r *http.Request) {
 // /play/decisions.csv), which takes any method and then refuses it, so only
 // patterns that are routes of their own count.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.RawPath
-	if path == "" {
-		path = r.URL.Path
-	}
 	var allow []string
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		// getHead answers HEAD wherever GET is routed.
-		if s.routed(m, path) || m == http.MethodHead && slices.Contains(allow, http.MethodGet) {
+		if s.routed(m, r) || m == http.MethodHead && slices.Contains(allow, http.MethodGet) {
 			allow = append(allow, m)
 		}
 	}
@@ -245,8 +241,13 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "Method not allowed", http.StatusMethodNotAllowed)
 }
 
-// routed reports whether a route of its own answers method at path.
-func (s *Server) routed(method, path string) bool {
+// routed reports whether a route of its own answers method at r's path,
+// read as chi routes it: the escaped form when the request has one.
+func (s *Server) routed(method string, r *http.Request) bool {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
 	return s.routes[method+" "+s.router.Find(chi.NewRouteContext(), method, path)]
 }
 
@@ -257,11 +258,7 @@ func (s *Server) routed(method, path string) bool {
 func (s *Server) getHead(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rctx := chi.RouteContext(r.Context()); r.Method == http.MethodHead && rctx != nil {
-			path := r.URL.RawPath
-			if path == "" {
-				path = r.URL.Path
-			}
-			if !s.routed(http.MethodHead, path) {
+			if !s.routed(http.MethodHead, r) {
 				rctx.RouteMethod = http.MethodGet
 			}
 		}

@@ -122,19 +122,44 @@ func TestSingleTableRatiosComeFromTheRun(t *testing.T) {
 
 func TestParallelTableRatiosComeFromTheRun(t *testing.T) {
 	text, report := renderSample(t)
-	rows := tableRows(t, report, "Many goroutines")
-	for pi, procs := range []int{1, 2} {
-		ref := rawValue(t, text, "DecideParallel/x-time-rate-mutex-map", procs, cpuNs)
-		for _, pol := range policies {
-			v := rawValue(t, text, "DecideParallel/"+pol.label, procs, cpuNs)
-			if got, want := rows[pol.title][2*pi+1], formatRatio(v/ref); got != want {
-				t.Errorf("%s at -cpu %d: × x/time/rate = %s, want %s", pol.title, procs, got, want)
+	for _, wl := range []struct{ intro, bench string }{
+		{"Many goroutines, uniform 1e6 keys", "DecideParallel/"},
+		{"Many goroutines, one hot key", "DecideParallelHot/"},
+		{"Many goroutines, zipf 1e6 keys", "DecideParallelZipf/"},
+	} {
+		rows := tableRows(t, report, wl.intro)
+		for pi, procs := range []int{1, 2} {
+			ref := rawValue(t, text, wl.bench+"x-time-rate-mutex-map", procs, cpuNs)
+			for _, pol := range policies {
+				v := rawValue(t, text, wl.bench+pol.label, procs, cpuNs)
+				if got, want := rows[pol.title][2*pi+1], formatRatio(v/ref); got != want {
+					t.Errorf("%s, %s at -cpu %d: × x/time/rate = %s, want %s", wl.intro, pol.title, procs, got, want)
+				}
 			}
 		}
+		wall := rawValue(t, text, wl.bench+"gcra", 2, wallNs)
+		if got, want := rows["gcra"][4], formatNs(wall); got != want {
+			t.Errorf("%s: gcra wall ns at -cpu 2 = %s, want %s", wl.intro, got, want)
+		}
 	}
-	wall := rawValue(t, text, "DecideParallel/gcra", 2, wallNs)
-	if got, want := rows["gcra"][4], formatNs(wall); got != want {
-		t.Errorf("gcra wall ns at -cpu 2 = %s, want %s", got, want)
+}
+
+// TestHotKeyScalingIsNoGoal: one key is one lock, so its scaling line is
+// printed but neither met nor not met, while zipf's is held to the rule.
+func TestHotKeyScalingIsNoGoal(t *testing.T) {
+	_, report := renderSample(t)
+	for _, tc := range []struct{ title, want string }{
+		{"one hot key", "no goal"},
+		{"zipf 1e6 keys", "met**"},
+	} {
+		i := strings.Index(report, "- Scaling with cores, "+tc.title)
+		if i < 0 {
+			t.Fatalf("no scaling line for %s in:\n%s", tc.title, report)
+		}
+		line := report[i : i+strings.Index(report[i:], "\n")]
+		if !strings.Contains(line, tc.want) {
+			t.Errorf("scaling line %q lacks %q", line, tc.want)
+		}
 	}
 }
 

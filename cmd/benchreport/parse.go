@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/windowlab/playground/internal/summary"
 )
 
 // Bounds on what one run may hold, so a wrong file (a log, a binary) fails
@@ -112,7 +114,7 @@ func (r *benchRun) value(name string, procs int, unit string) (float64, bool) {
 	if len(vs) == 0 {
 		return 0, false
 	}
-	return median(vs), true
+	return summary.Median(vs), true
 }
 
 // rounds is the largest number of rounds any benchmark has (-count).
@@ -136,14 +138,4 @@ func (r *benchRun) procs(prefix string) []int {
 	}
 	slices.Sort(ps)
 	return ps
-}
-
-func median(vs []float64) float64 {
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

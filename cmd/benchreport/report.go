@@ -15,7 +15,7 @@ import (
 //	BenchmarkDecide/{hot,uniform,zipf}/{map-lookup,map-fixed-window,x-time-rate}
 //	BenchmarkDecide/{hot,uniform,zipf}/<policy>.{Allow,Decide}
 //	BenchmarkDecideDependent/{map-lookup,map-fixed-window,<policy>}
-//	BenchmarkDecideParallel/{<policy>,map-fixed-window-mutex,x-time-rate-mutex-map,x-time-rate-sync-map}
+//	BenchmarkDecideParallel{,Hot,Zipf}/{<policy>,map-fixed-window-mutex,x-time-rate-mutex-map,x-time-rate-sync-map}
 //
 // where <policy> is a label of benchPolicies. A parallel subject the report
 // does not know is listed under its own name, so a new one shows up
@@ -41,6 +41,20 @@ var workloads = []struct{ name, title string }{
 	{"hot", "hot"},
 	{"uniform", "uniform 1e6"},
 	{"zipf", "zipf 1e6"},
+}
+
+// parallelWorkloads are the concurrent form's benchmarks, uniform first:
+// the README's first many-goroutine table and its memory column come from
+// it. scales says whether more processors can be asked to give more
+// decisions: a single hot key is one lock whatever the design, so its
+// scaling is reported but held to no goal.
+var parallelWorkloads = []struct {
+	prefix, bench, title string
+	scales               bool
+}{
+	{parallel, "BenchmarkDecideParallel", "uniform 1e6 keys", true},
+	{"DecideParallelHot/", "BenchmarkDecideParallelHot", "one hot key", false},
+	{"DecideParallelZipf/", "BenchmarkDecideParallelZipf", "zipf 1e6 keys", true},
 }
 
 // policy is one benchPolicies label and how the tables name it.
@@ -266,9 +280,10 @@ func dependentTable(p *printer, r *benchRun) {
 	p.line("")
 }
 
-// parallelSubjects is every BenchmarkDecideParallel subject in the run: the
-// known ones in the README's order, then any other in input order.
-func parallelSubjects(r *benchRun) []row {
+// parallelSubjects is every subject of one parallel benchmark (prefix) in
+// the run: the known ones in the README's order, then any other in input
+// order.
+func parallelSubjects(r *benchRun, prefix string) []row {
 	known := []row{}
 	for _, pol := range policies {
 		known = append(known, row{pol.title, []string{pol.label}})
@@ -283,14 +298,14 @@ func parallelSubjects(r *benchRun) []row {
 	for _, k := range known {
 		seen[k.names[0]] = true
 		for _, res := range r.results {
-			if res.name == parallel+k.names[0] {
+			if res.name == prefix+k.names[0] {
 				rows = append(rows, k)
 				break
 			}
 		}
 	}
 	for _, res := range r.results {
-		label, ok := strings.CutPrefix(res.name, parallel)
+		label, ok := strings.CutPrefix(res.name, prefix)
 		if ok && !seen[label] {
 			seen[label] = true
 			rows = append(rows, row{label, []string{label}})
@@ -300,35 +315,37 @@ func parallelSubjects(r *benchRun) []row {
 }
 
 func parallelTable(p *printer, r *benchRun) {
-	rows := parallelSubjects(r)
-	procs := r.procs(parallel)
-	if len(rows) == 0 {
-		p.line("Many goroutines (`BenchmarkDecideParallel`): not in this run.")
-		p.line("")
-		return
-	}
-	top := procs[len(procs)-1]
-	p.line("Many goroutines (`BenchmarkDecideParallel`, uniform 1e6 keys, the concurrent form with `Allow`): CPU ns per decision (all threads) at each `-cpu`, its ratio to x/time/rate in a map under a mutex, and wall ns per decision at `-cpu %d`:", top)
-	p.line("")
-	head, align := []string{"subject"}, []string{"---"}
-	for _, n := range procs {
-		head = append(head, fmt.Sprintf("CPU ns, -cpu %d", n), "× x/time/rate")
-		align = append(align, "---:", "---:")
-	}
-	head, align = append(head, fmt.Sprintf("wall ns, -cpu %d", top)), append(align, "---:")
-	p.tableRow(head...)
-	p.tableRow(align...)
-	for _, rw := range rows {
-		cols := []string{rw.title}
-		for _, n := range procs {
-			ref, refOK := r.value(parallel+rateMutexMap, n, cpuNs)
-			v, q := cells(r, []string{parallel + rw.names[0]}, n, cpuNs, ref, refOK)
-			cols = append(cols, v, q)
+	for _, wl := range parallelWorkloads {
+		rows := parallelSubjects(r, wl.prefix)
+		procs := r.procs(wl.prefix)
+		if len(rows) == 0 {
+			p.line("Many goroutines, %s (`%s`): not in this run.", wl.title, wl.bench)
+			p.line("")
+			continue
 		}
-		v, _ := cells(r, []string{parallel + rw.names[0]}, top, wallNs, 0, false)
-		p.tableRow(append(cols, v)...)
+		top := procs[len(procs)-1]
+		p.line("Many goroutines, %s (`%s`, the concurrent form with `Allow`): CPU ns per decision (all threads) at each `-cpu`, its ratio to x/time/rate in a map under a mutex, and wall ns per decision at `-cpu %d`:", wl.title, wl.bench, top)
+		p.line("")
+		head, align := []string{"subject"}, []string{"---"}
+		for _, n := range procs {
+			head = append(head, fmt.Sprintf("CPU ns, -cpu %d", n), "× x/time/rate")
+			align = append(align, "---:", "---:")
+		}
+		head, align = append(head, fmt.Sprintf("wall ns, -cpu %d", top)), append(align, "---:")
+		p.tableRow(head...)
+		p.tableRow(align...)
+		for _, rw := range rows {
+			cols := []string{rw.title}
+			for _, n := range procs {
+				ref, refOK := r.value(wl.prefix+rateMutexMap, n, cpuNs)
+				v, q := cells(r, []string{wl.prefix + rw.names[0]}, n, cpuNs, ref, refOK)
+				cols = append(cols, v, q)
+			}
+			v, _ := cells(r, []string{wl.prefix + rw.names[0]}, top, wallNs, 0, false)
+			p.tableRow(append(cols, v)...)
+		}
+		p.line("")
 	}
-	p.line("")
 }
 
 func memoryTable(p *printer, r *benchRun) {
@@ -430,33 +447,38 @@ func goals(p *printer, r *benchRun) {
 		p.line("- 0 allocations per decision: **not met**: %s.", strings.Join(allocating, "; "))
 	}
 
-	procs := r.procs(parallel)
-	if len(procs) == 0 {
+	if len(r.procs(parallel)) == 0 {
 		p.line("- Concurrent form faster than x/time/rate in a locked map: **not met** (not in this run).")
 		return
 	}
 	p.line("- Concurrent form at or under x/time/rate in a map under a mutex (CPU per decision), at every `-cpu` measured:")
-	for _, n := range procs {
-		ref, refOK := r.value(parallel+rateMutexMap, n, cpuNs)
-		var items []string
-		var ratios []float64
-		var oks []bool
-		for _, pol := range policies {
-			v, ok := r.value(parallel+pol.label, n, cpuNs)
-			q, ok := ratioOf(v, ref, ok, refOK)
-			items, ratios, oks = append(items, pol.title), append(ratios, q), append(oks, ok)
+	for _, wl := range parallelWorkloads {
+		for _, n := range r.procs(wl.prefix) {
+			ref, refOK := r.value(wl.prefix+rateMutexMap, n, cpuNs)
+			var items []string
+			var ratios []float64
+			var oks []bool
+			for _, pol := range policies {
+				v, ok := r.value(wl.prefix+pol.label, n, cpuNs)
+				q, ok := ratioOf(v, ref, ok, refOK)
+				items, ratios, oks = append(items, pol.title), append(ratios, q), append(oks, ok)
+			}
+			text, met := verdicts(items, ratios, oks)
+			p.line("  - %s, `-cpu %d`: %s (%s).", wl.title, n, mark(met), text)
 		}
-		text, met := verdicts(items, ratios, oks)
-		p.line("  - `-cpu %d`: %s (%s).", n, mark(met), text)
 	}
-	if len(procs) > 1 {
+	for _, wl := range parallelWorkloads {
+		procs := r.procs(wl.prefix)
+		if len(procs) < 2 {
+			continue
+		}
 		first, top := procs[0], procs[len(procs)-1]
 		var items []string
 		var ratios []float64
 		var oks []bool
 		for _, pol := range policies {
-			at1, ok1 := r.value(parallel+pol.label, first, wallNs)
-			atN, okN := r.value(parallel+pol.label, top, wallNs)
+			at1, ok1 := r.value(wl.prefix+pol.label, first, wallNs)
+			atN, okN := r.value(wl.prefix+pol.label, top, wallNs)
 			q, ok := ratioOf(atN, at1, okN, ok1)
 			// Scaled by the processors added, so that 1.00 is the ideal
 			// (top/first times the decisions a second) and the one rule,
@@ -466,7 +488,11 @@ func goals(p *printer, r *benchRun) {
 			items, ratios, oks = append(items, pol.title), append(ratios, q), append(oks, ok)
 		}
 		text, met := verdicts(items, ratios, oks)
-		p.line("- Scaling with cores, wall ns per decision at `-cpu %d` over `-cpu %d`, times %d/%d (1.00 is %d/%d times the decisions a second; on a shared machine this measures the other programs as much as these): %s (%s).", top, first, top, first, top, first, mark(met), text)
+		verdict := mark(met)
+		if !wl.scales {
+			verdict = "no goal (one key is one lock in any design)"
+		}
+		p.line("- Scaling with cores, %s, wall ns per decision at `-cpu %d` over `-cpu %d`, times %d/%d (1.00 is %d/%d times the decisions a second; on a shared machine this measures the other programs as much as these): %s (%s).", wl.title, top, first, top, first, top, first, verdict, text)
 	}
 }
 

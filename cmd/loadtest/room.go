@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/windowlab/playground/internal/procstat"
 	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/web"
 )
 
 // Bounds of the room mode, whatever the flags say.
@@ -201,10 +203,15 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 	}
 	var fireTook []time.Duration
 	var fireErr error
-	tick := time.NewTicker(o.fireEvery)
+	// Fires are o.fireEvery apart plus a random part of the hub's update
+	// interval: at exactly o.fireEvery (a multiple of the interval) every
+	// fire met the hub's tick at the same phase, so a whole run measured
+	// one waiting time, the median included, not the spread a presenter
+	// meets.
 	end := start.Add(o.duration)
-	for now := range tick.C {
-		if now.After(end) {
+	for {
+		time.Sleep(o.fireEvery + rand.N(web.UpdateInterval))
+		if time.Now().After(end) {
 			break
 		}
 		count++
@@ -218,7 +225,6 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 		}
 		fireTook = append(fireTook, took)
 	}
-	tick.Stop()
 	time.Sleep(time.Second) // the last fire's events
 	stop := time.Now()
 	clientCPU, serverCPU = selfCPU()-clientCPU, processCPU(mem.pid)-serverCPU
@@ -265,7 +271,7 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 	expected := len(fireTook) * o.followers
 	fmt.Fprintf(stdout, "room: %s with %d phone followers (Accept-Encoding %q; got %v)\n", roomPath, o.followers, browserAcceptEncoding, encodings)
 	fmt.Fprintf(stdout, "  connected: %d opened, %d still connected at the end\n", opened, still)
-	fmt.Fprintf(stdout, "  clock playing %v, %d fires (one every %v), each POST answered p50 %v, p99 %v\n", o.duration, len(fireTook), o.fireEvery, pct(fireTook, 50), pct(fireTook, 99))
+	fmt.Fprintf(stdout, "  clock playing %v, %d fires (one every %v plus up to %v at random), each POST answered p50 %v, p99 %v\n", o.duration, len(fireTook), o.fireEvery, web.UpdateInterval, pct(fireTook, 50), pct(fireTook, 99))
 	fmt.Fprintf(stdout, "  action to event: %d of %d expected arrivals, p50 %v, p99 %v, max %v\n", len(lat), expected, pct(lat, 50), pct(lat, 99), pct(lat, 100))
 	// The first follower to hear of a fire bounds what the server took
 	// (the POST, the hub's pacing and render); the rest is fan-out and

@@ -46,6 +46,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/windowlab/playground/internal/procstat"
+	"github.com/windowlab/playground/internal/summary"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -273,15 +274,6 @@ func measure(decide decider, seq []uint64, procs int, d time.Duration) sample {
 	return sample{decisions: total.Load(), wall: time.Since(start), cpu: processCPU() - cpu0}
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 func loadAverage() string { return procstat.LoadAverage() }
 
 func run(args []string, out io.Writer) error {
@@ -372,8 +364,8 @@ func reportPingPong(out io.Writer, rounds int, handoffs int64) {
 		ns, cpus = append(ns, float64(d.Nanoseconds())), append(cpus, c)
 	}
 	fmt.Fprintf(out, "load average after: %s\n", loadAverage())
-	fmt.Fprintf(out, "median %.0f ns per handoff (rounds: %v), cpus %.2f\n", median(ns), ns, median(cpus))
-	if median(cpus) < 1.8 {
+	fmt.Fprintf(out, "median %.0f ns per handoff (rounds: %v), cpus %.2f\n", summary.Median(ns), ns, summary.Median(cpus))
+	if summary.Median(cpus) < 1.8 {
 		fmt.Fprintf(out, "warning: the two goroutines did not have two processors to themselves (cpus under 1.8): a handoff then waits for the scheduler and the figure is not the line's\n")
 	}
 }
@@ -393,7 +385,7 @@ func report(out io.Writer, o options, samples [][][]sample) {
 				cpuNs = append(cpuNs, s.cpuNs())
 				cpus = append(cpus, s.cpus())
 			}
-			stats[i] = append(stats[i], stat{median(rate), median(cpuNs), median(cpus)})
+			stats[i] = append(stats[i], stat{summary.Median(rate), summary.Median(cpuNs), summary.Median(cpus)})
 		}
 	}
 	base := slices.Index(o.subjects, baseline)

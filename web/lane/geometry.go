@@ -422,6 +422,15 @@ func (p plot) Marks() []MarkPos {
 	return out
 }
 
+// legend says what the lane draws besides the marks: while a question is
+// open, not the curve and state it hides.
+func (p plot) legend() string {
+	if p.opts.Asked {
+		return explain.LegendWhileAsked(p.Policy)
+	}
+	return p.Legend()
+}
+
 // status is the text under the lane.
 func (p plot) status() string {
 	if p.opts.Asked {

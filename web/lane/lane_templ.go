@@ -122,7 +122,7 @@ func Figure(in Input, o Options) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
-		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(p.Legend())
+		templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(p.legend())
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/lane/lane.templ`, Line: 8, Col: 96}
 		}

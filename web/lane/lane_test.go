@@ -167,6 +167,13 @@ func TestAskedLaneStatesNothingThePolicyHolds(t *testing.T) {
 		if pts, _ := doc.Find("polyline.curve").Attr("points"); pts != "" {
 			t.Errorf("%s: draws its curve: %q", l.Label, pts)
 		}
+		// The legend names only what is drawn: no line, bars, ticks or TAT.
+		legend := doc.Find(".lane-legend").Text()
+		for _, word := range []string{"Line", "estimate", "Bars", "Ticks", "TAT", "tokens", "weight"} {
+			if strings.Contains(legend, word) {
+				t.Errorf("%s: the legend mentions %q, which the asked lane does not draw: %q", l.Label, word, legend)
+			}
+		}
 		for _, drawn := range []string{"rect.slot", "rect.prev-weight", "path.log-entry", "line.tat"} {
 			if doc.Find(drawn).Length() > 0 {
 				t.Errorf("%s: draws %s", l.Label, drawn)
