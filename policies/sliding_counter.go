@@ -154,7 +154,7 @@ func (s *slidingCounterPolicy) retryAt(start, previous, current, cost int64) int
 // until is at most the window's end, so an instant before it is in the
 // same window, and at most MaxTime+1 (MaxTime's window may end after it),
 // so such an instant needs no clamping. The zero value matches no request:
-// until 0 is at or before every instant, and cost is never 0.
+// an instant before its until, 0, is before every key's latest instant.
 type refusal struct {
 	start, until            int64
 	previous, current, cost int64
