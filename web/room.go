@@ -714,7 +714,9 @@ func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
 
 // explain explains request ?i= to the one attendee who asked, wrapping
 // round the list (so previous/next never run off its ends). While a
-// question is open, a request later than the clock stays hidden.
+// question is open it follows the lanes' rule (roomFeature.shared): a
+// request from the question's moment on, or later than the clock, stays
+// hidden, and of an earlier one only the verdicts are given.
 func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	var sess *play.Session
@@ -749,8 +751,12 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 		}
 		// As on every shared screen (roomFeature.shared): nothing from the
 		// question's moment on, nor later than the clock.
-		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil && v.Selected.At >= questionCut(q, now) {
-			v.Selected, v.Note = nil, "That request is not earlier than the question, or is later than the clock: it stays hidden while the question is open."
+		// Of an earlier one, only its verdicts, as the lanes draw.
+		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil {
+			v.Asked = true
+			if v.Selected.At >= questionCut(q, now) {
+				v.Selected, v.Note = nil, "That request is not earlier than the question, or is later than the clock: it stays hidden while the question is open."
+			}
 		}
 	}
 	sse := sseReply(w, r, http.StatusOK, "")

@@ -253,7 +253,13 @@ func AnsweredText(answered, following int) string {
 type RoomExplain struct {
 	Selected *play.Selection
 	Note     string // why nothing is explained
+	// Asked is set while a question is open: only the verdicts are shown
+	// (verdicts), as the lanes draw only those.
+	Asked bool
 }
+
+// WorkingWhileAsked stands for the working a question hides.
+const WorkingWhileAsked = explain.WorkingWhileAsked
 
 // JoinHost is where to type the code: the join URL without its path, or
 // the /join page when no address is known yet.
