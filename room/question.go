@@ -79,6 +79,24 @@ type Answer struct {
 // what the attendees answered.
 var ErrSettingsChanged = errors.New("room: the limit or window changed since the question was asked: undo that change, or ask again")
 
+// InstantTakenError refuses a question at an instant that already has
+// requests: "a request at 0 s" beside six at 0 s could come before them
+// (the policies would admit it) or after them (what the lanes draw at
+// 0 s), and the room cannot show both.
+type InstantTakenError struct {
+	At       int64 // ms
+	Requests int64 // already at At, after expanding counts
+}
+
+func (e *InstantTakenError) Error() string {
+	are := "requests are"
+	if e.Requests == 1 {
+		are = "request is"
+	}
+	return fmt.Sprintf("room: %d %s already at %s, and a request asked about at that moment could come before or after them: ask at %s, just after them, or later",
+		e.Requests, are, scenario.FormatMs(e.At), scenario.FormatMs(e.At+1))
+}
+
 // ErrRevealed is returned for an answer after the reveal.
 var ErrRevealed = errors.New("room: the answer has been revealed; answers are closed")
 
@@ -119,6 +137,15 @@ func newQuestion(id int, ask Ask, sc scenario.Scenario, maxN int64, now time.Tim
 		return nil, fmt.Errorf("room: the request's cost %d is not between 1 and %d", ask.Cost, scenario.MaxCost)
 	}
 	q.Request = scenario.Request{At: ask.At, Key: ask.Key, Cost: ask.Cost, Count: ask.N}
+	var taken int64
+	for _, r := range sc.Requests {
+		if r.At == ask.At {
+			taken += r.Count
+		}
+	}
+	if taken > 0 {
+		return nil, &InstantTakenError{At: ask.At, Requests: taken}
+	}
 
 	specs := sc.Specs()
 	lanes := ask.Lanes

@@ -88,6 +88,25 @@ func TestSolveIgnoresWhatWasFiredAfterAsking(t *testing.T) {
 	}
 }
 
+// TestNewQuestionRefusesAnInstantWithRequests: "a request at 0 s" beside
+// six requests already at 0 s could be before them (what Solve would
+// answer) or after them (what the lanes draw), so the instant is refused,
+// naming the requests there and the first free instant after them.
+func TestNewQuestionRefusesAnInstantWithRequests(t *testing.T) {
+	sc := carPark()
+	_, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_000, Key: "car"}, sc, 20, t0)
+	var taken *InstantTakenError
+	if !errors.As(err, &taken) {
+		t.Fatalf("newQuestion at 25 s, where 5 requests are = %v, want an InstantTakenError", err)
+	}
+	if want := "5 requests are already at 25 s"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "25.001 s") {
+		t.Errorf("error %q, want it to say %q and suggest 25.001 s", err, want)
+	}
+	if _, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_001, Key: "car"}, sc, 20, t0); err != nil {
+		t.Errorf("newQuestion just after them: %v", err)
+	}
+}
+
 func TestNewQuestionRefusesWhatCannotBeAsked(t *testing.T) {
 	for _, tt := range []struct {
 		ask     Ask

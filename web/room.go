@@ -487,6 +487,9 @@ func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, to
 		}
 	}
 	_, err = f.rooms.Ask(r.Context(), rm.ID, token, a, v.Scenario)
+	if taken := (*room.InstantTakenError)(nil); errors.As(err, &taken) {
+		return templateReply{}, scenario.Errors{{Field: "askAt", Reason: strings.TrimPrefix(taken.Error(), "room: ")}}
+	}
 	return templateReply{}, err
 }
 
