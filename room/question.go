@@ -1,8 +1,10 @@
 package room
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"time"
 
@@ -65,6 +67,11 @@ type Question struct {
 	Revealed bool              `json:"revealed"`
 	// Truth is the right value per lane, computed at the reveal; nil before.
 	Truth []int64 `json:"truth,omitempty"`
+	// Prior counts the scenario's requests before the question's moment
+	// when it was asked, and PriorSum is their checksum (priorOf): the
+	// attendees answer for those, so Solve refuses if they changed.
+	Prior    int    `json:"prior"`
+	PriorSum uint64 `json:"priorSum"`
 }
 
 // Answer is one attendee's answer: one value per lane asked about, in the
@@ -78,6 +85,11 @@ type Answer struct {
 // what it was when the question was asked: the question no longer means
 // what the attendees answered.
 var ErrSettingsChanged = errors.New("room: the limit or window changed since the question was asked: undo that change, or ask again")
+
+// ErrRequestsChanged is returned by Solve (so by Reveal) when the
+// requests before the question's moment are not those it was asked about:
+// the truth would change under answers given for what the room was shown.
+var ErrRequestsChanged = errors.New("room: the requests before the question's moment changed since it was asked: undo that change, or ask again")
 
 // InstantTakenError refuses a question at an instant that already has
 // requests: "a request at 0 s" beside six at 0 s could come before them
@@ -95,6 +107,26 @@ func (e *InstantTakenError) Error() string {
 	}
 	return fmt.Sprintf("room: %d %s already at %s, and a request asked about at that moment could come before or after them: ask at %s, just after them, or later",
 		e.Requests, are, scenario.FormatMs(e.At), scenario.FormatMs(e.At+1))
+}
+
+// priorOf counts the requests before at (a prefix: requests are in time
+// order) and checksums them.
+func priorOf(reqs []scenario.Request, at int64) (int, uint64) {
+	h := fnv.New64a()
+	var buf [8]byte
+	n := 0
+	for _, r := range reqs {
+		if r.At >= at {
+			break
+		}
+		for _, v := range []int64{r.At, r.Cost, r.Count, int64(len(r.Key))} {
+			binary.LittleEndian.PutUint64(buf[:], uint64(v))
+			h.Write(buf[:])
+		}
+		h.Write([]byte(r.Key))
+		n++
+	}
+	return n, h.Sum64()
 }
 
 // ErrRevealed is returned for an answer after the reveal.
@@ -146,6 +178,7 @@ func newQuestion(id int, ask Ask, sc scenario.Scenario, maxN int64, now time.Tim
 	if taken > 0 {
 		return nil, &InstantTakenError{At: ask.At, Requests: taken}
 	}
+	q.Prior, q.PriorSum = priorOf(sc.Requests, ask.At)
 
 	specs := sc.Specs()
 	lanes := ask.Lanes
@@ -194,10 +227,14 @@ type Solution struct {
 // exercises' functions: scenario.WhatIf, scenario.Run and
 // scenario.FirstAdmitted. Requests at or after the asked instant are left
 // out, so firing the asked request before revealing does not change the
-// truth.
+// truth; the ones before it must be those it was asked about
+// (ErrRequestsChanged).
 func (q *Question) Solve(sc scenario.Scenario) (Solution, error) {
 	if sc.Limit != q.Limit || sc.WindowMs != q.WindowMs {
 		return Solution{}, ErrSettingsChanged
+	}
+	if n, sum := priorOf(sc.Requests, q.Request.At); n != q.Prior || sum != q.PriorSum {
+		return Solution{}, ErrRequestsChanged
 	}
 	base := scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs}
 	for _, r := range sc.Requests {

@@ -88,6 +88,37 @@ func TestSolveIgnoresWhatWasFiredAfterAsking(t *testing.T) {
 	}
 }
 
+// TestSolveRefusesChangedRequestsBeforeTheQuestion: the attendees answered
+// for the requests before the question as they were when it was asked; a
+// request added, removed or changed among them since would mark a right
+// answer wrong, so Solve refuses rather than compute another truth.
+func TestSolveRefusesChangedRequestsBeforeTheQuestion(t *testing.T) {
+	q, err := newQuestion(1, Ask{Kind: KindAdmit, At: 31_000, Key: "car"}, carPark(), 20, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(*scenario.Scenario)
+	}{
+		{"one more before", func(s *scenario.Scenario) {
+			s.Requests = append([]scenario.Request{{At: 1_000, Key: "car", Cost: 1, Count: 1}}, s.Requests...)
+		}},
+		{"one fewer", func(s *scenario.Scenario) { s.Requests = nil }},
+		{"a count changed", func(s *scenario.Scenario) { s.Requests[0].Count = 4 }},
+		{"a cost changed", func(s *scenario.Scenario) { s.Requests[0].Cost = 2 }},
+		{"a client changed", func(s *scenario.Scenario) { s.Requests[0].Key = "bus" }},
+		{"a moment changed", func(s *scenario.Scenario) { s.Requests[0].At = 24_000 }},
+	} {
+		sc := carPark()
+		sc.Requests = slices.Clone(sc.Requests)
+		tt.edit(&sc)
+		if _, err := q.Solve(sc); !errors.Is(err, ErrRequestsChanged) {
+			t.Errorf("%s: Solve = %v, want ErrRequestsChanged", tt.name, err)
+		}
+	}
+}
+
 // TestNewQuestionRefusesAnInstantWithRequests: "a request at 0 s" beside
 // six requests already at 0 s could be before them (what Solve would
 // answer) or after them (what the lanes draw), so the instant is refused,

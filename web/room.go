@@ -137,7 +137,8 @@ func roomStatus(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, room.ErrFull), errors.Is(err, errStreamsFull):
 		return http.StatusServiceUnavailable
-	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrTooManyAnswers), errors.Is(err, room.ErrTooManyDevices):
+	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrTooManyAnswers), errors.Is(err, room.ErrTooManyDevices),
+		errors.Is(err, room.ErrRequestsChanged), errors.Is(err, errChangesQuestion):
 		return http.StatusConflict
 	}
 	return http.StatusBadRequest
@@ -427,10 +428,52 @@ func (m playMark) changed(sess *play.Session) bool {
 	return sess.Now() != m.before.ClockMs || sess.ScenarioRev() != m.rev
 }
 
+// errChangesQuestion refuses a presenter's action that would change the
+// requests an open question is about (room.ErrRequestsChanged says why).
+var errChangesQuestion = errors.New("a question is open")
+
+// guardQuestion refuses, while a question is open, a playground action
+// that would add, remove or replace requests before its moment: the
+// attendees answered for the requests they were shown. It is checked
+// before the action, since a change taken back afterwards would already
+// have reached the screens. Firing at or after the moment (the asked
+// request itself) and moving the clock change nothing before it; a
+// change of limit or window is refused at the reveal
+// (room.ErrSettingsChanged), and any other change reaching the session,
+// from its own /play page say, too (room.ErrRequestsChanged).
+func guardQuestion(rm *room.Room, sess *play.Session, action string) error {
+	q := rm.Question
+	if q == nil || q.Revealed {
+		return nil
+	}
+	at, now := q.Request.At, sess.Now()
+	var why string
+	switch action {
+	case "fire", "burst", "pattern":
+		if now < at {
+			why = fmt.Sprintf("firing at %s would add requests before it and change its answer; reveal or close it first, or move the clock to %s or later",
+				scenario.FormatMs(now), scenario.FormatMs(at))
+		}
+	case "reset":
+		if q.Prior > 0 {
+			why = "reset would remove the requests it is about; reveal or close it first"
+		}
+	case "preset":
+		why = "loading a preset would replace the requests it is about; reveal or close it first"
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%w about the requests before %s: %s", errChangesQuestion, scenario.FormatMs(at), why)
+}
+
 // drive runs a playground action for the presenter and then records the
 // session as it was before, so that undo can take the action back.
 func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 	return f.presenterAction(func(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
+		if err := guardQuestion(rm, sess, a.path); err != nil {
+			return templateReply{}, err
+		}
 		mark := markPlay(sess)
 		if err := a.run(sess, sig.playSignals, r.URL.Query()); err != nil || !mark.changed(sess) {
 			return templateReply{}, err
@@ -540,6 +583,9 @@ func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session,
 	}
 	if !known {
 		return templateReply{}, scenario.Errors{{Field: "preset", Reason: fmt.Sprintf("there is no preset %q", truncate(sig.Preset, 64))}}
+	}
+	if err := guardQuestion(rm, sess, "preset"); err != nil {
+		return templateReply{}, err
 	}
 	sc, err := f.catalog.Scenario(sig.Preset)
 	if err != nil {

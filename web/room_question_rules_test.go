@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -67,5 +68,77 @@ func TestRoomAskAtAnInstantWithRequests(t *testing.T) {
 		if got := rm.Question.Truth[i]; got != 0 {
 			t.Errorf("lane %d: truth %d (admitted) where the lane beside says %q", i, got, l.Status(0))
 		}
+	}
+}
+
+// TestRoomDriveDuringAQuestion: firing before the question's moment while
+// it is open would change the truth under answers given for what the room
+// was shown; it is refused with a 409 and a message, while firing at or
+// after the moment (the asked request itself) is not. A change made where
+// the room cannot refuse it (the session's own /play page) makes the
+// reveal refuse instead.
+func TestRoomDriveDuringAQuestion(t *testing.T) {
+	fx := newRoomFixture(t, nil)
+	presenter := fx.device(t)
+	id, _, sess := fx.startRoom(t, presenter)
+	lanes := len(sess.Scenario().Specs())
+	if err := sess.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Fire(1); err != nil {
+		t.Fatal(err)
+	}
+	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"admit","cost":1}`); res.status != http.StatusOK {
+		t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
+	}
+	phone := fx.device(t)
+	if res := phone.post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, "1")); res.status != http.StatusOK {
+		t.Fatalf("answer: status %d: %.300s", res.status, res.body)
+	}
+	before := sess.Scenario()
+	for _, tc := range []struct{ path, body, say string }{
+		{"/play/burst", `{"cost":1,"burstCount":6}`, "firing at 0 s would add requests before it"},
+		{"/play/fire", `{"cost":1}`, "firing at 0 s would add requests before it"},
+		{"/play/pattern", `{"cost":1,"pattern":"steady","patternCount":3,"patternSeconds":1}`, "firing at 0 s would add requests before it"},
+		{"/play/reset", `{}`, "reset would remove the requests it is about"},
+		{"/preset", `{"preset":"car-park"}`, "loading a preset would replace the requests it is about"},
+	} {
+		res := presenter.post("/room/"+id+tc.path, tc.body)
+		if res.status != http.StatusConflict {
+			t.Errorf("POST %s during the question: status %d, want 409", tc.path, res.status)
+		}
+		if !strings.Contains(res.body, tc.say) || !strings.Contains(res.body, `data-testid="room-error"`) {
+			t.Errorf("POST %s during the question: the presenter's message slot does not say %q: %.400s", tc.path, tc.say, res.body)
+		}
+	}
+	if got := sess.Scenario(); fmt.Sprint(got.Requests) != fmt.Sprint(before.Requests) {
+		t.Fatalf("refused actions changed the requests: %v, want %v", got.Requests, before.Requests)
+	}
+	// At the question's moment the asked request itself may be fired.
+	if res := presenter.post("/room/"+id+"/play/step?ms=1", `{}`); res.status != http.StatusOK {
+		t.Fatalf("step: status %d: %s", res.status, res.header.Get("X-Problem"))
+	}
+	if res := presenter.post("/room/"+id+"/play/fire", `{"cost":1}`); res.status != http.StatusOK {
+		t.Errorf("fire at the question's moment: status %d, want 200: %s", res.status, res.header.Get("X-Problem"))
+	}
+	if res := presenter.post("/room/"+id+"/reveal", `{}`); res.status != http.StatusOK {
+		t.Fatalf("reveal: status %d: %s", res.status, res.header.Get("X-Problem"))
+	}
+	mine := phone.get("/room/" + id + "/mine")
+	if n := strings.Count(mine.body, `data-testid="mine-right"`); n != lanes {
+		t.Errorf("the phone answered admitted for a second request under a limit of 5: %d lanes marked right, want %d: %.500s", n, lanes, mine.body)
+	}
+
+	// The same from the session's /play page, which the room does not
+	// guard: the reveal refuses.
+	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"admit","askAt":"5 s","cost":1}`); res.status != http.StatusOK {
+		t.Fatalf("ask 2: status %d: %s", res.status, res.header.Get("X-Problem"))
+	}
+	if err := sess.Fire(6); err != nil {
+		t.Fatal(err)
+	}
+	res := presenter.post("/room/"+id+"/reveal", `{}`)
+	if res.status != http.StatusConflict || !strings.Contains(res.body, "changed since it was asked") {
+		t.Errorf("reveal after requests were added before the question: status %d, want 409 saying they changed: %.300s", res.status, res.body)
 	}
 }
