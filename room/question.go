@@ -347,20 +347,25 @@ func (q *Question) check(values []int64) error {
 		switch q.Kind {
 		case KindAdmit:
 			if v != 0 && v != 1 {
-				bad = "is neither admitted (1) nor refused (0)"
+				bad = fmt.Sprintf("%d is neither admitted (1) nor refused (0)", v)
 			}
 		case KindCount:
 			if v < 0 || v > q.Request.Count {
-				bad = fmt.Sprintf("is not a count from 0 to %d", q.Request.Count)
+				bad = fmt.Sprintf("%d is not a count from 0 to %d", v, q.Request.Count)
 			}
 		case KindFirstAdmit:
-			if v != Never && (v < q.Request.At || v > q.Request.At+q.horizon(i)) {
-				bad = fmt.Sprintf("is not an instant from %s to %s (or never)",
-					scenario.FormatMs(q.Request.At), scenario.FormatMs(q.Request.At+q.horizon(i)))
+			// A moment is said as a moment: "300 s", never "300000".
+			switch last := q.Request.At + q.horizon(i); {
+			case v == Never:
+			case v < q.Request.At:
+				bad = fmt.Sprintf("%s is before the question's moment, %s", scenario.FormatMs(v), scenario.FormatMs(q.Request.At))
+			case v > last:
+				bad = fmt.Sprintf("%s is after %s, the last moment this question looks at (%d windows on): answer never if no moment until then admits it",
+					scenario.FormatMs(v), scenario.FormatMs(last), HorizonWindows)
 			}
 		}
 		if bad != "" {
-			return fmt.Errorf("room: lane %s: %d %s", q.Label(i), v, bad)
+			return fmt.Errorf("room: lane %s: %s", q.Label(i), bad)
 		}
 	}
 	return nil

@@ -172,8 +172,8 @@ func TestAnswerValuesAreChecked(t *testing.T) {
 		{Ask{Kind: KindCount, At: 31_000, N: 3}, []int64{0, 3, 1}, ""},
 		{Ask{Kind: KindCount, At: 31_000, N: 3}, []int64{0, 4, 1}, "4 is not a count from 0 to 3"},
 		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{31_000, Never, 121_000}, ""},
-		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{30_999, 31_000, 31_000}, "fixed-window: 30999 is not an instant from 31 s to 121 s (or never)"},
-		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{31_000, 121_001, 31_000}, "121001 is not an instant"},
+		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{30_999, 31_000, 31_000}, "fixed-window: 30.999 s is before the question's moment, 31 s"},
+		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{31_000, 121_001, 31_000}, "sliding-log: 121.001 s is after 121 s, the last moment this question looks at (3 windows on): answer never if no moment until then admits it"},
 	} {
 		q, err := newQuestion(1, tt.ask, carPark(), 20, t0)
 		if err != nil {

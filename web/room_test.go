@@ -746,11 +746,19 @@ func TestRoomFirstAdmitAnswersAreTypedMoments(t *testing.T) {
 		{"40.5 s", http.StatusOK, "40.5 s"},
 		{"never", http.StatusOK, "never"},
 		{"soon", http.StatusBadRequest, `&#34;soon&#34; is not a moment`},
-		{"1 s", http.StatusBadRequest, "is not an instant from 36 s"}, // before the asked instant
+		{"1 s", http.StatusBadRequest, "Lane fixed-window: 1 s is before the question&#39;s moment, 36 s"},
+		// Three windows of 30 s after 36 s: the moment said as meant,
+		// never in raw ms beside formatted times.
+		{"5 minutes", http.StatusBadRequest, "300 s is after 126 s, the last moment this question looks at"},
 	} {
 		res := phone.post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, tc.typed))
 		if res.status != tc.status || !strings.Contains(res.body, tc.shown) {
 			t.Errorf("answer %q: status %d, want %d showing %q; body %.300s", tc.typed, res.status, tc.status, tc.shown, res.body)
+		}
+		for _, m := range regexp.MustCompile(`\b(\d{4,})\b( ms)?`).FindAllStringSubmatch(res.body, -1) {
+			if m[2] == "" {
+				t.Errorf("answer %q: the reply says %s, a number of ms with no unit: %.300s", tc.typed, m[1], res.body)
+			}
 		}
 	}
 }
