@@ -671,7 +671,7 @@ func roomControls(p RoomPresent) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "\">First moment a client gets in?</option></select></label> <label>At (blank: the clock) <input type=\"text\" data-bind-ask-at data-testid=\"ask-at\" placeholder=\"e.g. 35 s\"></label> <label>N <input type=\"number\" min=\"1\" max=\"20\" step=\"1\" data-bind-ask-n data-testid=\"ask-n\"></label></div><p class=\"hint\">The request is from the client the lanes draw, with the cost above, asked of every lane.</p><div class=\"button-row\"><button type=\"button\" class=\"primary\" data-testid=\"ask\" data-on-click=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "\">First moment a client gets in?</option></select></label> <label>At (blank: the clock) <input type=\"text\" data-bind-ask-at data-testid=\"ask-at\" placeholder=\"e.g. 35 s\"></label> <label>N <input type=\"number\" min=\"1\" max=\"20\" step=\"1\" data-bind-ask-n data-testid=\"ask-n\"></label></div><p class=\"hint\">The request is from the client the lanes draw, with the cost above, asked of every lane. A blank At with requests at the clock asks 1 ms after them; a typed one must be an instant with no requests yet. While the question is open, firing before its moment, Reset and a preset are refused.</p><div class=\"button-row\"><button type=\"button\" class=\"primary\" data-testid=\"ask\" data-on-click=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -723,7 +723,7 @@ func roomControls(p RoomPresent) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "\" target=\"_blank\" data-testid=\"pair-open\">Pair a device as a remote (opens a new window)</a></p><p class=\"hint\">It shows a one-time code for a second device of yours, with its link and QR code. Open it on your own screen, not on the projector: whoever uses the code first can drive and end this room.</p><button type=\"button\" data-testid=\"room-close\" data-on-click=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "\" target=\"_blank\" rel=\"noopener\" data-testid=\"pair-open\">Pair a device as a remote (opens a new window)</a></p><p class=\"hint\">It shows a one-time code for a second device of yours, with its link and QR code. Open it on your own screen, not on the projector: whoever uses the code first can drive and end this room.</p><button type=\"button\" data-testid=\"room-close\" data-on-click=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
