@@ -633,7 +633,11 @@ func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
 		err = room.ErrNotPresenter
 	}
 	if err != nil {
-		f.messagePage(w, r, roomStatus(err), "Presenter only", roomMessage(err))
+		heading := "Presenter only"
+		if errors.Is(err, room.ErrNotFound) {
+			heading = "This room has ended"
+		}
+		f.messagePage(w, r, roomStatus(err), heading, roomMessage(err))
 		return
 	}
 	p := templates.RoomPairNew{

@@ -577,6 +577,9 @@ func TestRoomPairingGivesASecondDeviceControl(t *testing.T) {
 			t.Errorf("%s POST pair/new: status %d, want 403 and no code", name, res.status)
 		}
 	}
+	if res := presenter.get("/room/nosuchroom/pair/new"); res.status != http.StatusNotFound || !strings.Contains(res.body, "This room has ended") {
+		t.Errorf("pair/new of no room: status %d, want 404 saying the room has ended", res.status)
+	}
 	// Asked for at the laptop's address on the room's network.
 	req, err := http.NewRequest(http.MethodPost, presenter.base+"/room/"+id+"/pair/new", strings.NewReader(""))
 	if err != nil {
