@@ -38,6 +38,9 @@ func (u UnreadableError) Error() string {
 // it cannot give the answer away.
 const exponentWant = "Write the number out in digits, not with an exponent, and give its unit (s or ms)."
 
+// tickWant is what a which-question's checkboxes take.
+const tickWant = "Tick at least one policy that admits the request, or “none of them”."
+
 var (
 	yesWords = []string{"yes", "y", "admitted", "admit", "admits", "accepted", "accept", "allowed", "allow", "passes", "pass", "true", "ok"}
 	noWords  = []string{"no", "n", "refused", "refuse", "refuses", "rejected", "reject", "denied", "deny", "blocked", "limited", "false"}
@@ -83,6 +86,11 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 		}
 		return Answer{Count: n}, nil
 	case kind == AskWhich:
+		if len(choices) == 0 && t == "" {
+			// The pages ask with checkboxes: speak those, not the words
+			// a typed answer takes.
+			return Answer{}, UnreadableError{text, tickWant}
+		}
 		if len(choices) > 0 {
 			var picked []string
 			for _, l := range lanes {
@@ -94,7 +102,7 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 				return Answer{}, UnreadableError{strings.Join(choices, ", "), "Tick the policies that admit, or “none of them”, not both."}
 			}
 			if len(picked) == 0 && !slices.Contains(choices, "none") {
-				return Answer{}, UnreadableError{strings.Join(choices, ", "), "Tick the policies that admit the request, or “none of them”."}
+				return Answer{}, UnreadableError{strings.Join(choices, ", "), tickWant}
 			}
 			return Answer{Admit: picked}, nil
 		}

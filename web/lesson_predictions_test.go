@@ -55,7 +55,7 @@ func TestCheckingAPrediction(t *testing.T) {
 		{"an exact wait, in milliseconds", "/lessons/sliding-log/predictions/sl-exact-wait", url.Values{"answer": {"30000 ms"}}, 200, "Your prediction was right", ""},
 		{"unreadable", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"perhaps"}}, 400, "Can't read that prediction", "Answer yes or no"},
 		{"empty", "/lessons/where-they-disagree/predictions/attack", url.Values{}, 400, "Can't read that prediction", "Give a whole number"},
-		{"which, nothing ticked", "/lessons/sliding-counter/predictions/floor-vector", url.Values{}, 400, "Can't read that prediction", "“floor” for the sliding counter (floor)"},
+		{"which, nothing ticked", "/lessons/sliding-counter/predictions/floor-vector", url.Values{}, 400, "Can't read that prediction", "Tick at least one policy that admits the request, or “none of them”"},
 		{"both none and a policy", "/lessons/sliding-counter/predictions/floor-vector", url.Values{"choice": {"none", "sliding-counter/floor"}}, 400, "Can't read that prediction", "not both"},
 		{"no such prediction", "/lessons/sliding-counter/predictions/nope", url.Values{"answer": {"1"}}, 404, "", "asks no prediction with this id"},
 		{"no such lesson", "/lessons/nope/predictions/car-park-35s", url.Values{"answer": {"1"}}, 404, "", "No lesson at this address"},
