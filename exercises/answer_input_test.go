@@ -72,3 +72,21 @@ func TestWhichWithNothingTickedSpeaksTheCheckboxes(t *testing.T) {
 		}
 	}
 }
+
+// "-5" is read, and is no count: the message says so rather than that it
+// cannot be read.
+func TestNegativeCountSaysWhy(t *testing.T) {
+	for _, tt := range []struct{ kind, text, want string }{
+		{AskCount, "-5", "“-5”: a count can't be negative. Give a whole number from 0 up, such as 7."},
+		{AskStack, "-1 requests", "a count can't be negative"},
+		{AskCacheLineK, "k = -2", "k can't be negative"},
+	} {
+		_, err := ParseAnswer(tt.kind, tt.text, nil, nil)
+		if err == nil {
+			t.Fatalf("%s %q was read", tt.kind, tt.text)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, "can't be read") {
+			t.Errorf("%s %q: message %q, want %q", tt.kind, tt.text, msg, tt.want)
+		}
+	}
+}
