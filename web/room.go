@@ -360,10 +360,10 @@ type templateReply struct {
 // roomSignals are the presenter page's signals besides the playground's.
 type roomSignals struct {
 	playSignals
-	AskKind string  `json:"askKind"`
-	AskAt   string  `json:"askAt"`
-	AskN    float64 `json:"askN"`
-	Preset  string  `json:"preset"`
+	AskKind string      `json:"askKind"`
+	AskAt   string      `json:"askAt"`
+	AskN    numberField `json:"askN"`
+	Preset  string      `json:"preset"`
 }
 
 // presenterAction checks the presenter's cookie, reads the signals, runs
