@@ -24,11 +24,17 @@ type Answer struct {
 type UnreadableError struct {
 	Text string
 	Want string
+	// Why, when set, says what rules out an answer that was read ("a
+	// count can't be negative"), in place of "can't be read".
+	Why string
 }
 
 func (u UnreadableError) Error() string {
 	if strings.TrimSpace(u.Text) == "" {
 		return "There is no answer to check yet. " + u.Want
+	}
+	if u.Why != "" {
+		return fmt.Sprintf("“%s”: %s. %s", u.Text, u.Why, u.Want)
 	}
 	return fmt.Sprintf("“%s” can't be read as an answer. %s", u.Text, u.Want)
 }
@@ -37,6 +43,9 @@ func (u UnreadableError) Error() string {
 // but no one means 1000 s by it on purpose. It names no example time, so
 // it cannot give the answer away.
 const exponentWant = "Write the number out in digits, not with an exponent, and give its unit (s or ms)."
+
+// tickWant is what a which-question's checkboxes take.
+const tickWant = "Tick at least one policy that admits the request, or “none of them”."
 
 var (
 	yesWords = []string{"yes", "y", "admitted", "admit", "admits", "accepted", "accept", "allowed", "allow", "passes", "pass", "true", "ok"}
@@ -62,27 +71,39 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 				return Answer{Outcome: false}, nil
 			}
 		}
-		return Answer{}, UnreadableError{text, "Answer yes or no (admitted or refused)."}
+		return Answer{}, UnreadableError{Text: text, Want: "Answer yes or no (admitted or refused)."}
 	case kind == AskFirstAdmit:
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "at "), "t=")
 		t = decimalComma(t)
 		ms, err := scenario.ParseMoment(t, 1000)
 		if errors.Is(err, scenario.ErrExponent) {
-			return Answer{}, UnreadableError{text, exponentWant}
+			return Answer{}, UnreadableError{Text: text, Want: exponentWant}
 		}
 		if err != nil {
-			return Answer{}, UnreadableError{text, "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
+			return Answer{}, UnreadableError{Text: text, Want: "Give a time with its unit, such as 12 s or 12000 ms (a bare number is in seconds)."}
 		}
 		return Answer{Moment: ms, Bare: strings.TrimRight(t, "0123456789., ") == ""}, nil
 	case AsksWholeScenario(kind):
 		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "k"), " ="))
 		t = strings.TrimSpace(strings.TrimPrefix(t, "="))
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(t, " requests"), " cars"))
-		if err != nil || n < 0 {
-			return Answer{}, UnreadableError{text, "Give a whole number, such as 7."}
+		if err != nil {
+			return Answer{}, UnreadableError{Text: text, Want: "Give a whole number, such as 7."}
+		}
+		if n < 0 {
+			what := "a count"
+			if kind == AskCacheLineK {
+				what = "k"
+			}
+			return Answer{}, UnreadableError{Text: text, Why: what + " can't be negative", Want: "Give a whole number from 0 up, such as 7."}
 		}
 		return Answer{Count: n}, nil
 	case kind == AskWhich:
+		if len(choices) == 0 && t == "" {
+			// The pages ask with checkboxes: speak those, not the words
+			// a typed answer takes.
+			return Answer{}, UnreadableError{Text: text, Want: tickWant}
+		}
 		if len(choices) > 0 {
 			var picked []string
 			for _, l := range lanes {
@@ -91,10 +112,10 @@ func ParseAnswer(kind, text string, choices, lanes []string) (Answer, error) {
 				}
 			}
 			if slices.Contains(choices, "none") && len(picked) > 0 {
-				return Answer{}, UnreadableError{strings.Join(choices, ", "), "Tick the policies that admit, or “none of them”, not both."}
+				return Answer{}, UnreadableError{Text: strings.Join(choices, ", "), Want: "Tick the policies that admit, or “none of them”, not both."}
 			}
 			if len(picked) == 0 && !slices.Contains(choices, "none") {
-				return Answer{}, UnreadableError{strings.Join(choices, ", "), "Tick the policies that admit the request, or “none of them”."}
+				return Answer{}, UnreadableError{Text: strings.Join(choices, ", "), Want: tickWant}
 			}
 			return Answer{Admit: picked}, nil
 		}
@@ -137,11 +158,11 @@ func parseWhichText(raw, t string, lanes []string) (Answer, error) {
 			}
 		}
 		if !matched {
-			return Answer{}, UnreadableError{raw, want}
+			return Answer{}, UnreadableError{Text: raw, Want: want}
 		}
 	}
 	if len(picked) == 0 {
-		return Answer{}, UnreadableError{raw, want}
+		return Answer{}, UnreadableError{Text: raw, Want: want}
 	}
 	var out []string
 	for _, l := range lanes {

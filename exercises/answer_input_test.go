@@ -21,8 +21,8 @@ func TestExponentTimesAreRefused(t *testing.T) {
 	}
 }
 
-// A which-question answered with nothing names its own choices, each in a
-// word that reads back as that choice alone.
+// A which-question answered in words it cannot read names its own choices,
+// each in a word that reads back as that choice alone.
 func TestWhichMessageNamesTheQuestionsChoices(t *testing.T) {
 	for _, tt := range []struct {
 		lanes   []string
@@ -33,9 +33,9 @@ func TestWhichMessageNamesTheQuestionsChoices(t *testing.T) {
 		{[]string{"sliding-log", "sliding-counter/exact"}, []string{"“log” for the sliding log", "“exact” for the sliding counter (exact)"}, "floor"},
 		{[]string{"fixed-window", "sliding-log", "token-bucket/10"}, []string{"“fixed”", "“log”", "“token”", "“all” or “none”"}, "both"},
 	} {
-		_, err := ParseAnswer(AskWhich, "", nil, tt.lanes)
+		_, err := ParseAnswer(AskWhich, "maybe", nil, tt.lanes)
 		if err == nil {
-			t.Fatalf("%v: an empty answer was read", tt.lanes)
+			t.Fatalf("%v: \"maybe\" was read", tt.lanes)
 		}
 		msg := err.Error()
 		for _, w := range tt.want {
@@ -52,6 +52,41 @@ func TestWhichMessageNamesTheQuestionsChoices(t *testing.T) {
 			if err != nil || len(ans.Admit) != 1 || ans.Admit[0] != l {
 				t.Errorf("%v: the offered word %q reads as %v (%v), want only %s", tt.lanes, w, ans.Admit, err, l)
 			}
+		}
+	}
+}
+
+// The pages ask a which-question with checkboxes: committing none used to
+// be answered with how to name policies in words, which no page offers.
+// Nothing ticked is answered in the pages' own controls.
+func TestWhichWithNothingTickedSpeaksTheCheckboxes(t *testing.T) {
+	lanes := []string{"sliding-counter/floor", "sliding-counter/exact"}
+	for _, text := range []string{"", "  "} {
+		_, err := ParseAnswer(AskWhich, text, nil, lanes)
+		if err == nil {
+			t.Fatalf("%q with nothing ticked was read", text)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "Tick at least one") || !strings.Contains(msg, "“none of them”") || strings.Contains(msg, "Name the policies") {
+			t.Errorf("%q with nothing ticked: message %q, want it to ask to tick at least one or “none of them”", text, msg)
+		}
+	}
+}
+
+// "-5" is read, and is no count: the message says so rather than that it
+// cannot be read.
+func TestNegativeCountSaysWhy(t *testing.T) {
+	for _, tt := range []struct{ kind, text, want string }{
+		{AskCount, "-5", "“-5”: a count can't be negative. Give a whole number from 0 up, such as 7."},
+		{AskStack, "-1 requests", "a count can't be negative"},
+		{AskCacheLineK, "k = -2", "k can't be negative"},
+	} {
+		_, err := ParseAnswer(tt.kind, tt.text, nil, nil)
+		if err == nil {
+			t.Fatalf("%s %q was read", tt.kind, tt.text)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, "can't be read") {
+			t.Errorf("%s %q: message %q, want %q", tt.kind, tt.text, msg, tt.want)
 		}
 	}
 }

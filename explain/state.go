@@ -75,6 +75,13 @@ func StatusWhileAsked(now int64) string {
 	return fmt.Sprintf("At %s: what this policy holds is hidden while a question is open: work it out from the requests drawn", scenario.FormatMs(now))
 }
 
+// WorkingWhileAsked stands for a request's working while a workshop
+// room's question is open. Of a request before the question the lanes
+// draw only whether it got in; its working, and the state before and
+// after it, are the policy's state at the question for the last such
+// request, which StatusWhileAsked keeps hidden for the same reason.
+const WorkingWhileAsked = "While a question is open only each policy's verdict is shown here: how it decided, and what it held before and after, would give the answer away. They come back at the reveal."
+
 // Legend says what a playground lane draws for the policy besides the
 // requests' marks.
 func Legend(policy string) string {

@@ -186,6 +186,10 @@ type predictView struct {
 	// Exercise is the exercise page asking the same question, with its
 	// variants, when the block names one.
 	Exercise string
+	// Open are the examples the page has open: the form carries them, so
+	// the page it leads back to (without the page's script) keeps them
+	// open beside this one.
+	Open []string
 }
 
 type predictChoice struct {
@@ -208,7 +212,7 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	v := predictView{ID: p.ID, Action: PredictionURL(st.lesson.Slug, p.ID), Question: in.Question(), Kind: p.Exercise.Ask, Hint: PredictionHint(in, sol)}
+	v := predictView{ID: p.ID, Action: PredictionURL(st.lesson.Slug, p.ID), Question: in.Question(), Kind: p.Exercise.Ask, Hint: PredictionHint(in, sol), Open: st.pageOpen()}
 	if st.lib.Exercises != nil && st.lib.Exercises.Get(p.ID) == p.Exercise {
 		v.Exercise = "/exercises/" + p.ID
 	}
@@ -235,6 +239,26 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 // drawn open: the links and forms inside an example add their own.
 const openParam = "open"
 
+// maxOpen bounds the ?open= values a page carries on in its links and
+// forms: a lesson asks a handful of predictions, so a longer list is not
+// one the site made, and each form would otherwise repeat all of it.
+const maxOpen = 32
+
+// pageOpen are the examples the page's query draws open, each once, at most
+// maxOpen of them.
+func (st *renderState) pageOpen() []string {
+	var out []string
+	for _, id := range st.in[openParam] {
+		if len(out) == maxOpen {
+			break
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // keepOpen adds the prediction whose example is being rendered to a query
 // that a link or form inside it will carry.
 func (st *renderState) keepOpen(q url.Values) url.Values {
@@ -248,7 +272,7 @@ func (st *renderState) keepOpen(q url.Values) url.Values {
 // example it sits in is open again on the page it leads to.
 func (st *renderState) openValues() []queryValue {
 	var out []queryValue
-	for _, id := range st.keepOpen(url.Values{openParam: slices.Clone(st.in[openParam])})[openParam] {
+	for _, id := range st.keepOpen(url.Values{openParam: st.pageOpen()})[openParam] {
 		out = append(out, queryValue{openParam, id})
 	}
 	return out

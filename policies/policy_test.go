@@ -146,6 +146,9 @@ func TestEveryPolicyRefusesBadCost(t *testing.T) {
 			if d.Allowed || !d.Never {
 				t.Errorf("%s.Decide(7, %d, %d) = allowed %v never %v, want refused and never", name, c.at, c.cost, d.Allowed, d.Never)
 			}
+			if v := pol.Allow(7, c.at, c.cost); v != (Verdict{Never: true}) {
+				t.Errorf("%s.Allow(7, %d, %d) = %+v, want refused and never", name, c.at, c.cost, v)
+			}
 		}
 		if n := pol.Stats().Keys; n != 0 {
 			t.Errorf("%s: %d keys after never-admissible requests, want 0", name, n)

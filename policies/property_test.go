@@ -239,11 +239,11 @@ func TestPropertyAllowIsDecide(t *testing.T) {
 // TestPropertyHotKeyAllowIsDecide is TestPropertyAllowIsDecide on the
 // traffic the remembered solutions are for: one or two busy keys, the clock
 // moving by 0 to 3 ms, so most requests are refusals like the one before
-// and Allow answers them from what it remembered (the counter's admission
-// test, token-bucket's and the counter's retry, sliding-buckets' retry).
-// Allow's own shortcut (the counter's admission test) would show as a
-// verdict or a state unlike Decide's; a remembered retry, which Decide
-// shares, as a wait that does not admit or is not the shortest.
+// and Allow answers them from what it remembered (the counter's last
+// refusal, token-bucket's and sliding-buckets' retry). Allow's own shortcut
+// (the counter's refusal, answered without its window arithmetic) would
+// show as a verdict or a state unlike Decide's; a remembered retry, which
+// Decide shares, as a wait that does not admit or is not the shortest.
 func TestPropertyHotKeyAllowIsDecide(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 37))
 	for _, name := range Names {

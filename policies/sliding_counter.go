@@ -30,11 +30,13 @@ import "unsafe"
 // Each key holds three integers: its latest instant (which names its current
 // window), previous and current. Keys are never forgotten.
 type slidingCounterPolicy struct {
-	p         Params
-	exact     bool
-	keys      keyTable[slidingCounterState]
-	window    windowClock
-	lastRetry retrySolution
+	p      Params
+	exact  bool
+	keys   keyTable[slidingCounterState]
+	window windowClock
+	// lastRefusal is the last refusal solved, which the next ones usually
+	// repeat (see retryAt and Allow).
+	lastRefusal refusal
 }
 
 type slidingCounterState struct {
@@ -135,42 +137,55 @@ func firstElapsed(previous, room, width int64, exact bool) int64 {
 // in the next one (previous = today's current, current = 0) or at the start
 // of the one after, where both counts are zero and any cost <= limit passes.
 //
-// The solution depends only on the counts and the cost, which a refusal
-// does not change, so the last one is remembered: a key refused again and
-// again, the case a limiter must be fastest at, then costs no division.
-// (retryAt is small enough to inline; the solving is in solveRetry.)
+// The solution depends only on the window, the counts and the cost, which a
+// refusal does not change, so the last one is remembered: a key refused
+// again and again, the case a limiter must be fastest at, then costs no
+// division.
 func (s *slidingCounterPolicy) retryAt(start, previous, current, cost int64) int64 {
-	m := &s.lastRetry
-	if m.previous != previous || m.current != current || m.cost != cost {
-		s.solveRetry(previous, current, cost)
+	if r := &s.lastRefusal; r.start != start || r.previous != previous || r.current != current || r.cost != cost {
+		return s.solveRefusal(start, previous, current, cost)
 	}
-	return start + m.offset
+	return s.lastRefusal.retryAt
 }
 
-// retrySolution is a solved request for its counts and cost. first is the
-// smallest elapsed at which it is admitted in this window (width or more
-// when none is): the admitting elapsed values are [first, width], so
-// admits(elapsed) is elapsed >= first. offset is the retry from the window
-// start after a refusal, which happened at an elapsed below first. Its zero
-// value solves nothing: cost is never 0.
-type retrySolution struct {
+// refusal is a solved refusal: a request of cost against previous and
+// current in the window at start is refused at every instant in
+// [start, until) and, if nothing else arrives, admitted again at retryAt.
+// until is at most the window's end, so an instant before it is in the
+// same window, and at most MaxTime+1 (MaxTime's window may end after it),
+// so such an instant needs no clamping. The zero value matches no request:
+// an instant before its until, 0, is before every key's latest instant.
+type refusal struct {
+	start, until            int64
 	previous, current, cost int64
-	first, offset           int64
+	retryAt                 int64
 }
 
-func (s *slidingCounterPolicy) solveRetry(previous, current, cost int64) {
+// solveRefusal solves a refusal, remembers it and returns its retryAt.
+// The admitting elapsed values in this window are [first, width] (first is
+// width or more when there are none), so the refusal holds until
+// start+first; the next window is solved only when this one has no
+// admitting instant, so the common case costs one division, not two.
+//
+//go:noinline
+func (s *slidingCounterPolicy) solveRefusal(start, previous, current, cost int64) int64 {
 	w := s.p.WindowMs
-	m := retrySolution{previous: previous, current: current, cost: cost}
-	m.first = firstElapsed(previous, s.p.Limit-current-cost, w, s.exact)
-	switch e := firstElapsed(current, s.p.Limit-cost, w, s.exact); {
-	case m.first < w:
-		m.offset = m.first
-	case e < w:
-		m.offset = w + e
-	default:
-		m.offset = 2 * w
+	first := firstElapsed(previous, s.p.Limit-current-cost, w, s.exact)
+	retryAt := start + first
+	if first >= w {
+		retryAt = start + 2*w
+		if e := firstElapsed(current, s.p.Limit-cost, w, s.exact); e < w {
+			retryAt = start + w + e
+		}
 	}
-	s.lastRetry = m
+	// Field by field: a composite literal is built on the stack and copied
+	// 16 bytes at a time, and those loads wait for the 8-byte stores before
+	// them (store forwarding fails), which perf showed as half this call.
+	r := &s.lastRefusal
+	r.start, r.until = start, min(start+min(first, w), MaxTime+1)
+	r.previous, r.current, r.cost = previous, current, cost
+	r.retryAt = retryAt
+	return retryAt
 }
 
 // Decide implements Policy, filling its named result field by field (see
@@ -220,41 +235,36 @@ func (s *slidingCounterPolicy) decideOn(st *slidingCounterState, now, cost int64
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
 func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
-	if neverFits(cost, s.p.Limit) {
-		return Verdict{Never: true}
-	}
 	st := s.keys.atHome(key)
+	// A key refused again and again, the case a limiter must be fastest at,
+	// is answered by the refusal before it: same counts, same cost, same
+	// window, still before the first admitting instant. That takes no
+	// window arithmetic and stores only the new latest instant, which does
+	// not depend on the one loaded (now >= latest is a branch, not a
+	// select), so consecutive refusals do not wait on each other's store.
+	// A remembered cost passed neverFits, and a now that passes is in
+	// [0, MaxTime] (latest >= 0, until <= MaxTime+1), so both checks can
+	// come after.
+	if r := &s.lastRefusal; st != nil && now < r.until && r.start <= st.latest && st.latest <= now &&
+		st.previous == r.previous && st.current == r.current && cost == r.cost {
+		st.latest = now
+		return Verdict{RetryAfterMs: r.retryAt - now}
+	}
+	if neverFits(cost, s.p.Limit) {
+		return Verdict{Never: true} // and adds no key
+	}
+	now = clampTime(now)
 	if st == nil {
 		st = s.keys.insert(key)
 	}
-	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
 	start, previous, current := s.view(*st, at)
-	elapsed := at - start
-	// A remembered solution for these counts and cost answers both the
-	// admission test (elapsed >= first) and the retry: a key refused again
-	// and again multiplies and divides nothing. retryAt, written out: the
-	// compiler does not inline it. A solution not remembered is found in a
-	// call whose result is returned as it is, so no value lives across it
-	// and the remembered path saves nothing to the stack.
-	if m := &s.lastRetry; m.previous == previous && m.current == current && m.cost == cost {
-		if elapsed < m.first {
-			*st = slidingCounterState{latest: at, previous: previous, current: current}
-			return Verdict{RetryAfterMs: start + m.offset - now}
-		}
-	} else if !s.admits(previous, current, elapsed, cost) {
+	if !s.admits(previous, current, at-start, cost) {
 		*st = slidingCounterState{latest: at, previous: previous, current: current}
-		return s.refuseSolving(start, previous, current, cost, now)
+		return Verdict{RetryAfterMs: s.solveRefusal(start, previous, current, cost) - now}
 	}
 	*st = slidingCounterState{latest: at, previous: previous, current: current + cost}
 	return Verdict{Allowed: true}
-}
-
-// refuseSolving is Allow's refusal when the retry is not remembered.
-//
-//go:noinline
-func (s *slidingCounterPolicy) refuseSolving(start, previous, current, cost, now int64) Verdict {
-	return Verdict{RetryAfterMs: s.retryAt(start, previous, current, cost) - now}
 }
 
 // Peek implements Policy.

@@ -210,3 +210,183 @@ func TestSlidingCounterTermsAndSnapshot(t *testing.T) {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }
+
+// counterStep is one request in TestSlidingCounterAllowRemembersRefusals:
+// the verdict Decide must give it, and whether the Allow side also sends it
+// through Decide (so that Decide solves the refusal Allow then reuses).
+type counterStep struct {
+	key       Key
+	at, cost  int64
+	viaDecide bool
+	allowed   bool
+	retry     int64
+}
+
+// TestSlidingCounterAllowRemembersRefusals aims at Allow's shortcut, which
+// answers a refusal like the one before without the window arithmetic:
+// each case is traffic on which a shortcut taken one condition too early
+// (another window, other counts, another cost, a late instant, one ms past
+// the refusal) would decide or store differently. Every step must get
+// Decide's verdict, pinned here, and leave every key's state, latest
+// instant included, as Decide leaves it.
+func TestSlidingCounterAllowRemembersRefusals(t *testing.T) {
+	floor := Params{Limit: 5, WindowMs: 1000, Arithmetic: Floor}
+	tests := []struct {
+		name  string
+		p     Params
+		steps []counterStep
+	}{
+		{
+			// 5 carried, 1 current: floor(5*(1000-e)/1000) + 2 <= 5 from e = 201.
+			name: "refused up to the first admitting instant, admitted at it",
+			p:    floor,
+			steps: []counterStep{
+				{key: 1, at: 0, cost: 5, allowed: true},
+				{key: 1, at: 1000, retry: 1},
+				{key: 1, at: 1001, allowed: true},
+				{key: 1, at: 1002, retry: 199},
+				{key: 1, at: 1100, retry: 101},
+				{key: 1, at: 1200, retry: 1},
+				{key: 1, at: 1201, allowed: true},
+			},
+		},
+		{
+			// Key 2 is refused until the window's end with counts (0, 2);
+			// key 1 holds (0, 2) from the window before, which here are
+			// (2, 0), and passes.
+			name: "the same counts in the window before are other counts",
+			p:    Params{Limit: 2, WindowMs: 1000, Arithmetic: Floor},
+			steps: []counterStep{
+				{key: 1, at: 0, cost: 2, allowed: true},
+				{key: 2, at: 1000, cost: 2, allowed: true},
+				{key: 2, at: 1001, retry: 1000},
+				{key: 1, at: 1002, allowed: true},
+				{key: 2, at: 1999, retry: 2},
+				{key: 2, at: 2000, retry: 1},
+				{key: 2, at: 2001, allowed: true},
+			},
+		},
+		{
+			name: "the same counts with another cost",
+			p:    floor,
+			steps: []counterStep{
+				{key: 1, at: 0, cost: 3, allowed: true},
+				{key: 1, at: 1, cost: 3, retry: 1000},
+				{key: 1, at: 2, cost: 2, allowed: true},
+			},
+		},
+		{
+			// Key 2 is refused with (5, 1); key 1 holds (0, 1).
+			name: "another previous count",
+			p:    floor,
+			steps: []counterStep{
+				{key: 2, at: 0, cost: 5, allowed: true},
+				{key: 1, at: 1000, allowed: true},
+				{key: 2, at: 1001, allowed: true},
+				{key: 2, at: 1002, retry: 199},
+				{key: 1, at: 1003, allowed: true},
+			},
+		},
+		{
+			// Key 2 is refused with (5, 1); key 1 holds (5, 0).
+			name: "another current count",
+			p:    floor,
+			steps: []counterStep{
+				{key: 1, at: 0, cost: 5, allowed: true},
+				{key: 2, at: 0, cost: 5, allowed: true},
+				{key: 1, at: 1000, retry: 1},
+				{key: 2, at: 1001, allowed: true},
+				{key: 2, at: 1002, retry: 199},
+				{key: 1, at: 1003, allowed: true},
+			},
+		},
+		{
+			// Decided at the latest instant, 1100, which stays the latest.
+			name: "a late request keeps the latest instant",
+			p:    floor,
+			steps: []counterStep{
+				{key: 1, at: 0, cost: 5, allowed: true},
+				{key: 1, at: 1001, allowed: true},
+				{key: 1, at: 1100, retry: 101},
+				{key: 1, at: 1050, retry: 151},
+				{key: 1, at: 1000, retry: 201},
+			},
+		},
+		{
+			name: "a refusal Decide solved answers Allow",
+			p:    floor,
+			steps: []counterStep{
+				{key: 1, at: 0, cost: 5, allowed: true},
+				{key: 1, at: 1001, allowed: true},
+				{key: 1, at: 1002, viaDecide: true, retry: 199},
+				{key: 1, at: 1100, retry: 101},
+				{key: 1, at: 1201, allowed: true},
+			},
+		},
+		{
+			// MaxTime's window ends 896 ms after it: a now past MaxTime is
+			// decided at MaxTime and counted from there, never answered
+			// by the refusal at MaxTime-3 as an instant in its window.
+			name: "past MaxTime, the clamped instant",
+			p:    Params{Limit: 1, WindowMs: 1000, Arithmetic: Floor},
+			steps: []counterStep{
+				{key: 1, at: MaxTime - 4, allowed: true},
+				{key: 1, at: MaxTime - 3, retry: 900},
+				{key: 1, at: MaxTime + 10, retry: 897},
+				{key: 1, at: MaxTime, retry: 897},
+			},
+		},
+		{
+			// 5*(1000-e) + 1000 <= 5000 from e = 200: ties pass.
+			name: "exact: refused up to the tie, admitted at it",
+			p:    Params{Limit: 5, WindowMs: 1000, Arithmetic: Exact},
+			steps: []counterStep{
+				{key: 1, at: 0, cost: 5, allowed: true},
+				{key: 1, at: 1000, retry: 200},
+				{key: 1, at: 1199, retry: 1},
+				{key: 1, at: 1200, allowed: true},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runAllowBesideDecide(t, tt.p, tt.steps)
+		})
+	}
+}
+
+// runAllowBesideDecide feeds steps to two sliding counters, one through
+// Decide and one through Allow, and checks each verdict and every key's
+// state after each step.
+func runAllowBesideDecide(t *testing.T, p Params, steps []counterStep) {
+	t.Helper()
+	decided := mustNew(t, SlidingCounter, p).(*slidingCounterPolicy)
+	allowed := mustNew(t, SlidingCounter, p).(*slidingCounterPolicy)
+	// Allow's shortcut is taken only for a key in its home slot. The
+	// table's random multiplier could put keys 1 and 2 in one home slot, and
+	// the second would never meet the shortcut; this one puts them in
+	// slots 1 and 2 of the table's 8.
+	allowed.keys.seed = 1<<61 + 1
+	for i, s := range steps {
+		cost := max(s.cost, 1)
+		d := decided.Decide(s.key, s.at, cost)
+		if d.Allowed != s.allowed || (!d.Allowed && d.RetryAfterMs != s.retry) {
+			t.Fatalf("step %d: Decide(%d, %d, %d) = allowed %v, retry %d; want allowed %v, retry %d",
+				i, s.key, s.at, cost, d.Allowed, d.RetryAfterMs, s.allowed, s.retry)
+		}
+		var got Verdict
+		if s.viaDecide {
+			got = verdictOf(allowed.Decide(s.key, s.at, cost))
+		} else {
+			got = allowed.Allow(s.key, s.at, cost)
+		}
+		if want := verdictOf(d); got != want {
+			t.Fatalf("step %d: Allow(%d, %d, %d) = %+v, want Decide's %+v", i, s.key, s.at, cost, got, want)
+		}
+		for k := range Key(3) {
+			if got, want := allowed.keys.get(k), decided.keys.get(k); got != want {
+				t.Fatalf("step %d: key %d after Allow = %+v, after Decide = %+v", i, k, got, want)
+			}
+		}
+	}
+}

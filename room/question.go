@@ -1,8 +1,10 @@
 package room
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"time"
 
@@ -65,6 +67,11 @@ type Question struct {
 	Revealed bool              `json:"revealed"`
 	// Truth is the right value per lane, computed at the reveal; nil before.
 	Truth []int64 `json:"truth,omitempty"`
+	// Prior counts the scenario's requests before the question's moment
+	// when it was asked, and PriorSum is their checksum (priorOf): the
+	// attendees answer for those, so Solve refuses if they changed.
+	Prior    int    `json:"prior"`
+	PriorSum uint64 `json:"priorSum"`
 }
 
 // Answer is one attendee's answer: one value per lane asked about, in the
@@ -78,6 +85,49 @@ type Answer struct {
 // what it was when the question was asked: the question no longer means
 // what the attendees answered.
 var ErrSettingsChanged = errors.New("room: the limit or window changed since the question was asked: undo that change, or ask again")
+
+// ErrRequestsChanged is returned by Solve (so by Reveal) when the
+// requests before the question's moment are not those it was asked about:
+// the truth would change under answers given for what the room was shown.
+var ErrRequestsChanged = errors.New("room: the requests before the question's moment changed since it was asked: undo that change, or ask again")
+
+// InstantTakenError refuses a question at an instant that already has
+// requests: "a request at 0 s" beside six at 0 s could come before them
+// (the policies would admit it) or after them (what the lanes draw at
+// 0 s), and the room cannot show both.
+type InstantTakenError struct {
+	At       int64 // ms
+	Requests int64 // already at At, after expanding counts
+}
+
+func (e *InstantTakenError) Error() string {
+	are := "requests are"
+	if e.Requests == 1 {
+		are = "request is"
+	}
+	return fmt.Sprintf("room: %d %s already at %s, and a request asked about at that moment could come before or after them: ask at %s, just after them, or later",
+		e.Requests, are, scenario.FormatMs(e.At), scenario.FormatMs(e.At+1))
+}
+
+// priorOf counts the requests before at (a prefix: requests are in time
+// order) and checksums them.
+func priorOf(reqs []scenario.Request, at int64) (int, uint64) {
+	h := fnv.New64a()
+	var buf [8]byte
+	n := 0
+	for _, r := range reqs {
+		if r.At >= at {
+			break
+		}
+		for _, v := range []int64{r.At, r.Cost, r.Count, int64(len(r.Key))} {
+			binary.LittleEndian.PutUint64(buf[:], uint64(v))
+			h.Write(buf[:])
+		}
+		h.Write([]byte(r.Key))
+		n++
+	}
+	return n, h.Sum64()
+}
 
 // ErrRevealed is returned for an answer after the reveal.
 var ErrRevealed = errors.New("room: the answer has been revealed; answers are closed")
@@ -119,6 +169,16 @@ func newQuestion(id int, ask Ask, sc scenario.Scenario, maxN int64, now time.Tim
 		return nil, fmt.Errorf("room: the request's cost %d is not between 1 and %d", ask.Cost, scenario.MaxCost)
 	}
 	q.Request = scenario.Request{At: ask.At, Key: ask.Key, Cost: ask.Cost, Count: ask.N}
+	var taken int64
+	for _, r := range sc.Requests {
+		if r.At == ask.At {
+			taken += r.Count
+		}
+	}
+	if taken > 0 {
+		return nil, &InstantTakenError{At: ask.At, Requests: taken}
+	}
+	q.Prior, q.PriorSum = priorOf(sc.Requests, ask.At)
 
 	specs := sc.Specs()
 	lanes := ask.Lanes
@@ -167,10 +227,14 @@ type Solution struct {
 // exercises' functions: scenario.WhatIf, scenario.Run and
 // scenario.FirstAdmitted. Requests at or after the asked instant are left
 // out, so firing the asked request before revealing does not change the
-// truth.
+// truth; the ones before it must be those it was asked about
+// (ErrRequestsChanged).
 func (q *Question) Solve(sc scenario.Scenario) (Solution, error) {
 	if sc.Limit != q.Limit || sc.WindowMs != q.WindowMs {
 		return Solution{}, ErrSettingsChanged
+	}
+	if n, sum := priorOf(sc.Requests, q.Request.At); n != q.Prior || sum != q.PriorSum {
+		return Solution{}, ErrRequestsChanged
 	}
 	base := scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs}
 	for _, r := range sc.Requests {
@@ -283,20 +347,25 @@ func (q *Question) check(values []int64) error {
 		switch q.Kind {
 		case KindAdmit:
 			if v != 0 && v != 1 {
-				bad = "is neither admitted (1) nor refused (0)"
+				bad = fmt.Sprintf("%d is neither admitted (1) nor refused (0)", v)
 			}
 		case KindCount:
 			if v < 0 || v > q.Request.Count {
-				bad = fmt.Sprintf("is not a count from 0 to %d", q.Request.Count)
+				bad = fmt.Sprintf("%d is not a count from 0 to %d", v, q.Request.Count)
 			}
 		case KindFirstAdmit:
-			if v != Never && (v < q.Request.At || v > q.Request.At+q.horizon(i)) {
-				bad = fmt.Sprintf("is not an instant from %s to %s (or never)",
-					scenario.FormatMs(q.Request.At), scenario.FormatMs(q.Request.At+q.horizon(i)))
+			// A moment is said as a moment: "300 s", never "300000".
+			switch last := q.Request.At + q.horizon(i); {
+			case v == Never:
+			case v < q.Request.At:
+				bad = fmt.Sprintf("%s is before the question's moment, %s", scenario.FormatMs(v), scenario.FormatMs(q.Request.At))
+			case v > last:
+				bad = fmt.Sprintf("%s is after %s, the last moment this question looks at (%d windows on): answer never if no moment until then admits it",
+					scenario.FormatMs(v), scenario.FormatMs(last), HorizonWindows)
 			}
 		}
 		if bad != "" {
-			return fmt.Errorf("room: lane %s: %d %s", q.Label(i), v, bad)
+			return fmt.Errorf("room: lane %s: %s", q.Label(i), bad)
 		}
 	}
 	return nil

@@ -88,6 +88,56 @@ func TestSolveIgnoresWhatWasFiredAfterAsking(t *testing.T) {
 	}
 }
 
+// TestSolveRefusesChangedRequestsBeforeTheQuestion: the attendees answered
+// for the requests before the question as they were when it was asked; a
+// request added, removed or changed among them since would mark a right
+// answer wrong, so Solve refuses rather than compute another truth.
+func TestSolveRefusesChangedRequestsBeforeTheQuestion(t *testing.T) {
+	q, err := newQuestion(1, Ask{Kind: KindAdmit, At: 31_000, Key: "car"}, carPark(), 20, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(*scenario.Scenario)
+	}{
+		{"one more before", func(s *scenario.Scenario) {
+			s.Requests = append([]scenario.Request{{At: 1_000, Key: "car", Cost: 1, Count: 1}}, s.Requests...)
+		}},
+		{"one fewer", func(s *scenario.Scenario) { s.Requests = nil }},
+		{"a count changed", func(s *scenario.Scenario) { s.Requests[0].Count = 4 }},
+		{"a cost changed", func(s *scenario.Scenario) { s.Requests[0].Cost = 2 }},
+		{"a client changed", func(s *scenario.Scenario) { s.Requests[0].Key = "bus" }},
+		{"a moment changed", func(s *scenario.Scenario) { s.Requests[0].At = 24_000 }},
+	} {
+		sc := carPark()
+		sc.Requests = slices.Clone(sc.Requests)
+		tt.edit(&sc)
+		if _, err := q.Solve(sc); !errors.Is(err, ErrRequestsChanged) {
+			t.Errorf("%s: Solve = %v, want ErrRequestsChanged", tt.name, err)
+		}
+	}
+}
+
+// TestNewQuestionRefusesAnInstantWithRequests: "a request at 0 s" beside
+// six requests already at 0 s could be before them (what Solve would
+// answer) or after them (what the lanes draw), so the instant is refused,
+// naming the requests there and the first free instant after them.
+func TestNewQuestionRefusesAnInstantWithRequests(t *testing.T) {
+	sc := carPark()
+	_, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_000, Key: "car"}, sc, 20, t0)
+	var taken *InstantTakenError
+	if !errors.As(err, &taken) {
+		t.Fatalf("newQuestion at 25 s, where 5 requests are = %v, want an InstantTakenError", err)
+	}
+	if want := "5 requests are already at 25 s"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "25.001 s") {
+		t.Errorf("error %q, want it to say %q and suggest 25.001 s", err, want)
+	}
+	if _, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_001, Key: "car"}, sc, 20, t0); err != nil {
+		t.Errorf("newQuestion just after them: %v", err)
+	}
+}
+
 func TestNewQuestionRefusesWhatCannotBeAsked(t *testing.T) {
 	for _, tt := range []struct {
 		ask     Ask
@@ -122,8 +172,8 @@ func TestAnswerValuesAreChecked(t *testing.T) {
 		{Ask{Kind: KindCount, At: 31_000, N: 3}, []int64{0, 3, 1}, ""},
 		{Ask{Kind: KindCount, At: 31_000, N: 3}, []int64{0, 4, 1}, "4 is not a count from 0 to 3"},
 		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{31_000, Never, 121_000}, ""},
-		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{30_999, 31_000, 31_000}, "fixed-window: 30999 is not an instant from 31 s to 121 s (or never)"},
-		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{31_000, 121_001, 31_000}, "121001 is not an instant"},
+		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{30_999, 31_000, 31_000}, "fixed-window: 30.999 s is before the question's moment, 31 s"},
+		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{31_000, 121_001, 31_000}, "sliding-log: 121.001 s is after 121 s, the last moment this question looks at (3 windows on): answer never if no moment until then admits it"},
 	} {
 		q, err := newQuestion(1, tt.ask, carPark(), 20, t0)
 		if err != nil {

@@ -50,6 +50,8 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 		// they are logged, and this is the one line to set false meanwhile.
 		{"/play", true},
 		{"/play?present=1", true},
+		// A link the page cannot open: the problem notice at the top.
+		{"/play?s=garbage", true},
 	}
 	for _, l := range lib.Lessons {
 		pages = append(pages, struct {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/go-chi/chi/v5"
 
@@ -25,10 +26,14 @@ func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "No lesson at this address.", http.StatusNotFound)
 		return
 	}
-	p, err := h.lib.Prediction(l, chi.URLParam(r, "id"))
+	ps, err := h.lib.Predictions(l)
 	if err != nil {
 		h.s.Fail(w, r, err)
 		return
+	}
+	var p *lessons.Prediction
+	if i := slices.IndexFunc(ps, func(p *lessons.Prediction) bool { return p.ID == chi.URLParam(r, "id") }); i >= 0 {
+		p = ps[i]
 	}
 	if p == nil {
 		http.Error(w, "The lesson “"+l.Title+"” asks no prediction with this id.", http.StatusNotFound)
@@ -51,6 +56,7 @@ func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
 		Question: in.Question(),
 		Lesson:   h.link(l),
 		Feedback: *feedbackView(p.Exercise, in, fb),
+		Open:     openAgain(ps, r.PostForm["open"], p.ID),
 	}
 	// The result's own address takes only POST; its page links (the
 	// presentation-mode toggle) reopen the lesson instead.
@@ -64,6 +70,19 @@ func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.s.Render(w, r, status, templates.PredictionPage(v))
+}
+
+// openAgain are the examples the way back to the lesson draws open: those
+// the lesson page had open (the form's "open" values naming one of the
+// lesson's predictions), in the lesson's order, and then this one.
+func openAgain(ps []*lessons.Prediction, sent []string, id string) []string {
+	var out []string
+	for _, p := range ps {
+		if p.ID != id && slices.Contains(sent, p.ID) {
+			out = append(out, p.ID)
+		}
+	}
+	return append(out, id)
 }
 
 // predictionCount is how many predictions a rendered lesson asks for.

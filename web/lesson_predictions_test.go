@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestCheckingAPrediction(t *testing.T) {
 		{"an exact wait, in milliseconds", "/lessons/sliding-log/predictions/sl-exact-wait", url.Values{"answer": {"30000 ms"}}, 200, "Your prediction was right", ""},
 		{"unreadable", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"perhaps"}}, 400, "Can't read that prediction", "Answer yes or no"},
 		{"empty", "/lessons/where-they-disagree/predictions/attack", url.Values{}, 400, "Can't read that prediction", "Give a whole number"},
-		{"which, nothing ticked", "/lessons/sliding-counter/predictions/floor-vector", url.Values{}, 400, "Can't read that prediction", "“floor” for the sliding counter (floor)"},
+		{"which, nothing ticked", "/lessons/sliding-counter/predictions/floor-vector", url.Values{}, 400, "Can't read that prediction", "Tick at least one policy that admits the request, or “none of them”"},
 		{"both none and a policy", "/lessons/sliding-counter/predictions/floor-vector", url.Values{"choice": {"none", "sliding-counter/floor"}}, 400, "Can't read that prediction", "not both"},
 		{"no such prediction", "/lessons/sliding-counter/predictions/nope", url.Values{"answer": {"1"}}, 404, "", "asks no prediction with this id"},
 		{"no such lesson", "/lessons/nope/predictions/car-park-35s", url.Values{"answer": {"1"}}, 404, "", "No lesson at this address"},
@@ -136,5 +137,67 @@ func TestLessonPageHoldsNoPredictedAnswer(t *testing.T) {
 	}
 	if doc.Find(`[data-testid="predict-reset"]`).Length() != 1 {
 		t.Error("no control to reset the predictions")
+	}
+}
+
+// TestPredictionsWithoutJavaScriptKeepEarlierExamplesOpen: predicting a
+// second example without the page's script used to lead back to a lesson
+// with only that example open, so the first one closed and asked again.
+// The form carries the page's open examples, and the way back keeps them.
+func TestPredictionsWithoutJavaScriptKeepEarlierExamplesOpen(t *testing.T) {
+	base := lessonsSite(t)
+	lessonURL := base + "/lessons/fixed-window"
+	openOn := func(body string) []string {
+		var ids []string
+		for _, m := range regexp.MustCompile(`data-predict-reveal="([a-z0-9-]+)" data-testid="predict-reveal" open>`).FindAllStringSubmatch(body, -1) {
+			ids = append(ids, m[1])
+		}
+		return ids
+	}
+	page := lessonURL
+	for step, tt := range []struct {
+		id, answer string
+		wantOpen   []string
+	}{
+		{"fw-car-park-count", "9", []string{"fw-car-park-count"}},
+		{"fw-boundary-count", "10", []string{"fw-car-park-count", "fw-boundary-count"}},
+	} {
+		lesson := get(t, page)
+		if lesson.status != http.StatusOK {
+			t.Fatalf("step %d: GET %s: status %d", step+1, page, lesson.status)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(lesson.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Submit the form as a browser would: every field it holds.
+		formSel := doc.Find(`[data-predict="` + tt.id + `"] form`)
+		if formSel.Length() != 1 {
+			t.Fatalf("step %d: no form for %s", step+1, tt.id)
+		}
+		form := url.Values{"answer": {tt.answer}}
+		formSel.Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) {
+			form.Add(in.AttrOr("name", ""), in.AttrOr("value", ""))
+		})
+		action := formSel.AttrOr("action", "")
+		status, body := postPrediction(t, base+action, form, false)
+		if status != http.StatusOK {
+			t.Fatalf("step %d: POST %s: status %d", step+1, action, status)
+		}
+		result, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := result.Find(`[data-testid="back-to-lesson"]`).AttrOr("href", "")
+		page = base + strings.SplitN(back, "#", 2)[0]
+		if got := openOn(get(t, page).body); !slices.Equal(got, tt.wantOpen) {
+			t.Errorf("step %d: back in the lesson (%s), examples open %v, want %v", step+1, back, got, tt.wantOpen)
+		}
+	}
+	// An open value naming no prediction of the lesson is not carried back.
+	status, body := postPrediction(t, lessonURL+"/predictions/fw-boundary-count",
+		url.Values{"answer": {"10"}, "open": {"no-such-example", "fw-car-park-count"}}, false)
+	if status != http.StatusOK || !strings.Contains(body, `href="/lessons/fixed-window?open=fw-car-park-count&amp;open=fw-boundary-count#predict-fw-boundary-count"`) {
+		t.Errorf("status %d; the way back should keep fw-car-park-count and drop no-such-example: %.300s", status, body)
 	}
 }

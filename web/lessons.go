@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/lessons"
@@ -250,9 +251,26 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.Feedback = feedbackView(e, in, fb)
+		if !fb.Readable {
+			// As a lesson's prediction does: the page (or its feedback)
+			// says what would be read, and the status says this was not.
+			status = http.StatusBadRequest
+		}
 		if r.Header.Get("Datastar-Request") == "true" {
-			sse, done := h.s.NewSSE(w, r)
-			defer done()
+			var sse *datastar.ServerSentEventGenerator
+			if status == http.StatusOK {
+				var done func()
+				sse, done = h.s.NewSSE(w, r)
+				defer done()
+			} else {
+				// Datastar applies the events of a 400 too. The status
+				// goes out before the stream's headers, so this small
+				// reply is sent uncompressed, as the playground's are.
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Header().Set("Cache-Control", "no-store")
+				w.WriteHeader(status)
+				sse = datastar.NewSSE(w, r)
+			}
 			if err := MergeComponent(sse, templates.FeedbackSlot(v)); err != nil {
 				h.s.Log().Warn("sending exercise feedback", slog.Any("error", err))
 			}

@@ -174,3 +174,14 @@ func TestBrowserRingSliderByKeyboard(t *testing.T) {
 	tab.WaitText(`[data-testid="ring-summary"]`, "With k = 10,")
 	tab.NoProblems()
 }
+
+// TestBrowserUnreadableAnswerIsShown: an unreadable answer is a 400, and
+// the page's Datastar still puts its message in place.
+func TestBrowserUnreadableAnswerIsShown(t *testing.T) {
+	url := lessonsSite(t)
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.Navigate(url + "/exercises/try-it-1-exact"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "maybe\r"))
+	tab.WaitText(`#feedback-slot`, "Answer yes or no")
+}

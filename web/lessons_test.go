@@ -41,17 +41,22 @@ func TestLessonRoutes(t *testing.T) {
 
 func TestExerciseAnswerAsPlainFormPost(t *testing.T) {
 	base := lessonsSite(t)
+	// An answer that cannot be read is a 400, as a lesson's prediction
+	// is, with the page and its message.
 	for _, tt := range []struct {
-		id   string
-		form url.Values
-		want string
+		id     string
+		form   url.Values
+		status int
+		want   string
 	}{
-		{"try-it-2-exact", url.Values{"answer": {"36"}}, ">Right<"},
-		{"try-it-2-exact", url.Values{"answer": {"36000ms"}}, ">Right<"},
-		{"try-it-2-exact", url.Values{"answer": {"35 s"}}, "The policies say <strong data-testid=\"right-answer\">36 s</strong>: your answer is 1 s too early."},
-		{"try-it-2-exact", url.Values{"answer": {"whenever"}}, "can&#39;t be read"},
-		{"try-it-3-floor", url.Values{"choice": {"sliding-log", "sliding-counter/floor"}}, ">Right<"},
-		{"try-it-3-exact", url.Values{"choice": {"sliding-log", "sliding-counter/exact"}}, "Not quite"},
+		{"try-it-2-exact", url.Values{"answer": {"36"}}, 200, ">Right<"},
+		{"try-it-2-exact", url.Values{"answer": {"36000ms"}}, 200, ">Right<"},
+		{"try-it-2-exact", url.Values{"answer": {"35 s"}}, 200, "The policies say <strong data-testid=\"right-answer\">36 s</strong>: your answer is 1 s too early."},
+		{"try-it-2-exact", url.Values{"answer": {"whenever"}}, 400, "can&#39;t be read"},
+		{"fw-outcome", url.Values{"answer": {"maybe"}}, 400, "Answer yes or no"},
+		{"try-it-3-exact", url.Values{}, 400, "Tick at least one"},
+		{"try-it-3-floor", url.Values{"choice": {"sliding-log", "sliding-counter/floor"}}, 200, ">Right<"},
+		{"try-it-3-exact", url.Values{"choice": {"sliding-log", "sliding-counter/exact"}}, 200, "Not quite"},
 	} {
 		res, err := http.PostForm(base+"/exercises/"+tt.id, tt.form)
 		if err != nil {
@@ -60,38 +65,51 @@ func TestExerciseAnswerAsPlainFormPost(t *testing.T) {
 		var body bytes.Buffer
 		_, _ = body.ReadFrom(res.Body)
 		res.Body.Close()
-		if res.StatusCode != 200 || !strings.Contains(body.String(), tt.want) {
-			t.Errorf("POST %s %v: status %d, want %q in the page", tt.id, tt.form, res.StatusCode, tt.want)
+		if res.StatusCode != tt.status || !strings.Contains(body.String(), tt.want) {
+			t.Errorf("POST %s %v: status %d, want %d with %q in the page", tt.id, tt.form, res.StatusCode, tt.status, tt.want)
 		}
 	}
 }
 
 func TestExerciseAnswerThroughDatastar(t *testing.T) {
 	base := lessonsSite(t)
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	_ = mw.WriteField("answer", "no")
-	_ = mw.WriteField("seed", "0")
-	mw.Close()
-	req, _ := http.NewRequest(http.MethodPost, base+"/exercises/try-it-1-exact", &body)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Datastar-Request", "true")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		t.Fatalf("Content-Type %q, want an event stream", ct)
-	}
-	events := parseEvents(t, res.Body)
-	found := false
-	for _, ev := range events {
-		html := strings.Join(ev.data, "\n")
-		found = found || ev.name == string(EventMergeFragments) && strings.Contains(html, `id="feedback-slot"`) && strings.Contains(html, ">Right<")
-	}
-	if !found {
-		t.Errorf("no event merges the feedback slot saying Right: %q", events)
+	for _, tt := range []struct {
+		answer string
+		status int
+		says   string
+	}{
+		{"no", 200, ">Right<"},
+		// Datastar applies the events of a 400 too: the message shows.
+		{"maybe", 400, "Answer yes or no"},
+	} {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		_ = mw.WriteField("answer", tt.answer)
+		_ = mw.WriteField("seed", "0")
+		mw.Close()
+		req, _ := http.NewRequest(http.MethodPost, base+"/exercises/try-it-1-exact", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		req.Header.Set("Datastar-Request", "true")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != tt.status {
+			t.Errorf("%q: status %d, want %d", tt.answer, res.StatusCode, tt.status)
+		}
+		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+			t.Fatalf("%q: Content-Type %q, want an event stream", tt.answer, ct)
+		}
+		events := parseEvents(t, res.Body)
+		found := false
+		for _, ev := range events {
+			html := strings.Join(ev.data, "\n")
+			found = found || ev.name == string(EventMergeFragments) && strings.Contains(html, `id="feedback-slot"`) && strings.Contains(html, tt.says)
+		}
+		if !found {
+			t.Errorf("%q: no event merges the feedback slot saying %q: %q", tt.answer, tt.says, events)
+		}
 	}
 }
 

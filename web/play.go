@@ -124,6 +124,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 		p.s.Fail(w, r, err)
 		return
 	}
+	scenarioRefused := linkErr != nil
 	if q.Has("t") {
 		t, err := strconv.ParseInt(q.Get("t"), 10, 64)
 		if err == nil {
@@ -138,12 +139,27 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	pp := p.pageData(r, sess)
 	status := http.StatusOK
 	if linkErr != nil {
-		// The visitor still gets a working playground, with the link's
-		// problem shown where loading is explained.
+		// The visitor still gets a working playground, under a notice
+		// that says what the link got wrong and what they see instead.
 		pp.Errors = prefixErrors(linkErr, "the shared link: ")
+		instead := "This is the default playground instead, not the link's scenario."
+		if !scenarioRefused {
+			instead = "The link's scenario is loaded below, with the clock at " + scenario.FormatMs(pp.View.Clock.Now) + "."
+		}
+		p.setProblem(&pp, templates.PlayProblem{Heading: "The shared link could not be opened", Instead: instead})
 		status = http.StatusBadRequest
 	}
 	p.s.Render(w, r, status, templates.PlayPageView(pp))
+}
+
+// setProblem puts a problem at the top of the page and in its title, with
+// the page's errors as its reasons.
+func (p *playground) setProblem(pp *templates.PlayPage, problem templates.PlayProblem) {
+	for _, e := range pp.Errors {
+		problem.Reasons = append(problem.Reasons, e.Error())
+	}
+	pp.Problem = &problem
+	pp.Page.Title = "Problem: " + problem.Heading + " · " + pp.Page.Title
 }
 
 // refuseFull answers 503 when the store has no room, logged with the other
@@ -216,6 +232,11 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 	pp := p.pageData(r, sess)
 	pp.Errors = prefixErrors(asErrors(err, ""), "the scenario you loaded: ")
 	pp.LoadText = string(data)
+	p.setProblem(&pp, templates.PlayProblem{
+		Heading:    "Nothing was loaded",
+		Instead:    "This is the default playground instead.",
+		InLoadForm: len(data) > 0,
+	})
 	p.s.Render(w, r, status, templates.PlayPageView(pp))
 }
 

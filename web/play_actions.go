@@ -1,12 +1,15 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/starfederation/datastar-go/datastar"
@@ -20,28 +23,28 @@ import (
 // playSignals are the page's signals as the browser sends them (camelCase:
 // the page binds them through kebab-case attributes such as
 // data-bind-window-seconds, which Datastar turns into windowSeconds).
-// Numbers arrive as JSON numbers (an empty field is 0); each action
-// validates the ones it uses.
+// A number field's signal arrives as the field's text (see numberField);
+// each action validates the ones it uses.
 type playSignals struct {
-	Limit                  float64 `json:"limit"`
-	WindowSeconds          float64 `json:"windowSeconds"`
-	UseFixedWindow         bool    `json:"useFixedWindow"`
-	UseSlidingLog          bool    `json:"useSlidingLog"`
-	UseSlidingCounterFloor bool    `json:"useSlidingCounterFloor"`
-	UseSlidingCounterExact bool    `json:"useSlidingCounterExact"`
-	UseSlidingBuckets      bool    `json:"useSlidingBuckets"`
-	Buckets                float64 `json:"buckets"`
-	UseTokenBucket         bool    `json:"useTokenBucket"`
-	UseGCRA                bool    `json:"useGcra"`
-	Burst                  float64 `json:"burst"`
-	Cost                   float64 `json:"cost"`
-	BurstCount             float64 `json:"burstCount"`
-	Pattern                string  `json:"pattern"`
-	PatternCount           float64 `json:"patternCount"`
-	PatternSeconds         float64 `json:"patternSeconds"`
-	JumpSeconds            float64 `json:"jumpSeconds"`
-	Speed                  string  `json:"speed"`
-	ClientName             string  `json:"clientName"`
+	Limit                  numberField `json:"limit"`
+	WindowSeconds          numberField `json:"windowSeconds"`
+	UseFixedWindow         bool        `json:"useFixedWindow"`
+	UseSlidingLog          bool        `json:"useSlidingLog"`
+	UseSlidingCounterFloor bool        `json:"useSlidingCounterFloor"`
+	UseSlidingCounterExact bool        `json:"useSlidingCounterExact"`
+	UseSlidingBuckets      bool        `json:"useSlidingBuckets"`
+	Buckets                numberField `json:"buckets"`
+	UseTokenBucket         bool        `json:"useTokenBucket"`
+	UseGCRA                bool        `json:"useGcra"`
+	Burst                  numberField `json:"burst"`
+	Cost                   numberField `json:"cost"`
+	BurstCount             numberField `json:"burstCount"`
+	Pattern                string      `json:"pattern"`
+	PatternCount           numberField `json:"patternCount"`
+	PatternSeconds         numberField `json:"patternSeconds"`
+	JumpSeconds            numberField `json:"jumpSeconds"`
+	Speed                  string      `json:"speed"`
+	ClientName             string      `json:"clientName"`
 	// BucketsShown and BurstShown are the k and burst the form last
 	// showed: a field the visitor left as shown does not override the
 	// lanes' own. Absent (a caller other than the page), the fields apply.
@@ -49,8 +52,63 @@ type playSignals struct {
 	BurstShown   *float64 `json:"burstShown"`
 }
 
-// whole checks that a signal is a whole number in [lo, hi].
-func whole(field string, v float64, lo, hi int64) (int64, error) {
+// numberField is the signal of a number field. The page declares these
+// signals as text, because Datastar turns an emptied field bound to a
+// numeric signal into 0 at once: an empty "Jump to" moved the clock to 0 s.
+// As text, empty stays empty and is refused for what it is. A JSON number
+// (an API caller, a page from before) is read as well.
+type numberField struct {
+	value float64
+	text  string // as sent, trimmed
+	set   bool   // a number was given
+}
+
+// decimal is what a number field's text may be: what an <input
+// type="number"> sends, without the Infinity, NaN or hex ParseFloat takes.
+var decimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+func (n *numberField) UnmarshalJSON(data []byte) error {
+	*n = numberField{}
+	if string(data) == "null" {
+		return nil
+	}
+	if len(data) > 0 && data[0] == '"' {
+		if err := json.Unmarshal(data, &n.text); err != nil {
+			return err
+		}
+		n.text = strings.TrimSpace(n.text)
+		if !decimal.MatchString(n.text) {
+			return nil // empty, or not a number: the action says which
+		}
+		n.value, _ = strconv.ParseFloat(n.text, 64) // beyond float64 is ±Inf, out of every range
+		n.set = true
+		return nil
+	}
+	if err := json.Unmarshal(data, &n.value); err != nil {
+		return err
+	}
+	n.set = true
+	return nil
+}
+
+// number is the field's value, or the error for an empty field or text
+// that is no number; want says what to give.
+func (n numberField) number(field, want string) (float64, error) {
+	switch {
+	case n.set:
+		return n.value, nil
+	case n.text == "":
+		return 0, scenario.Errors{{Field: field, Reason: "enter " + want}}
+	}
+	return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("“%s” is not a number: give %s", truncate(n.text, 40), want)}}
+}
+
+// whole checks that a number field holds a whole number in [lo, hi].
+func whole(field string, n numberField, lo, hi int64) (int64, error) {
+	v, err := n.number(field, fmt.Sprintf("a whole number from %d to %d", lo, hi))
+	if err != nil {
+		return 0, err
+	}
 	if v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
 		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s is not a whole number from %d to %d", typed(v), lo, hi)}}
 	}
@@ -87,8 +145,12 @@ func plural(n int64) string {
 	return "s"
 }
 
-// millis turns seconds into whole milliseconds in [lo, hi].
-func millis(field string, sec float64, lo, hi int64) (int64, error) {
+// millis turns a field's seconds into whole milliseconds in [lo, hi].
+func millis(field string, n numberField, lo, hi int64) (int64, error) {
+	sec, err := n.number(field, fmt.Sprintf("a time in seconds, from %s to %s", scenario.FormatMs(lo), span(hi)))
+	if err != nil {
+		return 0, err
+	}
 	ms := math.Round(sec * 1000)
 	if math.IsNaN(ms) || ms < float64(lo) || ms > float64(hi) {
 		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s s is out of range: give from %s to %s",
@@ -131,12 +193,12 @@ func (sig playSignals) settings() (play.Form, error) {
 	if sig.UseSlidingBuckets {
 		f.Buckets, err = whole("buckets", sig.Buckets, 1, policies.MaxBuckets)
 		add(err)
-		f.SetBuckets = sig.BucketsShown == nil || *sig.BucketsShown != sig.Buckets
+		f.SetBuckets = sig.BucketsShown == nil || *sig.BucketsShown != sig.Buckets.value
 	}
 	if sig.UseTokenBucket || sig.UseGCRA {
 		f.Burst, err = whole("burst", sig.Burst, 0, scenario.MaxLimit)
 		add(err)
-		f.SetBurst = sig.BurstShown == nil || *sig.BurstShown != sig.Burst
+		f.SetBurst = sig.BurstShown == nil || *sig.BurstShown != sig.Burst.value
 	}
 	if len(errs) > 0 {
 		return f, errs

@@ -51,9 +51,15 @@ func TestPlayStreamHeartbeat(t *testing.T) {
 	}
 	r := openStream(t, url+"/play/"+sess.ID()+"/stream")
 	r.until(t, "play-share") // the first render ends with the share region
-	start := time.Now()
-	var beats []time.Duration
-	for len(beats) < 3 {
+	// Beats are counted over a window rather than timed one by one: on a
+	// busy machine this reader can fall behind and take two beats
+	// back to back, which says nothing of how often the server sent them.
+	// Reading late only moves beats out of the window, never into it, so
+	// more than window/heartbeat + 1 means the server beat too often.
+	const window = 1200 * time.Millisecond
+	deadline := time.After(window)
+	beats := 0
+	for done := false; !done; {
 		select {
 		case ev, ok := <-r.events:
 			if !ok {
@@ -62,14 +68,12 @@ func TestPlayStreamHeartbeat(t *testing.T) {
 			if ev.name != "datastar-merge-signals" || strings.Join(ev.data, "\n") != "signals {}" {
 				t.Fatalf("a quiet stream sent %s %q, want only empty signals", ev.name, ev.data)
 			}
-			beats = append(beats, time.Since(start))
-		case <-time.After(3 * time.Second):
-			t.Fatalf("no heartbeat after %v (beats at %v)", time.Since(start), beats)
+			beats++
+		case <-deadline:
+			done = true
 		}
 	}
-	for i := 1; i < len(beats); i++ {
-		if gap := beats[i] - beats[i-1]; gap < 250*time.Millisecond {
-			t.Errorf("beats %d and %d are %v apart, want about 300 ms", i-1, i, gap)
-		}
+	if most := int(window/s.heartbeat) + 1; beats < 1 || beats > most {
+		t.Errorf("%d heartbeats in %v at one per %v, want 1 to %d", beats, window, s.heartbeat, most)
 	}
 }

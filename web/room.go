@@ -63,7 +63,8 @@ const (
 //	GET  /room/{id}/mine           an attendee's own answer
 //	POST /room/{id}/answer?q=      an attendee's answer to question q
 //	POST /room/{id}/play/{action}  a playground action (the /play routes'), presenter only
-//	POST /room/{id}/{ask,reveal,dismiss,undo,point,preset,pair,close}  presenter only
+//	POST /room/{id}/{ask,reveal,dismiss,undo,point,preset,close}  presenter only
+//	GET, POST /room/{id}/pair/new  the presenter's pairing page; POST issues a code
 //	GET  /room/{id}/pair, POST /room/{id}/pair/redeem  pair a presenter's second device
 //
 // Every POST refuses cross-site requests with 403 (the site-wide crossOrigin
@@ -98,6 +99,8 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 				r.Get("/explain", f.explain)
 				r.Get("/mine", f.mine)
 				r.Get("/pair", f.pairPage)
+				r.Get("/pair/new", f.pairNew)
+				r.Post("/pair/new", f.pairNew)
 				r.Post("/answer", f.answer)
 				r.Post("/pair/redeem", f.redeem)
 				for _, a := range playActions {
@@ -109,7 +112,6 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 				r.Post("/undo", f.presenterAction(f.undo))
 				r.Post("/point", f.presenterAction(f.point))
 				r.Post("/preset", f.presenterAction(f.preset))
-				r.Post("/pair", f.presenterAction(f.pair))
 				r.Post("/close", f.presenterAction(f.closeRoom))
 			})
 		})
@@ -137,7 +139,8 @@ func roomStatus(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, room.ErrFull), errors.Is(err, errStreamsFull):
 		return http.StatusServiceUnavailable
-	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrTooManyAnswers), errors.Is(err, room.ErrTooManyDevices):
+	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrTooManyAnswers), errors.Is(err, room.ErrTooManyDevices),
+		errors.Is(err, room.ErrRequestsChanged), errors.Is(err, errChangesQuestion):
 		return http.StatusConflict
 	}
 	return http.StatusBadRequest
@@ -302,27 +305,36 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Page.Presentation = true
 	p.Page.PresentationExit = "/room/" + rm.ID // the same room, outside the projector
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	urls, err := room.Resolve(f.public, scheme, r.Host, "/join/"+rm.Code, net.InterfaceAddrs)
-	p.JoinURL, p.Candidates = urls.URL, urls.Candidates
-	if err != nil {
-		p.AddrNote = roomMessage(err)
-	} else if p.JoinURL == "" {
-		p.AddrNote = "This page was opened at localhost, an address only this machine can reach, so there is no QR code to scan yet."
-		if i, err := strconv.Atoi(r.URL.Query().Get("via")); err == nil && i >= 0 && i < len(p.Candidates) {
-			p.JoinURL = p.Candidates[i]
-		}
-	}
+	p.JoinURL, p.Candidates, p.AddrNote = f.reachable(r, "/join/"+rm.Code)
 	if p.JoinURL != "" {
+		var err error
 		if p.QR, err = qrsvg.SVG(p.JoinURL, "QR code of the join link "+p.JoinURL); err != nil {
 			f.s.Fail(w, r, err)
 			return
 		}
 	}
 	f.s.Render(w, r, http.StatusOK, templates.RoomPresentView(p))
+}
+
+// reachable is where another device opens path: the public URL's, the
+// request host's, or at localhost the machine's address picked by ?via=
+// (candidates lists them, and note says why there is no URL yet).
+func (f *roomFeature) reachable(r *http.Request, path string) (u string, candidates []string, note string) {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	urls, err := room.Resolve(f.public, scheme, r.Host, path, net.InterfaceAddrs)
+	if err != nil {
+		return "", nil, roomMessage(err)
+	}
+	if urls.URL == "" {
+		note = "This page was opened at localhost, an address only this machine can reach, so there is no QR code to scan yet."
+		if i, err := strconv.Atoi(r.URL.Query().Get("via")); err == nil && i >= 0 && i < len(urls.Candidates) {
+			urls.URL = urls.Candidates[i]
+		}
+	}
+	return urls.URL, urls.Candidates, note
 }
 
 // sseReply answers a Datastar action with events, with status (the page
@@ -348,10 +360,10 @@ type templateReply struct {
 // roomSignals are the presenter page's signals besides the playground's.
 type roomSignals struct {
 	playSignals
-	AskKind string  `json:"askKind"`
-	AskAt   string  `json:"askAt"`
-	AskN    float64 `json:"askN"`
-	Preset  string  `json:"preset"`
+	AskKind string      `json:"askKind"`
+	AskAt   string      `json:"askAt"`
+	AskN    numberField `json:"askN"`
+	Preset  string      `json:"preset"`
 }
 
 // presenterAction checks the presenter's cookie, reads the signals, runs
@@ -427,10 +439,52 @@ func (m playMark) changed(sess *play.Session) bool {
 	return sess.Now() != m.before.ClockMs || sess.ScenarioRev() != m.rev
 }
 
+// errChangesQuestion refuses a presenter's action that would change the
+// requests an open question is about (room.ErrRequestsChanged says why).
+var errChangesQuestion = errors.New("a question is open")
+
+// guardQuestion refuses, while a question is open, a playground action
+// that would add, remove or replace requests before its moment: the
+// attendees answered for the requests they were shown. It is checked
+// before the action, since a change taken back afterwards would already
+// have reached the screens. Firing at or after the moment (the asked
+// request itself) and moving the clock change nothing before it; a
+// change of limit or window is refused at the reveal
+// (room.ErrSettingsChanged), and any other change reaching the session,
+// from its own /play page say, too (room.ErrRequestsChanged).
+func guardQuestion(rm *room.Room, sess *play.Session, action string) error {
+	q := rm.Question
+	if q == nil || q.Revealed {
+		return nil
+	}
+	at, now := q.Request.At, sess.Now()
+	var why string
+	switch action {
+	case "fire", "burst", "pattern":
+		if now < at {
+			why = fmt.Sprintf("firing at %s would add requests before it and change its answer; reveal or close it first, or move the clock to %s or later",
+				scenario.FormatMs(now), scenario.FormatMs(at))
+		}
+	case "reset":
+		if q.Prior > 0 {
+			why = "reset would remove the requests it is about; reveal or close it first"
+		}
+	case "preset":
+		why = "loading a preset would replace the requests it is about; reveal or close it first"
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%w about the requests before %s: %s", errChangesQuestion, scenario.FormatMs(at), why)
+}
+
 // drive runs a playground action for the presenter and then records the
 // session as it was before, so that undo can take the action back.
 func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 	return f.presenterAction(func(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
+		if err := guardQuestion(rm, sess, a.path); err != nil {
+			return templateReply{}, err
+		}
 		mark := markPlay(sess)
 		if err := a.run(sess, sig.playSignals, r.URL.Query()); err != nil || !mark.changed(sess) {
 			return templateReply{}, err
@@ -487,6 +541,9 @@ func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, to
 		}
 	}
 	_, err = f.rooms.Ask(r.Context(), rm.ID, token, a, v.Scenario)
+	if taken := (*room.InstantTakenError)(nil); errors.As(err, &taken) {
+		return templateReply{}, scenario.Errors{{Field: "askAt", Reason: strings.TrimPrefix(taken.Error(), "room: ")}}
+	}
 	return templateReply{}, err
 }
 
@@ -538,6 +595,9 @@ func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session,
 	if !known {
 		return templateReply{}, scenario.Errors{{Field: "preset", Reason: fmt.Sprintf("there is no preset %q", truncate(sig.Preset, 64))}}
 	}
+	if err := guardQuestion(rm, sess, "preset"); err != nil {
+		return templateReply{}, err
+	}
 	sc, err := f.catalog.Scenario(sig.Preset)
 	if err != nil {
 		return templateReply{}, err
@@ -550,27 +610,60 @@ func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session,
 	return templateReply{}, err
 }
 
-func (f *roomFeature) pair(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
-	code, err := f.rooms.IssuePairing(r.Context(), rm.ID, token)
-	if err != nil {
-		return templateReply{}, err
-	}
-	var b strings.Builder
-	minutes := strconv.Itoa(int(f.rooms.Bounds().PairTTL.Minutes()))
-	if err := templates.RoomPairCode(rm.ID, code, minutes).Render(r.Context(), &b); err != nil {
-		return templateReply{}, err
-	}
-	return templateReply{html: b.String()}, nil
-}
-
 func (f *roomFeature) closeRoom(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
 	return templateReply{}, f.rooms.Close(r.Context(), rm.ID, token)
 }
 
-// pairPage asks a second device for the pairing code.
+// pairPage asks a second device for the pairing code, filled in when the
+// link of the pairing page's QR code carries it.
 func (f *roomFeature) pairPage(w http.ResponseWriter, r *http.Request) {
 	f.s.Render(w, r, http.StatusOK, templates.RoomPairView(templates.RoomPair{
-		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: chi.URLParam(r, "id")}))
+		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: chi.URLParam(r, "id"),
+		Code: truncate(r.URL.Query().Get("code"), 16)}))
+}
+
+// pairNew is the presenter's pairing page: GET shows it with no code, POST
+// issues one (voiding the last). It is a page of its own, opened on the
+// presenter's screen, because the code gives the room's control to
+// whoever redeems it first and the projector's page is seen by the room.
+func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	token := cookieValue(r, presenterCookie)
+	if err == nil && rm.RoleOf(token, "") != room.Presenter {
+		err = room.ErrNotPresenter
+	}
+	if err != nil {
+		heading := "Presenter only"
+		if errors.Is(err, room.ErrNotFound) {
+			heading = "This room has ended"
+		}
+		f.messagePage(w, r, roomStatus(err), heading, roomMessage(err))
+		return
+	}
+	p := templates.RoomPairNew{
+		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: rm.ID,
+		Action:  "/room/" + rm.ID + "/pair/new",
+		Minutes: strconv.Itoa(int(f.rooms.Bounds().PairTTL.Minutes())),
+	}
+	if via := r.URL.Query().Get("via"); via != "" {
+		p.Action += "?via=" + url.QueryEscape(via)
+	}
+	p.URL, p.Candidates, p.AddrNote = f.reachable(r, "/room/"+rm.ID+"/pair")
+	if r.Method == http.MethodPost {
+		if p.Code, err = f.rooms.IssuePairing(r.Context(), rm.ID, token); err != nil {
+			f.messagePage(w, r, roomStatus(err), "No pairing code", roomMessage(err))
+			return
+		}
+		if p.URL != "" {
+			p.URL += "?code=" + p.Code
+			if p.QR, err = qrsvg.SVG(p.URL, "QR code of the pairing link "+p.URL); err != nil {
+				f.s.Fail(w, r, err)
+				return
+			}
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	f.s.Render(w, r, http.StatusOK, templates.RoomPairNewView(p))
 }
 
 // redeem turns a pairing code into the presenter's capability on this device.
@@ -714,7 +807,9 @@ func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
 
 // explain explains request ?i= to the one attendee who asked, wrapping
 // round the list (so previous/next never run off its ends). While a
-// question is open, a request later than the clock stays hidden.
+// question is open it follows the lanes' rule (roomFeature.shared): a
+// request from the question's moment on, or later than the clock, stays
+// hidden, and of an earlier one only the verdicts are given.
 func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	var sess *play.Session
@@ -749,8 +844,12 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 		}
 		// As on every shared screen (roomFeature.shared): nothing from the
 		// question's moment on, nor later than the clock.
-		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil && v.Selected.At >= questionCut(q, now) {
-			v.Selected, v.Note = nil, "That request is not earlier than the question, or is later than the clock: it stays hidden while the question is open."
+		// Of an earlier one, only its verdicts, as the lanes draw.
+		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil {
+			v.Asked = true
+			if v.Selected.At >= questionCut(q, now) {
+				v.Selected, v.Note = nil, "That request is not earlier than the question, or is later than the clock: it stays hidden while the question is open."
+			}
 		}
 	}
 	sse := sseReply(w, r, http.StatusOK, "")

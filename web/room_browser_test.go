@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/windowlab/playground/internal/browsertest"
 	"github.com/windowlab/playground/play"
@@ -258,6 +259,44 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 		// The phone from its last lane on: the lanes, then the clock, the
 		// question and this attendee's marks.
 		saveRoomScreenshot(t, phone, 360, 1100, "#room-lanes .lane:last-child", filepath.Join(dir, "room-phone.png"))
+	}
+
+	// Pairing, from the keyboard: the controls' link leads to the
+	// presenter's own page, whose button shows the code with the full link
+	// and its QR code; axe finds nothing serious there either.
+	pairHref := browsertest.Run(presenter, chromedp.Evaluate[string](`document.querySelector('[data-testid=pair-open]').getAttribute('href')`))
+	if pairHref != roomPath+"/pair/new" {
+		t.Fatalf("the pairing link goes to %q, want %s/pair/new", pairHref, roomPath)
+	}
+	presenter.Do(chromedp.Navigate(url + pairHref))
+	presenter.WaitText(`[data-testid="pair-warning"]`, "not on the projector")
+	focused := ""
+	for range 20 {
+		presenter.Do(chromedp.KeyEvent(kb.Tab))
+		if focused = browsertest.Run(presenter, chromedp.Evaluate[string](`document.activeElement.dataset.testid || ''`)); focused == "pair-show" {
+			break
+		}
+	}
+	if focused != "pair-show" {
+		t.Fatalf("20 presses of Tab never reach the button that shows a pairing code")
+	}
+	// The form posts to the page's own address: the code is the change.
+	presenter.Do(chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.CSS(`[data-testid="pair-qr"] svg`)))
+	pairCode := presenter.Text(`[data-testid="pair-code"]`)
+	if want := "http://workshop.example:8080" + roomPath + "/pair?code=" + pairCode; presenter.Text(`[data-testid="pair-url"]`) != want {
+		t.Errorf("the pairing link reads %q, want %q", presenter.Text(`[data-testid="pair-url"]`), want)
+	}
+	browsertest.Run(presenter, chromedp.Evaluate[bool](string(axe)+"\n;true"))
+	out := browsertest.Run(presenter, chromedp.Evaluate[string](
+		`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+	var violations []axeViolation
+	if err := json.Unmarshal([]byte(out), &violations); err != nil {
+		t.Fatalf("pairing page: reading axe's result: %v", err)
+	}
+	for _, v := range violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("pairing page: %s (%s): %s, at %v", v.ID, v.Impact, v.Help, v.Nodes)
+		}
 	}
 }
 

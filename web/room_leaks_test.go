@@ -58,6 +58,9 @@ type askedScreens struct {
 	regions map[string]string // "phone room-lanes" → its HTML, room id and phone count normalised
 	pages   map[string]string // "phone", "projector" → the page's HTML
 	truth   []int64           // the reveal's truth, computed before revealing
+	// explained are the explanations of the last request before the
+	// question: "phone" a phone's own, "projector" the pointed-at one.
+	explained map[string]string
 }
 
 // openQuestion starts a room over sc at the clock leakClockMs, points at
@@ -90,7 +93,7 @@ func openQuestion(t *testing.T, sc scenario.Scenario, ask string) askedScreens {
 		t.Fatal(err)
 	}
 	phone := fx.device(t)
-	out := askedScreens{regions: map[string]string{}, pages: map[string]string{}, truth: sol.Truth}
+	out := askedScreens{regions: map[string]string{}, pages: map[string]string{}, explained: map[string]string{}, truth: sol.Truth}
 	// How many phones follow changes as the test's own streams come and go.
 	phones := regexp.MustCompile(`(?: · )?\d+ phones? following(?: · )?`)
 	for _, view := range []string{"phone", "projector"} {
@@ -113,8 +116,21 @@ func openQuestion(t *testing.T, sc scenario.Scenario, ask string) askedScreens {
 	if !strings.Contains(expl.body, "stays hidden") {
 		t.Errorf("the phone explains request %d, later than the question: %.300s", pointer, expl.body)
 	}
+	// The last request before the question: its verdict is drawn on the
+	// lanes, but its working and the state after it are the policy's
+	// state at the question, which is the answer or one step from it.
+	lastBefore := fmt.Sprintf("Request %d at", pointer)
+	out.explained["phone"] = phone.get(fmt.Sprintf("/room/%s/explain?i=%d", id, pointer-1)).body
+	if res := presenter.post(fmt.Sprintf("/room/%s/point?i=%d", id, pointer-1), `{}`); res.status != http.StatusOK {
+		t.Fatalf("point at %d: status %d: %s", pointer-1, res.status, res.header.Get("X-Problem"))
+	}
+	out.explained["projector"] = regionsOf(readStream(t, phone, "/room/"+id+"/stream?view=projector", false, lastBefore, `id="room-pointed"`))["room-pointed"]
 	return out
 }
+
+// workingWords are words of an explanation's working and states, each of
+// which says what a policy holds.
+var workingWords = []string{"Before:", "After:", "retry", " left", "count ", "estimate", "tokens", "TAT", "weight", "×", "÷", "of "}
 
 // firstDiff is a's and b's text around where they first differ.
 func firstDiff(a, b string) (string, string) {
@@ -217,6 +233,16 @@ func TestRoomOpenQuestionGivesNothingAway(t *testing.T) {
 				}
 			}
 			for _, s := range []askedScreens{b, l, e} {
+				for screen, html := range s.explained {
+					if !strings.Contains(html, `data-testid="explain-lane"`) || !strings.Contains(html, `class="verdict`) {
+						t.Errorf("the %s's explanation of the last request before the question gives no lane's verdict, which the lanes draw: %.300s", screen, html)
+					}
+					for _, word := range workingWords {
+						if strings.Contains(html, word) {
+							t.Errorf("the %s's explanation of the last request before the question says %q while it is open: %.300s", screen, word, html)
+						}
+					}
+				}
 				screens := map[string]string{"phone page": s.pages["phone"], "projector page": s.pages["projector"],
 					"phone stream": s.regions["phone room-lanes"], "projector stream": s.regions["projector room-lanes"]}
 				for name, html := range screens {

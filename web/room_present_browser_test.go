@@ -38,14 +38,15 @@ const roomBoxesJS = `(() => {
 })()`
 
 // roomTypeJS finds the smallest font size among the projector's lines the
-// room reads besides the lanes and clock: the question, how many answered,
-// each tally row, and each line of the pointed-at
-// request's explanation.
+// room reads besides the clock: the question, how many answered, each
+// tally row, each line of the pointed-at request's explanation, the room's
+// status line and each lane's state line.
 const roomTypeJS = `(() => {
 	const smallest = sel => Math.min(...[...document.querySelectorAll(sel)].filter(e => e.getClientRects().length > 0).map(e => parseFloat(getComputedStyle(e).fontSize)));
 	return {"question": smallest('#room-question h2'), "answered": smallest('[data-testid=answered]'),
 		"tally row": smallest('[data-testid=tally-lane] h3, [data-testid=bar]'),
-		"pointed-at line": smallest('#room-pointed h2, #room-pointed [data-testid=explain-lane]')};
+		"pointed-at line": smallest('#room-pointed h2, #room-pointed [data-testid=explain-lane], #room-pointed p'),
+		"room status": smallest('#room-status'), "lane state line": smallest('[data-testid=lane-status]')};
 })()`
 
 // TestBrowserRoomProjectorFits: the room's projector, laid out as every
@@ -55,8 +56,9 @@ const roomTypeJS = `(() => {
 // lanes and with seven (the presenter's own car-park preset) and a
 // 1920 × 1080 one with seven, while the question is open and after it is
 // revealed, light and dark, every line of
-// them at least 2.2 % of the screen's height as on /play's presentation
-// (1.8 % with seven lanes);
+// them, the room's status line and the lanes' state lines included, at
+// least 2.2 % of the screen's height as on /play's presentation (1.8 %
+// with seven lanes);
 // the "disagree" mark stays at 4.5:1.
 func TestBrowserRoomProjectorFits(t *testing.T) {
 	lib, _, err := LoadLessons()

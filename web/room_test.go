@@ -315,7 +315,7 @@ func TestRoomPresenterActionsAreRefusedToOthers(t *testing.T) {
 		t.Fatalf("answer: status %d: %s", res.status, res.header.Get("X-Problem"))
 	}
 	before := sess.Scenario()
-	for _, path := range []string{"/play/fire", "/play/reset", "/ask", "/reveal", "/dismiss", "/undo", "/point?i=0", "/preset", "/pair", "/close"} {
+	for _, path := range []string{"/play/fire", "/play/reset", "/ask", "/reveal", "/dismiss", "/undo", "/point?i=0", "/preset", "/pair/new", "/close"} {
 		for name, d := range map[string]*device{"stranger": stranger, "attendee": attendee} {
 			res := d.post("/room/"+id+path, `{"askKind":"admit","cost":1,"preset":"car-park"}`)
 			if res.status != http.StatusForbidden {
@@ -550,27 +550,82 @@ func TestRoomUndoPresetAndPoint(t *testing.T) {
 	}
 }
 
+// TestRoomPairingGivesASecondDeviceControl: the pairing code gives full
+// control of the room to whoever redeems it first, so it is never on the
+// projector: the projector's controls link to a presenter-only page, which
+// shows a code only when asked (a POST), with the full address for the
+// other device and its QR code.
 func TestRoomPairingGivesASecondDeviceControl(t *testing.T) {
 	fx := newRoomFixture(t, nil)
 	presenter := fx.device(t)
 	id, _, _ := fx.startRoom(t, presenter)
-	res := presenter.post("/room/"+id+"/pair", `{}`)
-	m := regexp.MustCompile(`data-testid="pair-code">([A-Z2-9]{8})<`).FindStringSubmatch(res.body)
-	if m == nil {
-		t.Fatalf("pair: no code in %.300s", res.body)
+	codeRe := regexp.MustCompile(`data-testid="pair-code"[^>]*>([A-Z2-9]{8})<`)
+	projector := presenter.get("/room/" + id + "/present")
+	if !strings.Contains(projector.body, `href="/room/`+id+`/pair/new"`) {
+		t.Errorf("the presenter's controls do not link to the pairing page: %.300s", projector.body)
+	}
+	page := presenter.get("/room/" + id + "/pair/new")
+	if page.status != http.StatusOK || codeRe.MatchString(page.body) || !strings.Contains(page.body, "not on the projector") {
+		t.Errorf("GET pair/new: status %d; want 200, no code until asked, and a warning to keep it off the projector: %.2000s", page.status, page.body)
+	}
+	form := []string{"Content-Type", "application/x-www-form-urlencoded", "Datastar-Request", ""}
+	for name, d := range map[string]*device{"stranger": fx.device(t)} {
+		if res := d.get("/room/" + id + "/pair/new"); res.status != http.StatusForbidden {
+			t.Errorf("%s GET pair/new: status %d, want 403", name, res.status)
+		}
+		if res := d.post("/room/"+id+"/pair/new", "", form...); res.status != http.StatusForbidden || codeRe.MatchString(res.body) {
+			t.Errorf("%s POST pair/new: status %d, want 403 and no code", name, res.status)
+		}
+	}
+	if res := presenter.get("/room/nosuchroom/pair/new"); res.status != http.StatusNotFound || !strings.Contains(res.body, "This room has ended") {
+		t.Errorf("pair/new of no room: status %d, want 404 saying the room has ended", res.status)
+	}
+	// Asked for at the laptop's address on the room's network.
+	req, err := http.NewRequest(http.MethodPost, presenter.base+"/room/"+id+"/pair/new", strings.NewReader(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "192.168.1.20:8080"
+	// The client sends the jar's cookies only to the URL's own host.
+	for _, c := range presenter.client.Jar.Cookies(req.URL) {
+		req.AddCookie(c)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := presenter.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := codeRe.FindStringSubmatch(string(body))
+	if res.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("POST pair/new: status %d, no code in %.2000s", res.StatusCode, body)
+	}
+	link := "http://192.168.1.20:8080/room/" + id + "/pair?code=" + m[1]
+	if !strings.Contains(string(body), link) || !strings.Contains(string(body), `data-testid="pair-qr"`) {
+		t.Errorf("the pairing page lacks the full link %s or its QR code: %.2000s", link, body)
+	}
+	if strings.Contains(presenter.get("/room/"+id+"/present").body, m[1]) {
+		t.Error("the projector shows the pairing code")
 	}
 	remote := fx.device(t)
-	if bad := remote.do(http.MethodPost, "/room/"+id+"/pair/redeem", "code=ZZZZZZZZ", "Content-Type", "application/x-www-form-urlencoded"); bad.status != http.StatusForbidden {
+	if got := remote.get("/room/" + id + "/pair?code=" + m[1]); !strings.Contains(got.body, `value="`+m[1]+`"`) {
+		t.Errorf("the link from the QR code does not fill the code in: %.2000s", got.body)
+	}
+	if bad := remote.do(http.MethodPost, "/room/"+id+"/pair/redeem", "code=ZZZZZZZZ", form...); bad.status != http.StatusForbidden {
 		t.Errorf("a wrong pairing code: status %d, want 403", bad.status)
 	}
-	ok := remote.do(http.MethodPost, "/room/"+id+"/pair/redeem", "code="+strings.ToLower(m[1]), "Content-Type", "application/x-www-form-urlencoded")
+	ok := remote.do(http.MethodPost, "/room/"+id+"/pair/redeem", "code="+strings.ToLower(m[1]), form...)
 	if ok.status != http.StatusSeeOther {
 		t.Fatalf("redeeming the code: status %d, want 303", ok.status)
 	}
 	if res := remote.post("/room/"+id+"/play/fire", `{"cost":1}`); res.status != http.StatusOK {
 		t.Errorf("the paired device's fire: status %d, want 200", res.status)
 	}
-	again := fx.device(t).do(http.MethodPost, "/room/"+id+"/pair/redeem", "code="+m[1], "Content-Type", "application/x-www-form-urlencoded")
+	again := fx.device(t).do(http.MethodPost, "/room/"+id+"/pair/redeem", "code="+m[1], form...)
 	if again.status != http.StatusForbidden {
 		t.Errorf("a used pairing code: status %d, want 403", again.status)
 	}
@@ -746,11 +801,19 @@ func TestRoomFirstAdmitAnswersAreTypedMoments(t *testing.T) {
 		{"40.5 s", http.StatusOK, "40.5 s"},
 		{"never", http.StatusOK, "never"},
 		{"soon", http.StatusBadRequest, `&#34;soon&#34; is not a moment`},
-		{"1 s", http.StatusBadRequest, "is not an instant from 36 s"}, // before the asked instant
+		{"1 s", http.StatusBadRequest, "Lane fixed-window: 1 s is before the question&#39;s moment, 36 s"},
+		// Three windows of 30 s after 36 s: the moment said as meant,
+		// never in raw ms beside formatted times.
+		{"5 minutes", http.StatusBadRequest, "300 s is after 126 s, the last moment this question looks at"},
 	} {
 		res := phone.post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, tc.typed))
 		if res.status != tc.status || !strings.Contains(res.body, tc.shown) {
 			t.Errorf("answer %q: status %d, want %d showing %q; body %.300s", tc.typed, res.status, tc.status, tc.shown, res.body)
+		}
+		for _, m := range regexp.MustCompile(`\b(\d{4,})\b( ms)?`).FindAllStringSubmatch(res.body, -1) {
+			if m[2] == "" {
+				t.Errorf("answer %q: the reply says %s, a number of ms with no unit: %.300s", tc.typed, m[1], res.body)
+			}
 		}
 	}
 }

@@ -27,6 +27,7 @@ function lock(form, locked) {
 
 function restoreFields(form, fields) {
   for (const el of form.elements) {
+    if (el.type === "hidden") continue; // the page's open examples, not the learner's answer
     if (el.type === "radio" || el.type === "checkbox") {
       el.checked = fields.getAll(el.name).includes(el.value);
     } else if (el.name) {

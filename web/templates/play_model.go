@@ -23,6 +23,21 @@ type PlayPage struct {
 	// LoadText is what was pasted into the load form, shown again next to
 	// its error.
 	LoadText string
+	// Problem, when set, is why the page is not what the visitor asked
+	// for (a shared link or a loaded scenario it could not open): shown
+	// first on the page, so the playground below is not taken for theirs.
+	Problem *PlayProblem
+}
+
+// PlayProblem says what went wrong with a shared link or a loaded scenario,
+// and what the playground on the page is instead.
+type PlayProblem struct {
+	Heading string   // "The shared link could not be opened"
+	Reasons []string // each problem, as the field errors word it
+	Instead string   // what the playground below is
+	// InLoadForm says the visitor's text waits in the load form, to be
+	// corrected there.
+	InLoadForm bool
 }
 
 // ClockText shows the clock.

@@ -14,26 +14,27 @@ import (
 // attribute names and Datastar turns kebab-case back into camelCase.
 func playSignals(pp PlayPage) string {
 	v := pp.View
+	// Number fields' signals are text (web's numberField says why).
 	sig := map[string]any{
-		"limit":                  v.Scenario.Limit,
-		"windowSeconds":          float64(v.Scenario.WindowMs) / 1000,
+		"limit":                  Itoa(v.Scenario.Limit),
+		"windowSeconds":          Sec(v.Scenario.WindowMs),
 		"useFixedWindow":         Has(v, policies.FixedWindow, ""),
 		"useSlidingLog":          Has(v, policies.SlidingLog, ""),
 		"useSlidingCounterFloor": Has(v, policies.SlidingCounter, policies.Floor),
 		"useSlidingCounterExact": Has(v, policies.SlidingCounter, policies.Exact),
 		"useSlidingBuckets":      Has(v, policies.SlidingBuckets, ""),
-		"buckets":                SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
+		"buckets":                Itoa(SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets)),
 		"useTokenBucket":         Has(v, policies.TokenBucket, ""),
 		"useGcra":                Has(v, policies.GCRA, ""),
-		"burst":                  SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
+		"burst":                  Itoa(SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0))),
 		"bucketsShown":           SpecOption(v, policies.SlidingBuckets, scenario.DefaultBuckets),
 		"burstShown":             SpecOption(v, policies.TokenBucket, SpecOption(v, policies.GCRA, 0)),
-		"cost":                   v.Cost,
-		"burstCount":             3,
+		"cost":                   Itoa(v.Cost),
+		"burstCount":             "3",
 		"pattern":                string(play.Steady),
-		"patternCount":           10,
-		"patternSeconds":         float64(v.Scenario.WindowMs) / 1000,
-		"jumpSeconds":            float64(v.Clock.Now) / 1000,
+		"patternCount":           "10",
+		"patternSeconds":         Sec(v.Scenario.WindowMs),
+		"jumpSeconds":            Sec(v.Clock.Now),
 		"speed":                  v.Clock.Speed.String(),
 		"clientName":             "",
 	}

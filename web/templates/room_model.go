@@ -94,7 +94,25 @@ type RoomMessage struct {
 type RoomPair struct {
 	Page  Page
 	Room  string
+	Code  string // filled in from the link of the QR code
 	Error string
+}
+
+// RoomPairNew is the presenter's page that issues a pairing code.
+type RoomPairNew struct {
+	Page    Page
+	Room    string
+	Action  string // where the form posts for a code (with the address picked)
+	Code    string // "" until the presenter asks for one
+	Minutes string // how long a code lasts
+	// URL is where the other device opens the pairing page, with the code
+	// filled in once there is one; QR is its QR code. Empty when the page
+	// was opened at localhost and no address has been picked: Candidates
+	// then lists the machine's, and AddrNote says why.
+	URL        string
+	QR         string
+	Candidates []string
+	AddrNote   string
 }
 
 // KindText says what a kind of question asks.
@@ -253,7 +271,13 @@ func AnsweredText(answered, following int) string {
 type RoomExplain struct {
 	Selected *play.Selection
 	Note     string // why nothing is explained
+	// Asked is set while a question is open: only the verdicts are shown
+	// (verdicts), as the lanes draw only those.
+	Asked bool
 }
+
+// WorkingWhileAsked stands for the working a question hides.
+const WorkingWhileAsked = explain.WorkingWhileAsked
 
 // JoinHost is where to type the code: the join URL without its path, or
 // the /join page when no address is known yet.
