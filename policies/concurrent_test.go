@@ -1,120 +1,269 @@
 package policies
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
+// concurrentKinds are the two concurrency-safe forms: the per-slot one every
+// caller gets from NewConcurrent and the sharded-mutex one kept beside it.
+var concurrentKinds = []struct {
+	kind  string
+	build func(name string, p Params, shards int) (Policy, error)
+}{
+	{"concurrent", func(name string, p Params, shards int) (Policy, error) { return NewConcurrent(name, p, shards) }},
+	{"sharded", func(name string, p Params, shards int) (Policy, error) { return NewSharded(name, p, shards) }},
+}
+
+// concurrentPolicyForms is every policy form: the six names, with
+// sliding-counter in both arithmetics.
+var concurrentPolicyForms = []struct {
+	name string
+	p    Params
+}{
+	{FixedWindow, Params{}},
+	{SlidingLog, Params{}},
+	{SlidingCounter, Params{Arithmetic: Floor}},
+	{SlidingCounter, Params{Arithmetic: Exact}},
+	{SlidingBuckets, Params{Buckets: 3}},
+	{TokenBucket, Params{}},
+	{GCRA, Params{}},
+}
+
+func mustConcurrent(t testing.TB, build func(string, Params, int) (Policy, error), name string, p Params, shards int) Policy {
+	t.Helper()
+	c, err := build(name, p, shards)
+	if err != nil {
+		t.Fatalf("%s %+v: %v", name, p, err)
+	}
+	return c
+}
+
 func TestNewConcurrentRejects(t *testing.T) {
 	ok := Params{Limit: 5, WindowMs: 1000}
-	for _, tc := range []struct {
-		name   string
-		p      Params
-		shards int
-		want   string
-	}{
-		{FixedWindow, ok, -1, "shards -1 is out of range"},
-		{FixedWindow, ok, MaxShards + 1, "shards 4097 is out of range"},
-		{"leaky", ok, 4, `unknown policy "leaky"`},
-		{SlidingBuckets, Params{Limit: 5, WindowMs: 1000, Buckets: 7}, 4, "not a multiple of buckets 7"},
-	} {
-		_, err := NewConcurrent(tc.name, tc.p, tc.shards)
-		if err == nil || !strings.HasPrefix(err.Error(), "policies: ") || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewConcurrent(%q, %+v, %d) error = %v, want one containing %q", tc.name, tc.p, tc.shards, err, tc.want)
+	for _, ck := range concurrentKinds {
+		for _, tc := range []struct {
+			name   string
+			p      Params
+			shards int
+			want   string
+		}{
+			{FixedWindow, ok, -1, "shards -1 is out of range"},
+			{FixedWindow, ok, MaxShards + 1, "shards 4097 is out of range"},
+			{"leaky", ok, 4, `unknown policy "leaky"`},
+			{SlidingBuckets, Params{Limit: 5, WindowMs: 1000, Buckets: 7}, 4, "not a multiple of buckets 7"},
+		} {
+			_, err := ck.build(tc.name, tc.p, tc.shards)
+			if err == nil || !strings.HasPrefix(err.Error(), "policies: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s(%q, %+v, %d) error = %v, want one containing %q", ck.kind, tc.name, tc.p, tc.shards, err, tc.want)
+			}
 		}
-	}
-	for _, tc := range []struct{ shards, want int }{{1, 1}, {3, 4}, {64, 64}, {MaxShards, MaxShards}} {
-		c, err := NewConcurrent(FixedWindow, ok, tc.shards)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Shards() != tc.want {
-			t.Errorf("NewConcurrent(..., %d).Shards() = %d, want %d", tc.shards, c.Shards(), tc.want)
+		for _, tc := range []struct{ shards, want int }{{1, 1}, {3, 4}, {64, 64}, {MaxShards, MaxShards}} {
+			c := mustConcurrent(t, ck.build, FixedWindow, ok, tc.shards)
+			if got := c.(interface{ Shards() int }).Shards(); got != tc.want {
+				t.Errorf("%s(..., %d).Shards() = %d, want %d", ck.kind, tc.shards, got, tc.want)
+			}
 		}
 	}
 }
 
-// TestConcurrentAgreesPerKey hammers one Concurrent policy from many
-// goroutines, each with keys of its own, and replays each goroutine's
-// requests on a fresh single-goroutine policy: every decision must be the
-// same, since a key's requests reach its shard in its goroutine's order.
-// Under -race it also checks that the shards' locks cover every access.
+// concurrentStep is what one goroutine did and saw: a Decide, or an Allow,
+// and the Peek right after it.
+type concurrentStep struct {
+	q        request
+	allow    bool
+	decision Decision
+	verdict  Verdict
+	peek     Fraction
+}
+
+// TestConcurrentAgreesPerKey hammers one concurrent policy from many
+// goroutines, each with keys of its own (key 0 among them), mixing Decide
+// and Allow and peeking after each, then replays each goroutine's requests
+// on a fresh single-goroutine policy: every decision, verdict and estimate
+// must be the same, since a key's requests reach it in its goroutine's
+// order. Keys keep arriving while the others decide, so with one shard its
+// table grows many times under the deciders; with the race detector on,
+// this also checks that the slots' locks and the table's publication cover
+// every access.
 func TestConcurrentAgreesPerKey(t *testing.T) {
-	const goroutines, perGoroutine = 8, 600
+	const goroutines, keysEach, perGoroutine = 6, 40, 700
 	r := rand.New(rand.NewPCG(propertySeed, 21))
-	for _, name := range Names {
-		p := randomParams(r, name)
-		c, err := NewConcurrent(name, p, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reqs := make([][]request, goroutines)
-		for g := range reqs {
-			reqs[g] = traffic(r, p, perGoroutine, true)
-			for i := range reqs[g] {
-				// Disjoint keys per goroutine, key 0 among them.
-				reqs[g][i].key = reqs[g][i].key*goroutines + Key(g)
-			}
-		}
-		got := make([][]Decision, goroutines)
-		var wg sync.WaitGroup
-		for g := range goroutines {
-			wg.Go(func() {
-				for _, q := range reqs[g] {
-					got[g] = append(got[g], c.Decide(q.key, q.at, q.cost))
-					c.Peek(q.key, q.at)
+	for _, ck := range concurrentKinds {
+		for _, form := range concurrentPolicyForms {
+			for _, shards := range []int{1, 4} {
+				p := randomParams(r, form.name)
+				if form.name == SlidingCounter {
+					p.Arithmetic = form.p.Arithmetic
 				}
-			})
-		}
-		wg.Wait()
-		for g := range goroutines {
-			single := mustNew(t, name, p)
-			for i, q := range reqs[g] {
-				if want := single.Decide(q.key, q.at, q.cost); got[g][i] != want {
-					t.Fatalf("%s %+v, goroutine %d step %d: Decide(%d, %d, %d) = %+v, want %+v",
-						name, p, g, i, q.key, q.at, q.cost, got[g][i], want)
+				label := fmt.Sprintf("%s %s %+v shards %d", ck.kind, form.name, p, shards)
+				c := mustConcurrent(t, ck.build, form.name, p, shards)
+				steps := make([][]concurrentStep, goroutines)
+				for g := range steps {
+					for i, q := range traffic(r, p, perGoroutine, true) {
+						// Disjoint keys per goroutine; key 0 is goroutine 0's.
+						q.key = Key(r.IntN(keysEach))*goroutines + Key(g)
+						steps[g] = append(steps[g], concurrentStep{q: q, allow: i%2 == 1})
+					}
+				}
+				var wg sync.WaitGroup
+				for g := range goroutines {
+					wg.Go(func() {
+						for i := range steps[g] {
+							s := &steps[g][i]
+							if s.allow {
+								s.verdict = c.Allow(s.q.key, s.q.at, s.q.cost)
+							} else {
+								s.decision = c.Decide(s.q.key, s.q.at, s.q.cost)
+							}
+							s.peek = c.Peek(s.q.key, s.q.at)
+						}
+					})
+				}
+				wg.Wait()
+				keys := 0
+				for g := range goroutines {
+					single := mustNew(t, form.name, p)
+					for i, s := range steps[g] {
+						want := single.Decide(s.q.key, s.q.at, s.q.cost)
+						switch {
+						case s.allow && s.verdict != verdictOf(want):
+							t.Fatalf("%s, goroutine %d step %d: Allow(%d, %d, %d) = %+v, want %+v",
+								label, g, i, s.q.key, s.q.at, s.q.cost, s.verdict, verdictOf(want))
+						case !s.allow && s.decision != want:
+							t.Fatalf("%s, goroutine %d step %d: Decide(%d, %d, %d) = %+v, want %+v",
+								label, g, i, s.q.key, s.q.at, s.q.cost, s.decision, want)
+						}
+						if w := single.Peek(s.q.key, s.q.at); s.peek != w {
+							t.Fatalf("%s, goroutine %d step %d: Peek(%d, %d) = %v, want %v", label, g, i, s.q.key, s.q.at, s.peek, w)
+						}
+					}
+					for k := range Key(keysEach) {
+						key, at := k*goroutines+Key(g), steps[g][len(steps[g])-1].q.at
+						if got, want := c.Snapshot(key, at), single.Snapshot(key, at); !reflect.DeepEqual(got, want) {
+							t.Fatalf("%s: Snapshot(%d, %d) = %+v, want %+v", label, key, at, got, want)
+						}
+					}
+					keys += single.Stats().Keys
+				}
+				// Keys decided only with requests that never fit were not
+				// added, by either form.
+				st := c.Stats()
+				if st.Keys != keys || st.Entries != perKeyEntries(t, form.name, p)*int64(keys) {
+					t.Errorf("%s: Stats() = %+v, want %d keys and their entries", label, st, keys)
 				}
 			}
-		}
-		if s := c.Stats(); s.Keys != 3*goroutines {
-			t.Errorf("%s: Stats().Keys = %d, want %d", name, s.Keys, 3*goroutines)
 		}
 	}
+}
+
+// perKeyEntries is Stats().Entries of one key of the single-goroutine form.
+func perKeyEntries(t *testing.T, name string, p Params) int64 {
+	t.Helper()
+	single := mustNew(t, name, p)
+	single.Decide(1, 0, 1)
+	return single.Stats().Entries
 }
 
 // TestConcurrentSharedKeyAdmitsLimit sends many goroutines at one key at one
-// instant: exactly limit requests may pass, whichever goroutines win.
+// instant, half of them through Allow: exactly limit requests may pass,
+// whichever goroutines win. Key 0, held outside the table, is tried too.
 func TestConcurrentSharedKeyAdmitsLimit(t *testing.T) {
-	const goroutines, each, limit = 8, 200, 50
-	for _, name := range Names {
-		p := Params{Limit: limit, WindowMs: 1200, Buckets: 6}
-		c, err := NewConcurrent(name, p, 0)
-		if err != nil {
-			t.Fatal(err)
+	const goroutines, each, limit = 8, 150, 50
+	for _, ck := range concurrentKinds {
+		for _, form := range concurrentPolicyForms {
+			for _, key := range []Key{42, 0} {
+				p := form.p
+				p.Limit, p.WindowMs = limit, 1200
+				c := mustConcurrent(t, ck.build, form.name, p, 0)
+				var admitted atomic.Int64
+				var wg sync.WaitGroup
+				for g := range goroutines {
+					wg.Go(func() {
+						for range each {
+							if g%2 == 0 && c.Decide(key, 5000, 1).Allowed || g%2 == 1 && c.Allow(key, 5000, 1).Allowed {
+								admitted.Add(1)
+							}
+						}
+					})
+				}
+				wg.Wait()
+				if n := admitted.Load(); n != limit {
+					t.Errorf("%s %s key %d: %d goroutines × %d requests at one instant admitted %d, want %d", ck.kind, form.name, key, goroutines, each, n, limit)
+				}
+				if got := c.Peek(key, 5000); got.Num != limit*got.Den {
+					t.Errorf("%s %s key %d: Peek after the burst = %v, want %d", ck.kind, form.name, key, got, limit)
+				}
+			}
 		}
-		admitted := make([]int, goroutines)
+	}
+}
+
+// TestConcurrentGrowthLosesNothing: goroutines all send the same many new
+// keys at one instant, in different orders, to a table of one shard, so the
+// keys are inserted, and the shard grows, while other goroutines decide on
+// keys already in it. A decision lost in a growth (made on a slot after it
+// was copied) would let a key admit more than its limit; a key inserted
+// twice would show in Stats. Run it with -race.
+func TestConcurrentGrowthLosesNothing(t *testing.T) {
+	const goroutines, keys, rounds, limit = 4, 3000, 2, 3
+	for _, form := range concurrentPolicyForms {
+		p := form.p
+		p.Limit, p.WindowMs = limit, 1200
+		c := mustConcurrent(t, concurrentKinds[0].build, form.name, p, 1)
+		admitted := make([]atomic.Int32, keys)
 		var wg sync.WaitGroup
 		for g := range goroutines {
 			wg.Go(func() {
-				for range each {
-					if c.Decide(42, 5000, 1).Allowed {
-						admitted[g]++
+				order := rand.New(rand.NewPCG(propertySeed, uint64(g))).Perm(keys)
+				for range rounds {
+					for _, k := range order {
+						if c.Allow(Key(k)*0x9e3779b97f4a7c15, 7000, 1).Allowed {
+							admitted[k].Add(1)
+						}
 					}
 				}
 			})
 		}
 		wg.Wait()
-		total := 0
-		for _, n := range admitted {
-			total += n
+		for k := range admitted {
+			if n := admitted[k].Load(); n != limit {
+				t.Fatalf("%s: key %d admitted %d of %d requests at one instant, want %d", form.name, k, n, goroutines*rounds, limit)
+			}
 		}
-		if total != limit {
-			t.Errorf("%s: %d goroutines × %d requests at one instant admitted %d, want %d", name, goroutines, each, total, limit)
+		if st := c.Stats(); st.Keys != keys {
+			t.Errorf("%s: Stats().Keys = %d, want %d", form.name, st.Keys, keys)
 		}
-		if got := c.Peek(42, 5000); got.Num != limit*got.Den {
-			t.Errorf("%s: Peek after the burst = %v, want %d", name, got, limit)
+	}
+}
+
+// TestConcurrentNeverAddsNoKey: a request that can never be admitted is
+// refused without adding its key, through Decide and Allow alike, so Stats
+// agrees with the single-goroutine policy's.
+func TestConcurrentNeverAddsNoKey(t *testing.T) {
+	for _, form := range concurrentPolicyForms {
+		p := form.p
+		p.Limit, p.WindowMs = 4, 1200
+		c := mustConcurrent(t, concurrentKinds[0].build, form.name, p, 2)
+		single := mustNew(t, form.name, p)
+		for _, key := range []Key{0, 9} {
+			if got, want := c.Decide(key, 100, 5), single.Decide(key, 100, 5); got != want {
+				t.Errorf("%s: Decide(%d, 100, 5) = %+v, want %+v", form.name, key, got, want)
+			}
+			if got := c.Allow(key, 100, 0); got != (Verdict{Never: true}) {
+				t.Errorf("%s: Allow(%d, 100, 0) = %+v, want never", form.name, key, got)
+			}
+			if got, want := c.Snapshot(key, 100), single.Snapshot(key, 100); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: Snapshot(%d, 100) of a key never added = %+v, want %+v", form.name, key, got, want)
+			}
+		}
+		if got := c.Stats().Keys; got != 0 {
+			t.Errorf("%s: Stats().Keys = %d after requests that never fit, want 0", form.name, got)
 		}
 	}
 }

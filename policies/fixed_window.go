@@ -52,24 +52,36 @@ func (f *fixedWindowPolicy) view(st fixedWindowState, at int64) (start, count in
 // Decision is too large for registers, and building one in a local first
 // would zero and copy it twice.
 func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	now = clampTime(now)
-	var st fixedWindowState
 	ps := f.keys.atHome(key)
 	if ps == nil {
 		ps = f.keys.find(key)
 	}
 	if ps != nil {
-		st = *ps
+		f.decideOn(ps, now, cost, &d)
+		return d
 	}
+	var st fixedWindowState
+	if f.decideOn(&st, now, cost, &d) {
+		*f.keys.insert(key) = st
+	}
+	return d
+}
+
+// decideOn is Decide on one key's state (the zero state for a key not yet
+// seen), shared with the concurrent form. It fills *d, which must be zero,
+// and reports whether it changed st: a request that can never be admitted
+// changes nothing, so an unseen key stays unseen.
+func (f *fixedWindowPolicy) decideOn(st *fixedWindowState, now, cost int64, d *Decision) bool {
+	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
-	start, count := f.view(st, at)
+	start, count := f.view(*st, at)
 	d.At, d.Late = at, late
 	d.Estimate = Whole(count)
 	d.Capacity, d.Cost = f.p.Limit, cost
 	d.Terms.WindowStart, d.Terms.Elapsed, d.Terms.Count = start, at-start, count
 	if neverFits(cost, f.p.Limit) {
 		d.Never = true // and changes nothing
-		return d
+		return false
 	}
 	if count+cost <= f.p.Limit {
 		d.Allowed = true
@@ -77,11 +89,8 @@ func (f *fixedWindowPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	} else {
 		d.RetryAfterMs = start + f.p.WindowMs - now
 	}
-	if ps == nil {
-		ps = f.keys.insert(key)
-	}
-	*ps = fixedWindowState{latest: at, count: count}
-	return d
+	*st = fixedWindowState{latest: at, count: count}
+	return true
 }
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
@@ -107,7 +116,10 @@ func (f *fixedWindowPolicy) Allow(key Key, now, cost int64) Verdict {
 // Peek implements Policy: the count in the window at now (or at the key's
 // latest instant when now is earlier).
 func (f *fixedWindowPolicy) Peek(key Key, now int64) Fraction {
-	st := f.keys.get(key)
+	return f.peekOn(f.keys.get(key), now)
+}
+
+func (f *fixedWindowPolicy) peekOn(st fixedWindowState, now int64) Fraction {
 	at, _ := decideAt(clampTime(now), st.latest)
 	_, count := f.view(st, at)
 	return Whole(count)
@@ -115,7 +127,10 @@ func (f *fixedWindowPolicy) Peek(key Key, now int64) Fraction {
 
 // Snapshot implements Policy.
 func (f *fixedWindowPolicy) Snapshot(key Key, now int64) State {
-	st := f.keys.get(key)
+	return f.snapshotOn(f.keys.get(key), now)
+}
+
+func (f *fixedWindowPolicy) snapshotOn(st fixedWindowState, now int64) State {
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, count := f.view(st, at)
 	return State{Estimate: Whole(count), Capacity: f.p.Limit, WindowStart: start, Count: count}
@@ -123,8 +138,14 @@ func (f *fixedWindowPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (f *fixedWindowPolicy) Stats() Stats {
-	return Stats{Keys: f.keys.len(), Entries: 2 * int64(f.keys.len()), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{})),
-		HeapBytes: f.keys.heapBytes()}
+	s := fixedWindowStats(f.keys.len())
+	s.HeapBytes = f.keys.heapBytes()
+	return s
+}
+
+// fixedWindowStats is Stats of keys keys, without the heap.
+func fixedWindowStats(keys int) Stats {
+	return Stats{Keys: keys, Entries: 2 * int64(keys), BytesPerKey: int64(unsafe.Sizeof(fixedWindowState{}))}
 }
 
 func (f *fixedWindowPolicy) clone() Policy {

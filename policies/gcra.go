@@ -50,15 +50,25 @@ func (g *gcraPolicy) Params() Params { return g.p }
 // Decide implements Policy, filling its named result field by field (see
 // fixedWindowPolicy.Decide).
 func (g *gcraPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	now = clampTime(now)
-	var st gcraState
 	ps := g.keys.atHome(key)
 	if ps == nil {
 		ps = g.keys.find(key)
 	}
 	if ps != nil {
-		st = *ps
+		g.decideOn(ps, now, cost, &d)
+		return d
 	}
+	var st gcraState
+	if g.decideOn(&st, now, cost, &d) {
+		*g.keys.insert(key) = st
+	}
+	return d
+}
+
+// decideOn is Decide on one key's state, shared with the concurrent form
+// (see fixedWindowPolicy.decideOn).
+func (g *gcraPolicy) decideOn(st *gcraState, now, cost int64, d *Decision) bool {
+	now = clampTime(now)
 	t := now * g.p.Limit
 	tat := max(st.tat, t)
 	d.At = now
@@ -67,7 +77,7 @@ func (g *gcraPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Terms.TAT = Fraction{tat, g.p.Limit}
 	if neverFits(cost, g.p.Burst) {
 		d.Never = true // and changes nothing
-		return d
+		return false
 	}
 	next := tat + cost*g.p.WindowMs
 	if next-t <= g.capacity {
@@ -77,11 +87,8 @@ func (g *gcraPolicy) Decide(key Key, now, cost int64) (d Decision) {
 		// The first T' with next - T' <= capacity, in whole ms.
 		d.RetryAfterMs = ceilDiv(next-g.capacity, g.p.Limit) - now
 	}
-	if ps == nil {
-		ps = g.keys.insert(key)
-	}
-	*ps = gcraState{tat: tat}
-	return d
+	*st = gcraState{tat: tat}
+	return true
 }
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
@@ -106,16 +113,18 @@ func (g *gcraPolicy) Allow(key Key, now, cost int64) Verdict {
 }
 
 // Peek implements Policy: permits in use at now, (max(TAT, T) - T)/windowMs.
-func (g *gcraPolicy) Peek(key Key, now int64) Fraction {
-	st := g.keys.get(key)
+func (g *gcraPolicy) Peek(key Key, now int64) Fraction { return g.peekOn(g.keys.get(key), now) }
+
+func (g *gcraPolicy) peekOn(st gcraState, now int64) Fraction {
 	t := clampTime(now) * g.p.Limit
 	return Fraction{max(st.tat, t) - t, g.p.WindowMs}
 }
 
 // Snapshot implements Policy: TAT is in ms, never earlier than the instant
 // described (an idle key's TAT is now).
-func (g *gcraPolicy) Snapshot(key Key, now int64) State {
-	st := g.keys.get(key)
+func (g *gcraPolicy) Snapshot(key Key, now int64) State { return g.snapshotOn(g.keys.get(key), now) }
+
+func (g *gcraPolicy) snapshotOn(st gcraState, now int64) State {
 	t := clampTime(now) * g.p.Limit
 	tat := max(st.tat, t)
 	return State{Estimate: Fraction{tat - t, g.p.WindowMs}, Capacity: g.p.Burst, TAT: Fraction{tat, g.p.Limit}}
@@ -123,8 +132,14 @@ func (g *gcraPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: one integer, the TAT, per key.
 func (g *gcraPolicy) Stats() Stats {
-	return Stats{Keys: g.keys.len(), Entries: int64(g.keys.len()), BytesPerKey: int64(unsafe.Sizeof(gcraState{})),
-		HeapBytes: g.keys.heapBytes()}
+	s := gcraStats(g.keys.len())
+	s.HeapBytes = g.keys.heapBytes()
+	return s
+}
+
+// gcraStats is Stats of keys keys, without the heap.
+func gcraStats(keys int) Stats {
+	return Stats{Keys: keys, Entries: int64(keys), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
 }
 
 func (g *gcraPolicy) clone() Policy {

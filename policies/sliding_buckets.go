@@ -150,18 +150,32 @@ func (s *slidingBucketsPolicy) estimate(oldest, rest, elapsed int64) (est, carri
 }
 
 // Decide implements Policy.
-func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
-	now = clampTime(now)
+func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	st := s.keys.find(key)
 	if st == nil {
 		if neverFits(cost, s.p.Limit) {
-			d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
-				Terms: Terms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}}
-			return refusedNever(d)
+			return s.unseenNever(now, cost)
 		}
 		st = s.add(key)
 	}
-	ring := s.ring(st.ring)
+	s.decideOn(st, s.ring(st.ring), now, cost, &d)
+	return d
+}
+
+// unseenNever is the decision for a request that can never be admitted on a
+// key never seen, which gets no ring for it.
+func (s *slidingBucketsPolicy) unseenNever(now, cost int64) Decision {
+	now = clampTime(now)
+	d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
+		Terms: Terms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}}
+	return refusedNever(d)
+}
+
+// decideOn is Decide on one key's state and ring, shared with the concurrent
+// form. It fills *d, which must be zero, and changes nothing for a request
+// that can never be admitted. It uses s.lastRetry.
+func (s *slidingBucketsPolicy) decideOn(st *slidingBucketsState, ring []int64, now, cost int64, d *Decision) {
+	now = clampTime(now)
 	own := now / s.width
 	var b, elapsed, oldest, rest int64
 	if neverFits(cost, s.p.Limit) {
@@ -176,7 +190,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 		rest = st.total - oldest
 	}
 	est, carried := s.estimate(oldest, rest, elapsed)
-	d := Decision{
+	*d = Decision{
 		At: b*s.width + elapsed, Late: own < b,
 		Estimate: est,
 		Capacity: s.p.Limit,
@@ -185,7 +199,8 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 			BucketMs: s.width},
 	}
 	if neverFits(cost, s.p.Limit) {
-		return refusedNever(d)
+		*d = refusedNever(*d)
+		return
 	}
 	fits := admitsWeighted(oldest, s.p.Limit-rest-cost, s.width, elapsed, true)
 	switch {
@@ -202,7 +217,6 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) Decision {
 	default:
 		d.RetryAfterMs = s.retry(st, ring, elapsed, oldest, rest, cost) - now
 	}
-	return d
 }
 
 // retryAt walks the buckets b, b+1, … b+k from elapsed in bucket b, with
@@ -265,8 +279,14 @@ func (s *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
 			st = s.add(key)
 		}
 	}
+	return s.allowOn(st, s.ring(st.ring), now, cost)
+}
+
+// allowOn is Allow on one key's state and ring, for a request that fits
+// (cost in [1, limit]), shared with the concurrent form. It uses s.clock,
+// s.lastPos and s.lastRetry.
+func (s *slidingBucketsPolicy) allowOn(st *slidingBucketsState, ring []int64, now, cost int64) Verdict {
 	now = clampTime(now)
-	ring := s.ring(st.ring)
 	own, elapsed := s.clock.split(now)
 	if own-st.newest >= s.n {
 		// The whole ring has left: the key is empty and the request, which
@@ -340,9 +360,17 @@ func (s *slidingBucketsPolicy) record(key Key, now, count int64) {
 func (s *slidingBucketsPolicy) Peek(key Key, now int64) Fraction {
 	st := s.keys.find(key)
 	if st == nil {
+		return s.peekOn(nil, nil, now)
+	}
+	return s.peekOn(st, s.ring(st.ring), now)
+}
+
+// peekOn is Peek of one key's state and ring; st nil is a key never seen.
+func (s *slidingBucketsPolicy) peekOn(st *slidingBucketsState, ring []int64, now int64) Fraction {
+	if st == nil {
 		return Fraction{0, s.width}
 	}
-	_, elapsed, oldest, rest := s.view(*st, s.ring(st.ring), clampTime(now))
+	_, elapsed, oldest, rest := s.view(*st, ring, clampTime(now))
 	est, _ := s.estimate(oldest, rest, elapsed)
 	return est
 }
@@ -351,12 +379,22 @@ func (s *slidingBucketsPolicy) Peek(key Key, now int64) Fraction {
 // b-k … b), the oldest with weight (width-elapsed)/width. Before the first
 // window of the epoch the oldest starts are negative.
 func (s *slidingBucketsPolicy) Snapshot(key Key, now int64) State {
+	st := s.keys.find(key)
+	if st == nil {
+		return s.snapshotOn(nil, nil, now)
+	}
+	return s.snapshotOn(st, s.ring(st.ring), now)
+}
+
+// snapshotOn is Snapshot of one key's state and ring; st nil is a key never
+// seen.
+func (s *slidingBucketsPolicy) snapshotOn(ps *slidingBucketsState, keyRing []int64, now int64) State {
 	now = clampTime(now)
 	var st slidingBucketsState
 	ring := make([]int64, s.n)
-	if ps := s.keys.find(key); ps != nil {
+	if ps != nil {
 		st = *ps
-		copy(ring, s.ring(st.ring))
+		copy(ring, keyRing)
 	}
 	b, elapsed, oldest, rest := s.view(st, ring, now)
 	est, _ := s.estimate(oldest, rest, elapsed)
@@ -377,13 +415,14 @@ func (s *slidingBucketsPolicy) Snapshot(key Key, now int64) State {
 // Stats implements Policy: k+1 slots per key plus the newest bucket and the
 // running total.
 func (s *slidingBucketsPolicy) Stats() Stats {
-	keys := int64(s.keys.len())
-	return Stats{
-		Keys:        s.keys.len(),
-		Entries:     keys * (s.n + 2),
-		BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{})),
-		HeapBytes:   s.keys.heapBytes() + int64(cap(s.slots))*8,
-	}
+	st := s.statsOf(s.keys.len())
+	st.HeapBytes = s.keys.heapBytes() + int64(cap(s.slots))*8
+	return st
+}
+
+// statsOf is Stats of keys keys, without the heap.
+func (s *slidingBucketsPolicy) statsOf(keys int) Stats {
+	return Stats{Keys: keys, Entries: int64(keys) * (s.n + 2), BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{}))}
 }
 
 func (s *slidingBucketsPolicy) clone() Policy {

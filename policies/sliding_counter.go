@@ -191,17 +191,27 @@ func (s *slidingCounterPolicy) solveRefusal(start, previous, current, cost int64
 // Decide implements Policy, filling its named result field by field (see
 // fixedWindowPolicy.Decide).
 func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	now = clampTime(now)
-	var st slidingCounterState
 	ps := s.keys.atHome(key)
 	if ps == nil {
 		ps = s.keys.find(key)
 	}
 	if ps != nil {
-		st = *ps
+		s.decideOn(ps, now, cost, &d)
+		return d
 	}
+	var st slidingCounterState
+	if s.decideOn(&st, now, cost, &d) {
+		*s.keys.insert(key) = st
+	}
+	return d
+}
+
+// decideOn is Decide on one key's state, shared with the concurrent form
+// (see fixedWindowPolicy.decideOn). It uses s.window and s.lastRetry.
+func (s *slidingCounterPolicy) decideOn(st *slidingCounterState, now, cost int64, d *Decision) bool {
+	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
-	start, previous, current := s.view(st, at)
+	start, previous, current := s.view(*st, at)
 	elapsed := at - start
 	est, carried := s.estimate(previous, current, elapsed)
 	d.At, d.Late = at, late
@@ -211,7 +221,7 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Terms.Previous, d.Terms.Current, d.Terms.Carried = previous, current, carried
 	if neverFits(cost, s.p.Limit) {
 		d.Never = true // and changes nothing
-		return d
+		return false
 	}
 	if s.admits(previous, current, elapsed, cost) {
 		d.Allowed = true
@@ -219,11 +229,8 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	} else {
 		d.RetryAfterMs = s.retryAt(start, previous, current, cost) - now
 	}
-	if ps == nil {
-		ps = s.keys.insert(key)
-	}
-	*ps = slidingCounterState{latest: at, previous: previous, current: current}
-	return d
+	*st = slidingCounterState{latest: at, previous: previous, current: current}
+	return true
 }
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
@@ -262,7 +269,10 @@ func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
 
 // Peek implements Policy.
 func (s *slidingCounterPolicy) Peek(key Key, now int64) Fraction {
-	st := s.keys.get(key)
+	return s.peekOn(s.keys.get(key), now)
+}
+
+func (s *slidingCounterPolicy) peekOn(st slidingCounterState, now int64) Fraction {
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
 	est, _ := s.estimate(previous, current, at-start)
@@ -271,7 +281,10 @@ func (s *slidingCounterPolicy) Peek(key Key, now int64) Fraction {
 
 // Snapshot implements Policy.
 func (s *slidingCounterPolicy) Snapshot(key Key, now int64) State {
-	st := s.keys.get(key)
+	return s.snapshotOn(s.keys.get(key), now)
+}
+
+func (s *slidingCounterPolicy) snapshotOn(st slidingCounterState, now int64) State {
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
 	est, _ := s.estimate(previous, current, at-start)
@@ -280,8 +293,14 @@ func (s *slidingCounterPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: three integers per key.
 func (s *slidingCounterPolicy) Stats() Stats {
-	return Stats{Keys: s.keys.len(), Entries: 3 * int64(s.keys.len()), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{})),
-		HeapBytes: s.keys.heapBytes()}
+	st := slidingCounterStats(s.keys.len())
+	st.HeapBytes = s.keys.heapBytes()
+	return st
+}
+
+// slidingCounterStats is Stats of keys keys, without the heap.
+func slidingCounterStats(keys int) Stats {
+	return Stats{Keys: keys, Entries: 3 * int64(keys), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
 }
 
 func (s *slidingCounterPolicy) clone() Policy {

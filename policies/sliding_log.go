@@ -100,19 +100,32 @@ func (l *slidingLogPolicy) at(head int32, j int64) int64 {
 }
 
 // Decide implements Policy.
-func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
-	now = clampTime(now)
+func (l *slidingLogPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	st := l.keys.find(key)
 	if st == nil {
 		if neverFits(cost, l.p.Limit) {
-			return refusedNever(Decision{At: now, Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost})
+			return l.unseenNever(now, cost)
 		}
 		st = l.add(key)
 	}
-	ring := l.ring(st.ring)
+	l.decideOn(st, l.ring(st.ring), now, cost, &d)
+	return d
+}
+
+// unseenNever is the decision for a request that can never be admitted on a
+// key never seen, which gets no ring for it.
+func (l *slidingLogPolicy) unseenNever(now, cost int64) Decision {
+	return refusedNever(Decision{At: clampTime(now), Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost})
+}
+
+// decideOn is Decide on one key's state and ring, shared with the concurrent
+// form. It fills *d, which must be zero, and changes nothing for a request
+// that can never be admitted.
+func (l *slidingLogPolicy) decideOn(st *slidingLogState, ring []int64, now, cost int64, d *Decision) {
+	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
 	head, count := l.live(*st, ring, at)
-	d := Decision{
+	*d = Decision{
 		At: at, Late: late,
 		Estimate: Whole(int64(count)),
 		Capacity: l.p.Limit,
@@ -123,7 +136,8 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 		d.Terms.OldestMs = ring[head]
 	}
 	if neverFits(cost, l.p.Limit) {
-		return refusedNever(d)
+		*d = refusedNever(*d)
+		return
 	}
 	if int64(count)+cost <= l.p.Limit {
 		d.Allowed = true
@@ -134,7 +148,6 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) Decision {
 		d.RetryAfterMs = leaving + l.p.WindowMs - now
 	}
 	st.latest, st.head, st.count = at, head, count
-	return d
 }
 
 // stamp writes at into the cost slots after the count held ones
@@ -163,8 +176,13 @@ func (l *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
 			st = l.add(key)
 		}
 	}
+	return l.allowOn(st, l.ring(st.ring), now, cost)
+}
+
+// allowOn is Allow on one key's state and ring, for a request that fits
+// (cost in [1, limit]), shared with the concurrent form.
+func (l *slidingLogPolicy) allowOn(st *slidingLogState, ring []int64, now, cost int64) Verdict {
 	now = clampTime(now)
-	ring := l.ring(st.ring)
 	at, _ := decideAt(now, st.latest)
 	var head, count int32
 	if at-st.latest < l.p.WindowMs {
@@ -211,22 +229,38 @@ func (l *slidingLogPolicy) add(key Key) *slidingLogState {
 func (l *slidingLogPolicy) Peek(key Key, now int64) Fraction {
 	st := l.keys.find(key)
 	if st == nil {
+		return l.peekOn(nil, nil, now)
+	}
+	return l.peekOn(st, l.ring(st.ring), now)
+}
+
+// peekOn is Peek of one key's state and ring; st nil is a key never seen.
+func (l *slidingLogPolicy) peekOn(st *slidingLogState, ring []int64, now int64) Fraction {
+	if st == nil {
 		return Whole(0)
 	}
 	at, _ := decideAt(clampTime(now), st.latest)
-	_, count := l.live(*st, l.ring(st.ring), at)
+	_, count := l.live(*st, ring, at)
 	return Whole(int64(count))
 }
 
 // Snapshot implements Policy: Log holds the timestamps inside the window,
 // oldest first.
 func (l *slidingLogPolicy) Snapshot(key Key, now int64) State {
-	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Log: []int64{}}
 	st := l.keys.find(key)
+	if st == nil {
+		return l.snapshotOn(nil, nil, now)
+	}
+	return l.snapshotOn(st, l.ring(st.ring), now)
+}
+
+// snapshotOn is Snapshot of one key's state and ring; st nil is a key never
+// seen.
+func (l *slidingLogPolicy) snapshotOn(st *slidingLogState, ring []int64, now int64) State {
+	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Log: []int64{}}
 	if st == nil {
 		return s
 	}
-	ring := l.ring(st.ring)
 	at, _ := decideAt(clampTime(now), st.latest)
 	head, count := l.live(*st, ring, at)
 	s.Estimate = Whole(int64(count))
@@ -240,13 +274,14 @@ func (l *slidingLogPolicy) Snapshot(key Key, now int64) State {
 // Stats implements Policy: limit timestamps per key, plus its latest instant
 // and the ring's head and count.
 func (l *slidingLogPolicy) Stats() Stats {
-	n := int64(l.keys.len())
-	return Stats{
-		Keys:        l.keys.len(),
-		Entries:     n * l.p.Limit,
-		BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{})),
-		HeapBytes:   l.keys.heapBytes() + l.heldRingBytes() + int64(cap(l.chunks))*int64(unsafe.Sizeof([]int64(nil))),
-	}
+	s := l.statsOf(l.keys.len())
+	s.HeapBytes = l.keys.heapBytes() + l.heldRingBytes() + int64(cap(l.chunks))*int64(unsafe.Sizeof([]int64(nil)))
+	return s
+}
+
+// statsOf is Stats of keys keys, without the heap.
+func (l *slidingLogPolicy) statsOf(keys int) Stats {
+	return Stats{Keys: keys, Entries: int64(keys) * l.p.Limit, BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{}))}
 }
 
 // heldRingBytes is the memory the chunks of rings hold, as allocated.

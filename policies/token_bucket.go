@@ -78,17 +78,27 @@ func (t *tokenBucketPolicy) solveRetry(line, cost int64) {
 // Decide implements Policy, filling its named result field by field (see
 // fixedWindowPolicy.Decide).
 func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	now = clampTime(now)
-	var st tokenBucketState
 	ps := t.keys.atHome(key)
 	if ps == nil {
 		ps = t.keys.find(key)
 	}
 	if ps != nil {
-		st = *ps
+		t.decideOn(ps, now, cost, &d)
+		return d
 	}
+	var st tokenBucketState
+	if t.decideOn(&st, now, cost, &d) {
+		*t.keys.insert(key) = st
+	}
+	return d
+}
+
+// decideOn is Decide on one key's state, shared with the concurrent form
+// (see fixedWindowPolicy.decideOn). It uses and fills t.lastRetry.
+func (t *tokenBucketPolicy) decideOn(st *tokenBucketState, now, cost int64, d *Decision) bool {
+	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
-	used := t.used(st, at)
+	used := t.used(*st, at)
 	w := t.p.WindowMs
 	d.At, d.Late = at, late
 	d.Estimate = Fraction{used, w}
@@ -96,7 +106,7 @@ func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	d.Terms.Tokens = Fraction{t.capacity - used, w}
 	if neverFits(cost, t.p.Burst) {
 		d.Never = true // and changes nothing
-		return d
+		return false
 	}
 	if missing := used + cost*w - t.capacity; missing <= 0 {
 		d.Allowed = true
@@ -104,11 +114,8 @@ func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
 	} else {
 		d.RetryAfterMs = t.retryAt(at, used, cost) - now
 	}
-	if ps == nil {
-		ps = t.keys.insert(key)
-	}
-	*ps = tokenBucketState{latest: at, used: used}
-	return d
+	*st = tokenBucketState{latest: at, used: used}
+	return true
 }
 
 // Allow implements Policy: Decide's arithmetic, without the explanation.
@@ -132,15 +139,19 @@ func (t *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
 }
 
 // Peek implements Policy: permits in use at now.
-func (t *tokenBucketPolicy) Peek(key Key, now int64) Fraction {
-	st := t.keys.get(key)
+func (t *tokenBucketPolicy) Peek(key Key, now int64) Fraction { return t.peekOn(t.keys.get(key), now) }
+
+func (t *tokenBucketPolicy) peekOn(st tokenBucketState, now int64) Fraction {
 	at, _ := decideAt(clampTime(now), st.latest)
 	return Fraction{t.used(st, at), t.p.WindowMs}
 }
 
 // Snapshot implements Policy.
 func (t *tokenBucketPolicy) Snapshot(key Key, now int64) State {
-	st := t.keys.get(key)
+	return t.snapshotOn(t.keys.get(key), now)
+}
+
+func (t *tokenBucketPolicy) snapshotOn(st tokenBucketState, now int64) State {
 	at, _ := decideAt(clampTime(now), st.latest)
 	used := t.used(st, at)
 	return State{Estimate: Fraction{used, t.p.WindowMs}, Capacity: t.p.Burst, Tokens: Fraction{t.capacity - used, t.p.WindowMs}}
@@ -148,8 +159,14 @@ func (t *tokenBucketPolicy) Snapshot(key Key, now int64) State {
 
 // Stats implements Policy: two integers per key.
 func (t *tokenBucketPolicy) Stats() Stats {
-	return Stats{Keys: t.keys.len(), Entries: 2 * int64(t.keys.len()), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{})),
-		HeapBytes: t.keys.heapBytes()}
+	s := tokenBucketStats(t.keys.len())
+	s.HeapBytes = t.keys.heapBytes()
+	return s
+}
+
+// tokenBucketStats is Stats of keys keys, without the heap.
+func tokenBucketStats(keys int) Stats {
+	return Stats{Keys: keys, Entries: 2 * int64(keys), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
 }
 
 func (t *tokenBucketPolicy) clone() Policy {

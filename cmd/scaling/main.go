@@ -6,6 +6,12 @@
 //
 //	go run ./cmd/scaling                     # 5 rounds of 1 s per subject and processor count
 //	go run ./cmd/scaling -rounds 9 -procs 1,2,4 -subjects sliding-buckets-k6,x-time-rate-mutex-map
+//	go run ./cmd/scaling -subjects gcra,sharded-gcra,x-time-rate-mutex-map   # A/B with the sharded-mutex form
+//	go run ./cmd/scaling -pingpong           # what one cache line handed between two processors costs
+//
+// The sharded-<policy> subjects (policies.NewSharded, a mutex per shard, the
+// concurrent form before the per-slot one) run only when -subjects names
+// them.
 //
 // Rounds interleave: each round measures every subject at every processor
 // count, so a burst of load from other programs spreads over all of them
@@ -76,6 +82,7 @@ type options struct {
 	duration time.Duration
 	procs    []int
 	subjects []string
+	pingPong bool
 }
 
 // decider is one subject's decision, called through a func value for every
@@ -85,12 +92,30 @@ type decider func(key uint64, now int64) bool
 type subject struct {
 	name  string
 	build func(keys []uint64) (decider, error)
+	// extra subjects run only when -subjects names them.
+	extra bool
 }
 
 func concurrent(name string, p policies.Params) func([]uint64) (decider, error) {
-	return func(keys []uint64) (decider, error) {
+	return filled(func() (policies.Policy, error) {
 		p.Limit, p.WindowMs = limit, windowMs
-		c, err := policies.NewConcurrent(name, p, 0)
+		return policies.NewConcurrent(name, p, 0)
+	})
+}
+
+// sharded is the earlier concurrent form, a mutex per shard, for an A/B
+// against concurrent in one process.
+func sharded(name string, p policies.Params) func([]uint64) (decider, error) {
+	return filled(func() (policies.Policy, error) {
+		p.Limit, p.WindowMs = limit, windowMs
+		return policies.NewSharded(name, p, 0)
+	})
+}
+
+// filled builds a policy and decides every key once.
+func filled(build func() (policies.Policy, error)) func([]uint64) (decider, error) {
+	return func(keys []uint64) (decider, error) {
+		c, err := build()
 		if err != nil {
 			return nil, err
 		}
@@ -124,20 +149,30 @@ const baseline = "x-time-rate-mutex-map"
 
 // allSubjects has the labels BenchmarkDecideParallel uses.
 var allSubjects = []subject{
-	{"fixed-window", concurrent(policies.FixedWindow, policies.Params{})},
-	{"sliding-log", concurrent(policies.SlidingLog, policies.Params{})},
-	{"sliding-counter-floor", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor})},
-	{"sliding-counter-exact", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact})},
-	{"sliding-buckets-k6", concurrent(policies.SlidingBuckets, policies.Params{Buckets: 6})},
-	{"token-bucket", concurrent(policies.TokenBucket, policies.Params{})},
-	{"gcra", concurrent(policies.GCRA, policies.Params{})},
-	{baseline, lockedRate},
+	{"fixed-window", concurrent(policies.FixedWindow, policies.Params{}), false},
+	{"sliding-log", concurrent(policies.SlidingLog, policies.Params{}), false},
+	{"sliding-counter-floor", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}), false},
+	{"sliding-counter-exact", concurrent(policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}), false},
+	{"sliding-buckets-k6", concurrent(policies.SlidingBuckets, policies.Params{Buckets: 6}), false},
+	{"token-bucket", concurrent(policies.TokenBucket, policies.Params{}), false},
+	{"gcra", concurrent(policies.GCRA, policies.Params{}), false},
+	{baseline, lockedRate, false},
+	{"sharded-fixed-window", sharded(policies.FixedWindow, policies.Params{}), true},
+	{"sharded-sliding-log", sharded(policies.SlidingLog, policies.Params{}), true},
+	{"sharded-sliding-counter-floor", sharded(policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}), true},
+	{"sharded-sliding-counter-exact", sharded(policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}), true},
+	{"sharded-sliding-buckets-k6", sharded(policies.SlidingBuckets, policies.Params{Buckets: 6}), true},
+	{"sharded-token-bucket", sharded(policies.TokenBucket, policies.Params{}), true},
+	{"sharded-gcra", sharded(policies.GCRA, policies.Params{}), true},
 }
 
-func subjectNames() []string {
+// subjectNames lists every subject, or only those run by default.
+func subjectNames(all bool) []string {
 	var names []string
 	for _, s := range allSubjects {
-		names = append(names, s.name)
+		if all || !s.extra {
+			names = append(names, s.name)
+		}
 	}
 	return names
 }
@@ -147,10 +182,12 @@ func parse(args []string) (options, error) {
 	fs.SetOutput(io.Discard)
 	o := options{}
 	fs.IntVar(&o.keys, "keys", 1_000_000, "distinct keys, drawn uniformly")
+	fs.BoolVar(&o.pingPong, "pingpong", false, "instead, measure what handing one cache line between two processors costs")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds; the table gives medians")
 	fs.DurationVar(&o.duration, "d", time.Second, "wall time of one measurement")
 	procs := fs.String("procs", "1,2", "comma-separated processor counts (GOMAXPROCS and goroutines)")
-	subjects := fs.String("subjects", strings.Join(subjectNames(), ","), "comma-separated subjects")
+	subjects := fs.String("subjects", strings.Join(subjectNames(false), ","),
+		"comma-separated subjects, of "+strings.Join(subjectNames(true), ","))
 	if err := fs.Parse(args); err != nil {
 		return o, usageError{err}
 	}
@@ -177,8 +214,8 @@ func parse(args []string) (options, error) {
 	}
 	for f := range strings.SplitSeq(*subjects, ",") {
 		f = strings.TrimSpace(f)
-		if !slices.Contains(subjectNames(), f) {
-			return o, usageError{fmt.Errorf("-subjects: unknown subject %q (want some of %s)", f, strings.Join(subjectNames(), ","))}
+		if !slices.Contains(subjectNames(true), f) {
+			return o, usageError{fmt.Errorf("-subjects: unknown subject %q (want some of %s)", f, strings.Join(subjectNames(true), ","))}
 		}
 		if !slices.Contains(o.subjects, f) {
 			o.subjects = append(o.subjects, f)
@@ -244,6 +281,10 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.pingPong {
+		reportPingPong(out, o.rounds, pingPongHandoffs)
+		return nil
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	keys := make([]uint64, o.keys)
 	for i := range keys {
@@ -280,6 +321,53 @@ func run(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "load average after: %s\n\n", loadAverage())
 	report(out, o, samples)
 	return nil
+}
+
+// pingPongHandoffs is how many times one round hands the line over.
+const pingPongHandoffs = 1 << 21
+
+// pingPong is the wall time of one handoff of a cache line between two
+// goroutines at GOMAXPROCS 2: they take turns adding one to a counter,
+// each spinning until the other has added its one, so every addition
+// first brings the line over from the other processor's cache. It is
+// what a decision pays for writing a line the other processor wrote last,
+// such as a shared lock.
+func pingPong(handoffs int64) (perHandoff time.Duration, cpus float64) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var counter atomic.Int64
+	var wg sync.WaitGroup
+	cpu0 := processCPU()
+	start := time.Now()
+	for parity := range int64(2) {
+		wg.Go(func() {
+			for v := parity; v < handoffs; v += 2 {
+				for counter.Load() != v {
+					// spin: yielding would measure the scheduler, not the line
+				}
+				counter.Store(v + 1)
+			}
+		})
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	return wall / time.Duration(handoffs), (processCPU() - cpu0).Seconds() / wall.Seconds()
+}
+
+// reportPingPong prints the median handoff over the rounds.
+func reportPingPong(out io.Writer, rounds int, handoffs int64) {
+	fmt.Fprintf(out, "pingpong: %d rounds of %d handoffs of one cache line between 2 goroutines at GOMAXPROCS 2; machine: %d CPUs\n",
+		rounds, handoffs, runtime.NumCPU())
+	fmt.Fprintf(out, "load average before: %s\n", loadAverage())
+	var ns, cpus []float64
+	for range rounds {
+		d, c := pingPong(handoffs)
+		ns, cpus = append(ns, float64(d.Nanoseconds())), append(cpus, c)
+	}
+	fmt.Fprintf(out, "load average after: %s\n", loadAverage())
+	fmt.Fprintf(out, "median %.0f ns per handoff (rounds: %v), cpus %.2f\n", summary.Median(ns), ns, summary.Median(cpus))
+	if summary.Median(cpus) < 1.8 {
+		fmt.Fprintf(out, "warning: the two goroutines did not have two processors to themselves (cpus under 1.8): a handoff then waits for the scheduler and the figure is not the line's\n")
+	}
 }
 
 // report prints, per subject and processor count, the median decisions per

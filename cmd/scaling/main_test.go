@@ -69,3 +69,14 @@ func TestRunPrintsEverySubjectAndProcessorCount(t *testing.T) {
 		t.Errorf("output lacks the load average:\n%s", out.String())
 	}
 }
+
+// TestPingPongReportsAHandoff: the two goroutines finish (each waits for
+// the other, so a broken alternation would hang) and the report gives the
+// time per handoff.
+func TestPingPongReportsAHandoff(t *testing.T) {
+	var out bytes.Buffer
+	reportPingPong(&out, 2, 2000)
+	if !strings.Contains(out.String(), "ns per handoff") {
+		t.Errorf("-pingpong output lacks the handoff time:\n%s", out.String())
+	}
+}
