@@ -46,8 +46,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	readme := fs.String("readme", "", "replace the tables between the benchreport markers in this Markdown file instead of printing them")
 	note := fs.String("note", "", "a sentence added to the opening paragraph, e.g. the machine's load")
-	if err := fs.Parse(args); err != nil {
-		return usageError{fmt.Errorf("%w (usage: benchreport [-readme FILE] [-note TEXT] [BENCH-OUTPUT])", err)}
+	const usage = "usage: benchreport [-readme FILE] [-note TEXT] [BENCH-OUTPUT]"
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "%s\n\nTurn one `go test -bench` run of ./policies into the README's speed tables and goal lines.\n\nflags:\n", usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return nil
+	} else if err != nil {
+		return usageError{fmt.Errorf("%w (%s)", err, usage)}
 	}
 	if fs.NArg() > 1 {
 		return usageError{fmt.Errorf("give one benchmark output file, not %d", fs.NArg())}

@@ -349,3 +349,17 @@ func TestReadmeSplice(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpIsAnAnswer: -h prints the flags and succeeds instead of being a
+// usage error.
+func TestHelpIsAnAnswer(t *testing.T) {
+	var out strings.Builder
+	if err := run([]string{"-h"}, strings.NewReader(""), &out); err != nil {
+		t.Fatalf("run -h = %v, want nil", err)
+	}
+	for _, flag := range []string{"-readme", "-note"} {
+		if !strings.Contains(out.String(), flag) {
+			t.Errorf("-h output lacks %s:\n%s", flag, out.String())
+		}
+	}
+}

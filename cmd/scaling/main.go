@@ -177,6 +177,12 @@ func subjectNames(all bool) []string {
 	return names
 }
 
+// helpRequested is parse's answer to -h: the usage text, which run
+// prints as the answer rather than as an error.
+type helpRequested string
+
+func (h helpRequested) Error() string { return string(h) }
+
 func parse(args []string) (options, error) {
 	fs := flag.NewFlagSet("scaling", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -188,7 +194,13 @@ func parse(args []string) (options, error) {
 	procs := fs.String("procs", "1,2", "comma-separated processor counts (GOMAXPROCS and goroutines)")
 	subjects := fs.String("subjects", strings.Join(subjectNames(false), ","),
 		"comma-separated subjects, of "+strings.Join(subjectNames(true), ","))
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		var b strings.Builder
+		b.WriteString("usage: scaling [flags]\n\nDecisions a second of the concurrent policies at 1 and 2 processors, or (-pingpong) the cost of handing a cache line between two.\n\nflags:\n")
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+		return o, helpRequested(b.String())
+	} else if err != nil {
 		return o, usageError{err}
 	}
 	if fs.NArg() > 0 {
@@ -278,6 +290,10 @@ func loadAverage() string { return procstat.LoadAverage() }
 
 func run(args []string, out io.Writer) error {
 	o, err := parse(args)
+	if help, ok := err.(helpRequested); ok {
+		_, err := io.WriteString(out, string(help))
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -80,3 +80,17 @@ func TestPingPongReportsAHandoff(t *testing.T) {
 		t.Errorf("-pingpong output lacks the handoff time:\n%s", out.String())
 	}
 }
+
+// TestHelpIsAnAnswer: -h prints every flag and succeeds, where it used to
+// print "flag: help requested" and exit 2.
+func TestHelpIsAnAnswer(t *testing.T) {
+	var out strings.Builder
+	if err := run([]string{"-h"}, &out); err != nil {
+		t.Fatalf("run -h = %v, want nil", err)
+	}
+	for _, flag := range []string{"-pingpong", "-procs", "-subjects", "-keys"} {
+		if !strings.Contains(out.String(), flag) {
+			t.Errorf("-h output lacks %s:\n%s", flag, out.String())
+		}
+	}
+}
