@@ -263,9 +263,8 @@ func (p plot) PrevWeight() (x, w, labelX, label string, ok bool) {
 		return "", "", "", "", false
 	}
 	left := p.State.WindowStart - start // ms of the previous window still counted
-	weight := float64(left) / float64(p.Params.WindowMs)
-	return num(x0), num(x1 - x0), num((x0 + x1) / 2),
-		fmt.Sprintf("%d × %s", p.State.Previous, strconv.FormatFloat(weight, 'f', 2, 64)), true
+	weight := policies.Fraction{Num: left, Den: p.Params.WindowMs}
+	return num(x0), num(x1 - x0), num((x0 + x1) / 2), explain.Weighted(p.State.Previous, weight), true
 }
 
 // LogTicks draws the sliding log's timestamps inside the look-back as one

@@ -2,6 +2,7 @@ package lane
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -188,6 +189,42 @@ func TestAskedLaneStatesNothingThePolicyHolds(t *testing.T) {
 		}
 		if got := doc.Find("g.mark").Length(); got != len(l.Marks) {
 			t.Errorf("%s: %d marks drawn, want all %d", l.Label, got, len(l.Marks))
+		}
+	}
+}
+
+// viewOf replays a lesson's scenario file in a playground session with
+// the clock at now.
+func viewOf(t *testing.T, file string, now int64) play.View {
+	t.Helper()
+	data, err := os.ReadFile("../../lessons/scenarios/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := play.NewSession("lane-test", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Jump(now); err != nil {
+		t.Fatal(err)
+	}
+	return sess.View()
+}
+
+// TestPreviousWeightIsExact: lesson 3's floor vector, five admitted in the
+// second from 0 s and the clock 1 ms into the next. The previous window
+// counts at 999/1000, which floors to 4: a label rounded to "5 × 1.00"
+// reads as a carried 5, the opposite of the example's point.
+func TestPreviousWeightIsExact(t *testing.T) {
+	v := viewOf(t, "floor-vector.json", 1001)
+	for _, l := range v.Lanes {
+		got := render(t, FromView(v, l), Options{}).Find("text.prev-weight-label").Text()
+		if got != "5 × 999/1000" {
+			t.Errorf("%s: the previous window is labelled %q, want 5 × 999/1000", l.Label, got)
 		}
 	}
 }
