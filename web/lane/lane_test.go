@@ -2,9 +2,12 @@ package lane
 
 import (
 	"context"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -193,9 +196,9 @@ func TestAskedLaneStatesNothingThePolicyHolds(t *testing.T) {
 	}
 }
 
-// viewOf replays a lesson's scenario file in a playground session with
-// the clock at now.
-func viewOf(t *testing.T, file string, now int64) play.View {
+// viewOf replays a lesson's scenario file, changed by the edits, in a
+// playground session with the clock at now.
+func viewOf(t *testing.T, file string, now int64, edits ...func(*scenario.Scenario)) play.View {
 	t.Helper()
 	data, err := os.ReadFile("../../lessons/scenarios/" + file)
 	if err != nil {
@@ -204,6 +207,9 @@ func viewOf(t *testing.T, file string, now int64) play.View {
 	sc, err := scenario.Parse(data)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, edit := range edits {
+		edit(&sc)
 	}
 	sess, err := play.NewSession("lane-test", sc)
 	if err != nil {
@@ -226,5 +232,64 @@ func TestPreviousWeightIsExact(t *testing.T) {
 		if got != "5 × 999/1000" {
 			t.Errorf("%s: the previous window is labelled %q, want 5 × 999/1000", l.Label, got)
 		}
+	}
+}
+
+// The widths, in viewBox units, lanes are drawn at: the smallest, a
+// room's phone, a presentation lane (110 high), a lesson's, the default,
+// and a wide presentation of seven lanes.
+var laneWidths = []int{MinWidth, 360, 528, 560, DefaultWidth, 847}
+
+// labelBox is the x-range a band label's text takes, judged independently
+// of the renderer: bold digits and "/" are at most about 0.6 em wide in
+// the fonts app.css names, and a projector draws lane text at 16 px.
+func labelBox(s *goquery.Selection) (lo, hi float64, err error) {
+	x, err := strconv.ParseFloat(s.AttrOr("x", ""), 64)
+	half := float64(utf8.RuneCountInString(s.Text())) * 0.6 * 16 / 2
+	return x - half, x + half, err
+}
+
+// TestWindowLabelsDoNotOverlap: lesson 4's per-second counter over the
+// 18 s of the stacking attack, thirteen one-second windows in about 500
+// units, ran its labels together ("10/1010/1010/10…"). At every width the
+// labels keep apart, some are still drawn, and every window's count stays
+// available as its block's title.
+func TestWindowLabelsDoNotOverlap(t *testing.T) {
+	// As lesson 4 draws the stack's first lane: alone, replayed with the
+	// longest window as the scenario's, so that the span starts at 0 s.
+	v := viewOf(t, "stacking.json", 12_500, func(s *scenario.Scenario) {
+		s.Policies = s.Policies[:1]
+		s.Policies[0].Limit, s.Policies[0].WindowMs = s.Limit, s.WindowMs
+		s.WindowMs = 60_000
+	})
+	in := FromView(v, v.Lanes[0])
+	for _, width := range laneWidths {
+		doc := render(t, in, Options{Width: width, From: 0, To: 18_000})
+		labels := doc.Find("text.band-label")
+		if labels.Length() == 0 {
+			t.Errorf("width %d: no window is labelled", width)
+		}
+		prevHi, prev := math.Inf(-1), ""
+		labels.Each(func(_ int, s *goquery.Selection) {
+			lo, hi, err := labelBox(s)
+			if err != nil {
+				t.Fatalf("width %d: label %q: %v", width, s.Text(), err)
+			}
+			if lo < prevHi {
+				t.Errorf("width %d: label %q at %.1f–%.1f overlaps %q, which ends at %.1f", width, s.Text(), lo, hi, prev, prevHi)
+			}
+			prevHi, prev = hi, s.Text()
+		})
+		bands := doc.Find("rect.band")
+		if bands.Length() != len(in.Windows) {
+			t.Fatalf("width %d: %d windows drawn, want %d", width, bands.Length(), len(in.Windows))
+		}
+		bands.Each(func(i int, s *goquery.Selection) {
+			w := in.Windows[i]
+			want := explain.WindowCount(w.Start, w.End, w.Admitted, in.Params.Limit)
+			if got := s.Find("title").Text(); got != want {
+				t.Errorf("width %d: window %d's title is %q, want %q", width, i, got, want)
+			}
+		})
 	}
 }
