@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/play"
@@ -219,10 +219,19 @@ type BandRect struct {
 const labelSize = 16
 
 // labelWidth is a generous width for a window label in viewBox units. The
-// renderer cannot measure text; the labels are digits, "/" and "?", none
-// wider than about 0.6 em in the bold sans-serif fonts app.css names.
+// renderer cannot measure text; the labels are digits, "/" and "?", and
+// the widest bold sans-serif app.css can fall back to (DejaVu Sans Bold,
+// on Linux) draws a digit 0.7 em wide and the others narrower.
 func labelWidth(label string) float64 {
-	return float64(utf8.RuneCountInString(label)) * 0.65 * labelSize
+	ems := 0.0
+	for _, r := range label {
+		if unicode.IsDigit(r) {
+			ems += 0.7
+		} else {
+			ems += 0.6
+		}
+	}
+	return ems * labelSize
 }
 
 // labelGap is the least space left between two window labels.

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -240,13 +239,24 @@ func TestPreviousWeightIsExact(t *testing.T) {
 // and a wide presentation of seven lanes.
 var laneWidths = []int{MinWidth, 360, 528, 560, DefaultWidth, 847}
 
-// labelBox is the x-range a band label's text takes, judged independently
-// of the renderer: bold digits and "/" are at most about 0.6 em wide in
-// the fonts app.css names, and a projector draws lane text at 16 px.
+// labelBox is the x-range a band label's text takes at the projector's
+// 16 px, measured from the font rather than the renderer's estimate:
+// DejaVu Sans Bold (the widest bold sans-serif app.css can fall back to)
+// draws a digit 0.696 em wide, "/" 0.365 em and "?" 0.580 em.
 func labelBox(s *goquery.Selection) (lo, hi float64, err error) {
 	x, err := strconv.ParseFloat(s.AttrOr("x", ""), 64)
-	half := float64(utf8.RuneCountInString(s.Text())) * 0.6 * 16 / 2
-	return x - half, x + half, err
+	ems := 0.0
+	for _, r := range s.Text() {
+		switch r {
+		case '/':
+			ems += 0.365
+		case '?':
+			ems += 0.580
+		default:
+			ems += 0.696
+		}
+	}
+	return x - ems*16/2, x + ems*16/2, err
 }
 
 // TestWindowLabelsDoNotOverlap: lesson 4's per-second counter over the
