@@ -108,3 +108,20 @@ func TestHeadersOfARefusal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "HTTP/1.1 429 Too Many Requests\nRetry-After: 5\nRateLimit-Policy: \"sliding-log\";q=5;w=30\nRateLimit: \"sliding-log\";r=0;t=5", got)
 }
+
+func TestWeightedIsExact(t *testing.T) {
+	for _, tt := range []struct {
+		count  int64
+		weight policies.Fraction
+		want   string
+	}{
+		{5, policies.Fraction{Num: 999, Den: 1000}, "5 × 999/1000"},
+		{5, policies.Fraction{Num: 20_000, Den: 30_000}, "5 × 2/3"},
+		{4, policies.Fraction{Num: 1000, Den: 1000}, "4 × 1"},
+		{3, policies.Fraction{Num: 0, Den: 1000}, "3 × 0"},
+	} {
+		if got := Weighted(tt.count, tt.weight); got != tt.want {
+			t.Errorf("Weighted(%d, %v) = %q, want %q", tt.count, tt.weight, got, tt.want)
+		}
+	}
+}

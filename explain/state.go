@@ -117,6 +117,20 @@ func LegendWhileAsked(policy string) string {
 	return ""
 }
 
+// WindowCount is a drawn window's count in words, for its block's title
+// when the short label ("10/10") does not fit: "window from 3 s to 4 s:
+// 10 of 10 permits admitted".
+func WindowCount(start, end, admitted, limit int64) string {
+	return fmt.Sprintf("window from %s to %s: %d of %d permits admitted", scenario.FormatMs(start), scenario.FormatMs(end), admitted, limit)
+}
+
+// WindowOpenWhileAsked stands for WindowCount while a workshop room's
+// question is open and the window has not ended by it: its count is what
+// the policy holds, which may be the answer.
+func WindowOpenWhileAsked(start, end int64) string {
+	return fmt.Sprintf("window from %s to %s: still open at the question, its count hidden", scenario.FormatMs(start), scenario.FormatMs(end))
+}
+
 // DrawsWindows reports whether a lane of the policy shows its
 // epoch-aligned windows, with the permits admitted in each.
 func DrawsWindows(policy string) bool {

@@ -25,7 +25,7 @@ func Working(p Policy, d scenario.Decision) string {
 	case policies.SlidingLog:
 		return fmt.Sprintf("%d in (%s, %s]; %d + %d against %d", t.Count, scenario.FormatMs(d.Detail.At-w), scenario.FormatMs(d.Detail.At), t.Count, cost, capacity)
 	case policies.SlidingCounter:
-		weighted := fmt.Sprintf("%d × %s", t.Previous, policies.Fraction{Num: w - t.Elapsed, Den: w}.Reduced())
+		weighted := Weighted(t.Previous, policies.Fraction{Num: w - t.Elapsed, Den: w})
 		if p.Params.Arithmetic != policies.Exact {
 			weighted = "⌊" + weighted + "⌋" // so that ⌊5 × 9/10⌋ = 4 does not read as a slip
 		}
@@ -41,6 +41,14 @@ func Working(p Policy, d scenario.Decision) string {
 		return fmt.Sprintf("TAT %s; %s of %d in use; + %d", Instant(t.TAT), est, capacity, cost)
 	}
 	return "estimate " + est
+}
+
+// Weighted is a previous window's count at the weight the sliding
+// counter still gives it, exactly: "5 × 999/1000". A weight rounded to a
+// few decimals can read as a whole one (0.999 as 1.00), which hides the
+// very thing floor arithmetic turns on.
+func Weighted(count int64, weight policies.Fraction) string {
+	return fmt.Sprintf("%d × %s", count, weight.Reduced())
 }
 
 // cell describes one decision in a few words for the simulate table: the

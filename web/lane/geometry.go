@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/play"
@@ -205,15 +206,46 @@ func (p plot) Ticks() []Tick {
 // NowX is where the clock's line goes.
 func (p plot) NowX() string { return num(p.X(p.Now)) }
 
-// BandRect is one drawn window.
+// BandRect is one drawn window. Label is empty when the window is too
+// narrow for it beside its neighbours' labels; Title says the same in
+// words, for every window.
 type BandRect struct {
-	X, W, LabelX, Label, Class string
+	X, W, LabelX, Label, Title, Class string
 }
 
+// labelSize is the largest size, in viewBox units, a stylesheet draws a
+// lane's text at (present.css on a projector; lane.css draws 11): window
+// labels are spaced for it, so that they keep apart on every page.
+const labelSize = 16
+
+// labelWidth is a generous width for a window label in viewBox units. The
+// renderer cannot measure text; the labels are digits, "/" and "?", and
+// the widest bold sans-serif app.css can fall back to (DejaVu Sans Bold,
+// on Linux) draws a digit 0.7 em wide and the others narrower.
+func labelWidth(label string) float64 {
+	ems := 0.0
+	for _, r := range label {
+		if unicode.IsDigit(r) {
+			ems += 0.7
+		} else {
+			ems += 0.6
+		}
+	}
+	return ems * labelSize
+}
+
+// labelGap is the least space left between two window labels.
+const labelGap = labelSize / 2
+
 // Bands are the windows of fixed-window and sliding-counter, each labelled
-// with the permits admitted in it.
+// with the permits admitted in it. Where windows are narrower than their
+// labels, only every n-th window (counting from the epoch, so a label
+// stays on its window as the clock moves) is labelled.
 func (p plot) Bands() []BandRect {
 	var out []BandRect
+	var starts []int64
+	var centres []float64
+	widest := 0.0
 	for i, b := range p.Windows {
 		x0 := max(p.X(b.Start), p.left)
 		x1 := min(p.X(b.End), p.right)
@@ -225,15 +257,49 @@ func (p plot) Bands() []BandRect {
 			class = "band band-odd"
 		}
 		label := fmt.Sprintf("%d/%d", b.Admitted, p.Params.Limit)
+		title := explain.WindowCount(b.Start, b.End, b.Admitted, p.Params.Limit)
 		if p.opts.Asked && b.End > p.opts.Cut {
 			// A window still open at the question counts what the policy
 			// holds (fixed-window's count is its label).
 			label = fmt.Sprintf("?/%d", p.Params.Limit)
+			title = explain.WindowOpenWhileAsked(b.Start, b.End)
 		}
+		widest = max(widest, labelWidth(label))
+		starts, centres = append(starts, b.Start), append(centres, (x0+x1)/2)
 		out = append(out, BandRect{X: num(x0), W: num(x1 - x0), LabelX: num((x0 + x1) / 2),
-			Label: label, Class: class})
+			Label: label, Title: title, Class: class})
 	}
+	p.thinLabels(out, starts, centres, widest)
 	return out
+}
+
+// thinLabels clears the labels of bands that leave no room for them: all
+// but every n-th window's, n the fewest windows as wide as the widest
+// label, and then any (a window clipped at the plot's edge) that would
+// still come too close to the label before it. starts and centres are
+// each band's window start and label position.
+func (p plot) thinLabels(bands []BandRect, starts []int64, centres []float64, widest float64) {
+	w := p.Params.WindowMs
+	across := p.X(p.from+w) - p.X(p.from)
+	if w <= 0 || across <= 0 {
+		return
+	}
+	every := max(int64(math.Ceil((widest+labelGap)/across)), 1)
+	end := math.Inf(-1)
+	for i := range bands {
+		half := labelWidth(bands[i].Label) / 2
+		// Counted in windows from the epoch (floored, for a span before
+		// it), so that a label stays on its window as the clock moves.
+		n := starts[i] / w
+		if starts[i]%w < 0 {
+			n--
+		}
+		if (n%every+every)%every != 0 || centres[i]-half < end+labelGap {
+			bands[i].Label = ""
+			continue
+		}
+		end = centres[i] + half
+	}
 }
 
 // LookBack is the sliding log's window (now − window, now], when drawn.
@@ -263,9 +329,8 @@ func (p plot) PrevWeight() (x, w, labelX, label string, ok bool) {
 		return "", "", "", "", false
 	}
 	left := p.State.WindowStart - start // ms of the previous window still counted
-	weight := float64(left) / float64(p.Params.WindowMs)
-	return num(x0), num(x1 - x0), num((x0 + x1) / 2),
-		fmt.Sprintf("%d × %s", p.State.Previous, strconv.FormatFloat(weight, 'f', 2, 64)), true
+	weight := policies.Fraction{Num: left, Den: p.Params.WindowMs}
+	return num(x0), num(x1 - x0), num((x0 + x1) / 2), explain.Weighted(p.State.Previous, weight), true
 }
 
 // LogTicks draws the sliding log's timestamps inside the look-back as one

@@ -2,6 +2,9 @@ package lane
 
 import (
 	"context"
+	"math"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,5 +192,114 @@ func TestAskedLaneStatesNothingThePolicyHolds(t *testing.T) {
 		if got := doc.Find("g.mark").Length(); got != len(l.Marks) {
 			t.Errorf("%s: %d marks drawn, want all %d", l.Label, got, len(l.Marks))
 		}
+	}
+}
+
+// viewOf replays a lesson's scenario file, changed by the edits, in a
+// playground session with the clock at now.
+func viewOf(t *testing.T, file string, now int64, edits ...func(*scenario.Scenario)) play.View {
+	t.Helper()
+	data, err := os.ReadFile("../../lessons/scenarios/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, edit := range edits {
+		edit(&sc)
+	}
+	sess, err := play.NewSession("lane-test", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Jump(now); err != nil {
+		t.Fatal(err)
+	}
+	return sess.View()
+}
+
+// TestPreviousWeightIsExact: lesson 3's floor vector, five admitted in the
+// second from 0 s and the clock 1 ms into the next. The previous window
+// counts at 999/1000, which floors to 4: a label rounded to "5 × 1.00"
+// reads as a carried 5, the opposite of the example's point.
+func TestPreviousWeightIsExact(t *testing.T) {
+	v := viewOf(t, "floor-vector.json", 1001)
+	for _, l := range v.Lanes {
+		got := render(t, FromView(v, l), Options{}).Find("text.prev-weight-label").Text()
+		if got != "5 × 999/1000" {
+			t.Errorf("%s: the previous window is labelled %q, want 5 × 999/1000", l.Label, got)
+		}
+	}
+}
+
+// The widths, in viewBox units, lanes are drawn at: the smallest, a
+// room's phone, a presentation lane (110 high), a lesson's, the default,
+// and a wide presentation of seven lanes.
+var laneWidths = []int{MinWidth, 360, 528, 560, DefaultWidth, 847}
+
+// labelBox is the x-range a band label's text takes at the projector's
+// 16 px, measured from the font rather than the renderer's estimate:
+// DejaVu Sans Bold (the widest bold sans-serif app.css can fall back to)
+// draws a digit 0.696 em wide, "/" 0.365 em and "?" 0.580 em.
+func labelBox(s *goquery.Selection) (lo, hi float64, err error) {
+	x, err := strconv.ParseFloat(s.AttrOr("x", ""), 64)
+	ems := 0.0
+	for _, r := range s.Text() {
+		switch r {
+		case '/':
+			ems += 0.365
+		case '?':
+			ems += 0.580
+		default:
+			ems += 0.696
+		}
+	}
+	return x - ems*16/2, x + ems*16/2, err
+}
+
+// TestWindowLabelsDoNotOverlap: lesson 4's per-second counter over the
+// 18 s of the stacking attack, thirteen one-second windows in about 500
+// units, ran its labels together ("10/1010/1010/10…"). At every width the
+// labels keep apart, some are still drawn, and every window's count stays
+// available as its block's title.
+func TestWindowLabelsDoNotOverlap(t *testing.T) {
+	// As lesson 4 draws the stack's first lane: alone, replayed with the
+	// longest window as the scenario's, so that the span starts at 0 s.
+	v := viewOf(t, "stacking.json", 12_500, func(s *scenario.Scenario) {
+		s.Policies = s.Policies[:1]
+		s.Policies[0].Limit, s.Policies[0].WindowMs = s.Limit, s.WindowMs
+		s.WindowMs = 60_000
+	})
+	in := FromView(v, v.Lanes[0])
+	for _, width := range laneWidths {
+		doc := render(t, in, Options{Width: width, From: 0, To: 18_000})
+		labels := doc.Find("text.band-label")
+		if labels.Length() == 0 {
+			t.Errorf("width %d: no window is labelled", width)
+		}
+		prevHi, prev := math.Inf(-1), ""
+		labels.Each(func(_ int, s *goquery.Selection) {
+			lo, hi, err := labelBox(s)
+			if err != nil {
+				t.Fatalf("width %d: label %q: %v", width, s.Text(), err)
+			}
+			if lo < prevHi {
+				t.Errorf("width %d: label %q at %.1f–%.1f overlaps %q, which ends at %.1f", width, s.Text(), lo, hi, prev, prevHi)
+			}
+			prevHi, prev = hi, s.Text()
+		})
+		bands := doc.Find("rect.band")
+		if bands.Length() != len(in.Windows) {
+			t.Fatalf("width %d: %d windows drawn, want %d", width, bands.Length(), len(in.Windows))
+		}
+		bands.Each(func(i int, s *goquery.Selection) {
+			w := in.Windows[i]
+			want := explain.WindowCount(w.Start, w.End, w.Admitted, in.Params.Limit)
+			if got := s.Find("title").Text(); got != want {
+				t.Errorf("width %d: window %d's title is %q, want %q", width, i, got, want)
+			}
+		})
 	}
 }
