@@ -304,14 +304,17 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 		out.Steps = append(out.Steps, templates.Step{At: st.When(), Policy: st.Policy, Outcome: st.Outcome, Working: st.Working, Note: st.Note})
 	}
 	// The playground opens the same scenario, with the policies asked about
-	// and the request the question is about.
+	// and the request the question is about. It has no stacked mode: it
+	// would run a stack's limits side by side, each fed every request, the
+	// very thing the question is not about, so a stack gets no link.
+	if e.Ask == exercises.AskStack {
+		return out
+	}
 	s := in.Scenario
-	if e.Ask != exercises.AskStack { // a stack is the scenario's own lanes
-		s.Policies = nil
-		for _, lane := range e.Lanes() {
-			if spec, err := scenario.ParsePolicyRef(lane); err == nil {
-				s.Policies = append(s.Policies, spec)
-			}
+	s.Policies = nil
+	for _, lane := range e.Lanes() {
+		if spec, err := scenario.ParsePolicyRef(lane); err == nil {
+			s.Policies = append(s.Policies, spec)
 		}
 	}
 	if !e.WholeScenario() {

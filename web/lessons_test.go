@@ -177,3 +177,34 @@ func TestExercisePageWording(t *testing.T) {
 		t.Errorf("hint %q: want one whose examples are not the answer, 36 s", hint)
 	}
 }
+
+// The playground has no stacked mode, so a stack question's feedback does
+// not offer to open it there (it would run the limits side by side, each
+// fed every request); other questions keep the link.
+func TestStackFeedbackHasNoPlaygroundLink(t *testing.T) {
+	base := lessonsSite(t)
+	for _, tt := range []struct {
+		id   string
+		form url.Values
+		link bool
+	}{
+		{"stack-count", url.Values{"answer": {"3"}}, false},
+		{"try-it-2-exact", url.Values{"answer": {"36"}}, true},
+	} {
+		res, err := http.PostForm(base+"/exercises/"+tt.id, tt.form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != 200 || doc.Find(`[data-testid="feedback"]`).Length() == 0 {
+			t.Fatalf("POST %s: status %d, feedback %d", tt.id, res.StatusCode, doc.Find(`[data-testid="feedback"]`).Length())
+		}
+		if got := doc.Find(`[data-testid="open-in-playground"]`).Length() > 0; got != tt.link {
+			t.Errorf("%s: playground link = %v, want %v", tt.id, got, tt.link)
+		}
+	}
+}
