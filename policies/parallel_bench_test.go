@@ -59,6 +59,12 @@ func parallelSubjects(b *testing.B, w benchWorkload) {
 			})
 		}, func(c *Concurrent, k Key, now int64) bool { return c.Allow(k, now, 1).Allowed })
 	}
+	// The floor under every subject: a map lookup and nothing else. Only
+	// reads, so no lock is needed (Go's map allows concurrent readers) and
+	// nothing is decided: what a decision costs beyond finding its key.
+	runParallel(b, "map-lookup", w, func(b *testing.B) (map[Key]uint64, benchHeap) {
+		return fillMap(b, w.keys)
+	}, func(m map[Key]uint64, k Key, _ int64) bool { return m[k]&1 == 0 })
 	type lockedMap struct {
 		mu sync.Mutex
 		m  *mapFixedWindow

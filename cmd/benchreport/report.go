@@ -15,7 +15,7 @@ import (
 //	BenchmarkDecide/{hot,uniform,zipf}/{map-lookup,map-fixed-window,x-time-rate}
 //	BenchmarkDecide/{hot,uniform,zipf}/<policy>.{Allow,Decide}
 //	BenchmarkDecideDependent/{map-lookup,map-fixed-window,<policy>}
-//	BenchmarkDecideParallel{,Hot,Zipf}/{<policy>,map-fixed-window-mutex,x-time-rate-mutex-map,x-time-rate-sync-map}
+//	BenchmarkDecideParallel{,Hot,Zipf}/{<policy>,map-lookup,map-fixed-window-mutex,x-time-rate-mutex-map,x-time-rate-sync-map}
 //
 // where <policy> is a label of benchPolicies. A parallel subject the report
 // does not know is listed under its own name, so a new one shows up
@@ -289,6 +289,7 @@ func parallelSubjects(r *benchRun, prefix string) []row {
 		known = append(known, row{pol.title, []string{pol.label}})
 	}
 	known = append(known,
+		row{"bare `map[uint64]uint64` lookup (reads only, no lock)", []string{mapLookup}},
 		row{"map fixed window under a mutex", []string{mapMutex}},
 		row{"**x/time/rate, map under a mutex**", []string{rateMutexMap}},
 		row{"x/time/rate, `sync.Map`", []string{rateSyncMap}},
