@@ -207,6 +207,12 @@ func (st *renderState) linkQuery(pairs ...string) url.Values {
 	for k, vs := range st.in {
 		q[k] = slices.Clone(vs)
 	}
+	// The open examples as the page reads them: each once, at most
+	// maxOpen, however many a crafted link repeated (200 made every step
+	// link on the page carry all 200, and the page twice its size).
+	if open := st.pageOpen(); len(open) > 0 {
+		q[openParam] = open
+	}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		q.Set(pairs[i], pairs[i+1])
 	}

@@ -158,20 +158,6 @@ func (lib *Library) Predictions(l *Lesson) ([]*Prediction, error) {
 	return out, nil
 }
 
-// Prediction returns the lesson's prediction with the id, or nil.
-func (lib *Library) Prediction(l *Lesson, id string) (*Prediction, error) {
-	ps, err := lib.Predictions(l)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range ps {
-		if p.ID == id {
-			return p, nil
-		}
-	}
-	return nil, nil
-}
-
 // PredictionURL is where a prediction is checked.
 func PredictionURL(slug, id string) string { return "/lessons/" + slug + "/predictions/" + id }
 

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -196,5 +197,49 @@ func TestOnlyTheExampleAVisitorWasInStaysOpen(t *testing.T) {
 	next2, _ := doc.Find("#lanes-2-first").Attr("href")
 	if q, _ := url.ParseQuery(strings.TrimPrefix(strings.SplitN(next2, "#", 2)[0], "?")); !slices.Equal(q["open"], []string{"car-40"}) {
 		t.Errorf("the second lanes' Start link %q carries open=%v, want [car-40]", next2, q["open"])
+	}
+}
+
+// A crafted link naming the same example hundreds of times, or hundreds of
+// examples, does not make every step link on the page carry them all: the
+// page's links hold its open values each once, at most maxOpen.
+func TestLinksCarryAtMostMaxOpenExamples(t *testing.T) {
+	lib, l := predictLib(t, carPark35+
+		"\n```lanes\n"+`{"caption": "first", "scenario": "car-park", "policies": ["sliding-counter/exact"], "step": 3}`+"\n```\n\n```predict-end\n```\n")
+	in := url.Values{"open": {"car-35"}}
+	for i := range 200 {
+		in.Add("open", fmt.Sprintf("made-up-%d", i))
+		in.Add("open", "car-35")
+	}
+	r, err := lib.Render(l, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(r.HTML)
+	if n := strings.Count(html, "made-up-199"); n != 0 {
+		t.Errorf("the 200th made-up id appears %d times; only the first %d open values are kept", n, maxOpen)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := 0
+	doc.Find(`a[href*="open="]`).Each(func(_ int, a *goquery.Selection) {
+		links++
+		href, _ := a.Attr("href")
+		u, err := url.Parse(href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := u.Query()["open"]
+		if len(open) > maxOpen {
+			t.Errorf("link %.60s… carries %d open values, want at most %d", href, len(open), maxOpen)
+		}
+		if n := strings.Count(strings.Join(open, " "), "car-35"); n != 1 {
+			t.Errorf("link %.60s… names car-35 %d times, want once", href, n)
+		}
+	})
+	if links == 0 {
+		t.Fatal("no link with open= on the page: nothing was checked")
 	}
 }
