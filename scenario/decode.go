@@ -191,7 +191,10 @@ func Parse(data []byte) (Scenario, error) {
 		s.Requests = append(s.Requests, req)
 	}
 	if len(errs) >= maxDecodeErrors {
-		errs = append(errs[:maxDecodeErrors], stoppedReading)
+		// The checks below would read a document only partly read, and
+		// whatever they added would follow the entry that says reading
+		// stopped, which must come last.
+		return Scenario{}, append(errs[:maxDecodeErrors], stoppedReading)
 	}
 	if broken {
 		return Scenario{}, errs

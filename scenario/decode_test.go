@@ -220,4 +220,22 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 	require.ErrorAs(t, err, &errs)
 	require.Len(t, errs, maxDecodeErrors+1, "policies wrong everywhere are reported up to the same bound")
 	assert.Equal(t, stoppedReading, errs[maxDecodeErrors])
+
+	// Missing instants are counted by the reading, not as broken fields,
+	// so the checks that follow it must not add their errors after the
+	// stop: 25 requests without "at" and a limit of 0.
+	b.Reset()
+	b.WriteString(`{"limit": 0, "windowMs": 10, "requests": [`)
+	for i := range 25 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"key": "a"}`)
+	}
+	b.WriteString(`]}`)
+	_, err = Parse([]byte(b.String()))
+	require.ErrorAs(t, err, &errs)
+	require.NotEmpty(t, errs)
+	assert.Equal(t, stoppedReading, errs[len(errs)-1], "reading stopped is the last entry")
+	assert.Len(t, errs, maxDecodeErrors+1)
 }
