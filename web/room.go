@@ -471,6 +471,13 @@ func guardQuestion(rm *room.Room, sess *play.Session, action string) error {
 		}
 	case "preset":
 		why = "loading a preset would replace the requests it is about; reveal or close it first"
+	case "client/rename":
+		// Renaming rewrites the keys of requests already fired.
+		if q.Prior > 0 {
+			why = "renaming the client would change the requests it is about; reveal or close it first"
+		}
+	case "settings":
+		why = "changing the settings would change its answer; reveal or close it first"
 	}
 	if why == "" {
 		return nil

@@ -102,6 +102,8 @@ func TestRoomDriveDuringAQuestion(t *testing.T) {
 		{"/play/pattern", `{"cost":1,"pattern":"steady","patternCount":3,"patternSeconds":1}`, "firing at 0 s would add requests before it"},
 		{"/play/reset", `{}`, "reset would remove the requests it is about"},
 		{"/preset", `{"preset":"car-park"}`, "loading a preset would replace the requests it is about"},
+		{"/play/client/rename", `{"clientName":"bob"}`, "renaming the client would change the requests it is about"},
+		{"/play/settings", `{"limit":"6","windowSeconds":"30","useFixedWindow":true}`, "changing the settings would change its answer"},
 	} {
 		res := presenter.post("/room/"+id+tc.path, tc.body)
 		if res.status != http.StatusConflict {
