@@ -263,13 +263,9 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 				sse, done = h.s.NewSSE(w, r)
 				defer done()
 			} else {
-				// Datastar applies the events of a 400 too. The status
-				// goes out before the stream's headers, so this small
-				// reply is sent uncompressed, as the playground's are.
-				w.Header().Set("Content-Type", "text/event-stream")
-				w.Header().Set("Cache-Control", "no-store")
-				w.WriteHeader(status)
-				sse = datastar.NewSSE(w, r)
+				// Datastar applies the events of a 400 too; this small
+				// reply goes out uncompressed, as the rooms' refusals do.
+				sse = sseReply(w, r, status, fb.Problem)
 			}
 			if err := MergeComponent(sse, templates.FeedbackSlot(v)); err != nil {
 				h.s.Log().Warn("sending exercise feedback", slog.Any("error", err))

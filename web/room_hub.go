@@ -251,6 +251,10 @@ func (h *roomHub) end(ctx context.Context, why string) {
 	h.next = make(chan struct{})
 }
 
+// questionCut is the first instant an open question hides on every
+// screen: its own moment, or just after the clock if that is earlier.
+func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, now+1) }
+
 // shared is what every screen shows. While a question is open it must
 // give the answer away on no screen, in no form. The rule:
 //
@@ -271,9 +275,6 @@ func (h *roomHub) end(ctx context.Context, why string) {
 // asked, when not nil, keeps that replay from one call to the next (a
 // hub's renders, and the page loads of a room it follows), so a moving
 // clock continues it.
-// questionCut is the first instant an open question hides on every
-// screen: its own moment, or just after the clock if that is earlier.
-func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, now+1) }
 
 func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) templates.RoomShared {
 	v := sess.View()
