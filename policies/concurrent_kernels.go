@@ -48,7 +48,11 @@ func (c *sharedClock) load() windowClock {
 	return windowClock{width: c.width, start: i * c.width, index: i}
 }
 
-// keep publishes w's window if it is later than the one held.
+// keep publishes w's window if it is later than the one held. It never
+// goes back: one decision at a far-future instant leaves it there, and
+// every decision at the present then divides again (a cost, never a
+// wrong answer). A window clock that followed time back would be written
+// by decisions at both instants, the shared line this exists to avoid.
 func (c *sharedClock) keep(w windowClock) {
 	for {
 		i := c.index.Load()

@@ -207,7 +207,7 @@ func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
 }
 
 // decideOn is Decide on one key's state, shared with the concurrent form
-// (see fixedWindowPolicy.decideOn). It uses s.window and s.lastRetry.
+// (see fixedWindowPolicy.decideOn). It uses s.window and s.lastRefusal.
 func (s *slidingCounterPolicy) decideOn(st *slidingCounterState, now, cost int64, d *Decision) bool {
 	now = clampTime(now)
 	at, late := decideAt(now, st.latest)

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -89,7 +90,9 @@ type ringChunks struct {
 func (r *ringChunks) take(n int64) []int64 {
 	if int64(len(r.free)) < n {
 		per := max(1, chunkBytes/8/n) // rings a chunk holds
-		c := make([]int64, per*n)
+		// Sized as the allocator rounds it, so that held (and Stats'
+		// HeapBytes) is the memory taken, as sliding-log's chunks count it.
+		c := slices.Grow([]int64(nil), int(per*n))[:per*n]
 		r.held += int64(cap(c)) * 8
 		r.free = c
 	}

@@ -103,7 +103,8 @@ type follower struct {
 
 // runRoom starts a room from a /play session, opens o.followers cookie-less
 // phone streams of it as a browser would, plays the clock and fires a
-// request every o.fireEvery for o.duration, and reports action-to-event
+// request every o.fireEvery plus up to one update interval at random (and
+// the POST's own time) for o.duration, and reports action-to-event
 // latency, updates a second per follower, the server's memory, and the CPU
 // both sides used (the followers run on the same machine as the server).
 func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdout io.Writer) error {

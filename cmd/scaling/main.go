@@ -147,7 +147,9 @@ func lockedRate(keys []uint64) (decider, error) {
 // The baseline's name; every other subject is compared with it.
 const baseline = "x-time-rate-mutex-map"
 
-// allSubjects has the labels BenchmarkDecideParallel uses.
+// allSubjects has the labels BenchmarkDecideParallel uses, then the
+// earlier sharded form of each policy (sharded-<label>), which only -subjects
+// asks for.
 var allSubjects = []subject{
 	{"fixed-window", concurrent(policies.FixedWindow, policies.Params{}), false},
 	{"sliding-log", concurrent(policies.SlidingLog, policies.Params{}), false},
