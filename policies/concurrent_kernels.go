@@ -1,6 +1,9 @@
 package policies
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // The kernels of the concurrent form, one per policy. Each runs the
 // single-goroutine policy's decideOn, peekOn and snapshotOn (and, for the
@@ -325,36 +328,80 @@ func (k *slidingLogKernel) fresh(r *ringChunks) slidingLogSlot {
 	return slidingLogSlot{ring: r.take(k.l.p.Limit)}
 }
 
-// slidingBucketsSlot is a sliding-buckets key's slot state, its ring of k+1
-// slots in a chunk beside the table. The state's ring index is unused.
+// slidingBucketsSlot is a sliding-buckets key's slot state: its ring of
+// k+1 counts in a chunk beside the table (held by its first element, the
+// length being the kernel's), and the key's last refusal solved, so that a
+// key refused again and again, the case a limiter must be fastest at,
+// walks no buckets, as the single-goroutine policy's remembered retry does
+// for its last key. Kept per key, it is written only with the key's own
+// slot; it holds for the state it was solved in (newest bucket and total),
+// and is dropped whenever a decision changes that state. The slot stays 64
+// bytes. The state's ring index is unused.
 type slidingBucketsSlot struct {
-	st   slidingBucketsState
-	ring []int64
+	st        slidingBucketsState
+	ring      *int64
+	retryAt   int64 // the remembered solution, from elapsed 0 in bucket st.newest
+	retryCost int64 // its cost; 0 when nothing is remembered
 }
 
 type slidingBucketsKernel struct {
 	p     Params
 	clock *sharedClock // of buckets
+	// base is the policy value each call copies, its rules set once: the
+	// value is some 300 bytes, and building it afresh in every call (and
+	// returning it) was a third of a hot key's decision.
+	base slidingBucketsPolicy
 }
 
 func newSlidingBucketsKernel(p Params) *slidingBucketsKernel {
-	return &slidingBucketsKernel{p, newSharedClock(p.WindowMs / p.Buckets)}
+	width := p.WindowMs / p.Buckets
+	return &slidingBucketsKernel{p: p, clock: newSharedClock(width),
+		base: slidingBucketsPolicy{p: p, k: p.Buckets, n: p.Buckets + 1, width: width}}
 }
 
 func (k *slidingBucketsKernel) rules() slidingBucketsPolicy {
-	return slidingBucketsPolicy{p: k.p, k: k.p.Buckets, n: k.p.Buckets + 1, width: k.clock.width, clock: k.clock.load()}
+	r := k.base
+	r.clock = k.clock.load()
+	return r
+}
+
+func (k *slidingBucketsKernel) ringOf(s *slidingBucketsSlot) []int64 {
+	return unsafe.Slice(s.ring, k.p.Buckets+1)
+}
+
+// recall sets up r, a copy of k.base, for one decision on s: the window
+// clock, and s's remembered refusal as r's own last retry.
+func (k *slidingBucketsKernel) recall(r *slidingBucketsPolicy, s *slidingBucketsSlot) {
+	r.clock = k.clock.load()
+	if s.retryCost != 0 {
+		r.lastRetry = bucketsRetry{ring: s.st.ring, newest: s.st.newest, total: s.st.total, cost: s.retryCost, at: s.retryAt}
+	}
+}
+
+// remember keeps r's last retry in s if it was solved for s's state as the
+// decision left it, and forgets any other.
+func (k *slidingBucketsKernel) remember(s *slidingBucketsSlot, r *slidingBucketsPolicy) {
+	if m := r.lastRetry; m.cost != 0 && m.newest == s.st.newest && m.total == s.st.total {
+		s.retryAt, s.retryCost = m.at, m.cost
+		return
+	}
+	s.retryCost = 0
 }
 
 func (k *slidingBucketsKernel) decide(s *slidingBucketsSlot, now, cost int64) (d Decision) {
-	r := k.rules()
-	r.decideOn(&s.st, s.ring, now, cost, &d)
+	r := k.base
+	k.recall(&r, s)
+	r.decideOn(&s.st, k.ringOf(s), now, cost, &d)
+	k.remember(s, &r)
 	return d
 }
 
 func (k *slidingBucketsKernel) allow(s *slidingBucketsSlot, now, cost int64) Verdict {
-	r := k.rules()
-	v := r.allowOn(&s.st, s.ring, now, cost)
+	r := k.base
+	k.recall(&r, s)
+	v := r.allowOn(&s.st, k.ringOf(s), now, cost)
 	k.clock.keep(r.clock)
+	k.remember(s, &r)
 	return v
 }
 
@@ -370,7 +417,7 @@ func (k *slidingBucketsKernel) peek(s *slidingBucketsSlot, now int64) Fraction {
 	if s == nil {
 		return r.peekOn(nil, nil, now)
 	}
-	return r.peekOn(&s.st, s.ring, now)
+	return r.peekOn(&s.st, k.ringOf(s), now)
 }
 
 func (k *slidingBucketsKernel) snapshot(s *slidingBucketsSlot, now int64) State {
@@ -378,7 +425,7 @@ func (k *slidingBucketsKernel) snapshot(s *slidingBucketsSlot, now int64) State 
 	if s == nil {
 		return r.snapshotOn(nil, nil, now)
 	}
-	return r.snapshotOn(&s.st, s.ring, now)
+	return r.snapshotOn(&s.st, k.ringOf(s), now)
 }
 
 func (k *slidingBucketsKernel) stats(keys int) Stats {
@@ -387,5 +434,5 @@ func (k *slidingBucketsKernel) stats(keys int) Stats {
 }
 
 func (k *slidingBucketsKernel) fresh(r *ringChunks) slidingBucketsSlot {
-	return slidingBucketsSlot{ring: r.take(k.p.Buckets + 1)}
+	return slidingBucketsSlot{ring: &r.take(k.p.Buckets + 1)[0]}
 }
