@@ -87,7 +87,7 @@ const WorkingWhileAsked = "While a question is open only each policy's verdict i
 func Legend(policy string) string {
 	switch policy {
 	case policies.FixedWindow:
-		return "Blocks: the fixed windows, each labelled with the permits it admitted. Line: the count."
+		return "Blocks: the fixed windows, labelled with the permits each admitted (every few windows when they are too narrow for a label each; every block's title has its count). Line: the count."
 	case policies.SlidingLog:
 		return "Shaded: the look-back (now − window, now]. Ticks on the axis: the timestamps the log holds. Line: the count in the look-back."
 	case policies.SlidingCounter:
@@ -110,7 +110,7 @@ func Legend(policy string) string {
 func LegendWhileAsked(policy string) string {
 	switch policy {
 	case policies.FixedWindow, policies.SlidingCounter:
-		return "Blocks: the windows, each that ended before the question labelled with the permits it admitted, ? on one still open."
+		return "Blocks: the windows, those that ended before the question labelled with the permits each admitted (every few when they are too narrow for a label each), ? on one still open."
 	case policies.SlidingLog:
 		return "Shaded: the look-back (now − window, now]."
 	}
