@@ -2,7 +2,9 @@ package templates
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -131,10 +133,29 @@ func TestPresentationToggle(t *testing.T) {
 		{"", false, "/?present=1"},
 		{"//evil.example", false, "/?present=1"},
 		{"javascript:alert(1)", false, "/?present=1"},
+		// A value repeated is carried once.
+		{"/lessons/fixed-window?open=a&open=b&open=a", false, "/lessons/fixed-window?open=a&open=b&present=1"},
 	}
 	for _, tt := range tests {
 		if got := (Page{Path: tt.path, Presentation: tt.present}).PresentationToggle(); got != tt.want {
 			t.Errorf("Page{Path: %q, Presentation: %v}.PresentationToggle() = %q, want %q", tt.path, tt.present, got, tt.want)
 		}
+	}
+}
+
+// A crafted query of thousands of values is not printed back in the
+// footer of the page: the toggle carries at most maxToggleValues of a name.
+func TestPresentationToggleIsBounded(t *testing.T) {
+	q := url.Values{}
+	for i := range 3000 {
+		q.Add("open", fmt.Sprintf("x%d", i))
+	}
+	got := (Page{Path: "/lessons/fixed-window?" + q.Encode()}).PresentationToggle()
+	u, err := url.Parse(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(u.Query()["open"]); n != maxToggleValues {
+		t.Errorf("the toggle carries %d open values, want %d (%d bytes)", n, maxToggleValues, len(got))
 	}
 }

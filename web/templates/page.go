@@ -2,6 +2,7 @@ package templates
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -69,6 +70,10 @@ func (p Page) FullTitle() string {
 
 // PresentationToggle is the URL of this page, query kept, with presentation
 // mode switched the other way. Anything but a local path becomes "/".
+// maxToggleValues bounds the values of one name the presentation toggle
+// carries on.
+const maxToggleValues = 32
+
 func (p Page) PresentationToggle() string {
 	if p.Presentation && p.PresentationExit != "" {
 		return p.PresentationExit
@@ -78,6 +83,22 @@ func (p Page) PresentationToggle() string {
 		u = &url.URL{Path: "/"}
 	}
 	q := u.Query()
+	// The link carries the page's query on, but each value once and at
+	// most maxToggleValues of a name (no page reads more: a lesson keeps
+	// 32 open examples), so that a crafted query of thousands of values
+	// is not printed back in every page's footer.
+	for k, vs := range q {
+		var kept []string
+		for _, v := range vs {
+			if len(kept) == maxToggleValues {
+				break
+			}
+			if !slices.Contains(kept, v) {
+				kept = append(kept, v)
+			}
+		}
+		q[k] = kept
+	}
 	if p.Presentation {
 		q.Del("present")
 	} else {
