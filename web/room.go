@@ -624,6 +624,12 @@ func (f *roomFeature) closeRoom(r *http.Request, rm *room.Room, _ *play.Session,
 // pairPage asks a second device for the pairing code, filled in when the
 // link of the pairing page's QR code carries it.
 func (f *roomFeature) pairPage(w http.ResponseWriter, r *http.Request) {
+	// A link to a room that has ended says so at once, not after the
+	// person has typed or sent the code.
+	if _, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id")); err != nil {
+		f.messagePage(w, r, roomStatus(err), "This room has ended", roomMessage(err))
+		return
+	}
 	f.s.Render(w, r, http.StatusOK, templates.RoomPairView(templates.RoomPair{
 		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: chi.URLParam(r, "id"),
 		Code: truncate(r.URL.Query().Get("code"), 16)}))

@@ -615,6 +615,9 @@ func TestRoomPairingGivesASecondDeviceControl(t *testing.T) {
 	if got := remote.get("/room/" + id + "/pair?code=" + m[1]); !strings.Contains(got.body, `value="`+m[1]+`"`) {
 		t.Errorf("the link from the QR code does not fill the code in: %.2000s", got.body)
 	}
+	if got := remote.get("/room/nosuchroom/pair?code=" + m[1]); got.status != http.StatusNotFound || !strings.Contains(got.body, "This room has ended") {
+		t.Errorf("a pairing link to a room that does not exist: status %d, want 404 saying the room has ended: %.500s", got.status, got.body)
+	}
 	if bad := remote.do(http.MethodPost, "/room/"+id+"/pair/redeem", "code=ZZZZZZZZ", form...); bad.status != http.StatusForbidden {
 		t.Errorf("a wrong pairing code: status %d, want 403", bad.status)
 	}
