@@ -33,10 +33,24 @@ func (u UnreadableError) Error() string {
 	if strings.TrimSpace(u.Text) == "" {
 		return "There is no answer to check yet. " + u.Want
 	}
+	text := quoted(u.Text)
 	if u.Why != "" {
-		return fmt.Sprintf("“%s”: %s. %s", u.Text, u.Why, u.Want)
+		return fmt.Sprintf("“%s”: %s. %s", text, u.Why, u.Want)
 	}
-	return fmt.Sprintf("“%s” can't be read as an answer. %s", u.Text, u.Want)
+	return fmt.Sprintf("“%s” can't be read as an answer. %s", text, u.Want)
+}
+
+// maxQuoted is how much of an answer a message quotes back: enough to
+// recognise any answer a question takes, and a 200,000-character one is
+// not printed back whole.
+const maxQuoted = 60
+
+// quoted is text as a message quotes it, cut at maxQuoted characters.
+func quoted(text string) string {
+	if r := []rune(text); len(r) > maxQuoted {
+		return string(r[:maxQuoted]) + "…"
+	}
+	return text
 }
 
 // exponentWant is the message for a time such as "1e3": big.Rat reads it,

@@ -90,3 +90,16 @@ func TestNegativeCountSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// An unreadable answer is quoted back cut short: a 200,000-character one
+// made a 400 page of 400 KB.
+func TestUnreadableAnswerIsQuotedShort(t *testing.T) {
+	long := strings.Repeat("9x", 100_000)
+	_, err := ParseAnswer(AskCount, long, nil, nil)
+	if err == nil {
+		t.Fatal("a 200,000-character answer was read")
+	}
+	if msg := err.Error(); len(msg) > 400 || !strings.Contains(msg, "…") {
+		t.Errorf("the message is %d bytes (want at most 400, the answer cut with …): %.120s", len(msg), msg)
+	}
+}

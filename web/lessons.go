@@ -244,7 +244,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		answer := r.PostForm.Get("answer")
-		v.Answer = answer
+		v.Answer = truncate(answer, 200) // the field shows it back; no answer is longer
 		fb, err := in.Check(answer, choices)
 		if err != nil {
 			h.s.Fail(w, r, err)

@@ -208,3 +208,28 @@ func TestStackFeedbackHasNoPlaygroundLink(t *testing.T) {
 		}
 	}
 }
+
+// A huge unreadable answer is not printed back whole: the page stays small.
+func TestHugeAnswerIsNotEchoedWhole(t *testing.T) {
+	base := lessonsSite(t)
+	res, err := http.PostForm(base+"/exercises/stack-count", url.Values{"answer": {strings.Repeat("9x", 100_000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest || body.Len() > 100_000 {
+		t.Errorf("a 200,000-character answer: status %d, page %d bytes; want 400 and a page under 100 KB", res.StatusCode, body.Len())
+	}
+	res, err = http.PostForm(base+"/lessons/fixed-window/predictions/fw-car-park-count", url.Values{"answer": {strings.Repeat("9x", 100_000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body.Reset()
+	_, _ = body.ReadFrom(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest || body.Len() > 100_000 {
+		t.Errorf("a 200,000-character prediction: status %d, page %d bytes; want 400 and a page under 100 KB", res.StatusCode, body.Len())
+	}
+}
