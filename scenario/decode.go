@@ -293,15 +293,19 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic}
 	for _, f := range []struct {
 		name, leftOut string
+		option        Option // "" for the settings every policy has
 		v, dst        *int64
 	}{
-		{"limit", "the scenario's limit", w.Limit, &p.Limit},
-		{"windowMs", "the scenario's window", w.WindowMs, &p.WindowMs},
-		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), w.Buckets, &p.Buckets},
-		{"burst", "a burst equal to the limit", w.Burst, &p.Burst},
+		{"limit", "the scenario's limit", "", w.Limit, &p.Limit},
+		{"windowMs", "the scenario's window", "", w.WindowMs, &p.WindowMs},
+		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), BucketsOption, w.Buckets, &p.Buckets},
+		{"burst", "a burst equal to the limit", BurstOption, w.Burst, &p.Burst},
 	} {
 		switch {
 		case f.v == nil, errs.Field(f.name) != "": // left out, or mistyped and said so
+		case *f.v == 0 && f.option != "" && notTaken(w.Name, f.option) != "":
+			// "give at least 1" would be wrong advice: it takes none.
+			errs = append(errs, FieldError{f.name, notTaken(w.Name, f.option)})
 		case *f.v == 0:
 			errs = append(errs, FieldError{f.name, fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", f.name, f.leftOut)})
 		default:
@@ -359,15 +363,20 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		} else {
 			checkWindow(add, field+".windowMs", p.WindowMs)
 		}
-		option := OptionOf(p.Name)
-		if p.Arithmetic != "" && option != ArithmeticOption {
-			add(field+".arithmetic", "only sliding-counter takes an arithmetic")
+		if p.Arithmetic != "" {
+			if why := notTaken(p.Name, ArithmeticOption); why != "" {
+				add(field+".arithmetic", "%s", why)
+			}
 		}
-		if p.Buckets != 0 && option != BucketsOption {
-			add(field+".buckets", "only sliding-buckets takes buckets")
+		if p.Buckets != 0 {
+			if why := notTaken(p.Name, BucketsOption); why != "" {
+				add(field+".buckets", "%s", why)
+			}
 		}
-		if p.Burst != 0 && option != BurstOption {
-			add(field+".burst", "only token-bucket and gcra take a burst")
+		if p.Burst != 0 {
+			if why := notTaken(p.Name, BurstOption); why != "" {
+				add(field+".burst", "%s", why)
+			}
 		}
 		if p.Burst < 0 || p.Burst > MaxLimit {
 			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", p.Burst, MaxLimit)
@@ -398,6 +407,21 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 	}
 	errs = append(errs, s.validateRequests()...)
 	return errs
+}
+
+// notTaken says why the policy name takes no option o, or "" if it does.
+func notTaken(name string, o Option) string {
+	if OptionOf(name) == o {
+		return ""
+	}
+	switch o {
+	case ArithmeticOption:
+		return "only sliding-counter takes an arithmetic"
+	case BucketsOption:
+		return "only sliding-buckets takes buckets"
+	default:
+		return "only token-bucket and gcra take a burst"
+	}
 }
 
 func checkLimit(add func(string, string, ...any), field string, v int64) {

@@ -81,6 +81,8 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"policy window 0", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "windowMs": 0}]}`, "policies[0].windowMs", "0 is not allowed"},
 		{"burst 0", `{"limit": 5, "windowMs": 10, "policy": {"name": "token-bucket", "burst": 0}}`, "policy.burst", "leave burst out for a burst equal to the limit"},
 		{"buckets 0", `{"limit": 5, "windowMs": 60, "policies": [{"name": "sliding-buckets", "buckets": 0}]}`, "policies[0].buckets", "leave buckets out for 6 buckets"},
+		{"burst 0 on a policy without one", `{"limit": 5, "windowMs": 10, "policies": [{"name": "fixed-window", "burst": 0}]}`, "policies[0].burst", "only token-bucket and gcra take a burst"},
+		{"buckets 0 on a policy without them", `{"limit": 5, "windowMs": 10, "policy": {"name": "gcra", "buckets": 0}}`, "policy.buckets", "only sliding-buckets takes buckets"},
 		{"arithmetic on log", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-log", "arithmetic": "exact"}]}`, "policies[0].arithmetic", "only sliding-counter"},
 		{"bad arithmetic", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-counter", "arithmetic": "round"}]}`, "policies[0]", "arithmetic"},
 		{"buckets not dividing", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "sliding-buckets", "buckets": 7}]}`, "policies[0]", "buckets"},
