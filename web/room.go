@@ -151,7 +151,7 @@ func roomMessage(err error) string {
 	msg := err.Error()
 	var errs scenario.Errors
 	if errors.As(err, &errs) {
-		msg = errs.Error()
+		msg = templates.LabelledMessage(errs)
 	}
 	msg = strings.TrimPrefix(msg, "room: ")
 	msg = strings.TrimPrefix(msg, "play: ")
@@ -386,11 +386,18 @@ func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
 }
 
 func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, reply templateReply, err error) {
-	status, msg := http.StatusOK, ""
+	status, msg, problem := http.StatusOK, "", ""
 	if err != nil {
 		status, msg = roomStatus(err), roomMessage(err)
+		// The header names fields as the JSON does, as /play's does; the
+		// presenter reads the controls' labels.
+		problem = msg
+		var errs scenario.Errors
+		if errors.As(err, &errs) {
+			problem = errs.Error()
+		}
 	}
-	sse := sseReply(w, r, status, msg)
+	sse := sseReply(w, r, status, problem)
 	if e := MergeComponent(sse, templates.RoomError(msg)); e != nil {
 		return
 	}

@@ -492,8 +492,8 @@ func TestRoomUndoPresetAndPoint(t *testing.T) {
 	presenter := fx.device(t)
 	id, _, sess := fx.startRoom(t, presenter)
 	n := len(sess.Scenario().Requests)
-	if res := presenter.post("/room/"+id+"/play/fire", `{"cost":0}`); res.status != http.StatusBadRequest || !strings.Contains(res.body, "cost") {
-		t.Fatalf("fire at cost 0: status %d, want 400 naming the cost", res.status)
+	if res := presenter.post("/room/"+id+"/play/fire", `{"cost":0}`); res.status != http.StatusBadRequest || !strings.Contains(res.body, "Cost:") {
+		t.Fatalf("fire at cost 0: status %d, want 400 naming the Cost field: %.300s", res.status, res.body)
 	}
 	if res := presenter.post("/room/"+id+"/play/fire", `{"cost":1}`); res.status != http.StatusOK {
 		t.Fatalf("fire: status %d: %s", res.status, res.header.Get("X-Problem"))

@@ -26,6 +26,20 @@ func SlotMessage(errs scenario.Errors, slot string) string {
 	return strings.Join(msgs, "; ")
 }
 
+// LabelledMessage is errs as one message for a person, each field named as
+// the page labels it and without the "invalid scenario" the API says: a
+// room's controls show it where /play shows each slot's part.
+func LabelledMessage(errs scenario.Errors) string {
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		if label, ok := fieldLabels[e.Field]; ok {
+			e.Field = label
+		}
+		msgs = append(msgs, e.Error())
+	}
+	return strings.Join(msgs, "; ")
+}
+
 // fieldLabels name a field next to its problem as the page labels it: the
 // learner typed into "Window (s)", not "windowMs". The X-Problem header and
 // other callers keep the field's JSON name.
@@ -43,6 +57,9 @@ var fieldLabels = map[string]string{
 	"speed":        "Speed",
 	"client":       "Client",
 	"selected":     "Selection",
+	// The room's Ask controls.
+	"askAt": "At",
+	"askN":  "N",
 }
 
 // ErrorSlots are the places on the page where field errors appear.
