@@ -173,7 +173,14 @@ func (p *playground) refuseFull(w http.ResponseWriter, r *http.Request) {
 func prefixErrors(errs scenario.Errors, prefix string) scenario.Errors {
 	out := make(scenario.Errors, len(errs))
 	for i, e := range errs {
-		out[i] = scenario.FieldError{Field: "", Reason: prefix + e.Error()}
+		msg := e.Error()
+		if e.Field == "s" || e.Field == "t" {
+			// The link's own parameters: their reasons say which part
+			// of the link they are about ("the link's scenario …"), and
+			// "s:" reads as a stray letter.
+			msg = e.Reason
+		}
+		out[i] = scenario.FieldError{Field: "", Reason: prefix + msg}
 	}
 	return out
 }

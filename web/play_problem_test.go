@@ -62,13 +62,13 @@ func TestPlayProblemAtTheTop(t *testing.T) {
 		want []string // in the problem, in this order
 	}{
 		{"garbage link", func() response { return get(t, url+"/play?s=garbage") },
-			[]string{"The shared link could not be opened", "the shared link: ", "default playground"}},
+			[]string{"The shared link could not be opened", "the shared link: the link", "default playground"}},
 		{"uploaded file missing a field", func() response { return uploadScenario(t, url, `{"limit":5}`) },
 			[]string{"Nothing was loaded", "windowMs", "missing", "default playground", "load form"}},
 		{"too many requests", func() response { return uploadScenario(t, url, tooMany) },
 			[]string{"Nothing was loaded", fmt.Sprintf("holds at most %d requests", play.MaxRequests), "default playground"}},
 		{"bad clock time only", func() response { return get(t, url+"/play?t=soon") },
-			[]string{"The shared link could not be opened", `"soon" is not a clock time`, "clock at 0 s"}},
+			[]string{"The shared link could not be opened", `the shared link: "soon" is not a clock time`, "clock at 0 s"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := c.do()
