@@ -103,6 +103,15 @@ func (n numberField) number(field, want string) (float64, error) {
 	return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("“%s” is not a number: give %s", truncate(n.text, 40), want)}}
 }
 
+// shown is the field's number as a message repeats it: as typed when it
+// came as text ("1e400", not the +Inf it reads as), else typed(v).
+func (n numberField) shown(v float64) string {
+	if n.text != "" {
+		return truncate(n.text, 40)
+	}
+	return typed(v)
+}
+
 // whole checks that a number field holds a whole number in [lo, hi].
 func whole(field string, n numberField, lo, hi int64) (int64, error) {
 	v, err := n.number(field, fmt.Sprintf("a whole number from %d to %d", lo, hi))
@@ -110,7 +119,7 @@ func whole(field string, n numberField, lo, hi int64) (int64, error) {
 		return 0, err
 	}
 	if v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
-		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s is not a whole number from %d to %d", typed(v), lo, hi)}}
+		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s is not a whole number from %d to %d", n.shown(v), lo, hi)}}
 	}
 	return int64(v), nil
 }
@@ -154,7 +163,7 @@ func millis(field string, n numberField, lo, hi int64) (int64, error) {
 	ms := math.Round(sec * 1000)
 	if math.IsNaN(ms) || ms < float64(lo) || ms > float64(hi) {
 		return 0, scenario.Errors{{Field: field, Reason: fmt.Sprintf("%s s is out of range: give from %s to %s",
-			typed(sec), scenario.FormatMs(lo), span(hi))}}
+			n.shown(sec), scenario.FormatMs(lo), span(hi))}}
 	}
 	return int64(ms), nil
 }

@@ -275,6 +275,11 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 	if res := post(t, base+"/jump", `{"jumpSeconds": 1e300}`, sess); !strings.Contains(res.body, "Jump to (s): 1e+300 s is out of range: give from 0 s to 1099511627.776 s, about 35 years") {
 		t.Errorf("jump to 1e300 s: the page says %q", res.body)
 	}
+	// Typed as text, as the page sends it, a number beyond float64 is
+	// repeated as typed, not as the +Inf it reads as.
+	if res := post(t, base+"/jump", `{"jumpSeconds": "1e400"}`, sess); !strings.Contains(res.body, "Jump to (s): 1e400 s is out of range") {
+		t.Errorf("jump to 1e400 s: the page says %q", res.body)
+	}
 	if res := post(t, base+"/fire", `{"cost": `, sess); res.status != http.StatusBadRequest {
 		t.Errorf("malformed signals: %d, want 400", res.status)
 	}
