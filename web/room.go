@@ -543,7 +543,7 @@ func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, to
 	var err error
 	if strings.TrimSpace(sig.AskAt) != "" {
 		if a.At, err = scenario.ParseMoment(sig.AskAt, 1000); err != nil {
-			return templateReply{}, scenario.Errors{{Field: "askAt", Reason: fmt.Sprintf("%q is not a moment: write it as 35 s, 35.5 s or 35500 ms", sig.AskAt)}}
+			return templateReply{}, scenario.Errors{{Field: "askAt", Reason: fmt.Sprintf("%v: write a moment as 35 s, 35.5 s or 35500 ms", err)}}
 		}
 	}
 	if a.Cost, err = whole("cost", sig.Cost, 1, scenario.MaxCost); err != nil {

@@ -152,3 +152,19 @@ func TestRoomDriveDuringAQuestion(t *testing.T) {
 		t.Errorf("reveal after requests were added before the question: status %d, want 409 saying they changed: %.300s", res.status, res.body)
 	}
 }
+
+// An At the presenter typed that ParseMoment refuses says why it was
+// refused ("finer than a millisecond"), not only that it is no moment.
+func TestRoomAskAtSaysWhyAMomentIsRefused(t *testing.T) {
+	_, presenter, id, _ := sixAtZero(t)
+	for typed, want := range map[string]string{
+		"0.0004 s": "finer than a millisecond",
+		"1e3 s":    "exponent",
+		"soon":     "write a moment as 35 s",
+	} {
+		res := presenter.post("/room/"+id+"/ask", `{"askKind":"admit","askAt":"`+typed+`","cost":1}`)
+		if res.status != http.StatusBadRequest || !strings.Contains(res.body, want) || !strings.Contains(res.body, ">At: ") {
+			t.Errorf("ask at %q: status %d, want 400 saying At: … %q: %.300s", typed, res.status, want, res.body)
+		}
+	}
+}
