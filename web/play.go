@@ -174,10 +174,10 @@ func prefixErrors(errs scenario.Errors, prefix string) scenario.Errors {
 	out := make(scenario.Errors, len(errs))
 	for i, e := range errs {
 		msg := e.Error()
-		if e.Field == "s" || e.Field == "t" {
-			// The link's own parameters: their reasons say which part
-			// of the link they are about ("the link's scenario …"), and
-			// "s:" reads as a stray letter.
+		if e.Field == "s" {
+			// The scenario's reason says it is about the link's scenario
+			// ("the link's scenario does not decompress"), and "s:" before
+			// it reads as a stray letter. The clock's t stays named.
 			msg = e.Reason
 		}
 		out[i] = scenario.FieldError{Field: "", Reason: prefix + msg}

@@ -68,7 +68,7 @@ func TestPlayProblemAtTheTop(t *testing.T) {
 		{"too many requests", func() response { return uploadScenario(t, url, tooMany) },
 			[]string{"Nothing was loaded", fmt.Sprintf("holds at most %d requests", play.MaxRequests), "default playground"}},
 		{"bad clock time only", func() response { return get(t, url+"/play?t=soon") },
-			[]string{"The shared link could not be opened", `the shared link: "soon" is not a clock time`, "clock at 0 s"}},
+			[]string{"The shared link could not be opened", `the shared link: t: "soon" is not a clock time`, "clock at 0 s"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := c.do()
