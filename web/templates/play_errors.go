@@ -14,16 +14,13 @@ func (pp PlayPage) FieldError(slot string) string { return SlotMessage(pp.Errors
 
 // SlotMessage joins the errors that belong next to one field of the page.
 func SlotMessage(errs scenario.Errors, slot string) string {
-	var msgs []string
+	var mine scenario.Errors
 	for _, e := range errs {
 		if ErrorSlot(e.Field) == slot {
-			if label, ok := fieldLabels[e.Field]; ok {
-				e.Field = label
-			}
-			msgs = append(msgs, e.Error())
+			mine = append(mine, e)
 		}
 	}
-	return strings.Join(msgs, "; ")
+	return LabelledMessage(mine)
 }
 
 // LabelledMessage is errs as one message for a person, each field named as
