@@ -164,7 +164,7 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// encoding/json reports only the first mistyped field; the README promises
+// encoding/json reports only the first mistyped field; docs/scenario.md promises
 // every problem with its field, so each is found, up to a bound.
 func TestParseReportsEveryTypeError(t *testing.T) {
 	tests := []struct {

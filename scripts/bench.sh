@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs the policies' benchmarks once and prints the README's speed tables
-# computed from that run (cmd/benchreport), as Markdown on standard output.
+# Runs the policies' benchmarks once and prints the speed tables of
+# docs/performance.md computed from that run (cmd/benchreport), as Markdown
+# on standard output.
 # The raw `go test -bench` output goes to standard error as it runs and is
 # kept in a file under /tmp (never in the repository), named at the end.
 #
 #   scripts/bench.sh                # print the tables
-#   scripts/bench.sh --readme       # also replace them in README.md, between the benchreport markers
-#   BENCHTIME=400ms BENCHCOUNT=3 scripts/bench.sh --readme   # longer, medians of 3 rounds
+#   scripts/bench.sh --docs         # also replace them in docs/performance.md, between the benchreport markers
+#   BENCHTIME=400ms BENCHCOUNT=3 scripts/bench.sh --docs   # longer, medians of 3 rounds
 #
 # The default took 1.6 minutes on a quiet 2-core machine, most of it
 # filling 1e6 keys for each many-key benchmark; on a machine shared with
@@ -15,12 +16,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-readme=""
+doc=""
 case "${1:-}" in
 "") ;;
---readme) readme=README.md ;;
+--docs) doc=docs/performance.md ;;
 *)
-	echo "usage: scripts/bench.sh [--readme]" >&2
+	echo "usage: scripts/bench.sh [--docs]" >&2
 	exit 2
 	;;
 esac
@@ -40,8 +41,8 @@ minutes=$(awk -v s="$(($(date +%s) - start))" 'BEGIN { printf "%.1f", s / 60 }')
 after=$(loadavg)
 
 note="Run with \`scripts/bench.sh\` (\`-benchtime $benchtime -count $count -cpu 1,2\`, $(nproc) processors) in $minutes minutes; load average $before at the start and $after at the end."
-if [ -n "$readme" ]; then
-	go run ./cmd/benchreport -note "$note" -readme "$readme" "$out"
+if [ -n "$doc" ]; then
+	go run ./cmd/benchreport -note "$note" -doc "$doc" "$out"
 fi
 go run ./cmd/benchreport -note "$note" "$out"
 echo "raw benchmark output: $out" >&2

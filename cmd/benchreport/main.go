@@ -1,14 +1,14 @@
 // Command benchreport turns the output of one run of the policies'
-// benchmarks into the README's speed tables, as Markdown, with every ratio
+// benchmarks into the speed tables of docs/performance.md, as Markdown, with every ratio
 // computed from that run and each goal line marked met or not met by one
 // rule (a ratio at most 1.00 as printed is met):
 //
 //	go test -run '^$' -bench . -benchmem -cpu 1,2 ./policies/ > /tmp/bench.txt
 //	go run ./cmd/benchreport /tmp/bench.txt                 # print the tables
-//	go run ./cmd/benchreport -readme README.md /tmp/bench.txt   # replace them in the README
+//	go run ./cmd/benchreport -doc docs/performance.md /tmp/bench.txt   # replace them in the doc
 //
 // With no file it reads standard input. With -count above 1 each number is
-// the median of the rounds. -readme replaces what lies between the lines
+// the median of the rounds. -doc replaces what lies between the lines
 // "<!-- benchreport:begin -->" and "<!-- benchreport:end -->" and nothing
 // else. scripts/bench.sh runs the benchmarks and this in one go.
 package main
@@ -44,11 +44,11 @@ type usageError struct{ error }
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("benchreport", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	readme := fs.String("readme", "", "replace the tables between the benchreport markers in this Markdown file instead of printing them")
+	doc := fs.String("doc", "", "replace the tables between the benchreport markers in this Markdown file instead of printing them")
 	note := fs.String("note", "", "a sentence added to the opening paragraph, e.g. the machine's load")
-	const usage = "usage: benchreport [-readme FILE] [-note TEXT] [BENCH-OUTPUT]"
+	const usage = "usage: benchreport [-doc FILE] [-note TEXT] [BENCH-OUTPUT]"
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, "%s\n\nTurn one `go test -bench` run of ./policies into the README's speed tables and goal lines.\n\nflags:\n", usage)
+		fmt.Fprintf(stdout, "%s\n\nTurn one `go test -bench` run of ./policies into the speed tables and goal lines of docs/performance.md.\n\nflags:\n", usage)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return nil
@@ -75,19 +75,19 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err := writeReport(&report, r, *note); err != nil {
 		return usageError{err}
 	}
-	if *readme == "" {
+	if *doc == "" {
 		_, err := stdout.Write(report.Bytes())
 		return err
 	}
-	doc, err := os.ReadFile(*readme)
+	text, err := os.ReadFile(*doc)
 	if err != nil {
 		return usageError{err}
 	}
-	out, err := splice(doc, report.Bytes())
+	out, err := splice(text, report.Bytes())
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", *readme, err)}
+		return usageError{fmt.Errorf("%s: %w", *doc, err)}
 	}
-	return os.WriteFile(*readme, out, 0o644)
+	return os.WriteFile(*doc, out, 0o644)
 }
 
 // splice replaces the lines between the begin and end markers of doc with

@@ -313,17 +313,17 @@ func TestBadInputIsAUsageError(t *testing.T) {
 	}
 }
 
-func TestReadmeSplice(t *testing.T) {
+func TestDocSplice(t *testing.T) {
 	dir := t.TempDir()
-	readme := filepath.Join(dir, "README.md")
-	doc := "# Title\n\nbefore\n" + beginMarker + "\nold table\n" + endMarker + "\nafter\n"
-	if err := os.WriteFile(readme, []byte(doc), 0o644); err != nil {
+	doc := filepath.Join(dir, "performance.md")
+	text := "# Title\n\nbefore\n" + beginMarker + "\nold table\n" + endMarker + "\nafter\n"
+	if err := os.WriteFile(doc, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run([]string{"-readme", readme, sampleFile}, strings.NewReader(""), &bytes.Buffer{}); err != nil {
+	if err := run([]string{"-doc", doc, sampleFile}, strings.NewReader(""), &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(readme)
+	got, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,15 +336,15 @@ func TestReadmeSplice(t *testing.T) {
 	}
 
 	for _, bad := range []string{"no markers\n", endMarker + "\n" + beginMarker + "\n", beginMarker + "\n" + beginMarker + "\n" + endMarker + "\n"} {
-		if err := os.WriteFile(readme, []byte(bad), 0o644); err != nil {
+		if err := os.WriteFile(doc, []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := run([]string{"-readme", readme, sampleFile}, strings.NewReader(""), &bytes.Buffer{})
+		err := run([]string{"-doc", doc, sampleFile}, strings.NewReader(""), &bytes.Buffer{})
 		var u usageError
 		if !errors.As(err, &u) {
 			t.Errorf("markers %q: err = %v, want a usage error", bad, err)
 		}
-		if after, _ := os.ReadFile(readme); string(after) != bad {
+		if after, _ := os.ReadFile(doc); string(after) != bad {
 			t.Errorf("markers %q: the file changed to %q", bad, after)
 		}
 	}
@@ -357,7 +357,7 @@ func TestHelpIsAnAnswer(t *testing.T) {
 	if err := run([]string{"-h"}, strings.NewReader(""), &out); err != nil {
 		t.Fatalf("run -h = %v, want nil", err)
 	}
-	for _, flag := range []string{"-readme", "-note"} {
+	for _, flag := range []string{"-doc", "-note"} {
 		if !strings.Contains(out.String(), flag) {
 			t.Errorf("-h output lacks %s:\n%s", flag, out.String())
 		}

@@ -44,7 +44,7 @@ var workloads = []struct{ name, title string }{
 }
 
 // parallelWorkloads are the concurrent form's benchmarks, uniform first:
-// the README's first many-goroutine table and its memory column come from
+// the first many-goroutine table and its memory column come from
 // it. scales says whether more processors can be asked to give more
 // decisions: a single hot key is one lock whatever the design, so its
 // scaling is reported but held to no goal.
@@ -146,7 +146,7 @@ func cells(r *benchRun, names []string, procs int, unit string, ref float64, ref
 	return strings.Join(vs, " / "), strings.Join(rs, " / ")
 }
 
-// writeReport prints the README's speed tables and goal lines, every ratio
+// writeReport prints the speed tables and goal lines, every ratio
 // computed from r. note, if not empty, is added to the opening paragraph
 // (say how loaded the machine was).
 func writeReport(w io.Writer, r *benchRun, note string) error {
@@ -281,7 +281,7 @@ func dependentTable(p *printer, r *benchRun) {
 }
 
 // parallelSubjects is every subject of one parallel benchmark (prefix) in
-// the run: the known ones in the README's order, then any other in input
+// the run: the known ones in the tables' order, then any other in input
 // order.
 func parallelSubjects(r *benchRun, prefix string) []row {
 	known := []row{}

@@ -1,0 +1,114 @@
+package playground_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// These tests hold the README and docs/ to the repository: the README stays
+// a newcomer's page, its test command is the one CI runs, and every relative
+// link and image in them points at a file (and heading) that exists.
+
+const readmeMaxLines = 150
+
+func TestReadmeStaysShort(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, want at most %d: measurements, bounds and design notes belong in docs/", n, readmeMaxLines)
+	}
+}
+
+// TestReadmeTestCommandIsCIs: .ci/run runs TEST_CMD, and the README tells a
+// newcomer to run the same command in a sh block of its own.
+func TestReadmeTestCommandIsCIs(t *testing.T) {
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^TEST_CMD='([^']+)'$`).FindSubmatch(ci)
+	if m == nil {
+		t.Fatal(".ci/run has no TEST_CMD='…' line")
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := "```sh\n" + string(m[1]) + "\n```"
+	if !strings.Contains(string(readme), block) {
+		t.Errorf("README.md has no sh block holding exactly .ci/run's TEST_CMD %q", m[1])
+	}
+}
+
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestDocLinksResolve checks every relative link and image of README.md and
+// docs/*.md: the file exists, and a #fragment names one of its headings.
+func TestDocLinksResolve(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range append([]string{"README.md"}, docs...) {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, fragment, _ := strings.Cut(target, "#")
+			path := doc
+			if file != "" {
+				path = filepath.Join(filepath.Dir(doc), file)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s: link %q: %v", doc, target, err)
+				continue
+			}
+			if fragment == "" {
+				continue
+			}
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s: link %q: %v", doc, target, err)
+				continue
+			}
+			if !hasHeading(string(text), fragment) {
+				t.Errorf("%s: link %q: %s has no heading whose anchor is #%s", doc, target, path, fragment)
+			}
+		}
+	}
+}
+
+// hasHeading reports whether markdown has a heading whose GitHub anchor is
+// fragment: lower case, spaces as hyphens, other punctuation dropped.
+func hasHeading(markdown, fragment string) bool {
+	for line := range strings.Lines(markdown) {
+		title, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if !ok || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		var anchor strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+			switch {
+			case r == ' ':
+				anchor.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				anchor.WriteRune(r)
+			}
+		}
+		if anchor.String() == fragment {
+			return true
+		}
+	}
+	return false
+}
