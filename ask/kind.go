@@ -343,3 +343,17 @@ func OnPlayground(kind string) bool {
 	_, off := k.(offPlayground)
 	return !off
 }
+
+// manyRequests is implemented by a kind that asks about N requests at the
+// instant rather than one.
+type manyRequests interface{ asksAboutN() }
+
+func (count) asksAboutN() {}
+
+// AsksAboutN reports whether a question of the kind takes a number of
+// requests (Question.Request.Count) to ask about.
+func AsksAboutN(kind string) bool {
+	k, _ := Lookup(kind)
+	_, ok := k.(manyRequests)
+	return ok
+}
