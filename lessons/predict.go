@@ -168,10 +168,10 @@ type predictView struct {
 	Question string
 	// Form is how the answer is given: "radio" (one of Choices), "boxes"
 	// (ticking Choices) or "text"; Numeric asks a text for a number.
-	Form     string
-	Numeric  bool
-	Choices  []predictChoice
-	Hint     string
+	Form    string
+	Numeric bool
+	Choices []predictChoice
+	Hint    string
 	// Exercise is the exercise page asking the same question, with its
 	// variants, when the block names one.
 	Exercise string
