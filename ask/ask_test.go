@@ -147,8 +147,24 @@ func TestUnknownKindNamesTheKinds(t *testing.T) {
 		t.Errorf("err = %v, want it to name the kinds", err)
 	}
 	var u UnreadableError
-	_, err = outcome{"outcome"}.Parse(Question{}, "maybe", nil)
+	_, err = outcome{name: "outcome"}.Parse(Question{}, "maybe", nil)
 	if !errors.As(err, &u) {
 		t.Errorf("\"maybe\" as an outcome: err %v, want an UnreadableError", err)
+	}
+}
+
+// The presenter's menu comes from the kinds themselves: a kind a room can
+// ask is listed by adding its file, in the place it gives.
+func TestRoomMenuListsTheRoomKindsInOrder(t *testing.T) {
+	var got []string
+	for _, k := range RoomKinds() {
+		label, _ := k.Menu()
+		if label == "" {
+			t.Errorf("%s: listed with no label", k.Name())
+		}
+		got = append(got, k.Name())
+	}
+	if want := []string{"admit", "count", "first-admit"}; !slices.Equal(got, want) {
+		t.Errorf("room kinds %v, want %v", got, want)
 	}
 }

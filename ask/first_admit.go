@@ -15,6 +15,9 @@ type firstAdmit struct{}
 
 func init() { register(firstAdmit{}) }
 
+func (firstAdmit) Menu() (string, int) { return "First moment a client gets in?", 3 }
+func (firstAdmit) Prompt() string      { return "Moment (e.g. 40 s, 40500 ms, or “never”)" }
+
 func (firstAdmit) Name() string             { return "first-admit" }
 func (firstAdmit) Instant() Instant         { return AtInstant }
 func (firstAdmit) Lanes() LaneRule          { return AnyLanes }

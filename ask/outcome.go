@@ -11,13 +11,17 @@ import (
 
 // outcome asks whether the next request is admitted, in each lane asked
 // about. Exercises call it "outcome" and rooms "admit": one kind under two
-// names, so that neither file format nor stored room changes.
-type outcome struct{ name string }
+// names, so that neither file format nor stored room changes; only the
+// room's is in the presenter's menu.
+type outcome struct{ name, menu string }
 
 func init() {
-	register(outcome{"outcome"})
-	register(outcome{"admit"})
+	register(outcome{name: "outcome"})
+	register(outcome{name: "admit", menu: "Next request admitted?"})
 }
+
+func (k outcome) Menu() (string, int) { return k.menu, 1 }
+func (outcome) Prompt() string        { return "" }
 
 var (
 	yesWords = []string{"yes", "y", "admitted", "admit", "admits", "accepted", "accept", "allowed", "allow", "passes", "pass", "true", "ok"}

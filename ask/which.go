@@ -213,6 +213,8 @@ func (which) Ask(Question) string { return "" }
 
 func (which) Value(q Question, lane int, text string) (int64, error) { return tapValue(q, lane, text) }
 
-func (which) Check(q Question, lane int, v int64) string { return outcome{}.Check(q, lane, v) }
-func (which) Word(q Question, v int64) string            { return outcome{}.Word(q, v) }
-func (which) Choices(q Question) []int64                 { return outcome{}.Choices(q) }
+func (which) Check(q Question, lane int, v int64) string {
+	return outcome{name: "outcome"}.Check(q, lane, v)
+}
+func (which) Word(q Question, v int64) string { return outcome{name: "outcome"}.Word(q, v) }
+func (which) Choices(q Question) []int64      { return outcome{name: "outcome"}.Choices(q) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/windowlab/playground/ask"
@@ -31,9 +32,31 @@ const (
 )
 
 // Kinds are the kinds a room asks, in the order the presenter's menu
-// offers them: each is answered lane by lane (package ask words, solves
-// and checks them).
-var Kinds = []Kind{KindAdmit, KindCount, KindFirstAdmit}
+// offers them (ask.RoomKinds): each is answered lane by lane, and package
+// ask words, solves and checks it.
+func Kinds() []Kind {
+	var out []Kind
+	for _, k := range ask.RoomKinds() {
+		out = append(out, Kind(k.Name()))
+	}
+	return out
+}
+
+// orList writes kinds as "a, b or c".
+func orList(kinds []Kind) string {
+	var b strings.Builder
+	for i, k := range kinds {
+		switch {
+		case i == 0:
+		case i == len(kinds)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(k))
+	}
+	return b.String()
+}
 
 // Never is the answer value for "no instant within the horizon admits it".
 const Never = ask.Never
@@ -144,8 +167,8 @@ var ErrRevealed = errors.New("room: the answer has been revealed; answers are cl
 // now rather than at the reveal; that solution is dropped unseen.
 func newQuestion(id int, a Ask, sc scenario.Scenario, maxN int64, now time.Time) (*Question, error) {
 	q := &Question{ID: id, Kind: a.Kind, Limit: sc.Limit, WindowMs: sc.WindowMs, Asked: now}
-	if !slices.Contains(Kinds, a.Kind) {
-		return nil, fmt.Errorf("room: unknown kind of question %q (want %s, %s or %s)", a.Kind, KindAdmit, KindCount, KindFirstAdmit)
+	if kinds := Kinds(); !slices.Contains(kinds, a.Kind) {
+		return nil, fmt.Errorf("room: unknown kind of question %q (want %s)", a.Kind, orList(kinds))
 	}
 	if a.At < 0 {
 		return nil, fmt.Errorf("room: the request's instant %d ms is before the clock's start", a.At)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
@@ -113,6 +114,31 @@ type RoomPairNew struct {
 	QR         string
 	Candidates []string
 	AddrNote   string
+}
+
+// AskOption is one kind of question in the presenter's menu.
+type AskOption struct {
+	Value, Label string
+}
+
+// AskOptions are the kinds of question a room asks, as the menu lists them.
+func AskOptions() []AskOption {
+	var out []AskOption
+	for _, k := range ask.RoomKinds() {
+		label, _ := k.Menu()
+		out = append(out, AskOption{Value: k.Name(), Label: label})
+	}
+	return out
+}
+
+// AnswerPrompt labels the field a phone types lane answers in, for a kind
+// answered by typing (no Choices).
+func AnswerPrompt(q *room.Question) string {
+	k, _ := q.Ask()
+	if r, ok := k.(ask.InRoom); ok {
+		return r.Prompt()
+	}
+	return ""
 }
 
 // KindText says what a kind of question asks.
