@@ -24,9 +24,9 @@ type Kind interface {
 	// is about instead ("the scenario's own lanes, in order"); "" for the
 	// others.
 	About() string
-	// Validate checks what q asks of the kind, naming what is wrong, and
-	// fills in the kind's defaults (a count of one request). It does not
-	// solve q.
+	// Validate checks what q asks of the kind beyond what its Instant,
+	// Lanes and AsksAboutN say (ask.Validate checks those first), naming
+	// what is wrong. It does not solve q.
 	Validate(q *Question) error
 	// Solve computes the truth by running the policies.
 	Solve(q Question) (Solution, error)
@@ -255,10 +255,30 @@ func Solve(q Question) (Solution, error) {
 	if err := q.Scenario.Validate(); err != nil {
 		return Solution{}, err
 	}
-	if err := k.Validate(&q); err != nil {
+	if err := validate(k, &q); err != nil {
 		return Solution{}, err
 	}
 	return k.Solve(q)
+}
+
+// Validate checks what q asks of its kind, naming what is wrong, and
+// fills in the defaults (a count of one request). It does not solve q.
+func Validate(q *Question) error {
+	k, err := Of(*q)
+	if err != nil {
+		return err
+	}
+	return validate(k, q)
+}
+
+func validate(k Kind, q *Question) error {
+	if err := checkRequest(q, k, AsksAboutN(k.Name())); err != nil {
+		return err
+	}
+	if err := checkLanes(q, k); err != nil {
+		return err
+	}
+	return k.Validate(q)
 }
 
 // checkRequest checks the request of a question about one at an instant:

@@ -16,13 +16,7 @@ func init() { register(stack{whole{more: "too many", fewer: "too few", what: "a 
 func (stack) Name() string  { return "stack" }
 func (stack) About() string { return "the scenario's own lanes, in order" }
 
-func (k stack) Validate(q *Question) error {
-	if err := checkRequest(q, k, false); err != nil {
-		return err
-	}
-	if err := checkLanes(q, k); err != nil {
-		return err
-	}
+func (stack) Validate(q *Question) error {
 	if len(q.Scenario.Policies) < 2 {
 		return fmt.Errorf("a stack question needs a scenario listing at least two policies, in the order they are applied")
 	}

@@ -213,9 +213,9 @@ func newQuestion(id int, a Ask, sc scenario.Scenario, maxN int64, now time.Time)
 		}
 		q.Lanes = append(q.Lanes, specs[i])
 	}
-	kind, asked := q.Ask()
+	_, asked := q.Ask()
 	asked.MaxN = maxN
-	if err := kind.Validate(&asked); err != nil {
+	if err := ask.Validate(&asked); err != nil {
 		return nil, fmt.Errorf("room: %w", err)
 	}
 	q.Request.Count = asked.Request.Count // a count of one filled in
