@@ -18,6 +18,9 @@ func init() { register(count{}) }
 func (count) Menu() (string, int) { return "How many of the next N get through?", 2 }
 func (count) Prompt() string      { return "" }
 
+func (count) asksAboutN()            {}
+func (count) answersInWholeNumbers() {}
+
 func (count) Name() string     { return "count" }
 func (count) Instant() Instant { return Either }
 func (count) Lanes() LaneRule  { return AnyLanes }

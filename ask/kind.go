@@ -332,9 +332,6 @@ func AnswersInMoments(kind string) bool {
 // a form may ask for with a numeric keyboard.
 type inWholes interface{ answersInWholeNumbers() }
 
-func (count) answersInWholeNumbers() {}
-func (whole) answersInWholeNumbers() {}
-
 // AnswersInWholeNumbers reports whether the kind's answer is a whole number.
 func AnswersInWholeNumbers(kind string) bool {
 	k, _ := Lookup(kind)
@@ -354,8 +351,6 @@ func Ticks(kind string) bool {
 // stack's question is about lanes applied in turn.
 type offPlayground interface{ notOnPlayground() }
 
-func (stack) notOnPlayground() {}
-
 // OnPlayground reports whether the playground can show a question of the
 // kind, with its lanes and the request it is about.
 func OnPlayground(kind string) bool {
@@ -367,8 +362,6 @@ func OnPlayground(kind string) bool {
 // manyRequests is implemented by a kind that asks about N requests at the
 // instant rather than one.
 type manyRequests interface{ asksAboutN() }
-
-func (count) asksAboutN() {}
 
 // AsksAboutN reports whether a question of the kind takes a number of
 // requests (Question.Request.Count) to ask about.

@@ -16,6 +16,8 @@ func init() { register(stack{whole{more: "too many", fewer: "too few", what: "a 
 func (stack) Name() string  { return "stack" }
 func (stack) About() string { return "the scenario's own lanes, in order" }
 
+func (stack) notOnPlayground() {}
+
 func (stack) Validate(q *Question) error {
 	if len(q.Scenario.Policies) < 2 {
 		return fmt.Errorf("a stack question needs a scenario listing at least two policies, in the order they are applied")

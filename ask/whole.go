@@ -19,6 +19,8 @@ type whole struct {
 func (whole) Instant() Instant { return WholeScenario }
 func (whole) Lanes() LaneRule  { return NoLanes }
 
+func (whole) answersInWholeNumbers() {}
+
 func (w whole) Parse(_ Question, text string, _ []string) (Answer, error) {
 	n, err := readWhole(text, w.what)
 	return Answer{Count: n}, err
