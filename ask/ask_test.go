@@ -168,3 +168,64 @@ func TestRoomMenuListsTheRoomKindsInOrder(t *testing.T) {
 		t.Errorf("room kinds %v, want %v", got, want)
 	}
 }
+
+// Every kind words, checks and offers its answers for a question it
+// validates, whatever the caller (no nil request or lane goes unhandled).
+func TestEveryKindWordsWhatItSolves(t *testing.T) {
+	stacked := carPark()
+	stacked.Policies = []scenario.PolicySpec{{Name: "fixed-window"}, {Name: "sliding-log"}}
+	for _, kind := range Names() {
+		k, _ := Lookup(kind)
+		q := Question{Kind: kind, Scenario: carPark(), MaxN: 20, NeverAnswers: true}
+		switch k.Lanes() {
+		case AnyLanes:
+			q.Lanes = lanes(t, "sliding-log")
+		case SeveralLanes:
+			q.Lanes = lanes(t, "sliding-log", "fixed-window")
+		case NoLanes:
+			q.Scenario = stacked
+		}
+		if k.Instant() != WholeScenario {
+			q.Request = &scenario.Request{At: 31_000, Key: "car"}
+		}
+		sol, err := Solve(q)
+		if err != nil {
+			t.Errorf("%s: %v", kind, err)
+			continue
+		}
+		if len(sol.Trace) == 0 || len(sol.Truth) == 0 {
+			t.Errorf("%s: truth %v with %d steps of working; want both", kind, sol.Truth, len(sol.Trace))
+		}
+		right := sol.Text()
+		if right == "" {
+			t.Errorf("%s: the right answer has no words", kind)
+		}
+		if kind == "which" {
+			continue // answered by ticks, below
+		}
+		if fb := k.Grade(q, sol, right, nil); !fb.Correct || fb.Given != right {
+			t.Errorf("%s: the right answer %q typed back reads as %q, correct = %v (%s)", kind, right, fb.Given, fb.Correct, fb.Problem)
+		}
+		for i := range q.Lanes {
+			if bad := k.Check(q, i, sol.Truth[i]); bad != "" {
+				t.Errorf("%s: the truth %d of lane %d is refused: %s", kind, sol.Truth[i], i, bad)
+			}
+			if k.Word(q, sol.Truth[i]) == "" {
+				t.Errorf("%s: the truth %d has no words", kind, sol.Truth[i])
+			}
+		}
+	}
+	q := Question{Kind: "which", Scenario: carPark(), Lanes: lanes(t, "sliding-log", "fixed-window"), Request: &scenario.Request{At: 31_000, Key: "car"}}
+	sol, err := Solve(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := Lookup("which")
+	ticks := sol.Admit
+	if len(ticks) == 0 {
+		ticks = []string{"none"}
+	}
+	if fb := k.Grade(q, sol, "", ticks); !fb.Correct {
+		t.Errorf("which: ticking %v, the truth, is not correct (%s)", ticks, fb.Problem)
+	}
+}

@@ -96,15 +96,21 @@ func (count) Text(_ Question, a Answer) string { return strconv.Itoa(a.Count) }
 func (count) Hint(Question, Solution, Form) string { return "A whole number." }
 
 func (count) Ask(q Question) string {
+	if q.Request == nil {
+		return "How many of the scenario's requests get through?"
+	}
 	r := q.request()
-	return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how many get through?", r.KeyName(), q.Request.Count, r.Cost, scenario.FormatMs(r.At))
+	return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how many get through?", r.KeyName(), countOf(q), r.Cost, scenario.FormatMs(r.At))
 }
 
 func (count) Value(q Question, lane int, text string) (int64, error) { return tapValue(q, lane, text) }
 
 func (count) Check(q Question, _ int, v int64) string {
-	if n := q.Request.Count; v < 0 || v > n {
-		return fmt.Sprintf("%d is not a count from 0 to %d", v, n)
+	switch {
+	case q.Request != nil && (v < 0 || v > countOf(q)):
+		return fmt.Sprintf("%d is not a count from 0 to %d", v, countOf(q))
+	case v < 0:
+		return "a count can't be negative"
 	}
 	return ""
 }
@@ -116,9 +122,12 @@ func (count) Choices(q Question) []int64 {
 	if q.Request == nil {
 		return nil
 	}
-	out := make([]int64, 0, q.Request.Count+1)
-	for v := range q.Request.Count + 1 {
+	out := make([]int64, 0, countOf(q)+1)
+	for v := range countOf(q) + 1 {
 		out = append(out, v)
 	}
 	return out
 }
+
+// countOf is how many requests q asks about: a count of 0 means one.
+func countOf(q Question) int64 { return max(q.Request.Count, 1) }
