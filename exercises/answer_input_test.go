@@ -1,6 +1,8 @@
 package exercises
 
 import (
+	"github.com/windowlab/playground/ask"
+
 	"strings"
 	"testing"
 )
@@ -47,7 +49,7 @@ func TestWhichMessageNamesTheQuestionsChoices(t *testing.T) {
 			t.Errorf("%v: message %q offers %q, which the question does not ask about", tt.lanes, msg, tt.notWant)
 		}
 		for _, l := range tt.lanes {
-			w := laneWord(l, tt.lanes)
+			w := ask.LaneWord(l, tt.lanes)
 			ans, err := ParseAnswer(AskWhich, w, nil, tt.lanes)
 			if err != nil || len(ans.Admit) != 1 || ans.Admit[0] != l {
 				t.Errorf("%v: the offered word %q reads as %v (%v), want only %s", tt.lanes, w, ans.Admit, err, l)

@@ -18,8 +18,9 @@
 // time an answer is checked. README.md in this folder describes every field.
 //
 // What flows where: an exercise names a scenario from a Catalog (the
-// lessons' library) and a policy; checking an answer runs the scenario
-// through package scenario (WhatIf, FirstAdmitted, Run, all built on its
-// one replay loop), and package explain words each step of the working
-// the page shows. This package imports neither lessons nor web.
+// lessons' library) and a policy; its "ask" names a kind of question of
+// package ask, which solves it (through package scenario's one replay
+// loop), reads and grades the answer and words the working the page
+// shows. This package holds the file format and the variants; it imports
+// neither lessons nor web.
 package exercises

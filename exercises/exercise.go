@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -33,16 +34,12 @@ const (
 	AskCacheLineK = "cache-line-k"
 )
 
-// AsksWholeScenario reports whether a question of the kind is about the
-// scenario as a whole rather than about one more request at an instant.
-// Every such question is answered with a whole number (Solution.Count),
-// so this is the one list the parsing, checking and hints go by.
-func AsksWholeScenario(ask string) bool {
-	switch ask {
-	case AskCount, AskStack, AskCacheLineK:
-		return true
-	}
-	return false
+// AsksWholeScenario reports whether a question of the kind, in an
+// exercise file, is about the scenario as a whole rather than about one
+// more request at an instant: the file then gives no "at".
+func AsksWholeScenario(kind string) bool {
+	k, ok := ask.Lookup(kind)
+	return ok && k.Instant() != ask.AtInstant
 }
 
 // WholeScenario reports whether the question is about the scenario as a
@@ -175,8 +172,11 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 		bad("scenario: %v", err)
 	}
 	e.base = s
-	switch e.Ask {
-	case AskOutcome, AskFirstAdmit, AskCount:
+	kind, known := ask.Lookup(e.Ask)
+	switch {
+	case !known:
+		bad("ask: %q is not one of %s", e.Ask, strings.Join(ask.Names(), ", "))
+	case kind.Lanes() == ask.AnyLanes:
 		if e.Policy == "" {
 			bad("policy: missing (for example \"sliding-counter/exact\")")
 		} else if _, err := scenario.ParsePolicyRef(e.Policy); err != nil {
@@ -185,9 +185,9 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 		if len(e.Policies) > 0 {
 			bad("policies: only a \"which\" question lists policies; use policy")
 		}
-	case AskWhich:
+	case kind.Lanes() == ask.SeveralLanes:
 		if len(e.Policies) < 2 {
-			bad("policies: a \"which\" question needs at least two")
+			bad("policies: a %q question needs at least two", e.Ask)
 		}
 		for i, p := range e.Policies {
 			if _, err := scenario.ParsePolicyRef(p); err != nil {
@@ -195,20 +195,12 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 			}
 		}
 		if e.Policy != "" {
-			bad("policy: a \"which\" question lists its policies under policies")
+			bad("policy: a %q question lists its policies under policies", e.Ask)
 		}
-	case AskStack:
+	case kind.Lanes() == ask.NoLanes:
 		if e.Policy != "" || len(e.Policies) > 0 {
-			bad("policy: a stack question is about the scenario's own lanes, in order; leave policy and policies out")
-		} else if err == nil && len(s.Policies) < 2 {
-			bad("scenario: a stack question needs a scenario listing at least two policies, in the order they are applied")
+			bad("policy: a %s question is about %s; leave policy and policies out", e.Ask, kind.About())
 		}
-	case AskCacheLineK:
-		if e.Policy != "" || len(e.Policies) > 0 {
-			bad("policy: a cache-line-k question is about rings of sub-buckets on the scenario's window; leave policy and policies out")
-		}
-	default:
-		bad("ask: %q is not one of outcome, first-admit, count, which, stack, cache-line-k", e.Ask)
 	}
 	if !e.WholeScenario() {
 		if e.At == "" {
@@ -275,14 +267,22 @@ func resolveScenario(raw json.RawMessage, lib Catalog) (scenario.Scenario, error
 	return scenario.Parse(raw)
 }
 
-// Lanes returns the policies the exercise asks about; none for a stack,
-// which asks about the scenario's own lanes, or for a ring's k.
+// Lanes returns the policies the exercise asks about; none for a kind
+// about something else (a stack, which asks about the scenario's own
+// lanes, or a ring's k).
 func (e *Exercise) Lanes() []string {
-	switch e.Ask {
-	case AskWhich:
-		return slices.Clone(e.Policies)
-	case AskStack, AskCacheLineK:
+	k, ok := ask.Lookup(e.Ask)
+	switch {
+	case !ok || k.Lanes() == ask.NoLanes:
 		return nil
+	case k.Lanes() == ask.SeveralLanes:
+		return slices.Clone(e.Policies)
 	}
 	return []string{e.Policy}
+}
+
+// Kind is the exercise's kind of question; Parse has checked it is one.
+func (e *Exercise) Kind() ask.Kind {
+	k, _ := ask.Lookup(e.Ask)
+	return k
 }

@@ -1,12 +1,11 @@
 package exercises
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 
-	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -104,199 +103,36 @@ func (in Instance) Question() string {
 }
 
 // Solution is the computed answer with the working that produced it.
-type Solution struct {
-	Kind    string
-	Outcome bool     // outcome
-	Moment  int64    // first-admit, ms
-	Count   int      // count, stack; k for cache-line-k
-	Admit   []string // which: the policies (as refs) that admit
-	Trace   []Step
-}
+type Solution = ask.Solution
 
 // Step is one line of working: a decision with its arithmetic.
-type Step struct {
-	Policy string
-	At     int64
-	// NoInstant marks a step about no moment (a ring's size), whose At
-	// means nothing.
-	NoInstant bool
-	Outcome   string // explain.Outcome: "admitted", "refused, retry after 5 s", "refused, can never pass"
-	Working   string
-	Note      string // why this step is shown
-}
+type Step = ask.Step
 
-// Text writes the answer the way the page states it.
-func (s Solution) Text() string {
-	switch {
-	case s.Kind == AskOutcome:
-		return explain.Verdict(s.Outcome)
-	case s.Kind == AskFirstAdmit:
-		return scenario.FormatMs(s.Moment)
-	case AsksWholeScenario(s.Kind):
-		return strconv.Itoa(s.Count)
-	case s.Kind == AskWhich:
-		if len(s.Admit) == 0 {
-			return "none of them"
+// Asked is the variant's question as package ask asks it: the
+// scenario, the policies asked about and, unless it is about the whole
+// scenario, the request at the question's instant.
+func (in Instance) Asked() ask.Question {
+	e := in.Exercise
+	q := ask.Question{Kind: e.Ask, Scenario: in.Scenario}
+	for _, ref := range e.Lanes() {
+		spec, err := scenario.ParsePolicyRef(ref)
+		if err != nil {
+			continue // Parse refused the file; Solve says so through the kind
 		}
-		var names []string
-		for _, ref := range s.Admit {
-			names = append(names, Label(ref))
-		}
-		if n := len(names); n > 2 {
-			return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
-		}
-		return strings.Join(names, " and ")
+		q.Lanes = append(q.Lanes, ask.Lane{Spec: spec, Ref: ref})
 	}
-	return ""
+	if !e.WholeScenario() {
+		q.Request = &scenario.Request{At: in.At}
+	}
+	return q
 }
 
 // Solve computes the answer by running the scenario through the policies.
 func (in Instance) Solve() (Solution, error) {
-	e := in.Exercise
-	sol := Solution{Kind: e.Ask}
-	s := in.Scenario
-	if err := s.Validate(); err != nil {
-		return sol, err
-	}
-	switch e.Ask {
-	case AskOutcome, AskWhich:
-		for _, ref := range e.Lanes() {
-			spec, err := scenario.ParsePolicyRef(ref)
-			if err != nil {
-				return sol, err
-			}
-			d, err := scenario.WhatIf(s, spec, scenario.Request{At: in.At})
-			if err != nil {
-				return sol, err
-			}
-			sol.Trace = append(sol.Trace, step(s, spec, d, "the request asked about"))
-			if e.Ask == AskOutcome {
-				sol.Outcome = d.Allowed()
-			} else if d.Allowed() {
-				sol.Admit = append(sol.Admit, ref)
-			}
-		}
-	case AskFirstAdmit:
-		spec, err := scenario.ParsePolicyRef(e.Policy)
-		if err != nil {
-			return sol, err
-		}
-		at, err := scenario.FirstAdmitted(s, spec, scenario.Request{At: in.At}, 3*s.WindowMs)
-		if err != nil {
-			return sol, fmt.Errorf("no request passes within three windows of %s", scenario.FormatMs(in.At))
-		}
-		sol.Moment = at
-		if at > in.At {
-			d, _ := scenario.WhatIf(s, spec, scenario.Request{At: in.At})
-			sol.Trace = append(sol.Trace, step(s, spec, d, "a request at the start is refused"))
-			if at-1 > in.At {
-				d, _ = scenario.WhatIf(s, spec, scenario.Request{At: at - 1})
-				sol.Trace = append(sol.Trace, step(s, spec, d, "one millisecond too early"))
-			}
-		}
-		d, _ := scenario.WhatIf(s, spec, scenario.Request{At: at})
-		sol.Trace = append(sol.Trace, step(s, spec, d, "the first instant that admits"))
-	case AskCount:
-		spec, err := scenario.ParsePolicyRef(e.Policy)
-		if err != nil {
-			return sol, err
-		}
-		one := s
-		one.Policies = []scenario.PolicySpec{spec}
-		res, err := scenario.Run(one)
-		if err != nil {
-			return sol, err
-		}
-		r := res.Results[0]
-		sol.Count = r.Admitted
-		for _, d := range r.Decisions {
-			if !d.Probe {
-				sol.Trace = append(sol.Trace, stepFrom(r, d, ""))
-			}
-		}
-	case AskStack:
-		steps, err := scenario.StackedSteps(s)
-		if err != nil {
-			return sol, err
-		}
-		specs := s.Specs()
-		for _, st := range steps {
-			if st.RefusedBy < 0 {
-				sol.Count++
-			}
-			sol.Trace = append(sol.Trace, stackStep(s, specs, st))
-		}
-	case AskCacheLineK:
-		w := s.WindowMs
-		k, err := scenario.CacheLineBuckets(w, func(k, bytes int64) {
-			st := Step{Policy: Label("sliding-buckets/" + strconv.FormatInt(k, 10)), NoInstant: true}
-			st.Working = fmt.Sprintf("%d numbers × 8 B = %d B", bytes/8, bytes)
-			if bytes > scenario.CacheLineBytes {
-				st.Outcome = fmt.Sprintf("over one %d-byte line", scenario.CacheLineBytes)
-			} else {
-				st.Outcome = fmt.Sprintf("fits one %d-byte line", scenario.CacheLineBytes)
-			}
-			if w%k == 0 {
-				st.Note = fmt.Sprintf("buckets of %s divide the %s window", scenario.FormatMs(w/k), scenario.FormatMs(w))
-			} else {
-				st.Note = fmt.Sprintf("does not divide the %s window into whole milliseconds", scenario.FormatMs(w))
-			}
-			sol.Trace = append(sol.Trace, st)
-		})
-		if err != nil {
-			return sol, err
-		}
-		sol.Count = int(k)
-	default:
-		return sol, fmt.Errorf("unknown question kind %q", e.Ask)
-	}
-	return sol, nil
-}
-
-// step words one what-if decision.
-func step(s scenario.Scenario, spec scenario.PolicySpec, d scenario.Decision, note string) Step {
-	p := scenario.PolicyResult{Policy: spec.Name, Label: spec.Label(s), Params: spec.Out(s)}
-	return stepFrom(p, d, note)
-}
-
-// When is the step's instant as the page writes it, "" for none.
-func (s Step) When() string {
-	if s.NoInstant {
-		return ""
-	}
-	return scenario.FormatMs(s.At)
-}
-
-// stackStep words one request's way through a stack by the lane that
-// settled it: the one that refused it, or the last when every lane admitted.
-func stackStep(s scenario.Scenario, specs []scenario.PolicySpec, st scenario.StackStep) Step {
-	i := len(st.Decisions) - 1
-	spec := specs[i]
-	note := "every lane admits it"
-	if st.RefusedBy >= 0 {
-		note = "the lanes before it admitted it"
-		if i == 0 {
-			note = "the first lane"
-		}
-		if i < len(specs)-1 {
-			note += "; the lanes after it are not asked"
-		}
-	}
-	p := scenario.PolicyResult{Policy: spec.Name, Label: fmt.Sprintf("lane %d: %s", i+1, spec.Label(s)), Params: spec.Out(s)}
-	return stepFrom(p, st.Decisions[i], note)
-}
-
-func stepFrom(p scenario.PolicyResult, d scenario.Decision, note string) Step {
-	return Step{Policy: p.Label, At: d.At, Outcome: explain.Outcome(d.Detail), Working: explain.Working(explain.ForResult(p), d), Note: note}
+	return ask.Solve(in.Asked())
 }
 
 // Label names a policy ref as people read it (explain.Name): "sliding
 // counter (exact)" for sliding-counter/exact. A ref that does not parse is
 // returned as it is.
-func Label(ref string) string {
-	spec, err := scenario.ParsePolicyRef(ref)
-	if err != nil {
-		return ref
-	}
-	return explain.Name(spec)
-}
+func Label(ref string) string { return ask.RefName(ref) }

@@ -1,6 +1,9 @@
 package exercises
 
-import "github.com/windowlab/playground/scenario"
+import (
+	"github.com/windowlab/playground/ask"
+	"github.com/windowlab/playground/scenario"
+)
 
 // maxDraws bounds how many variants Instance draws before it falls back to
 // the exercise as written: each draw may cost two first-admit searches.
@@ -22,7 +25,7 @@ const finer = 1000
 // in microseconds could take a thousand times as long as the page's own.
 // sol is the variant's own solution, which every caller has just computed.
 func (in Instance) onGrid(sol Solution) bool {
-	if sol.Kind != AskFirstAdmit {
+	if !ask.AnswersInMoments(sol.Kind) {
 		return true
 	}
 	if sol.Moment == in.At {

@@ -9,12 +9,12 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/scenario"
 )
@@ -166,9 +166,12 @@ type predictView struct {
 	ID       string
 	Action   string
 	Question string
-	Kind     string
-	Choices  []predictChoice
-	Hint     string
+	// Form is how the answer is given: "radio" (one of Choices), "boxes"
+	// (ticking Choices) or "text"; Numeric asks a text for a number.
+	Form    string
+	Numeric bool
+	Choices []predictChoice
+	Hint    string
 	// Exercise is the exercise page asking the same question, with its
 	// variants, when the block names one.
 	Exercise string
@@ -198,15 +201,24 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	v := predictView{ID: p.ID, Action: PredictionURL(st.lesson.Slug, p.ID), Question: in.Question(), Kind: p.Exercise.Ask, Hint: PredictionHint(in, sol), Open: st.pageOpen()}
+	v := predictView{ID: p.ID, Action: PredictionURL(st.lesson.Slug, p.ID), Question: in.Question(), Form: "text",
+		Numeric: ask.AnswersInWholeNumbers(p.Exercise.Ask), Hint: PredictionHint(in, sol), Open: st.pageOpen()}
 	if st.lib.Exercises != nil && st.lib.Exercises.Get(p.ID) == p.Exercise {
 		v.Exercise = "/exercises/" + p.ID
 	}
-	if p.Exercise.Ask == exercises.AskWhich {
+	if ask.Ticks(p.Exercise.Ask) {
+		v.Form = "boxes"
 		for _, lane := range p.Exercise.Lanes() {
 			v.Choices = append(v.Choices, predictChoice{Value: lane, Label: exercises.Label(lane)})
 		}
 		v.Choices = append(v.Choices, predictChoice{Value: "none", Label: "none of them"})
+	} else if q := in.Asked(); len(q.Lanes) == 1 {
+		// A single lane's one-tap values, as radio buttons of their words.
+		k := p.Exercise.Kind()
+		for _, c := range k.Choices(q) {
+			v.Form = "radio"
+			v.Choices = append(v.Choices, predictChoice{Value: k.Word(q, c), Label: k.Word(q, c)})
+		}
 	}
 	var b bytes.Buffer
 	if err := predictBlock(v).Render(context.Background(), &b); err != nil {
@@ -289,25 +301,7 @@ func (st *renderState) predictEnd() (template.HTML, error) {
 // PredictionHint says what kind of answer a prediction takes. A time's
 // examples are worked out from the answer so that none of them is it.
 func PredictionHint(in exercises.Instance, sol exercises.Solution) string {
-	switch {
-	case in.Exercise.Ask == exercises.AskFirstAdmit:
-		ex := in.TimeExamples(sol)
-		return fmt.Sprintf("A time, such as %s or %s. A bare number is in seconds.", ex[1], ex[3])
-	case in.Exercise.WholeScenario():
-		return "A whole number."
-	case in.Exercise.Ask == exercises.AskWhich:
-		return "Tick every one that admits it, or “none of them”."
-	}
-	return ""
+	return in.Hint(sol, ask.Prediction)
 }
 
 func choiceID(id string, i int) string { return "predict-" + id + "-choice-" + strconv.Itoa(i) }
-
-func isKind(v predictView, kinds ...string) bool {
-	for _, k := range kinds {
-		if strings.EqualFold(v.Kind, k) {
-			return true
-		}
-	}
-	return false
-}

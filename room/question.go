@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/scenario"
 )
 
 // Kind is what a question asks about the next step of the scenario.
 type Kind string
 
-// The kinds of question, each answered per lane asked about.
+// The kinds of question a room asks, each answered per lane asked about
+// (package ask holds what each means).
 const (
 	// KindAdmit: will the next request (client, cost, instant) be admitted?
 	// An answer value is 1 for admitted, 0 for refused.
@@ -28,13 +31,40 @@ const (
 	KindFirstAdmit Kind = "first-admit"
 )
 
+// Kinds are the kinds a room asks, in the order the presenter's menu
+// offers them (ask.RoomKinds): each is answered lane by lane, and package
+// ask words, solves and checks it.
+func Kinds() []Kind {
+	var out []Kind
+	for _, k := range ask.RoomKinds() {
+		out = append(out, Kind(k.Name()))
+	}
+	return out
+}
+
+// orList writes kinds as "a, b or c".
+func orList(kinds []Kind) string {
+	var b strings.Builder
+	for i, k := range kinds {
+		switch {
+		case i == 0:
+		case i == len(kinds)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(k))
+	}
+	return b.String()
+}
+
 // Never is the answer value for "no instant within the horizon admits it".
-const Never int64 = -1
+const Never = ask.Never
 
 // HorizonWindows is how far a first-admit question looks, in windows of the
 // lane: as the exercises do, three windows, by which every policy has
 // forgotten everything before the question.
-const HorizonWindows = 3
+const HorizonWindows = ask.HorizonWindows
 
 // Ask is what the presenter asks: the kind, the request it is about and
 // the lanes it asks about.
@@ -135,53 +165,40 @@ var ErrRevealed = errors.New("room: the answer has been revealed; answers are cl
 // newQuestion checks ask against the scenario and builds the question. It
 // also solves it once, so a question that cannot be answered is refused
 // now rather than at the reveal; that solution is dropped unseen.
-func newQuestion(id int, ask Ask, sc scenario.Scenario, maxN int64, now time.Time) (*Question, error) {
-	q := &Question{ID: id, Kind: ask.Kind, Limit: sc.Limit, WindowMs: sc.WindowMs, Asked: now}
-	switch ask.Kind {
-	case KindAdmit, KindFirstAdmit:
-		if ask.N > 1 {
-			return nil, fmt.Errorf("room: a %s question is about one request, not %d", ask.Kind, ask.N)
-		}
-		ask.N = 1
-	case KindCount:
-		if ask.N == 0 {
-			ask.N = 1
-		}
-		if ask.N < 1 || ask.N > maxN {
-			return nil, fmt.Errorf("room: a count question asks about 1 to %d requests, not %d", maxN, ask.N)
-		}
-	default:
-		return nil, fmt.Errorf("room: unknown kind of question %q (want %s, %s or %s)", ask.Kind, KindAdmit, KindCount, KindFirstAdmit)
+func newQuestion(id int, a Ask, sc scenario.Scenario, maxN int64, now time.Time) (*Question, error) {
+	q := &Question{ID: id, Kind: a.Kind, Limit: sc.Limit, WindowMs: sc.WindowMs, Asked: now}
+	if kinds := Kinds(); !slices.Contains(kinds, a.Kind) {
+		return nil, fmt.Errorf("room: unknown kind of question %q (want %s)", a.Kind, orList(kinds))
 	}
-	if ask.At < 0 {
-		return nil, fmt.Errorf("room: the request's instant %d ms is before the clock's start", ask.At)
+	if a.At < 0 {
+		return nil, fmt.Errorf("room: the request's instant %d ms is before the clock's start", a.At)
 	}
-	if ask.Key == "" {
-		ask.Key = scenario.DefaultKey
+	if a.Key == "" {
+		a.Key = scenario.DefaultKey
 	}
-	if len(ask.Key) > scenario.MaxKeyLen {
-		return nil, fmt.Errorf("room: the client name is %d bytes, more than %d", len(ask.Key), scenario.MaxKeyLen)
+	if len(a.Key) > scenario.MaxKeyLen {
+		return nil, fmt.Errorf("room: the client name is %d bytes, more than %d", len(a.Key), scenario.MaxKeyLen)
 	}
-	if ask.Cost == 0 {
-		ask.Cost = 1
+	if a.Cost == 0 {
+		a.Cost = 1
 	}
-	if ask.Cost < 1 || ask.Cost > scenario.MaxCost {
-		return nil, fmt.Errorf("room: the request's cost %d is not between 1 and %d", ask.Cost, scenario.MaxCost)
+	if a.Cost < 1 || a.Cost > scenario.MaxCost {
+		return nil, fmt.Errorf("room: the request's cost %d is not between 1 and %d", a.Cost, scenario.MaxCost)
 	}
-	q.Request = scenario.Request{At: ask.At, Key: ask.Key, Cost: ask.Cost, Count: ask.N}
+	q.Request = scenario.Request{At: a.At, Key: a.Key, Cost: a.Cost, Count: a.N}
 	var taken int64
 	for _, r := range sc.Requests {
-		if r.At == ask.At {
+		if r.At == a.At {
 			taken += r.Count
 		}
 	}
 	if taken > 0 {
-		return nil, &InstantTakenError{At: ask.At, Requests: taken}
+		return nil, &InstantTakenError{At: a.At, Requests: taken}
 	}
-	q.Prior, q.PriorSum = priorOf(sc.Requests, ask.At)
+	q.Prior, q.PriorSum = priorOf(sc.Requests, a.At)
 
 	specs := sc.Specs()
-	lanes := ask.Lanes
+	lanes := a.Lanes
 	if len(lanes) == 0 {
 		for i := range specs {
 			lanes = append(lanes, i)
@@ -196,20 +213,45 @@ func newQuestion(id int, ask Ask, sc scenario.Scenario, maxN int64, now time.Tim
 		}
 		q.Lanes = append(q.Lanes, specs[i])
 	}
+	_, asked := q.Ask()
+	asked.MaxN = maxN
+	if err := ask.Validate(&asked); err != nil {
+		return nil, fmt.Errorf("room: %w", err)
+	}
+	q.Request.Count = asked.Request.Count // a count of one filled in
 	if _, err := q.Solve(sc); err != nil {
 		return nil, err
 	}
 	return q, nil
 }
 
+// Ask is the question as package ask asks it: its kind, and the
+// question about no requests yet (Solve adds those before its moment).
+// Words, choices and checks need only that.
+func (q *Question) Ask() (ask.Kind, ask.Question) {
+	k, ok := ask.Lookup(string(q.Kind))
+	if !ok {
+		// newQuestion asks only Kinds; a stored question of another kind
+		// would be from another version, and reads as a count.
+		k, _ = ask.Lookup(string(KindCount))
+	}
+	r := q.Request
+	aq := ask.Question{
+		Kind:         string(q.Kind),
+		Scenario:     scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs},
+		Request:      &r,
+		MaxN:         max(r.Count, 1),
+		NeverAnswers: true,
+	}
+	for _, spec := range q.Lanes {
+		aq.Lanes = append(aq.Lanes, ask.Lane{Spec: spec})
+	}
+	return k, aq
+}
+
 // Label names lane i of the question the way the playground does.
 func (q *Question) Label(i int) string {
 	return q.Lanes[i].Label(scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs})
-}
-
-// horizon is how far a first-admit question looks in lane i, in ms.
-func (q *Question) horizon(i int) int64 {
-	return HorizonWindows * q.Lanes[i].Params(scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs}).WindowMs
 }
 
 // Solution is a question's truth with the decisions that show the working.
@@ -224,11 +266,10 @@ type Solution struct {
 
 // Solve computes the truth by running the scenario's requests before the
 // asked instant, plus the asked request(s), through each lane with the
-// exercises' functions: scenario.WhatIf, scenario.Run and
-// scenario.FirstAdmitted. Requests at or after the asked instant are left
-// out, so firing the asked request before revealing does not change the
-// truth; the ones before it must be those it was asked about
-// (ErrRequestsChanged).
+// solvers the exercises use (package ask). Requests at or after the asked
+// instant are left out, so firing the asked request before revealing does
+// not change the truth; the ones before it must be those it was asked
+// about (ErrRequestsChanged).
 func (q *Question) Solve(sc scenario.Scenario) (Solution, error) {
 	if sc.Limit != q.Limit || sc.WindowMs != q.WindowMs {
 		return Solution{}, ErrSettingsChanged
@@ -236,105 +277,22 @@ func (q *Question) Solve(sc scenario.Scenario) (Solution, error) {
 	if n, sum := priorOf(sc.Requests, q.Request.At); n != q.Prior || sum != q.PriorSum {
 		return Solution{}, ErrRequestsChanged
 	}
-	base := scenario.Scenario{Limit: q.Limit, WindowMs: q.WindowMs}
+	kind, asked := q.Ask()
 	for _, r := range sc.Requests {
 		if r.At >= q.Request.At {
 			break
 		}
-		base.Requests = append(base.Requests, r)
+		asked.Scenario.Requests = append(asked.Scenario.Requests, r)
 	}
-	one := q.Request
-	one.Count = 1
-	var sol Solution
-	for i, spec := range q.Lanes {
-		var (
-			truth   int64
-			working []scenario.Decision
-			err     error
-		)
-		switch q.Kind {
-		case KindAdmit:
-			truth, working, err = solveAdmit(base, spec, one)
-		case KindCount:
-			truth, working, err = solveCount(base, spec, q.Request)
-		case KindFirstAdmit:
-			truth, working, err = solveFirstAdmit(base, spec, one, q.horizon(i))
-		}
-		if err != nil {
-			return Solution{}, fmt.Errorf("room: lane %s: %w", q.Label(i), err)
-		}
-		sol.Truth = append(sol.Truth, truth)
-		sol.Working = append(sol.Working, working)
-	}
-	return sol, nil
-}
-
-func solveAdmit(base scenario.Scenario, spec scenario.PolicySpec, r scenario.Request) (int64, []scenario.Decision, error) {
-	d, err := scenario.WhatIf(base, spec, r)
+	sol, err := kind.Solve(asked)
 	if err != nil {
-		return 0, nil, err
+		return Solution{}, fmt.Errorf("room: %w", err)
 	}
-	if d.Allowed() {
-		return 1, []scenario.Decision{d}, nil
+	out := Solution{Truth: sol.Truth, Working: make([][]scenario.Decision, len(q.Lanes))}
+	for _, st := range sol.Trace {
+		out.Working[st.Lane] = append(out.Working[st.Lane], st.Decision)
 	}
-	return 0, []scenario.Decision{d}, nil
-}
-
-func solveCount(base scenario.Scenario, spec scenario.PolicySpec, r scenario.Request) (int64, []scenario.Decision, error) {
-	s := base
-	s.Policies = []scenario.PolicySpec{spec}
-	s.Requests = append(slices.Clip(base.Requests), r)
-	res, err := scenario.Run(s)
-	if err != nil {
-		return 0, nil, err
-	}
-	ds := res.Results[0].Decisions
-	asked := ds[len(ds)-int(r.Count):]
-	var n int64
-	for _, d := range asked {
-		if d.Allowed() {
-			n++
-		}
-	}
-	return n, asked, nil
-}
-
-// solveFirstAdmit settles the cases with no search first (admitted at once;
-// can never pass; would wait past the horizon), so that FirstAdmitted's
-// millisecond-by-millisecond fallback, meant only for a policy whose
-// retry-after is wrong, is never entered just to find nothing.
-func solveFirstAdmit(base scenario.Scenario, spec scenario.PolicySpec, r scenario.Request, horizon int64) (int64, []scenario.Decision, error) {
-	first, err := scenario.WhatIf(base, spec, r)
-	if err != nil {
-		return 0, nil, err
-	}
-	if first.Allowed() {
-		return r.At, []scenario.Decision{first}, nil
-	}
-	if retry, ok := first.RetryAfter(); !ok || retry > horizon {
-		return Never, []scenario.Decision{first}, nil
-	}
-	at, err := scenario.FirstAdmitted(base, spec, r, horizon)
-	if errors.Is(err, scenario.ErrNeverAdmitted) {
-		return Never, []scenario.Decision{first}, nil
-	}
-	if err != nil {
-		return 0, nil, err
-	}
-	working := []scenario.Decision{first}
-	for _, t := range []int64{at - 1, at} {
-		if t <= r.At {
-			continue
-		}
-		probe := r
-		probe.At = t
-		d, err := scenario.WhatIf(base, spec, probe)
-		if err != nil {
-			return 0, nil, err
-		}
-		working = append(working, d)
-	}
-	return at, working, nil
+	return out, nil
 }
 
 // check says what is wrong with an answer's values, naming the lane.
@@ -342,29 +300,9 @@ func (q *Question) check(values []int64) error {
 	if len(values) != len(q.Lanes) {
 		return fmt.Errorf("room: the question asks about %d lanes; the answer has %d values", len(q.Lanes), len(values))
 	}
+	kind, asked := q.Ask()
 	for i, v := range values {
-		var bad string
-		switch q.Kind {
-		case KindAdmit:
-			if v != 0 && v != 1 {
-				bad = fmt.Sprintf("%d is neither admitted (1) nor refused (0)", v)
-			}
-		case KindCount:
-			if v < 0 || v > q.Request.Count {
-				bad = fmt.Sprintf("%d is not a count from 0 to %d", v, q.Request.Count)
-			}
-		case KindFirstAdmit:
-			// A moment is said as a moment: "300 s", never "300000".
-			switch last := q.Request.At + q.horizon(i); {
-			case v == Never:
-			case v < q.Request.At:
-				bad = fmt.Sprintf("%s is before the question's moment, %s", scenario.FormatMs(v), scenario.FormatMs(q.Request.At))
-			case v > last:
-				bad = fmt.Sprintf("%s is after %s, the last moment this question looks at (%d windows on): answer never if no moment until then admits it",
-					scenario.FormatMs(v), scenario.FormatMs(last), HorizonWindows)
-			}
-		}
-		if bad != "" {
+		if bad := kind.Check(asked, i, v); bad != "" {
 			return fmt.Errorf("room: lane %s: %s", q.Label(i), bad)
 		}
 	}
@@ -411,15 +349,12 @@ type Vote struct {
 // until the question is revealed.
 func (q *Question) Tally() Tally {
 	t := Tally{Answered: len(q.Answers), Lanes: make([]LaneTally, len(q.Lanes))}
+	kind, asked := q.Ask()
+	choices := kind.Choices(asked)
 	for i := range q.Lanes {
 		counts := map[int64]int{}
-		switch q.Kind {
-		case KindAdmit:
-			counts[0], counts[1] = 0, 0
-		case KindCount:
-			for v := range q.Request.Count + 1 {
-				counts[v] = 0
-			}
+		for _, v := range choices {
+			counts[v] = 0
 		}
 		for _, a := range q.Answers {
 			if i < len(a.Values) {

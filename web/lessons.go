@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/starfederation/datastar-go/datastar"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/lessons"
 	"github.com/windowlab/playground/scenario"
@@ -209,7 +210,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		Title:    e.Title,
 		Question: in.Question(),
 		Seed:     seed,
-		Kind:     e.Ask,
+		Ticks:    ask.Ticks(e.Ask),
 		Setting:  fmt.Sprintf("limit %d per %s", in.Scenario.Limit, scenario.FormatMs(in.Scenario.WindowMs)),
 		Hint:     answerHint(in, sol),
 
@@ -239,7 +240,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	for _, lane := range e.Lanes() {
 		v.Choices = append(v.Choices, templates.Choice{Value: lane, Label: exercises.Label(lane), Checked: slices.Contains(choices, lane)})
 	}
-	if e.Ask == exercises.AskWhich {
+	if ask.Ticks(e.Ask) {
 		v.Choices = append(v.Choices, templates.Choice{Value: "none", Label: "none of them", Checked: slices.Contains(choices, "none")})
 	}
 	if r.Method == http.MethodPost {
@@ -279,16 +280,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 // answerHint says what kind of answer the field takes; a time's examples
 // are worked out from the answer so that none of them is it.
 func answerHint(in exercises.Instance, sol exercises.Solution) string {
-	switch {
-	case in.Exercise.Ask == exercises.AskOutcome:
-		return "Yes or no (admitted or refused)."
-	case in.Exercise.Ask == exercises.AskFirstAdmit:
-		ex := in.TimeExamples(sol)
-		return fmt.Sprintf("A time: %s, %s, %s or %s. A bare number is in seconds.", ex[0], ex[1], ex[2], ex[3])
-	case in.Exercise.WholeScenario():
-		return "A whole number."
-	}
-	return ""
+	return in.Hint(sol, ask.ExercisePage)
 }
 
 func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Feedback) *templates.Feedback {
@@ -303,7 +295,7 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 	// and the request the question is about. It has no stacked mode: it
 	// would run a stack's limits side by side, each fed every request, the
 	// very thing the question is not about, so a stack gets no link.
-	if e.Ask == exercises.AskStack {
+	if !ask.OnPlayground(e.Ask) {
 		return out
 	}
 	s := in.Scenario
@@ -315,7 +307,7 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 	}
 	if !e.WholeScenario() {
 		at := in.At
-		if e.Ask == exercises.AskFirstAdmit {
+		if ask.AnswersInMoments(e.Ask) {
 			at = fb.Solution.Moment
 		}
 		s.Requests = append(slices.Clone(s.Requests), scenario.Request{At: at, Cost: 1, Count: 1})

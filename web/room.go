@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/starfederation/datastar-go/datastar"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/internal/qrsvg"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
@@ -549,7 +550,7 @@ func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, to
 	if a.Cost, err = whole("cost", sig.Cost, 1, scenario.MaxCost); err != nil {
 		return templateReply{}, err
 	}
-	if a.Kind == room.KindCount {
+	if ask.AsksAboutN(string(a.Kind)) {
 		if a.N, err = whole("askN", sig.AskN, 1, f.rooms.Bounds().QuestionN); err != nil {
 			return templateReply{}, err
 		}
@@ -774,6 +775,7 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 // a tap's number, or a typed moment ("40 s", "never"). missing counts the
 // lanes with no answer yet.
 func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []int64, missing int, err error) {
+	kind, asked := q.Ask()
 	for i := range q.Lanes {
 		var text string
 		if raw, ok := sig[templates.AnswerSignal(q, i)]; ok {
@@ -787,18 +789,9 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 			values = append(values, 0)
 			continue
 		}
-		var v int64
-		switch {
-		case q.Kind == room.KindFirstAdmit && strings.EqualFold(text, "never"):
-			v = room.Never
-		case q.Kind == room.KindFirstAdmit:
-			if v, err = scenario.ParseMoment(text, 1000); err != nil {
-				return nil, 0, fmt.Errorf("%s: %q is not a moment: write it as 40 s, 40.5 s, 40500 ms or never", q.Label(i), truncate(text, 40))
-			}
-		default:
-			if v, err = strconv.ParseInt(text, 10, 64); err != nil {
-				return nil, 0, fmt.Errorf("%s: %q is not one of the answers", q.Label(i), truncate(text, 40))
-			}
+		v, err := kind.Value(asked, i, text)
+		if err != nil {
+			return nil, 0, err
 		}
 		values = append(values, v)
 	}

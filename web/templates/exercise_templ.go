@@ -404,7 +404,7 @@ func ExerciseView(v ExercisePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if v.Kind == "which" {
+			if v.Ticks {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<fieldset><legend>Which policies admit the request? Tick every one that does.</legend> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

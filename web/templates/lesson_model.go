@@ -65,7 +65,7 @@ type ExercisePage struct {
 	Title    string
 	Question string
 	Seed     uint64
-	Kind     string // outcome, first-admit, count, which
+	Ticks    bool // answered by ticking Choices (a which-question), not typed
 	Choices  []Choice
 	Answer   string // what the learner typed, echoed back
 	Lesson   *LessonLink

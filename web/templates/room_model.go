@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
@@ -115,52 +116,48 @@ type RoomPairNew struct {
 	AddrNote   string
 }
 
+// AskOption is one kind of question in the presenter's menu.
+type AskOption struct {
+	Value, Label string
+}
+
+// AskOptions are the kinds of question a room asks, as the menu lists them.
+func AskOptions() []AskOption {
+	var out []AskOption
+	for _, k := range ask.RoomKinds() {
+		label, _ := k.Menu()
+		out = append(out, AskOption{Value: k.Name(), Label: label})
+	}
+	return out
+}
+
+// AnswerPrompt labels the field a phone types lane answers in, for a kind
+// answered by typing (no Choices).
+func AnswerPrompt(q *room.Question) string {
+	k, _ := q.Ask()
+	if r, ok := k.(ask.InRoom); ok {
+		return r.Prompt()
+	}
+	return ""
+}
+
 // KindText says what a kind of question asks.
 func KindText(q *room.Question) string {
-	at := scenario.FormatMs(q.Request.At)
-	client := q.Request.KeyName()
-	switch q.Kind {
-	case room.KindAdmit:
-		return fmt.Sprintf("Will a request from %s (cost %d) at %s be admitted?", client, q.Request.Cost, at)
-	case room.KindCount:
-		return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how many get through?", client, q.Request.Count, q.Request.Cost, at)
-	case room.KindFirstAdmit:
-		return fmt.Sprintf("From %s on, what is the first moment a request from %s (cost %d) gets in?", at, client, q.Request.Cost)
-	}
-	return string(q.Kind)
+	k, aq := q.Ask()
+	return k.Ask(aq)
 }
 
 // ValueText writes an answer value the way the question's kind means it.
 func ValueText(q *room.Question, v int64) string {
-	switch q.Kind {
-	case room.KindAdmit:
-		if v == 1 {
-			return "admitted"
-		}
-		return "refused"
-	case room.KindFirstAdmit:
-		if v == room.Never {
-			return "never (within 3 windows)"
-		}
-		return scenario.FormatMs(v)
-	}
-	return strconv.FormatInt(v, 10)
+	k, aq := q.Ask()
+	return k.Word(aq, v)
 }
 
 // Choices are the one-tap answers of a kind: admitted or refused, or every
 // count from 0 to N. A first-admit question is typed instead (none).
 func Choices(q *room.Question) []int64 {
-	switch q.Kind {
-	case room.KindAdmit:
-		return []int64{1, 0}
-	case room.KindCount:
-		out := make([]int64, 0, q.Request.Count+1)
-		for v := range q.Request.Count + 1 {
-			out = append(out, v)
-		}
-		return out
-	}
-	return nil
+	k, aq := q.Ask()
+	return k.Choices(aq)
 }
 
 // AnswerSignal names the phone's signal holding its answer for lane i of
