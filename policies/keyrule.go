@@ -77,27 +77,28 @@ func NewRule(name string, p Params) (KeyRule, error) {
 	case *slidingBucketsPolicy:
 		return newSlidingBucketsRule(pol.p), nil
 	case *tokenBucketPolicy:
-		return &TokenBucketRule{pol.p}, nil
+		return &TokenBucketRule{pol.p, tokenBucketPolicy{p: pol.p, capacity: pol.capacity}}, nil
 	case *gcraPolicy:
 		return &GCRARule{pol}, nil
 	}
 	panic(fmt.Sprintf("policies: no rule for %T", pol)) // newPolicy builds only the six above
 }
 
-// Each rule's allow is Allow's arithmetic for a request that fits (cost in
-// [1, capacity]), returning only the verdict. For the four small-state
-// policies it is written here from the policy's own helpers rather than
-// shared with their Allow: sliding-counter's Allow answers a repeated
-// refusal from one it remembers, a per-policy cache a rule must not write,
-// and the other three keep their arithmetic inside Allow because a call to
-// a shared allowOn is not inlined there and cost their hot key about 1 ns
-// of 4 (measured: gcra 3.6–4.0 → 5.2–5.3 ns, two test binaries alternating
-// three times). TestRuleCopiesAgree holds every copy to Decide, state by
-// state over a small domain. Short matters beyond the instructions saved:
-// with many keys the time is in cache misses, and the fewer instructions
-// between one decision's miss and the next, the more of the two the
-// processor overlaps (a verdict through Decide's 168-byte explanation took
-// about twice as long a decision at 1e6 keys).
+// Each policy's rule is written twice, no more: decideOn, which builds
+// Decide's explanation, and the verdict-only path Allow takes, which a
+// server needs fast (through decideOn a verdict cost about twice as much a
+// decision at 1e6 keys, with the time in cache misses, where the fewer the
+// instructions between one decision's miss and the next, the more of the
+// two the processor overlaps). A rule's Allow and its policy's Allow share
+// that second path: the ring policies' allowOn, gcra's allowOn, fixed-
+// window's allowIn, token-bucket's take, sliding-counter's countsIn and
+// admits, each small enough for the compiler to inline into both, since a
+// call there cost the single-goroutine hot key about 1 ns of 4. What each
+// Allow keeps of its own is the plumbing: where the window's start comes
+// from (the policy's window clock, or the rule's shared one) and where a
+// refusal's retry is solved (the policy's remembered one, or a copy on the
+// stack). TestRuleCopiesAgree holds the two paths and every caller of them
+// to Decide, state by state over a small domain.
 
 // sharedClock is a windowClock for the concurrent form: the latest window
 // any decision found, read by every decision and written only when one
@@ -140,10 +141,11 @@ func (c *sharedClock) keep(w windowClock) {
 type FixedWindowRule struct {
 	p     Params
 	clock *sharedClock
+	base  fixedWindowPolicy // read only, for allowIn
 }
 
 func newFixedWindowRule(p Params) *FixedWindowRule {
-	return &FixedWindowRule{p, newSharedClock(p.WindowMs)}
+	return &FixedWindowRule{p, newSharedClock(p.WindowMs), fixedWindowPolicy{p: p}}
 }
 
 func (k *FixedWindowRule) rules() fixedWindowPolicy {
@@ -163,16 +165,7 @@ func (k *FixedWindowRule) Allow(st *fixedWindowState, now, cost int64) Verdict {
 	clock := k.clock.load()
 	start := clock.startOf(at)
 	k.clock.keep(clock)
-	count := st.count // fixedWindowPolicy.view
-	if st.latest < start {
-		count = 0
-	}
-	if count+cost > k.p.Limit {
-		*st = fixedWindowState{latest: at, count: count}
-		return Verdict{RetryAfterMs: start + k.p.WindowMs - now}
-	}
-	*st = fixedWindowState{latest: at, count: count + cost}
-	return Verdict{Allowed: true}
+	return k.base.allowIn(st, now, at, start, cost)
 }
 
 func (k *FixedWindowRule) Never(cost int64) bool { return neverFits(cost, k.p.Limit) }
@@ -212,10 +205,11 @@ func valueOrZero[S any](p *S) S {
 type SlidingCounterRule struct {
 	p     Params
 	clock *sharedClock
+	base  slidingCounterPolicy // read only, for countsIn and admits
 }
 
 func newSlidingCounterRule(p Params) *SlidingCounterRule {
-	return &SlidingCounterRule{p, newSharedClock(p.WindowMs)}
+	return &SlidingCounterRule{p, newSharedClock(p.WindowMs), slidingCounterPolicy{p: p, exact: p.Arithmetic == Exact}}
 }
 
 func (k *SlidingCounterRule) rules() slidingCounterPolicy {
@@ -235,15 +229,8 @@ func (k *SlidingCounterRule) Allow(st *slidingCounterState, now, cost int64) Ver
 	clock := k.clock.load()
 	start := clock.startOf(at)
 	k.clock.keep(clock)
-	previous, current := st.previous, st.current // slidingCounterPolicy.view
-	switch {
-	case st.latest >= start:
-	case st.latest >= start-k.p.WindowMs:
-		previous, current = st.current, 0
-	default:
-		previous, current = 0, 0
-	}
-	if !admitsWeighted(previous, k.p.Limit-current-cost, k.p.WindowMs, at-start, k.p.Arithmetic == Exact) {
+	previous, current := k.base.countsIn(*st, start)
+	if !k.base.admits(previous, current, at-start, cost) {
 		*st = slidingCounterState{latest: at, previous: previous, current: current}
 		return k.refuse(start, previous, current, cost, now)
 	}
@@ -251,7 +238,9 @@ func (k *SlidingCounterRule) Allow(st *slidingCounterState, now, cost int64) Ver
 	return Verdict{Allowed: true}
 }
 
-// refuse is allow's refusal, solved on a policy value of its own.
+// refuse is Allow's refusal, solved on a policy value of its own: the
+// policy's remembered refusal, shared, would be a line every refusal
+// writes.
 func (k *SlidingCounterRule) refuse(start, previous, current, cost, now int64) Verdict {
 	r := k.rules()
 	return Verdict{RetryAfterMs: r.retryAt(start, previous, current, cost) - now}
@@ -282,11 +271,12 @@ func (*SlidingCounterRule) Name() string                      { return SlidingCo
 func (*SlidingCounterRule) keyRule()                          {}
 
 // TokenBucketRule is token-bucket's KeyRule (see tokenBucketPolicy).
-type TokenBucketRule struct{ p Params }
-
-func (k *TokenBucketRule) rules() tokenBucketPolicy {
-	return tokenBucketPolicy{p: k.p, capacity: k.p.Burst * k.p.WindowMs}
+type TokenBucketRule struct {
+	p    Params
+	base tokenBucketPolicy // read only, for take; copied to solve a retry
 }
+
+func (k *TokenBucketRule) rules() tokenBucketPolicy { return k.base }
 
 func (k *TokenBucketRule) Decide(st *tokenBucketState, now, cost int64) (d Decision) {
 	r := k.rules()
@@ -297,13 +287,10 @@ func (k *TokenBucketRule) Decide(st *tokenBucketState, now, cost int64) (d Decis
 func (k *TokenBucketRule) Allow(st *tokenBucketState, now, cost int64) Verdict {
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
-	used := max(0, st.used-k.p.Limit*(at-st.latest)) // tokenBucketPolicy.used
-	if used+cost*k.p.WindowMs > k.p.Burst*k.p.WindowMs {
-		*st = tokenBucketState{latest: at, used: used}
+	if used, ok := k.base.take(st, at, cost); !ok {
 		r := k.rules()
 		return Verdict{RetryAfterMs: r.retryAt(at, used, cost) - now}
 	}
-	*st = tokenBucketState{latest: at, used: used + cost*k.p.WindowMs}
 	return Verdict{Allowed: true}
 }
 
@@ -341,17 +328,7 @@ func (k *GCRARule) Decide(st *gcraState, now, cost int64) (d Decision) {
 }
 
 func (k *GCRARule) Allow(st *gcraState, now, cost int64) Verdict {
-	g := k.g
-	now = clampTime(now)
-	t := now * g.p.Limit
-	tat := max(st.tat, t)
-	next := tat + cost*g.p.WindowMs
-	if next-t > g.capacity {
-		st.tat = tat
-		return Verdict{RetryAfterMs: ceilDiv(next-g.capacity, g.p.Limit) - now}
-	}
-	st.tat = next
-	return Verdict{Allowed: true}
+	return k.g.allowOn(st, clampTime(now), cost)
 }
 
 func (k *GCRARule) Never(cost int64) bool { return neverFits(cost, k.g.p.Burst) }
