@@ -38,10 +38,8 @@ type Rule[S any] interface {
 	// Decide decides a request of cost at now on st, as Policy.Decide does,
 	// and changes nothing for a request that never fits.
 	Decide(st *S, now, cost int64) Decision
-	// Allow is Decide's verdict and change of state for a request that
-	// fits (Never(cost) is false); it builds no explanation. Its verdict
-	// for a cost that never fits is undefined: check Never first, as
-	// Policy.Allow does.
+	// Allow is Decide's verdict and change of state, without building
+	// the explanation.
 	Allow(st *S, now, cost int64) Verdict
 	// Never reports whether a request of cost can never be admitted.
 	Never(cost int64) bool
@@ -160,6 +158,9 @@ func (k *FixedWindowRule) Decide(st *fixedWindowState, now, cost int64) (d Decis
 }
 
 func (k *FixedWindowRule) Allow(st *fixedWindowState, now, cost int64) Verdict {
+	if k.Never(cost) {
+		return Verdict{Never: true}
+	}
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
 	clock := k.clock.load()
@@ -224,6 +225,9 @@ func (k *SlidingCounterRule) Decide(st *slidingCounterState, now, cost int64) (d
 }
 
 func (k *SlidingCounterRule) Allow(st *slidingCounterState, now, cost int64) Verdict {
+	if k.Never(cost) {
+		return Verdict{Never: true}
+	}
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
 	clock := k.clock.load()
@@ -285,6 +289,9 @@ func (k *TokenBucketRule) Decide(st *tokenBucketState, now, cost int64) (d Decis
 }
 
 func (k *TokenBucketRule) Allow(st *tokenBucketState, now, cost int64) Verdict {
+	if k.Never(cost) {
+		return Verdict{Never: true}
+	}
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
 	if used, ok := k.base.take(st, at, cost); !ok {
@@ -328,6 +335,9 @@ func (k *GCRARule) Decide(st *gcraState, now, cost int64) (d Decision) {
 }
 
 func (k *GCRARule) Allow(st *gcraState, now, cost int64) Verdict {
+	if k.Never(cost) {
+		return Verdict{Never: true}
+	}
 	return k.g.allowOn(st, clampTime(now), cost)
 }
 
@@ -367,6 +377,9 @@ func (k *SlidingLogRule) Decide(s *slidingLogSlot, now, cost int64) (d Decision)
 }
 
 func (k *SlidingLogRule) Allow(s *slidingLogSlot, now, cost int64) Verdict {
+	if k.Never(cost) {
+		return Verdict{Never: true}
+	}
 	return k.l.allowOn(&s.st, s.ring, now, cost)
 }
 
@@ -466,6 +479,9 @@ func (k *SlidingBucketsRule) Decide(s *slidingBucketsSlot, now, cost int64) (d D
 }
 
 func (k *SlidingBucketsRule) Allow(s *slidingBucketsSlot, now, cost int64) Verdict {
+	if k.Never(cost) {
+		return Verdict{Never: true}
+	}
 	r := k.base
 	k.recall(&r, s)
 	v := r.allowOn(&s.st, k.ringOf(s), now, cost)
