@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -23,9 +24,9 @@ func TestStoreBounds(t *testing.T) {
 		t.Fatalf("third session: %v, want ErrFull", err)
 	}
 	now = now.Add(50 * time.Second)
-	_, err = st.Get(a.ID()) // a is used; b idles
+	_, err = st.Get(context.Background(), a.ID()) // a is used; b idles
 	must(t, "get a", err)
-	_, unsub := b.Subscribe() // a watched session never idles out
+	_, unsub := watch(t, st, b) // a watched session never idles out
 	now = now.Add(50 * time.Second)
 	if st.Len() != 2 {
 		t.Errorf("after 100 s: %d sessions, want 2 (b is watched)", st.Len())
@@ -34,7 +35,7 @@ func TestStoreBounds(t *testing.T) {
 	if st.Len() != 1 {
 		t.Errorf("b unwatched: %d sessions, want 1", st.Len())
 	}
-	if _, err := st.Get(b.ID()); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Get(context.Background(), b.ID()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("idle session: %v, want ErrNotFound", err)
 	}
 	c, err := st.New(scenario.Scenario{})
@@ -43,16 +44,16 @@ func TestStoreBounds(t *testing.T) {
 	}
 	// Full again: the least recently used unwatched session, idle for a
 	// minute, makes room; a watched one never does.
-	_, unwatch := c.Subscribe()
+	_, unwatch := watch(t, st, c)
 	defer unwatch()
 	now = now.Add(2 * time.Minute)
 	if _, err := st.New(scenario.Scenario{}); err != nil {
 		t.Fatalf("full store with an abandoned session: %v", err)
 	}
-	if _, err := st.Get(a.ID()); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Get(context.Background(), a.ID()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a, idle and unwatched, was kept: %v", err)
 	}
-	if _, err := st.Get(c.ID()); err != nil {
+	if _, err := st.Get(context.Background(), c.ID()); err != nil {
 		t.Errorf("c, watched, was evicted: %v", err)
 	}
 }
