@@ -226,9 +226,9 @@ func (s *Session) do(f func() error) error {
 }
 
 // insert adds requests at their times (after any already at the same
-// instant), keeping the list sorted and the selection on its request. The
-// list a copy holds is clipped, so inserting never writes into one another
-// copy or a View holds.
+// instant), keeping the list sorted and the selection on its request. It
+// writes only past the end of the list it was given, which no other copy or
+// View sees, or into a list of its own.
 func (s *Session) insert(reqs ...scenario.Request) error {
 	var adding int64
 	for _, r := range reqs {
@@ -253,6 +253,9 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 		}
 		if i < len(s.sc.Requests) {
 			s.edits++ // before the last request: every later decision may change
+			// Copies and views may share the list (a store's Update
+			// appends in place): shift a copy.
+			s.sc.Requests = slices.Clip(s.sc.Requests)
 		}
 		s.sc.Requests = slices.Insert(s.sc.Requests, i, r)
 	}

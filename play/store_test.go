@@ -3,6 +3,7 @@ package play
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -55,5 +56,43 @@ func TestStoreBounds(t *testing.T) {
 	}
 	if _, err := st.Get(context.Background(), c.ID()); err != nil {
 		t.Errorf("c, watched, was evicted: %v", err)
+	}
+}
+
+// TestCopiesNeverChange: a copy the store handed out, and the view made of
+// it, stay as they were while later updates append to the stored list in
+// place, insert before its end, rename its client or reset it.
+func TestCopiesNeverChange(t *testing.T) {
+	st := NewStore(nil)
+	s, err := st.New(DefaultScenario())
+	must(t, "new", err)
+	id := s.ID()
+	for _, at := range []int64{0, 1000, 2000, 3000} {
+		update(t, st, id, "fire", func(s *Session) error { return errors.Join(s.Jump(at), s.Fire(1)) })
+	}
+	steps := []struct {
+		what string
+		do   func(s *Session) error
+	}{
+		{"fire at the end", func(s *Session) error { return s.Fire(2) }},
+		{"fire before the end", func(s *Session) error { return errors.Join(s.Jump(500), s.Fire(1)) }},
+		{"rename the client", func(s *Session) error { return s.RenameClient("bob") }},
+		{"a pattern", func(s *Session) error {
+			return s.FirePattern(Pattern{Kind: Steady, Count: 5, SpanMs: 4000})
+		}},
+		{"reset", func(s *Session) error { return s.Reset() }},
+	}
+	for i, step := range steps {
+		held, err := st.Get(context.Background(), id)
+		must(t, "get", err)
+		view := held.View()
+		want := slices.Clone(held.Scenario().Requests)
+		update(t, st, id, step.what, step.do)
+		if got := held.Scenario().Requests; !slices.Equal(got, want) {
+			t.Errorf("step %d (%s): a copy held before it now has requests %v, want %v", i+1, step.what, got, want)
+		}
+		if got := view.Scenario.Requests; !slices.Equal(got, want) {
+			t.Errorf("step %d (%s): a view made before it now has requests %v, want %v", i+1, step.what, got, want)
+		}
 	}
 }
