@@ -79,9 +79,10 @@ var ErrNotFound = errors.New("play: no such session (it may have been closed aft
 // The clock is data (see Clock): no watcher ticks it, and every replica
 // reads a playing clock by computing, so any number of readers agree.
 //
-// For a key-value store: keep each session's Saved (Restore rebuilds the
-// session; Session.ShareDerived keeps this process's replay across
-// versions) and map Update onto a revision-checked write, retried on a
+// For a key-value store: keep each session's Saved (Opened makes a new
+// session; Restore rebuilds one and At reads its clock at the store's time;
+// Session.ShareDerived keeps this process's replay across versions) and map
+// Update onto a revision-checked write of the copy Kept marks, retried on a
 // mismatch. Idle expiry maps onto a per-key TTL renewed by Touch; each open
 // stream calls Touch ten times a second, so write lastUsed only once it is a
 // few seconds old. Whether a stream watches need not be shared between
@@ -192,20 +193,17 @@ func (st *Store) New(sc scenario.Scenario) (*Session, error) {
 // is forgotten; when the store is full, an unwatched idle session is, or
 // else the least recently used one of the client holding the most.
 func (st *Store) NewFor(_ context.Context, client string, sc scenario.Scenario) (*Session, error) {
-	if sc.Limit == 0 && sc.WindowMs == 0 && len(sc.Policies) == 0 && len(sc.Requests) == 0 {
-		sc = DefaultScenario()
-	}
 	id, err := newID()
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewSession(id, sc)
+	now := st.now()
+	s, err := Opened(id, client, sc, now)
 	if err != nil {
 		return nil, err
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	now := st.now()
 	st.evictLocked(now)
 	if st.held[client] >= st.perClient && st.perClient < st.max {
 		st.removeLocked(st.leastRecentLocked(client))
@@ -213,12 +211,40 @@ func (st *Store) NewFor(_ context.Context, client string, sc scenario.Scenario) 
 	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked(now) && !st.evictFromLargestLocked(client) {
 		return nil, ErrFull
 	}
-	s.owner, s.lastUsed, s.at = client, now, now
-	s.clock.Wall = now
 	st.sessions[id] = &entry{s: s, watchers: map[chan struct{}]struct{}{}}
 	st.held[client]++
 	return st.copyLocked(s, now), nil
 }
+
+// Opened returns a new session for a store to keep: sc (the default
+// scenario when sc has no policies and no settings) under id, opened by
+// client, used and its clock read at now.
+func Opened(id, client string, sc scenario.Scenario, now time.Time) (*Session, error) {
+	if sc.Limit == 0 && sc.WindowMs == 0 && len(sc.Policies) == 0 && len(sc.Requests) == 0 {
+		sc = DefaultScenario()
+	}
+	s, err := NewSession(id, sc)
+	if err != nil {
+		return nil, err
+	}
+	s.owner, s.lastUsed, s.at = client, now, now
+	s.clock.Wall = now
+	return s, nil
+}
+
+// Kept makes s, a copy of prev that an Update's function changed, what a
+// store keeps at now: one version past prev's, used at now. It refuses a
+// copy whose id or owner is not prev's.
+func (s *Session) Kept(prev *Session, now time.Time) error {
+	if s.id != prev.id || s.owner != prev.owner {
+		return errors.New("play: an update may not change a session's id or owner")
+	}
+	s.version, s.lastUsed = prev.version+1, now
+	return nil
+}
+
+// Used marks s used at now, as a store's Get and Touch do.
+func (s *Session) Used(now time.Time) { s.lastUsed = now }
 
 // copyLocked is the copy of master this handle gives out, read at now.
 func (st *Store) copyLocked(master *Session, now time.Time) *Session {
@@ -315,7 +341,7 @@ func (st *Store) Get(_ context.Context, id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.s.lastUsed = now
+	e.s.Used(now)
 	return st.copyLocked(e.s, now), nil
 }
 
@@ -340,11 +366,9 @@ func (st *Store) Update(_ context.Context, id string, fn func(*Session) error) (
 	if err := fn(&w); err != nil {
 		return nil, err
 	}
-	if w.id != e.s.id || w.owner != e.s.owner {
-		return nil, errors.New("play: an update may not change a session's id or owner")
+	if err := w.Kept(e.s, now); err != nil {
+		return nil, err
 	}
-	w.version = e.s.version + 1
-	w.lastUsed = now
 	e.s = &w
 	for ch := range e.watchers {
 		select {
@@ -397,7 +421,7 @@ func (st *Store) Touch(_ context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	e.s.lastUsed = now
+	e.s.Used(now)
 	return nil
 }
 

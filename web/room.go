@@ -502,7 +502,7 @@ func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 		var mark playMark
 		q := r.URL.Query()
 		changed, err := f.sessions.Update(r.Context(), sess.ID(), func(s *play.Session) error {
-			mark = markPlay(s) // inside: the session the action changed
+			mark = markPlay(s) // the session as the action found it, however often a store runs this
 			return a.run(s, sig.playSignals, q)
 		})
 		if err != nil || !mark.changed(changed) {
