@@ -378,7 +378,7 @@ func (s *Session) Apply(st Settings) error {
 	return s.do(func() error { return s.apply(st) })
 }
 
-// apply is Apply under the lock.
+// apply replaces the settings and the lanes, for Apply and ApplyForm.
 func (s *Session) apply(st Settings) error {
 	if len(st.Policies) == 0 {
 		return scenario.Errors{{Field: "policies", Reason: "choose at least one policy"}}

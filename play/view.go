@@ -165,7 +165,7 @@ func (s *Session) View() View {
 	if d == nil {
 		d = &derived{} // a zero Session: nothing to keep
 	}
-	// The replay works on the copies, outside the session's lock.
+	// The replay works on the copies; views of one session take turns.
 	span := SpanWindows * v.Scenario.WindowMs
 	v.To = max(span, v.Clock.Now+span/6)
 	v.From = v.To - span

@@ -62,6 +62,7 @@ func Playground(store play.Sessions) Feature {
 type playground struct {
 	s     *Server
 	store play.Sessions
+	feeds sessionFeeds
 }
 
 func (p *playground) pageData(r *http.Request, sess *play.Session) templates.PlayPage {

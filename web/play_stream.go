@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
 
 	"github.com/windowlab/playground/web/templates"
 )
@@ -81,29 +81,19 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 type region struct{ id, html string }
 
 // stream keeps one open page up to date: the full state at once (also after
-// a reconnect), then the regions that changed after each change the store
-// tells of (Watch), at most every UpdateInterval. While the clock plays, it
-// renders again every UpdateInterval with the clock read at that instant:
-// the clock is computed, and no stream advances it.
+// a reconnect), then the regions that changed in each snapshot the
+// session's feed publishes (after each change the store tells of, and every
+// UpdateInterval while the clock plays, read at that instant: the clock is
+// computed, and no stream advances it), at most every UpdateInterval.
 func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
-	sess, ok := p.session(w, r)
-	if !ok {
-		return
-	}
-	id := sess.ID()
-	watchCtx, stopWatching := context.WithCancel(r.Context())
-	defer stopWatching()
-	changes, err := p.store.Watch(watchCtx, id)
+	id := chi.URLParam(r, "id")
+	feed, err := p.feeds.join(p.store, p.s.closing, id)
 	if err != nil {
 		p.sessionEnded(w, r)
 		return
 	}
-	// Read again now that the store tells of every later change: one
-	// made between the first read and Watch is in this one.
-	if sess, err = p.store.Get(r.Context(), id); err != nil {
-		p.sessionEnded(w, r)
-		return
-	}
+	defer p.feeds.leave(id, feed)
+	sess, next, _ := feed.current()
 	// Compressed: an update of seven busy lanes is some 57 KB of HTML and
 	// about 7 KB once compressed.
 	sse, done := p.s.NewSSE(w, r)
@@ -175,25 +165,23 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	ticker := time.NewTicker(UpdateInterval)
 	defer ticker.Stop()
-	stale := false // a change was told of and not read yet
+	pending := false
 	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case _, open := <-changes:
-			if !open {
+		case <-next:
+			var ended bool
+			if sess, next, ended = feed.current(); ended {
 				return // forgotten: the page's reconnect hears it has ended
 			}
-			stale = true
+			pending = true
 			if time.Since(last) < UpdateInterval {
 				continue // the ticker sends it: at most ten updates a second
 			}
 		case now := <-ticker.C:
-			if err := p.store.Touch(ctx, id); err != nil {
-				return
-			}
-			if !stale && !sess.Playing() {
+			if !pending {
 				if now.Sub(last) >= p.s.heartbeat {
 					// A quiet stream still speaks now and then, so
 					// that the page can tell a live stream from a
@@ -207,16 +195,7 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		if stale {
-			if sess, err = p.store.Get(ctx, id); err != nil {
-				return
-			}
-			stale = false
-		} else {
-			// Only the playing clock moved, and nothing was stored:
-			// read it at this instant.
-			sess = sess.At(time.Now())
-		}
+		pending = false
 		last = time.Now()
 		if err := send(); err != nil {
 			return
