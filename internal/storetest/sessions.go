@@ -87,6 +87,7 @@ func RunSessions(t *testing.T, newStore NewSessions) {
 	t.Run("an unknown id is not found", func(t *testing.T) { unknownID(t, newStore) })
 	t.Run("changes reach every handle and its watchers", func(t *testing.T) { changesReachEveryHandle(t, newStore) })
 	t.Run("a refused update changes nothing", func(t *testing.T) { refusedUpdate(t, newStore) })
+	t.Run("a session handed out is a copy", func(t *testing.T) { copiesAreValues(t, newStore) })
 	t.Run("concurrent updates of one session lose no change", func(t *testing.T) { concurrentUpdates(t, newStore) })
 	t.Run("replicas agree on a playing clock nobody ticks", func(t *testing.T) { replicasAgreeOnTheClock(t, newStore) })
 	t.Run("a forgotten session closes its watchers", func(t *testing.T) { forgottenClosesWatchers(t, newStore) })
@@ -322,6 +323,37 @@ func refusedUpdate(t *testing.T, newStore NewSessions) {
 	case <-changes:
 		t.Error("a refused update notified a watcher")
 	default:
+	}
+}
+
+func copiesAreValues(t *testing.T, newStore NewSessions) {
+	st := one(t, newStore, Bounds{Now: NewClock().Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour})
+	id := open(t, st, "A").ID()
+	// One request an update, as a page fires them: a store that appends
+	// in place has room past the end by now.
+	for i, at := range []int64{0, 1000, 2000, 3000, 4000} {
+		update(t, st, id, fmt.Sprintf("fire %d", i+1), func(s *play.Session) error { return errors.Join(s.Jump(at), s.Fire(1)) })
+	}
+	held := get(t, st, id)
+	want := held.Scenario().Requests
+	// Changed outside Update: only the copy changes.
+	if err := errors.Join(held.Jump(500), held.Fire(4), held.RenameClient("bob")); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, st, id).Scenario().Requests; !slices.Equal(got, want) {
+		t.Errorf("actions on a copy outside Update reached the store: %+v, want %+v", got, want)
+	}
+	// Changed by later Updates: the copy held stays as it was.
+	held = get(t, st, id)
+	kept := held.View()
+	update(t, st, id, "fire before the end, then rename", func(s *play.Session) error {
+		return errors.Join(s.Jump(500), s.Fire(1), s.RenameClient("carol"))
+	})
+	if got := held.Scenario().Requests; !slices.Equal(got, want) {
+		t.Errorf("an update changed a copy handed out before it: %+v, want %+v", got, want)
+	}
+	if got := kept.Scenario.Requests; !slices.Equal(got, want) {
+		t.Errorf("an update changed a view made before it: %+v, want %+v", got, want)
 	}
 }
 
