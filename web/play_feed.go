@@ -33,6 +33,8 @@ type sessionFeeds struct {
 
 // join counts a stream of session id in, starting its feed if it has none,
 // and returns the feed; play.ErrNotFound when the store does not hold id.
+// It holds fs.mu while a new feed's Watch and Get run: instant in memory; a
+// store across the network would want the wait per id instead.
 func (fs *sessionFeeds) join(store play.Sessions, closing context.Context, id string) (*sessionFeed, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
