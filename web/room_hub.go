@@ -192,6 +192,9 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 		render.Reset(time.Until(pace.change(time.Now(), settle)))
 	}
 	checked := time.Now()
+	// The session changed since it was last read; true at first, since
+	// follow read it before this Watch began.
+	stale := true
 	for {
 		select {
 		case <-ctx.Done():
@@ -207,6 +210,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				changes = nil
 				continue
 			}
+			stale = true
 			changed(roomSettle)
 		case <-h.poke:
 			changed(roomSettle)
@@ -235,10 +239,16 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				h.end(ctx, "This room has ended.")
 				return
 			}
-			if latest, err := h.f.sessions.Get(ctx, sess.ID()); err == nil {
-				sess = latest
-			} else {
-				sess = sess.At(time.Now()) // forgotten: its clock still reads on
+			read := false
+			if stale {
+				if latest, err := h.f.sessions.Get(ctx, sess.ID()); err == nil {
+					sess, stale, read = latest, false, true
+				}
+			}
+			if !read {
+				// Only the clock moved (or the store forgot the
+				// session): read it at this instant.
+				sess = sess.At(time.Now())
 			}
 			if err := h.render(ctx, rm, sess); err != nil {
 				log.Error("room render", "room", h.id, slog.Any("error", err))
