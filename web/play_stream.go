@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
 
 	"github.com/windowlab/playground/web/templates"
 )
@@ -80,15 +81,19 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 type region struct{ id, html string }
 
 // stream keeps one open page up to date: the full state at once (also after
-// a reconnect), then the regions that changed after each action, at most
-// every UpdateInterval; while the clock plays, it advances the clock.
+// a reconnect), then the regions that changed in each snapshot the
+// session's feed publishes (after each change the store tells of, and every
+// UpdateInterval while the clock plays, read at that instant: the clock is
+// computed, and no stream advances it), at most every UpdateInterval.
 func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
-	sess, ok := p.session(w, r)
-	if !ok {
+	id := chi.URLParam(r, "id")
+	feed, err := p.feeds.join(p.store, p.s.closing, id)
+	if err != nil {
+		p.sessionEnded(w, r)
 		return
 	}
-	changes, unsubscribe := sess.Subscribe()
-	defer unsubscribe()
+	defer p.feeds.leave(id, feed)
+	sess, next, _ := feed.current()
 	// Compressed: an update of seven busy lanes is some 57 KB of HTML and
 	// about 7 KB once compressed.
 	sse, done := p.s.NewSSE(w, r)
@@ -152,9 +157,9 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	if err := send(); err != nil {
 		if ctx.Err() != nil {
 			// The page left (or the server is shutting down) mid-render.
-			p.s.Log().Debug("play stream abandoned", "session", sess.ID(), slog.Any("error", err))
+			p.s.Log().Debug("play stream abandoned", "session", id, slog.Any("error", err))
 		} else {
-			p.s.Log().Error("play stream", "session", sess.ID(), slog.Any("error", err))
+			p.s.Log().Error("play stream", "session", id, slog.Any("error", err))
 		}
 		return
 	}
@@ -166,17 +171,16 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-changes:
+		case <-next:
+			var ended bool
+			if sess, next, ended = feed.current(); ended {
+				return // forgotten: the page's reconnect hears it has ended
+			}
 			pending = true
 			if time.Since(last) < UpdateInterval {
 				continue // the ticker sends it: at most ten updates a second
 			}
 		case now := <-ticker.C:
-			p.store.Touch(sess)
-			if sess.TickAt(now) {
-				<-changes // our own tick's notice
-				pending = true
-			}
 			if !pending {
 				if now.Sub(last) >= p.s.heartbeat {
 					// A quiet stream still speaks now and then, so
