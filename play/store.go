@@ -99,6 +99,8 @@ type Store struct {
 	perClient int
 	ttl       time.Duration
 
+	keep func(id string) bool // see HoldWith; nil holds none
+
 	mu       sync.Mutex
 	sessions map[string]*Session
 	held     map[string]int // client → sessions it holds (see Session.owner)
@@ -132,6 +134,16 @@ func (st *Store) WithPerClient(n int) *Store {
 	st.perClient = n
 	return st
 }
+
+// HoldWith makes the store ask held before it forgets a session, for any
+// reason (idle, a full store, its client's share): a session held is kept.
+// Workshop rooms hold the sessions they show, so a flood of new sessions
+// cannot end a room whose screens are closed for a while. held is called
+// with the store's lock held and must not call the store. Call HoldWith
+// before the store is used.
+func (st *Store) HoldWith(held func(id string) bool) { st.keep = held }
+
+func (st *Store) isHeld(id string) bool { return st.keep != nil && st.keep(id) }
 
 // New opens a session holding sc for an unnamed client: NewFor("", sc).
 func (st *Store) New(sc scenario.Scenario) (*Session, error) { return st.NewFor("", sc) }
@@ -193,7 +205,7 @@ func (st *Store) leastRecentLocked(client string) string {
 	oldestID := ""
 	var oldest time.Time
 	for id, s := range st.sessions {
-		if s.owner != client {
+		if s.owner != client || st.isHeld(id) {
 			continue
 		}
 		if used := s.idleSince(); oldestID == "" || used.Before(oldest) {
@@ -217,7 +229,11 @@ func (st *Store) evictFromLargestLocked(newcomer string) bool {
 	if most <= st.held[newcomer]+1 {
 		return false
 	}
-	st.removeLocked(st.leastRecentLocked(largest))
+	id := st.leastRecentLocked(largest)
+	if id == "" { // every one of its sessions is held
+		return false
+	}
+	st.removeLocked(id)
 	return true
 }
 
@@ -229,7 +245,7 @@ func (st *Store) Get(id string) (*Session, error) {
 	if !ok {
 		return nil, ErrNotFound
 	}
-	if st.expired(s) {
+	if st.expired(s) && !st.isHeld(id) {
 		st.removeLocked(id)
 		return nil, ErrNotFound
 	}
@@ -263,7 +279,7 @@ func (st *Store) expired(s *Session) bool {
 
 func (st *Store) evictLocked() {
 	for id, s := range st.sessions {
-		if st.expired(s) {
+		if st.expired(s) && !st.isHeld(id) {
 			st.removeLocked(id)
 		}
 	}
@@ -282,7 +298,7 @@ func (st *Store) evictOldestUnwatchedLocked() bool {
 	var oldest time.Time
 	for id, s := range st.sessions {
 		used := s.idleSince()
-		if s.Subscribers() > 0 || st.now().Sub(used) < MinIdleForEviction {
+		if s.Subscribers() > 0 || st.now().Sub(used) < MinIdleForEviction || st.isHeld(id) {
 			continue
 		}
 		if oldestID == "" || used.Before(oldest) {

@@ -109,6 +109,10 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			sc = got
 		}
 	}
+	if !p.s.limits.sessions.allow(w, r, p.s.ClientAddress(r)) {
+		tooMany(w, "new playgrounds")
+		return
+	}
 	sess, err := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
 	if err == nil {
 		err = sess.Load(sc)
@@ -165,8 +169,7 @@ func (p *playground) setProblem(pp *templates.PlayPage, problem templates.PlayPr
 // refuseFull answers 503 when the store has no room, logged with the other
 // refusals for capacity.
 func (p *playground) refuseFull(w http.ResponseWriter, r *http.Request) {
-	p.s.refusals.note(p.s.log, r)
-	w.Header().Set("Retry-After", "60")
+	p.s.noteCapacity(w, r, roomRetryAfter)
 	http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
 }
 
@@ -229,6 +232,10 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		err = scenario.Errors{{Reason: "the form could not be read: " + err.Error()}}
+	}
+	if !p.s.limits.sessions.allow(w, r, p.s.ClientAddress(r)) {
+		tooMany(w, "new playgrounds")
+		return
 	}
 	sess, serr := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
 	if serr != nil {

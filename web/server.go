@@ -86,6 +86,7 @@ type Server struct {
 	endStreams context.CancelFunc
 
 	runs           *runLimiter
+	limits         *clientLimits
 	refusals       *refusalLog
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
@@ -134,6 +135,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		closing:    closing,
 		endStreams: endStreams,
 		runs:       newRunLimiter(cfg.RunSlots),
+		limits:     newClientLimits(),
 		refusals:   &refusalLog{interval: 10 * time.Second},
 
 		trustedProxies: cfg.TrustedProxies,
