@@ -1,7 +1,9 @@
 package web
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +23,7 @@ import (
 // play store store(clock) on the fixture's clock (nil: the default bounds).
 // With unheld, the rooms see the store only as play.Sessions, so it does
 // not keep their sessions (as a store elsewhere might lose them).
-func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() time.Time) *play.Store, unheld bool) *roomFixture {
+func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() time.Time) *play.Store, unheld bool, cfg ...func(*Config)) *roomFixture {
 	t.Helper()
 	fx := &roomFixture{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	rooms, err := room.New(room.NewMemStore(), room.Config{Now: fx.clock, Bounds: bounds})
@@ -40,10 +42,13 @@ func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() tim
 	if unheld {
 		shown = struct{ play.Sessions }{fx.sessions}
 	}
-	s, err := New(Config{DatastarPath: bundlePath(t), Version: "test-version",
+	c := Config{DatastarPath: bundlePath(t), Version: "test-version",
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")},
-		Features:       []Feature{Playground(fx.sessions), Rooms(rooms, shown, lib)}},
-		slog.New(slog.NewTextHandler(fx.logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+		Features:       []Feature{Playground(fx.sessions), Rooms(rooms, shown, lib)}}
+	for _, f := range cfg {
+		f(&c)
+	}
+	s, err := New(c, slog.New(slog.NewTextHandler(fx.logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,4 +280,73 @@ func TestRoomPresenterCanAlwaysEndTheirRoom(t *testing.T) {
 	}
 	fx.advance(2 * play.MinIdleForEviction)
 	fx.startRoom(t, fx.device(t)) // fails unless the orphan freed its place
+}
+
+// holdStream opens a stream for d and returns its status and headers; the
+// stream stays open until the test ends.
+func holdStream(t *testing.T, d *device, path string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.from != "" {
+		req.Header.Set("X-Forwarded-For", d.from)
+	}
+	res, err := d.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); res.Body.Close() })
+	return res
+}
+
+// TestRoomProjectorServedWhileOneAddressHoldsEveryAttendeePlace: one
+// address takes every place of a room anyone may take; the next is refused
+// for capacity with Retry-After, and the presenter's projector, from
+// another address, is still served.
+func TestRoomProjectorServedWhileOneAddressHoldsEveryAttendeePlace(t *testing.T) {
+	b := room.DefaultBounds()
+	b.Followers, b.Devices = 4, 1
+	fx := newFairFixture(t, &b, nil, false)
+	presenter := fx.deviceFrom(t, "192.0.2.1")
+	id, _, _ := fx.startRoom(t, presenter)
+	hog := fx.deviceFrom(t, "198.51.100.9")
+	for i := range b.Followers {
+		if res := holdStream(t, hog, "/room/"+id+"/stream?view=projector"); res.StatusCode != http.StatusOK {
+			t.Fatalf("step %d: the hog's stream: status %d, want 200", i+1, res.StatusCode)
+		}
+	}
+	res := holdStream(t, hog, "/room/"+id+"/stream")
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Errorf("a stream past the attendees' places: status %d, Retry-After %q; want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	for i := range 2 * b.Devices {
+		if res := holdStream(t, presenter, "/room/"+id+"/stream?view=projector"); res.StatusCode != http.StatusOK {
+			t.Fatalf("step %d: the presenter's projector with every attendee place taken: status %d, want 200", i+1, res.StatusCode)
+		}
+	}
+}
+
+// TestStreamsPerClient: one address holds at most its share of streams,
+// whatever it streams; another address is served meanwhile.
+func TestStreamsPerClient(t *testing.T) {
+	fx := newFairFixture(t, nil, nil, false, func(c *Config) { c.StreamsPerClient = 3 })
+	id, _, sess := fx.startRoom(t, fx.deviceFrom(t, "192.0.2.1"))
+	hog := fx.deviceFrom(t, "198.51.100.9")
+	paths := []string{"/room/" + id + "/stream", "/play/" + sess.ID() + "/stream", "/room/" + id + "/stream"}
+	for i, p := range paths {
+		if res := holdStream(t, hog, p); res.StatusCode != http.StatusOK {
+			t.Fatalf("step %d: GET %s within the share: status %d", i+1, p, res.StatusCode)
+		}
+	}
+	res := holdStream(t, hog, "/play/"+sess.ID()+"/stream")
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "10" || !strings.Contains(string(body), "open streams") {
+		t.Errorf("a fourth stream from one address: status %d, Retry-After %q, %q; want 503, 10 and a message", res.StatusCode, res.Header.Get("Retry-After"), body)
+	}
+	if res := holdStream(t, fx.deviceFrom(t, "203.0.113.5"), "/room/"+id+"/stream"); res.StatusCode != http.StatusOK {
+		t.Errorf("another address's stream: status %d, want 200", res.StatusCode)
+	}
 }

@@ -679,8 +679,9 @@ func TestRoomBounds(t *testing.T) {
 	t.Run("followers per room", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		// Followers + Devices = 3 streams; a fourth is refused whatever its address.
-		for range 3 {
+		// Followers = 2 streams without the presenter's capability; a third
+		// is refused whatever its address (the presenter's places stay).
+		for range 2 {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fx.base+"/room/"+id+"/stream", nil)
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {
