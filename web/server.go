@@ -17,6 +17,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/web/templates"
@@ -93,6 +94,9 @@ type Server struct {
 	limits         *clientLimits
 	streams        *clientCounts // open streams per client (streamShares)
 	streamWrite    time.Duration // StreamWriteTimeout; tests shorten it
+	bodies         *clientCounts // /api/simulate bodies being read, per client
+	bodySlots      *semaphore.Weighted
+	bodyRead       time.Duration // BodyReadTimeout; tests shorten it
 	refusals       *refusalLog
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
@@ -144,6 +148,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		limits:      newClientLimits(),
 		streams:     newClientCounts(cmp.Or(cfg.StreamsPerClient, StreamsPerClient)),
 		streamWrite: StreamWriteTimeout,
+		bodies:      newClientCounts(bodyReadsPerClient),
+		bodySlots:   semaphore.NewWeighted(bodyReads),
+		bodyRead:    BodyReadTimeout,
 		refusals:    &refusalLog{interval: 10 * time.Second},
 
 		trustedProxies: cfg.TrustedProxies,
