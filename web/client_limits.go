@@ -23,7 +23,8 @@ import (
 //
 //   - join codes (a code looked up, a device joining): GCRA, 120 a minute
 //     with a burst of 120. A class behind one public address joins at
-//     once, so the burst is the class; after it the allowance is spread
+//     once (two each: the code, then the room's page), so the burst is a
+//     class of 60, and 120 join in the first minute; after it the allowance is spread
 //     evenly, which is what turns guessing into days of work (50 rooms
 //     among 28.6 million codes: one found in about three days at 2 a
 //     second), with no window boundary where twice the limit passes, as a
@@ -131,7 +132,7 @@ func (l *clientLimit) allow(w http.ResponseWriter, _ *http.Request, key string) 
 // visitor leaves.
 const (
 	streamRetryAfter = 10 * time.Second
-	roomRetryAfter   = 60 * time.Second
+	placeRetryAfter  = 60 * time.Second // a room, or a playground session
 )
 
 // noteCapacity says Retry-After for a 503 refusal for capacity and notes

@@ -169,7 +169,7 @@ func (p *playground) setProblem(pp *templates.PlayPage, problem templates.PlayPr
 // refuseFull answers 503 when the store has no room, logged with the other
 // refusals for capacity.
 func (p *playground) refuseFull(w http.ResponseWriter, r *http.Request) {
-	p.s.noteCapacity(w, r, roomRetryAfter)
+	p.s.noteCapacity(w, r, placeRetryAfter)
 	http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
 }
 

@@ -232,12 +232,12 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 		b := f.rooms.Bounds()
 		switch {
 		case errors.Is(err, room.ErrFull):
-			f.s.noteCapacity(w, r, roomRetryAfter)
+			f.s.noteCapacity(w, r, placeRetryAfter)
 			f.messagePage(w, r, http.StatusServiceUnavailable, "Too many rooms",
 				fmt.Sprintf("This server holds at most %d rooms at once and all are in use. Try again when a workshop has ended.", b.Rooms))
 			return
 		case errors.Is(err, room.ErrClientRooms):
-			f.s.noteCapacity(w, r, roomRetryAfter)
+			f.s.noteCapacity(w, r, placeRetryAfter)
 			f.messagePage(w, r, http.StatusServiceUnavailable, "Too many rooms from this network",
 				fmt.Sprintf("One network address may hold at most %d of this server's rooms at once, and yours holds them all. End one of them (its projector's \"End the room\"), or wait for one to end.", b.RoomsPerClient))
 			return
