@@ -2282,7 +2282,7 @@ func RoomPairNewView(p RoomPairNew) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 185, " minutes; five wrong tries, or a new code, void it.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 185, " minutes, until you show a new one. A device that types five wrong codes is refused for this one; others still may use it.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
