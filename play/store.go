@@ -126,6 +126,8 @@ type memSessions struct {
 	perClient int
 	ttl       time.Duration
 
+	keep func(id string) bool // see HoldWith; nil holds none
+
 	mu       sync.Mutex
 	sessions map[string]*entry
 	held     map[string]int // client → sessions it holds (see Session.owner)
@@ -181,6 +183,16 @@ func (st *Store) WithPerClient(n int) *Store {
 	st.perClient = n
 	return st
 }
+
+// HoldWith makes the store ask held before it forgets a session, for any
+// reason (idle, a full store, its client's share): a session held is kept.
+// Workshop rooms hold the sessions they show, so a flood of new sessions
+// cannot end a room whose screens are closed for a while. held is called
+// with the store's lock held and must not call the store. Call HoldWith
+// before the store is used.
+func (st *Store) HoldWith(held func(id string) bool) { st.keep = held }
+
+func (m *memSessions) isHeld(id string) bool { return m.keep != nil && m.keep(id) }
 
 // New opens a session holding sc for an unnamed client: NewFor("", sc).
 func (st *Store) New(sc scenario.Scenario) (*Session, error) {
@@ -291,7 +303,7 @@ func (m *memSessions) leastRecentLocked(client string) string {
 	oldestID := ""
 	var oldest time.Time
 	for id, e := range m.sessions {
-		if e.s.owner != client {
+		if e.s.owner != client || m.isHeld(id) {
 			continue
 		}
 		if used := e.s.lastUsed; oldestID == "" || used.Before(oldest) {
@@ -315,7 +327,11 @@ func (m *memSessions) evictFromLargestLocked(newcomer string) bool {
 	if most <= m.held[newcomer]+1 {
 		return false
 	}
-	m.removeLocked(m.leastRecentLocked(largest))
+	id := m.leastRecentLocked(largest)
+	if id == "" { // every one of its sessions is held
+		return false
+	}
+	m.removeLocked(id)
 	return true
 }
 
@@ -325,7 +341,7 @@ func (st *Store) liveLocked(id string, now time.Time) (*entry, error) {
 	if !ok {
 		return nil, ErrNotFound
 	}
-	if st.expired(e, now) {
+	if st.expired(e, now) && !st.isHeld(id) {
 		st.removeLocked(id)
 		return nil, ErrNotFound
 	}
@@ -457,7 +473,7 @@ func (m *memSessions) expired(e *entry, now time.Time) bool {
 
 func (m *memSessions) evictLocked(now time.Time) {
 	for id, e := range m.sessions {
-		if m.expired(e, now) {
+		if m.expired(e, now) && !m.isHeld(id) {
 			m.removeLocked(id)
 		}
 	}
@@ -476,7 +492,7 @@ func (m *memSessions) evictOldestUnwatchedLocked(now time.Time) bool {
 	var oldest time.Time
 	for id, e := range m.sessions {
 		used := e.s.lastUsed
-		if len(e.watchers) > 0 || now.Sub(used) < MinIdleForEviction {
+		if len(e.watchers) > 0 || now.Sub(used) < MinIdleForEviction || m.isHeld(id) {
 			continue
 		}
 		if oldestID == "" || used.Before(oldest) {

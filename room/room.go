@@ -18,6 +18,11 @@ type Bounds struct {
 	// at most about 1.5 MB (its undo history, below, dominates), so the
 	// default 50 stay under 100 MB.
 	Rooms int
+	// RoomsPerClient is how many of them one client (one network address,
+	// Rooms.OpenFor's owner) may hold at once (ErrClientRooms): five, so a
+	// school running a few workshops behind one public address is served,
+	// while it takes ten addresses, not one, to hold every room.
+	RoomsPerClient int
 	// Followers is how many attendees may join one room (ErrRoomFull): the
 	// 1,000 the load target asks a room to hold. The web layer should cap a
 	// room's open streams at the same number (plus Devices), since watching
@@ -43,8 +48,17 @@ type Bounds struct {
 	Devices int
 	// PairTTL is how long a pairing code may be redeemed after it is issued.
 	PairTTL time.Duration
-	// PairAttempts is how many wrong pairing codes void the issued one.
+	// PairAttempts is how many wrong pairing codes one client (one network
+	// address, Rooms.PairFrom's client) may try against the issued code
+	// before it is refused for that code (ErrPairTries). They are counted
+	// per client, so an attendee who knows the room's address cannot void
+	// the presenter's code by guessing.
 	PairAttempts int
+	// PairGuesses is how many wrong codes, from every client together, void
+	// the issued code: a backstop against guessing from many addresses.
+	// Against 31⁸ codes, 100 guesses find it with odds below one in 8
+	// billion.
+	PairGuesses int
 	// QuestionN is the largest N of a count question: a phone's answer
 	// buttons go from 0 to N.
 	QuestionN int64
@@ -54,6 +68,7 @@ type Bounds struct {
 func DefaultBounds() Bounds {
 	return Bounds{
 		Rooms:           50,
+		RoomsPerClient:  5,
 		Followers:       1000,
 		Answers:         1000,
 		Linger:          30 * time.Minute,
@@ -63,13 +78,14 @@ func DefaultBounds() Bounds {
 		Devices:         4,
 		PairTTL:         5 * time.Minute,
 		PairAttempts:    5,
+		PairGuesses:     100,
 		QuestionN:       20,
 	}
 }
 
 // validate refuses bounds that would make a room unusable.
 func (b Bounds) validate() error {
-	if b.Rooms < 1 || b.Followers < 1 || b.Answers < 1 || b.Linger <= 0 || b.Lifetime <= 0 ||
+	if b.Rooms < 1 || b.RoomsPerClient < 1 || b.PairGuesses < 1 || b.Followers < 1 || b.Answers < 1 || b.Linger <= 0 || b.Lifetime <= 0 ||
 		b.History < 1 || b.HistoryRequests < 1 || b.Devices < 1 || b.PairTTL <= 0 || b.PairAttempts < 1 || b.QuestionN < 1 {
 		return fmt.Errorf("room: every bound must be positive: %+v", b)
 	}
@@ -89,6 +105,10 @@ var (
 	ErrOldQuestion    = errors.New("room: that question has been replaced by a new one")
 	ErrNothingToUndo  = errors.New("room: there is nothing to undo")
 	ErrPairing        = errors.New("room: that pairing code is wrong or has expired; ask the presenter's device for a new one")
+	ErrPairTries      = errors.New("room: this device has tried too many wrong pairing codes; ask the presenter's device for a new code")
+	ErrClientRooms    = errors.New("room: this network address already holds its share of the server's rooms; close one of them first")
+	ErrJoinsClosed    = errors.New("room: the presenter has closed this room to new devices")
+	ErrNoDevice       = errors.New("room: no device of this room has that name (it may have been removed)")
 )
 
 // Role is what a device is to a room.
@@ -120,6 +140,8 @@ const (
 	ActPair    Action = "pair"
 	ActClose   Action = "close"
 	ActAnswer  Action = "answer"
+	ActJoins   Action = "joins"  // open or close the room to new devices
+	ActRemove  Action = "remove" // remove an attendee's device
 )
 
 // Can reports whether the role may take the action: the presenter
@@ -145,7 +167,10 @@ type Room struct {
 	// Session is the id of the play session the room shows. A play session
 	// id lets whoever holds it drive the session, so it must never reach an
 	// attendee's page.
-	Session       string    `json:"session"`
+	Session string `json:"session"`
+	// Owner is the hash of the network address that opened the room (see
+	// Bounds.RoomsPerClient), never the address itself.
+	Owner         string    `json:"owner,omitempty"`
 	Created       time.Time `json:"created"`
 	PresenterSeen time.Time `json:"presenterSeen"`
 	// Presenters are the hashes of the presenter capabilities, one per
@@ -153,10 +178,13 @@ type Room struct {
 	Presenters []string             `json:"presenters"`
 	Pairing    *Pairing             `json:"pairing,omitempty"`
 	Attendees  map[string]time.Time `json:"attendees,omitempty"` // attendee id → when joined
-	Question   *Question            `json:"question,omitempty"`
-	Asked      int                  `json:"asked"`   // questions asked so far
-	Pointer    int                  `json:"pointer"` // the pointed-at request (expanded index), -1 for none
-	History    []Entry              `json:"history,omitempty"`
+	// JoinsClosed refuses new devices (ErrJoinsClosed); those that joined
+	// stay.
+	JoinsClosed bool      `json:"joinsClosed,omitempty"`
+	Question    *Question `json:"question,omitempty"`
+	Asked       int       `json:"asked"`   // questions asked so far
+	Pointer     int       `json:"pointer"` // the pointed-at request (expanded index), -1 for none
+	History     []Entry   `json:"history,omitempty"`
 	// Version counts changes, so a renderer knows when to render again.
 	Version uint64 `json:"version"`
 }
@@ -165,7 +193,11 @@ type Room struct {
 type Pairing struct {
 	Hash     string    `json:"hash"`
 	Expires  time.Time `json:"expires"`
-	Attempts int       `json:"attempts"` // wrong codes tried so far
+	Attempts int       `json:"attempts"` // wrong codes tried so far, by every client
+	// Tries counts wrong codes per client (the hash of its address); it
+	// holds at most Bounds.PairGuesses entries, since the code is void by
+	// then.
+	Tries map[string]int `json:"tries,omitempty"`
 }
 
 // PlayState is what undo restores of the play session: its scenario and
@@ -214,6 +246,9 @@ func (r *Room) Expired(b Bounds, now time.Time) bool {
 
 // join adds an attendee.
 func (r *Room) join(b Bounds, id string, now time.Time) error {
+	if r.JoinsClosed {
+		return ErrJoinsClosed
+	}
 	if len(r.Attendees) >= b.Followers {
 		return ErrRoomFull
 	}
@@ -222,6 +257,27 @@ func (r *Room) join(b Bounds, id string, now time.Time) error {
 	}
 	r.Attendees[id] = now
 	return nil
+}
+
+// DeviceName is the short public name of an attendee's device, for the
+// presenter's list of devices: the start of its id's hash, so the list
+// never shows the id (the attendee's cookie) itself.
+func DeviceName(attendee string) string { return hashSecret(attendee)[:10] }
+
+// remove forgets the attendee whose DeviceName is name, with its answer to
+// the open question.
+func (r *Room) remove(name string) error {
+	for id := range r.Attendees {
+		if DeviceName(id) != name {
+			continue
+		}
+		delete(r.Attendees, id)
+		if r.Question != nil {
+			delete(r.Question.Answers, id)
+		}
+		return nil
+	}
+	return ErrNoDevice
 }
 
 // ask opens question q (built and checked by newQuestion), replacing any
@@ -364,6 +420,7 @@ func (r *Room) Clone() *Room {
 	c.Presenters = slices.Clone(r.Presenters)
 	if r.Pairing != nil {
 		p := *r.Pairing
+		p.Tries = maps.Clone(r.Pairing.Tries)
 		c.Pairing = &p
 	}
 	c.Attendees = maps.Clone(r.Attendees)

@@ -61,7 +61,14 @@ const codeTries = 10
 // Open starts a room showing the play session session and returns it with
 // the presenter capability, which the caller hands to the presenter's
 // browser (an HttpOnly, SameSite=Strict cookie) and never puts in a URL.
+// It is OpenFor with no owner: every such room shares one owner's share.
 func (rs *Rooms) Open(ctx context.Context, session string) (*Room, string, error) {
+	return rs.OpenFor(ctx, session, "")
+}
+
+// OpenFor is Open for a client (its network address), which may hold at
+// most Bounds.RoomsPerClient live rooms (ErrClientRooms).
+func (rs *Rooms) OpenFor(ctx context.Context, session, client string) (*Room, string, error) {
 	if session == "" {
 		return nil, "", errors.New("room: a room needs a play session to show")
 	}
@@ -77,12 +84,12 @@ func (rs *Rooms) Open(ctx context.Context, session string) (*Room, string, error
 		return nil, "", err
 	}
 	now := rs.now()
-	r := &Room{ID: id, Session: session, Created: now, PresenterSeen: now, Presenters: []string{hashSecret(token)}, Pointer: -1}
+	r := &Room{ID: id, Session: session, Owner: hashSecret(client), Created: now, PresenterSeen: now, Presenters: []string{hashSecret(token)}, Pointer: -1}
 	for range codeTries {
 		if r.Code, err = newCode(rs.rand, CodeLen); err != nil {
 			return nil, "", err
 		}
-		err = rs.store.Create(ctx, r, rs.bounds.Rooms)
+		err = rs.store.Create(ctx, r, rs.bounds.Rooms, rs.bounds.RoomsPerClient)
 		if !errors.Is(err, ErrCodeTaken) {
 			break
 		}
@@ -383,9 +390,18 @@ func (rs *Rooms) IssuePairing(ctx context.Context, id, presenter string) (string
 }
 
 // Pair redeems a pairing code, typed in any case and spacing, and returns a
-// new presenter capability for the redeeming device. A code works once;
-// Bounds.PairAttempts wrong codes void it.
+// new presenter capability for the redeeming device: PairFrom with no
+// client, so every such caller shares one client's tries.
 func (rs *Rooms) Pair(ctx context.Context, id, typed string) (string, error) {
+	return rs.PairFrom(ctx, id, typed, "")
+}
+
+// PairFrom is Pair for a client (its network address). A code works once.
+// A client that has tried Bounds.PairAttempts wrong codes is refused for
+// this code (ErrPairTries), which stays good for every other client, so an
+// attendee guessing cannot void it; Bounds.PairGuesses wrong codes in all
+// void it.
+func (rs *Rooms) PairFrom(ctx context.Context, id, typed, client string) (string, error) {
 	code, err := NormaliseCode(typed, PairCodeLen)
 	if err != nil {
 		return "", fmt.Errorf("room: %w", err)
@@ -407,10 +423,19 @@ func (rs *Rooms) Pair(ctx context.Context, id, typed string) (string, error) {
 			refused = ErrPairing
 			return nil
 		}
+		who := hashSecret(client)
+		if p.Tries[who] >= rs.bounds.PairAttempts {
+			refused = ErrPairTries
+			return nil
+		}
 		if !sameHash(p.Hash, hashSecret(code)) {
 			// The wrong try is stored (fn returns nil) so the count holds.
 			p.Attempts++
-			if p.Attempts >= rs.bounds.PairAttempts {
+			if p.Tries == nil {
+				p.Tries = map[string]int{}
+			}
+			p.Tries[who]++
+			if p.Attempts >= rs.bounds.PairGuesses {
 				r.Pairing = nil
 			}
 			refused = ErrPairing
@@ -433,6 +458,44 @@ func (rs *Rooms) Pair(ctx context.Context, id, typed string) (string, error) {
 	}
 	return token, nil
 }
+
+// SetJoins opens the room to new devices, or closes it to them (those that
+// joined stay).
+func (rs *Rooms) SetJoins(ctx context.Context, id, presenter string, open bool) (*Room, error) {
+	return rs.update(ctx, id, presenter, "", ActJoins, func(r *Room, _ time.Time) error {
+		r.JoinsClosed = !open
+		return nil
+	})
+}
+
+// RemoveDevice forgets the attendee's device named name (DeviceName), and
+// its answer to the open question: its cookie no longer answers. Unless
+// the room is closed to new devices, the device may join again.
+func (rs *Rooms) RemoveDevice(ctx context.Context, id, presenter, name string) (*Room, error) {
+	return rs.update(ctx, id, presenter, "", ActRemove, func(r *Room, _ time.Time) error {
+		return r.remove(name)
+	})
+}
+
+// Holds reports whether a live room shows the play session session: a
+// session store asks before forgetting a session, since a room whose
+// session is gone has nothing to show.
+func (rs *Rooms) Holds(ctx context.Context, session string) bool {
+	ids, err := rs.store.ShowingSession(ctx, session)
+	if err != nil {
+		return true // when in doubt, keep: the room store will answer again
+	}
+	for _, id := range ids {
+		if _, err := rs.ByID(ctx, id); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// End forgets the room id whatever its state, for a room that can no
+// longer be shown (its session is gone): it frees its place at once.
+func (rs *Rooms) End(ctx context.Context, id string) error { return rs.store.Delete(ctx, id) }
 
 // Close ends the room now.
 func (rs *Rooms) Close(ctx context.Context, id, presenter string) error {

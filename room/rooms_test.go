@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -389,12 +390,15 @@ func TestPairing(t *testing.T) {
 		wrong = strings.Repeat("3", PairCodeLen)
 	}
 	for i := range b.PairAttempts {
-		if _, err := rs.Pair(ctx, r.ID, wrong); !errors.Is(err, ErrPairing) {
+		if _, err := rs.PairFrom(ctx, r.ID, wrong, "198.51.100.7"); !errors.Is(err, ErrPairing) {
 			t.Fatalf("wrong try %d: %v", i+1, err)
 		}
 	}
-	if _, err := rs.Pair(ctx, r.ID, code); !errors.Is(err, ErrPairing) {
-		t.Errorf("the right code after %d wrong ones: %v, want it voided", b.PairAttempts, err)
+	if _, err := rs.PairFrom(ctx, r.ID, code, "198.51.100.7"); !errors.Is(err, ErrPairTries) {
+		t.Errorf("the right code from the address that tried %d wrong ones: %v, want ErrPairTries", b.PairAttempts, err)
+	}
+	if _, err := rs.PairFrom(ctx, r.ID, code, "203.0.113.9"); err != nil {
+		t.Errorf("the right code from another address after an attendee's %d wrong tries: %v, want it redeemed", b.PairAttempts, err)
 	}
 	if _, err := rs.Pair(ctx, r.ID, "ABC"); err == nil || !strings.Contains(err.Error(), "8 characters") {
 		t.Errorf("a code of the wrong length: %v, want an error saying a code has 8 characters", err)
@@ -427,7 +431,7 @@ func TestJoinCodesAreUniqueAmongLiveRooms(t *testing.T) {
 	rs, _ = newRooms(t, nil)
 	codes := map[string]bool{}
 	for i := range 50 {
-		r, _, err := rs.Open(ctx, "s")
+		r, _, err := rs.OpenFor(ctx, "s", fmt.Sprint("client ", i))
 		if err != nil {
 			t.Fatalf("room %d: %v", i+1, err)
 		}
@@ -508,5 +512,117 @@ func TestCheckpointSessionRecordsInTheRoomsShowingIt(t *testing.T) {
 	}
 	if n, err := rs.CheckpointSession(ctx, "no-such-session", "fire", PlayState{}); n != 0 || err != nil {
 		t.Errorf("CheckpointSession of a session no room shows = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// TestPairingCodeSurvivesAnAttendeesWrongTries: wrong codes count per
+// address, so many from one address leave the code good for another;
+// Bounds.PairGuesses wrong ones from every address together void it.
+func TestPairingCodeSurvivesAnAttendeesWrongTries(t *testing.T) {
+	ctx := context.Background()
+	b := DefaultBounds()
+	b.PairGuesses = 12
+	rs, _ := newRooms(t, &b)
+	r, p, _ := rs.Open(ctx, "s")
+	code, err := rs.IssuePairing(ctx, r.ID, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Repeat("2", PairCodeLen)
+	if wrong == code {
+		wrong = strings.Repeat("3", PairCodeLen)
+	}
+	for i := range 20 {
+		want := ErrPairing
+		if i >= b.PairAttempts {
+			want = ErrPairTries
+		}
+		if _, err := rs.PairFrom(ctx, r.ID, wrong, "attendee"); !errors.Is(err, want) {
+			t.Fatalf("step %d: wrong code from the attendee: %v, want %v", i+1, err, want)
+		}
+	}
+	if _, err := rs.PairFrom(ctx, r.ID, code, "presenter"); err != nil {
+		t.Fatalf("the presenter's code after 20 wrong tries from one attendee: %v, want it redeemed", err)
+	}
+
+	code, _ = rs.IssuePairing(ctx, r.ID, p)
+	for i := range b.PairGuesses {
+		client := fmt.Sprintf("guesser-%d", i%3) // 3 addresses of 4 tries each
+		if _, err := rs.PairFrom(ctx, r.ID, wrong, client); !errors.Is(err, ErrPairing) {
+			t.Fatalf("step %d: wrong code from %s: %v, want ErrPairing", i+1, client, err)
+		}
+	}
+	if _, err := rs.PairFrom(ctx, r.ID, code, "presenter"); !errors.Is(err, ErrPairing) {
+		t.Errorf("the right code after %d wrong ones from several addresses: %v, want it voided", b.PairGuesses, err)
+	}
+}
+
+func TestRoomsPerClient(t *testing.T) {
+	ctx := context.Background()
+	b := DefaultBounds()
+	b.Rooms, b.RoomsPerClient = 4, 2
+	rs, _ := newRooms(t, &b)
+	for i, tc := range []struct {
+		client string
+		want   error
+	}{{"a", nil}, {"a", nil}, {"a", ErrClientRooms}, {"b", nil}, {"b", nil}, {"c", ErrFull}} {
+		r, p, err := rs.OpenFor(ctx, "s", tc.client)
+		if !errors.Is(err, tc.want) {
+			t.Fatalf("step %d: room for %s: %v, want %v", i+1, tc.client, err, tc.want)
+		}
+		if i == 4 {
+			// An ended room frees its place at once.
+			if err := rs.Close(ctx, r.ID, p); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := rs.OpenFor(ctx, "s", "c"); err != nil {
+				t.Fatalf("a room after one closed: %v, want it opened", err)
+			}
+		}
+	}
+}
+
+func TestJoinsClosedAndDevicesRemoved(t *testing.T) {
+	ctx := context.Background()
+	rs, _ := newRooms(t, nil)
+	r, p, _ := rs.Open(ctx, "s")
+	_, ann, err := rs.Join(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.SetJoins(ctx, r.ID, ann, false); !errors.Is(err, ErrNotPresenter) {
+		t.Errorf("an attendee closing the room to joins: %v, want ErrNotPresenter", err)
+	}
+	if _, err := rs.SetJoins(ctx, r.ID, p, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rs.Join(ctx, r.ID); !errors.Is(err, ErrJoinsClosed) {
+		t.Errorf("joining a closed room: %v, want ErrJoinsClosed", err)
+	}
+	q, err := rs.Ask(ctx, r.ID, p, Ask{Kind: KindAdmit, At: 31_000, Key: "car", Lanes: []int{0}}, carPark())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.Answer(ctx, r.ID, ann, q.Question.ID, []int64{1}); err != nil {
+		t.Fatalf("a device that joined before the close answering: %v", err)
+	}
+	if _, err := rs.RemoveDevice(ctx, r.ID, p, "nobody"); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("removing an unknown device: %v, want ErrNoDevice", err)
+	}
+	got, err := rs.RemoveDevice(ctx, r.ID, p, DeviceName(ann))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Attendees) != 0 || len(got.Question.Answers) != 0 {
+		t.Errorf("after removing the device: %d attendees, %d answers; want 0 and 0", len(got.Attendees), len(got.Question.Answers))
+	}
+	if _, err := rs.Answer(ctx, r.ID, ann, q.Question.ID, []int64{1}); !errors.Is(err, ErrNotAttendee) {
+		t.Errorf("a removed device answering: %v, want ErrNotAttendee", err)
+	}
+	if _, err := rs.SetJoins(ctx, r.ID, p, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rs.Join(ctx, r.ID); err != nil {
+		t.Errorf("joining after the room opened again: %v", err)
 	}
 }

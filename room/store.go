@@ -11,9 +11,10 @@ import (
 // rooms later (a room is plain JSON; Update maps onto a revision-checked
 // update; the code index onto a second key), without touching the rest.
 type Store interface {
-	// Create stores a new room unless limit rooms are stored (ErrFull) or
-	// a stored room has its code (ErrCodeTaken) or id.
-	Create(ctx context.Context, r *Room, limit int) error
+	// Create stores a new room unless limit rooms are stored (ErrFull),
+	// perOwner rooms of r.Owner are (ErrClientRooms), or a stored room has
+	// its code (ErrCodeTaken) or id.
+	Create(ctx context.Context, r *Room, limit, perOwner int) error
 	// Get returns a copy of the room with id, or ErrNotFound.
 	Get(ctx context.Context, id string) (*Room, error)
 	// GetByCode returns a copy of the room with the join code, or
@@ -60,10 +61,18 @@ func NewMemStore() *MemStore {
 var _ Store = (*MemStore)(nil)
 
 // Create implements Store.
-func (m *MemStore) Create(_ context.Context, r *Room, limit int) error {
+func (m *MemStore) Create(_ context.Context, r *Room, limit, perOwner int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	owned := 0
+	for _, o := range m.byID {
+		if o.Owner == r.Owner {
+			owned++
+		}
+	}
 	switch {
+	case owned >= perOwner:
+		return ErrClientRooms
 	case len(m.byID) >= limit:
 		return ErrFull
 	case m.byCode[r.Code] != "":

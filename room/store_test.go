@@ -21,7 +21,7 @@ func pending(ch <-chan struct{}) (got, closed bool) {
 func TestWatchKeepsOnlyTheNewsThatSomethingChanged(t *testing.T) {
 	ctx := context.Background()
 	st := NewMemStore()
-	if err := st.Create(ctx, &Room{ID: "r1", Code: "AAAAA", Pointer: -1}, 10); err != nil {
+	if err := st.Create(ctx, &Room{ID: "r1", Code: "AAAAA", Pointer: -1}, 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Watch(ctx, "nope"); !errors.Is(err, ErrNotFound) {

@@ -3,10 +3,13 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -27,25 +30,36 @@ type fieldError struct {
 
 // handleSimulate answers POST /api/simulate: the same scenario JSON as the
 // simulate command takes, and the same result JSON it prints with --json.
-// Runs share the server's run capacity (see RunScenario): beyond it the
-// answer is 503 with Retry-After.
+// The body must arrive within BodyReadTimeout (else 408), and only then is
+// a run slot taken: a body sent a byte a second used to hold the only slot
+// until the server's 15 s ReadTimeout. Runs share the server's run
+// capacity (see runScenario): beyond it the answer is 503 with
+// Retry-After. Each client's calls are limited too (clientLimits).
 func (s *Server) handleSimulate(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, msg string) { writeJSON(w, r, s.log, status, apiError{Error: msg}) }
+	client := s.ClientAddress(r)
+	if !s.limits.simulate.allow(w, r, client) {
+		fail(http.StatusTooManyRequests, "too many scenarios from this network address just now: wait "+w.Header().Get("Retry-After")+" s (the RateLimit fields say how many remain)")
+		return
+	}
+	data, status, err := s.readBody(w, r, client)
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		s.writeScenarioErrors(w, r, status, scenario.TooLarge())
+		return
+	case status == http.StatusServiceUnavailable:
+		s.refuseBusy(w, r, fail)
+		return
+	case err != nil:
+		fail(status, err.Error())
+		return
+	}
 	ticket, ok := s.runs.admit()
 	if !ok {
 		s.refuseBusy(w, r, fail)
 		return
 	}
 	defer ticket.release()
-	data, err := io.ReadAll(r.Body)
-	if bodyTooLarge(err) {
-		s.writeScenarioErrors(w, r, http.StatusRequestEntityTooLarge, scenario.TooLarge())
-		return
-	}
-	if err != nil {
-		fail(http.StatusBadRequest, "the request body could not be read: "+err.Error())
-		return
-	}
 	sc, err := scenario.Parse(data)
 	var res scenario.Result
 	if err == nil {
@@ -128,4 +142,48 @@ func writeJSON(w http.ResponseWriter, r *http.Request, log *slog.Logger, status 
 func setupAPIRoutes(s *Server, r chi.Router) error {
 	r.Post("/api/simulate", s.handleSimulate)
 	return nil
+}
+
+// Bounds on reading /api/simulate's body, which happens before a run slot
+// is taken, so a slow body holds no slot but its own.
+const (
+	// BodyReadTimeout is how long the body may take to arrive: 1 MB (the
+	// largest scenario) in 2 s wants 4 Mbit/s, and a scenario a script
+	// writes is a few KB.
+	BodyReadTimeout = 2 * time.Second
+	// bodyReadsPerClient and bodyReads bound the bodies being read at
+	// once, from one client and from all: each may be up to
+	// scenario.MaxBodyBytes in memory, so all together hold at most 64 MB,
+	// and one client's slow bodies take at most 4 of the 64 places.
+	bodyReadsPerClient = 4
+	bodyReads          = 64
+)
+
+// readBody reads r's body within BodyReadTimeout, in one of the places for
+// bodies being read. It returns the status to answer when it cannot: 408
+// for a body that did not arrive in time, 413 for one over the bound, 503
+// when every place is taken.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, client string) ([]byte, int, error) {
+	release, ok := s.bodies.take(client)
+	if !ok || !s.bodySlots.TryAcquire(1) {
+		if ok {
+			release()
+		}
+		return nil, http.StatusServiceUnavailable, errBusy
+	}
+	defer s.bodySlots.Release(1)
+	defer release()
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.bodyRead))
+	data, err := io.ReadAll(r.Body)
+	_ = rc.SetReadDeadline(time.Time{})
+	switch {
+	case bodyTooLarge(err):
+		return nil, http.StatusRequestEntityTooLarge, err
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, http.StatusRequestTimeout, fmt.Errorf("the request body did not arrive within %v: send the whole scenario at once", s.bodyRead)
+	case err != nil:
+		return nil, http.StatusBadRequest, errors.New("the request body could not be read: " + err.Error())
+	}
+	return data, http.StatusOK, nil
 }

@@ -1,12 +1,19 @@
 package web
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,4 +89,55 @@ func TestSimulateWantsPOST(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	assert.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
+}
+
+// TestSimulateServesOthersWhileASlowBodyDrips: a body sent a byte at a
+// time holds no run slot (the server has one) while it arrives: another
+// address's small scenarios are answered 200 meanwhile, and the dripping
+// body is refused with 408 once BodyReadTimeout has passed.
+func TestSimulateServesOthersWhileASlowBodyDrips(t *testing.T) {
+	s, err := New(Config{DatastarPath: bundlePath(t), RunSlots: 1,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	s.bodyRead = 1500 * time.Millisecond
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	body := `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0}]}`
+	_, err = fmt.Fprintf(conn, "POST /api/simulate HTTP/1.1\r\nHost: test\r\nX-Forwarded-For: 198.51.100.66\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	require.NoError(t, err)
+	dripped := make(chan struct{})
+	go func() {
+		defer close(dripped)
+		for i := range len(body) {
+			if _, err := conn.Write([]byte{body[i]}); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	time.Sleep(200 * time.Millisecond) // the drip has begun
+	for i := range 5 {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/simulate", strings.NewReader(body))
+		req.Header.Set("X-Forwarded-For", "203.0.113.7")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		got, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("step %d: another address's scenario while a body drips: status %d, want 200; %s", i+1, res.StatusCode, got)
+		}
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	got, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(got), "did not arrive within") {
+		t.Errorf("the dripping body: status %d, %s; want 408 saying it did not arrive in time", res.StatusCode, got)
+	}
+	conn.Close()
+	<-dripped
 }

@@ -32,8 +32,10 @@ func (s *Server) ClientAddress(r *http.Request) string {
 	return remote.String()
 }
 
-func (s *Server) trusted(ip netip.Addr) bool {
-	for _, p := range s.trustedProxies {
+func (s *Server) trusted(ip netip.Addr) bool { return trustedBy(s.trustedProxies, ip) }
+
+func trustedBy(proxies []netip.Prefix, ip netip.Addr) bool {
+	for _, p := range proxies {
 		if p.Contains(ip) {
 			return true
 		}

@@ -26,10 +26,11 @@ const (
 	// decisions in each of scenario.MaxPolicies lanes). A call's share of
 	// the server's run capacity is its work over this budget.
 	MaxRunWork = scenario.MaxRequests * scenario.MaxPolicies
-	// RunTimeout bounds one call from its admission to the end of its
-	// replay (reading and decoding the body included), leaving time to
-	// write the answer within 2 s. A run cut short answers 503: it is the
-	// server being busy, not the scenario being wrong.
+	// RunTimeout bounds one call from its admission, once its body has
+	// arrived (within BodyReadTimeout, before admission), to the end of its
+	// replay (decoding included), leaving time to write the answer within
+	// 2 s. A run cut short answers 503: it is the server being busy, not
+	// the scenario being wrong.
 	RunTimeout = time.Second
 	// runShares is how many small calls fit in one worst-case call's room:
 	// the least share a call takes is 1/runShares of a slot.

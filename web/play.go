@@ -110,6 +110,10 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			sc = got
 		}
 	}
+	if !p.s.limits.sessions.allow(w, r, p.s.ClientAddress(r)) {
+		tooMany(w, "new playgrounds")
+		return
+	}
 	ctx := r.Context()
 	sess, err := p.store.NewFor(ctx, p.s.ClientAddress(r), scenario.Scenario{})
 	if err == nil {
@@ -173,8 +177,7 @@ func (p *playground) setProblem(pp *templates.PlayPage, problem templates.PlayPr
 // refuseFull answers 503 when the store has no room, logged with the other
 // refusals for capacity.
 func (p *playground) refuseFull(w http.ResponseWriter, r *http.Request) {
-	p.s.refusals.note(p.s.log, r)
-	w.Header().Set("Retry-After", "60")
+	p.s.noteCapacity(w, r, placeRetryAfter)
 	http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
 }
 
@@ -237,6 +240,10 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		err = scenario.Errors{{Reason: "the form could not be read: " + err.Error()}}
+	}
+	if !p.s.limits.sessions.allow(w, r, p.s.ClientAddress(r)) {
+		tooMany(w, "new playgrounds")
+		return
 	}
 	sess, serr := p.store.NewFor(r.Context(), p.s.ClientAddress(r), scenario.Scenario{})
 	if serr != nil {

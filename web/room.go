@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,12 +59,14 @@ const (
 //
 //	POST /play/{id}/room           start a room over playground session id; only the browser that controls it
 //	GET  /join, /join/{code}       type a code, or follow a join link → the room's page
-//	GET  /room/{id}                an attendee's page (phone first)
+//	GET  /room/{id}                an attendee's page (phone first); opening it joins the device
+//	GET  /room/{id}/devices        the devices that joined; presenter only
+//	POST /room/{id}/joins, /room/{id}/devices/remove  close to new devices, remove one; presenter only
 //	GET  /room/{id}/present        the projector; presenter only
 //	GET  /room/{id}/stream         the shared SSE stream (?view=phone|projector); no cookie needed
 //	GET  /room/{id}/explain?i=     an attendee's own explanation of request i
 //	GET  /room/{id}/mine           an attendee's own answer
-//	POST /room/{id}/answer?q=      an attendee's answer to question q
+//	POST /room/{id}/answer?q=      an attendee's answer to question q; joined devices only
 //	POST /room/{id}/play/{action}  a playground action (the /play routes'), presenter only
 //	POST /room/{id}/{ask,reveal,dismiss,undo,point,preset,close}  presenter only
 //	GET, POST /room/{id}/pair/new  the presenter's pairing page; POST issues a code
@@ -89,6 +93,11 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 			f.public = u
 		}
 		s.beforePlayAction = f.checkpointPlay
+		// A session a live room shows is never forgotten while the room
+		// lives: a flood of /play sessions must not end workshops.
+		if h, ok := sessions.(interface{ HoldWith(func(id string) bool) }); ok {
+			h.HoldWith(func(id string) bool { return rooms.Holds(context.Background(), id) })
+		}
 		r.Post("/play/{id}/room", f.start)
 		r.Get("/join", f.joinPage)
 		r.Get("/join/{code}", f.joinCode)
@@ -113,7 +122,10 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 				r.Post("/undo", f.presenterAction(f.undo))
 				r.Post("/point", f.presenterAction(f.point))
 				r.Post("/preset", f.presenterAction(f.preset))
-				r.Post("/close", f.presenterAction(f.closeRoom))
+				r.Post("/close", f.closeRoom)
+				r.Get("/devices", f.devices)
+				r.Post("/joins", f.devicesAction)
+				r.Post("/devices/remove", f.devicesAction)
 			})
 		})
 		return nil
@@ -134,11 +146,14 @@ type roomFeature struct {
 // roomStatus is the HTTP status for a room error.
 func roomStatus(err error) int {
 	switch {
-	case errors.Is(err, room.ErrNotPresenter), errors.Is(err, room.ErrNotAttendee):
+	case errors.Is(err, room.ErrNotPresenter), errors.Is(err, room.ErrNotAttendee), errors.Is(err, room.ErrJoinsClosed),
+		errors.Is(err, room.ErrPairTries):
 		return http.StatusForbidden
+	case errors.Is(err, room.ErrNoDevice):
+		return http.StatusNotFound
 	case errors.Is(err, room.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, room.ErrFull), errors.Is(err, errStreamsFull):
+	case errors.Is(err, room.ErrFull), errors.Is(err, errStreamsFull), errors.Is(err, room.ErrClientRooms):
 		return http.StatusServiceUnavailable
 	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrTooManyAnswers), errors.Is(err, room.ErrTooManyDevices),
 		errors.Is(err, room.ErrRequestsChanged), errors.Is(err, errChangesQuestion):
@@ -161,6 +176,8 @@ func roomMessage(err error) string {
 		msg = "Only the presenter's devices can do that: this device is not one of them."
 	case errors.Is(err, room.ErrNotFound):
 		msg = "This room has ended (its presenter closed it, or left it for too long), or its address is wrong."
+	case errors.Is(err, room.ErrNotAttendee):
+		msg = "This device has not joined the room: open the room's join link, or type its code at /join, on this device, then answer."
 	}
 	if r, n := utf8.DecodeRuneInString(msg); n > 0 {
 		msg = string(unicode.ToUpper(r)) + msg[n:]
@@ -206,11 +223,24 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 			"That playground session has ended (it was idle, or the server restarted). Open the playground again and start the room from there.")
 		return
 	}
-	rm, token, err := f.rooms.Open(r.Context(), id)
+	if !f.s.limits.rooms.allow(w, r, f.s.ClientAddress(r)) {
+		f.messagePage(w, r, http.StatusTooManyRequests, "Too many rooms opened",
+			"Too many rooms were opened from this network just now: wait "+w.Header().Get("Retry-After")+" s, then start the room again.")
+		return
+	}
+	rm, token, err := f.rooms.OpenFor(r.Context(), id, f.s.ClientAddress(r))
 	if err != nil {
-		if errors.Is(err, room.ErrFull) {
+		b := f.rooms.Bounds()
+		switch {
+		case errors.Is(err, room.ErrFull):
+			f.s.noteCapacity(w, r, placeRetryAfter)
 			f.messagePage(w, r, http.StatusServiceUnavailable, "Too many rooms",
-				fmt.Sprintf("This server holds at most %d rooms at once and all are in use. Try again when a workshop has ended.", f.rooms.Bounds().Rooms))
+				fmt.Sprintf("This server holds at most %d rooms at once and all are in use. Try again when a workshop has ended.", b.Rooms))
+			return
+		case errors.Is(err, room.ErrClientRooms):
+			f.s.noteCapacity(w, r, placeRetryAfter)
+			f.messagePage(w, r, http.StatusServiceUnavailable, "Too many rooms from this network",
+				fmt.Sprintf("One network address may hold at most %d of this server's rooms at once, and yours holds them all. End one of them (its projector's \"End the room\"), or wait for one to end.", b.RoomsPerClient))
 			return
 		}
 		f.s.Fail(w, r, err)
@@ -228,6 +258,11 @@ func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 		f.s.Render(w, r, http.StatusOK, templates.RoomJoinView(page))
 		return
 	}
+	if !f.s.limits.join.allow(w, r, f.s.ClientAddress(r)) {
+		page.Error = "Too many codes were tried from this network just now: wait " + w.Header().Get("Retry-After") + " s, then try the code again."
+		f.s.Render(w, r, http.StatusTooManyRequests, templates.RoomJoinView(page))
+		return
+	}
 	rm, err := f.rooms.ByCode(r.Context(), typed)
 	if err != nil {
 		page.Error = roomMessage(err)
@@ -242,6 +277,11 @@ func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 
 // joinCode follows a join link or QR code.
 func (f *roomFeature) joinCode(w http.ResponseWriter, r *http.Request) {
+	if !f.s.limits.join.allow(w, r, f.s.ClientAddress(r)) {
+		f.s.Render(w, r, http.StatusTooManyRequests, templates.RoomJoinView(templates.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone),
+			Error: "Too many codes were tried from this network just now: wait " + w.Header().Get("Retry-After") + " s, then open the link again."}))
+		return
+	}
 	rm, err := f.rooms.ByCode(r.Context(), chi.URLParam(r, "code"))
 	if err != nil {
 		page := templates.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Error: roomMessage(err)}
@@ -267,22 +307,47 @@ func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Ro
 	}
 	sess, err := f.sessions.Get(r.Context(), rm.Session)
 	if err != nil {
+		f.endOrphan(r.Context(), rm)
 		f.messagePage(w, r, http.StatusNotFound, "This room has ended", "The playground this room showed has closed.")
 		return nil, nil, false
 	}
 	return rm, sess, true
 }
 
-// phone is an attendee's page. Opening it changes nothing: an attendee
-// joins with their first answer (a POST).
+// endOrphan ends a room whose session is gone (the server held it while
+// the room lived, so only a restart or a store elsewhere loses it): it can
+// show nothing, so it frees its place in the bound at once.
+func (f *roomFeature) endOrphan(ctx context.Context, rm *room.Room) {
+	if err := f.rooms.End(ctx, rm.ID); err != nil {
+		f.s.Log().Warn("ending a room whose session is gone", "room", rm.ID, slog.Any("error", err))
+	}
+}
+
+// phone is an attendee's page. Opening it joins the device, once: the
+// attendee cookie it sets is what lets the device answer, so a script
+// posting answers without it is refused, and the room's answers can never
+// outnumber the devices that joined.
 func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 	rm, sess, ok := f.liveRoom(w, r)
 	if !ok {
 		return
 	}
-	shared := f.shared(rm, sess, 0, f.askedCache(rm.ID))
-	f.s.Render(w, r, http.StatusOK, templates.RoomPhoneView(templates.RoomPhone{
-		Page: f.s.Page(r, "Workshop room", templates.SectionNone), Shared: shared}))
+	p := templates.RoomPhone{Page: f.s.Page(r, "Workshop room", templates.SectionNone)}
+	attendee := cookieValue(r, attendeeCookie)
+	if rm.RoleOf("", attendee) == room.Attendee {
+		p.Device = room.DeviceName(attendee)
+	} else if !f.s.limits.join.allow(w, r, f.s.ClientAddress(r)) {
+		p.JoinNote = "This device has not joined: too many devices joined from this network just now. Open this page again in a minute to join."
+	} else if joined, id, err := f.rooms.Join(r.Context(), rm.ID); err != nil {
+		p.JoinNote = "This device could not join, so it can watch but not answer: " + roomMessage(err)
+	} else {
+		rm = joined
+		setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
+		p.Device = room.DeviceName(id)
+	}
+	w.Header().Del("Retry-After") // the page is served: the limit's headers only say why it did not join
+	p.Shared = f.shared(rm, sess, 0, f.askedCache(rm.ID))
+	f.s.Render(w, r, http.StatusOK, templates.RoomPhoneView(p))
 }
 
 // present is the projector, for the presenter's devices only.
@@ -637,8 +702,71 @@ func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session,
 	return templateReply{}, err
 }
 
-func (f *roomFeature) closeRoom(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
-	return templateReply{}, f.rooms.Close(r.Context(), rm.ID, token)
+// closeRoom ends the room for its presenter. Unlike the other controls it
+// needs only the room, not its session: a presenter can always end their
+// own room.
+func (f *roomFeature) closeRoom(w http.ResponseWriter, r *http.Request) {
+	err := f.rooms.Close(r.Context(), chi.URLParam(r, "id"), cookieValue(r, presenterCookie))
+	f.replyPresenter(w, r, templateReply{}, err)
+}
+
+// devices is the presenter's list of the devices that joined.
+func (f *roomFeature) devices(w http.ResponseWriter, r *http.Request) {
+	f.devicesPage(w, r, http.StatusOK, "")
+}
+
+func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, status int, problem string) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	if err == nil && rm.RoleOf(cookieValue(r, presenterCookie), "") != room.Presenter {
+		err = room.ErrNotPresenter
+	}
+	if err != nil {
+		heading := "Presenter only"
+		if errors.Is(err, room.ErrNotFound) {
+			heading = "This room has ended"
+		}
+		f.messagePage(w, r, roomStatus(err), heading, roomMessage(err))
+		return
+	}
+	p := templates.RoomDevices{Page: f.s.Page(r, "Devices in the room", templates.SectionNone), Room: rm.ID,
+		JoinsClosed: rm.JoinsClosed, Error: problem}
+	for id, at := range rm.Attendees {
+		_, answered := answerOf(rm.Question, id)
+		p.Devices = append(p.Devices, templates.RoomDevice{Name: room.DeviceName(id), Joined: at.UTC().Format("15:04:05 UTC"), Answered: answered})
+	}
+	slices.SortFunc(p.Devices, func(a, b templates.RoomDevice) int {
+		return cmp.Or(cmp.Compare(a.Joined, b.Joined), cmp.Compare(a.Name, b.Name))
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	f.s.Render(w, r, status, templates.RoomDevicesView(p))
+}
+
+// devicesAction closes or opens the room to new devices (POST .../joins,
+// open=0 or 1) or removes one (POST .../devices/remove, device=<name>),
+// then shows the list again (POST, redirect, GET).
+func (f *roomFeature) devicesAction(w http.ResponseWriter, r *http.Request) {
+	id, token := chi.URLParam(r, "id"), cookieValue(r, presenterCookie)
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
+	var err error
+	if strings.HasSuffix(r.URL.Path, "/joins") {
+		switch r.PostFormValue("open") {
+		case "0", "1":
+			_, err = f.rooms.SetJoins(r.Context(), id, token, r.PostFormValue("open") == "1")
+		default:
+			f.devicesPage(w, r, http.StatusBadRequest, "Want open=1 (open the room to new devices) or open=0 (close it).")
+			return
+		}
+	} else {
+		_, err = f.rooms.RemoveDevice(r.Context(), id, token, r.PostFormValue("device"))
+	}
+	switch {
+	case errors.Is(err, room.ErrNoDevice):
+		f.devicesPage(w, r, http.StatusNotFound, roomMessage(err))
+	case err != nil:
+		f.devicesPage(w, r, roomStatus(err), roomMessage(err))
+	default:
+		http.Redirect(w, r, "/room/"+id+"/devices", http.StatusSeeOther)
+	}
 }
 
 // pairPage asks a second device for the pairing code, filled in when the
@@ -703,7 +831,14 @@ func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
 func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
-	token, err := f.rooms.Pair(r.Context(), id, r.PostFormValue("code"))
+	client := f.s.ClientAddress(r)
+	if !f.s.limits.pair.allow(w, r, client) {
+		f.s.Render(w, r, http.StatusTooManyRequests, templates.RoomPairView(templates.RoomPair{
+			Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: id,
+			Error: "Too many pairing codes were tried from this network just now: wait " + w.Header().Get("Retry-After") + " s, then type the code again."}))
+		return
+	}
+	token, err := f.rooms.PairFrom(r.Context(), id, r.PostFormValue("code"), client)
 	if err != nil {
 		status := roomStatus(err)
 		if errors.Is(err, room.ErrPairing) {
@@ -717,8 +852,8 @@ func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/room/"+id+"/present", http.StatusSeeOther)
 }
 
-// answer records an attendee's answer, joining the room on the first one.
-// The phone sends one signal per lane (templates.AnswerSignal); a tap
+// answer records the answer of a device that joined (phone). The phone
+// sends one signal per lane (templates.AnswerSignal); a tap
 // question sends as soon as one lane is tapped, so an answer with lanes
 // still open is not an error, only a nudge.
 func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
@@ -726,6 +861,11 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), id)
 	if err != nil {
 		f.replyMine(w, r, templates.RoomMine{Note: roomMessage(err)}, roomStatus(err))
+		return
+	}
+	attendee := cookieValue(r, attendeeCookie)
+	if rm.RoleOf("", attendee) != room.Attendee {
+		f.replyMine(w, r, templates.RoomMine{Question: rm.Question, Note: roomMessage(room.ErrNotAttendee)}, http.StatusForbidden)
 		return
 	}
 	var sig map[string]json.RawMessage
@@ -766,13 +906,9 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 		f.replyMine(w, r, templates.RoomMine{Question: q, Note: fmt.Sprintf("Now answer the other %s: your answer counts once every lane has one.", templates.CountOf(int64(missing), "lane"))}, http.StatusOK)
 		return
 	}
-	attendee := cookieValue(r, attendeeCookie)
-	if rm.RoleOf("", attendee) != room.Attendee {
-		if _, attendee, err = f.rooms.Join(r.Context(), id); err != nil {
-			f.replyMine(w, r, templates.RoomMine{Question: q, Note: roomMessage(err)}, roomStatus(err))
-			return
-		}
-		setRoomCookie(w, r, attendeeCookie, id, attendee, http.SameSiteLaxMode)
+	if !f.s.limits.answer.allow(w, r, attendee) {
+		f.replyMine(w, r, templates.RoomMine{Question: q, Note: "Too many answers from this device just now: wait " + w.Header().Get("Retry-After") + " s, then answer again."}, http.StatusTooManyRequests)
+		return
 	}
 	rm, err = f.rooms.Answer(r.Context(), id, attendee, qid, values)
 	if err != nil {

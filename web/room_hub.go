@@ -67,6 +67,10 @@ type roomHub struct {
 	stop      context.CancelFunc
 	poke      chan struct{} // a follower came or went: the projector counts phones
 
+	// presenters counts the followers that are the presenter's devices'
+	// streams (under mu).
+	presenters int
+
 	// The hub goroutine's own: what it rendered last, per view.
 	last   [numViews]map[string]string
 	solved *solvedQuestion
@@ -90,17 +94,21 @@ type pointedCache struct {
 }
 
 // follow counts a new follower of room id, starting its hub if needed.
-// Streams count against the room's bound (its attendees plus the
-// presenter's devices), never against an address.
-func (f *roomFeature) follow(id string, v roomView) (*roomHub, error) {
+// Streams count against the room's bound: Followers places for anyone,
+// and two for each of the presenter's devices (a projector and a spare
+// tab) that only a stream with a presenter's capability takes, so no
+// number of attendees' streams shuts the presenter out of the projector.
+// (streamShares bounds each address's streams across every room.)
+func (f *roomFeature) follow(id string, v roomView, token string) (*roomHub, bool, error) {
 	rm, err := f.rooms.ByID(context.Background(), id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	sess, err := f.sessions.Get(context.Background(), rm.Session)
 	if err != nil {
-		return nil, room.ErrNotFound
+		return nil, false, room.ErrNotFound
 	}
+	presenter := rm.RoleOf(token, "") == room.Presenter
 	b := f.rooms.Bounds()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -118,20 +126,27 @@ func (f *roomFeature) follow(id string, v roomView) (*roomHub, error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.followers[viewPhone]+h.followers[viewProjector] >= b.Followers+b.Devices {
-		return nil, errStreamsFull
+	switch others := h.followers[viewPhone] + h.followers[viewProjector] - h.presenters; {
+	case presenter && h.presenters >= 2*b.Devices, !presenter && others >= b.Followers:
+		return nil, false, errStreamsFull
 	}
 	h.followers[v]++
+	if presenter {
+		h.presenters++
+	}
 	h.poked()
-	return h, nil
+	return h, presenter, nil
 }
 
 // unfollow counts a follower out; the last one out stops the hub.
-func (f *roomFeature) unfollow(h *roomHub, v roomView) {
+func (f *roomFeature) unfollow(h *roomHub, v roomView, presenter bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h.mu.Lock()
 	h.followers[v]--
+	if presenter {
+		h.presenters--
+	}
 	idle := h.followers[viewPhone]+h.followers[viewProjector] == 0
 	h.mu.Unlock()
 	h.poked()
@@ -507,13 +522,16 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("view") == "projector" {
 		v = viewProjector
 	}
-	h, err := f.follow(id, v)
+	h, presenter, err := f.follow(id, v, cookieValue(r, presenterCookie))
 	if err != nil {
+		if errors.Is(err, errStreamsFull) {
+			f.s.noteCapacity(w, r, streamRetryAfter)
+		}
 		sse := sseReply(w, r, roomStatus(err), roomMessage(err))
 		_ = MergeComponent(sse, templates.RoomStatus(templates.RoomShared{Ended: roomMessage(err)}))
 		return
 	}
-	defer f.unfollow(h, v)
+	defer f.unfollow(h, v, presenter)
 	ctx, done := f.roomCtx(r.Context())
 	defer done()
 	g, err := startStream(w, r)

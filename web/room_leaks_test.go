@@ -294,7 +294,7 @@ func TestRoomAnswerToAQuestionThatIsNotOpen(t *testing.T) {
 	presenter := fx.device(t)
 	id, _, sess := fx.startRoom(t, presenter)
 	lanes := len(sess.Scenario().Specs())
-	phone := fx.device(t)
+	phone := fx.joined(t, id)
 	answer := func(q int) response {
 		t.Helper()
 		return phone.post(fmt.Sprintf("/room/%s/answer?q=%d", id, q), signalsFor(q, lanes, "1"))

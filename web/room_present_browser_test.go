@@ -66,7 +66,9 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	sessions := play.NewStore(nil)
-	rooms, err := room.New(room.NewMemStore(), room.Config{})
+	b := room.DefaultBounds()
+	b.RoomsPerClient = 10 // one browser opens six rooms
+	rooms, err := room.New(room.NewMemStore(), room.Config{Bounds: &b})
 	if err != nil {
 		t.Fatal(err)
 	}

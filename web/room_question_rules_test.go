@@ -97,7 +97,7 @@ func TestRoomDriveDuringAQuestion(t *testing.T) {
 	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"admit","cost":1}`); res.status != http.StatusOK {
 		t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
 	}
-	phone := fx.device(t)
+	phone := fx.joined(t, id)
 	if res := phone.post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, "1")); res.status != http.StatusOK {
 		t.Fatalf("answer: status %d: %.300s", res.status, res.body)
 	}

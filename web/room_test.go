@@ -67,6 +67,7 @@ type device struct {
 	t      *testing.T
 	client *http.Client
 	base   string
+	from   string // the X-Forwarded-For a trusted proxy would add, or ""
 }
 
 func (fx *roomFixture) device(t *testing.T) *device {
@@ -93,6 +94,9 @@ func (d *device) do(method, path, body string, header ...string) response {
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
+	}
+	if d.from != "" {
+		req.Header.Set("X-Forwarded-For", d.from)
 	}
 	res, err := d.client.Do(req)
 	if err != nil {
@@ -121,6 +125,16 @@ func (d *device) own(sess owned) {
 func (d *device) startOver(id string) response {
 	d.t.Helper()
 	return d.do(http.MethodPost, "/play/"+id+"/room", "", "Content-Type", "application/x-www-form-urlencoded", "Datastar-Request", "")
+}
+
+// joined is a new device that opened room id's page, which joins it.
+func (fx *roomFixture) joined(t *testing.T, id string) *device {
+	t.Helper()
+	d := fx.device(t)
+	if res := d.get("/room/" + id); res.status != http.StatusOK || !strings.Contains(res.body, `data-testid="phone-device"`) {
+		t.Fatalf("GET /room/%s: status %d, want 200 naming the device that joined", id, res.status)
+	}
+	return d
 }
 
 func (d *device) get(path string) response { d.t.Helper(); return d.do(http.MethodGet, path, "") }
@@ -306,8 +320,7 @@ func TestRoomPresenterActionsAreRefusedToOthers(t *testing.T) {
 	presenter := fx.device(t)
 	id, _, sess := fx.startRoom(t, presenter)
 	stranger := fx.device(t)
-	attendee := fx.device(t)
-	// The attendee joins by answering a question.
+	attendee := fx.joined(t, id)
 	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"admit","cost":1}`); res.status != http.StatusOK {
 		t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
 	}
@@ -382,7 +395,7 @@ func TestRoomAskAnswerReveal(t *testing.T) {
 			truth = append(truth, 0)
 		}
 	}
-	phones := []*device{fx.device(t), fx.device(t), fx.device(t)}
+	phones := []*device{fx.joined(t, id), fx.joined(t, id), fx.joined(t, id)}
 	answers := []string{"1", "0", "1"}
 	for i, p := range phones {
 		res := p.post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, answers[i]))
@@ -391,7 +404,7 @@ func TestRoomAskAnswerReveal(t *testing.T) {
 		}
 	}
 	// One lane at a time: a partial answer is a nudge, not recorded.
-	partial := fx.device(t).post("/room/"+id+"/answer?q=1", `{"q1a0": "1"}`)
+	partial := fx.joined(t, id).post("/room/"+id+"/answer?q=1", `{"q1a0": "1"}`)
 	if partial.status != http.StatusOK || !strings.Contains(partial.body, "answer the other") {
 		t.Errorf("partial answer: status %d, body %.300s", partial.status, partial.body)
 	}
@@ -655,10 +668,10 @@ func TestRoomBounds(t *testing.T) {
 			t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
 		}
 		lanes := 4
-		if res := fx.device(t).post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, "2")); res.status != http.StatusOK {
+		if res := fx.joined(t, id).post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, "2")); res.status != http.StatusOK {
 			t.Fatalf("first answer: status %d: %s", res.status, res.header.Get("X-Problem"))
 		}
-		res := fx.device(t).post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, "2"))
+		res := fx.joined(t, id).post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, "2"))
 		if res.status != http.StatusConflict || !strings.Contains(res.body, "maximum of answers") {
 			t.Errorf("an answer past the bound: status %d, want 409 with a message; %.300s", res.status, res.body)
 		}
@@ -666,8 +679,9 @@ func TestRoomBounds(t *testing.T) {
 	t.Run("followers per room", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		// Followers + Devices = 3 streams; a fourth is refused whatever its address.
-		for range 3 {
+		// Followers = 2 streams without the presenter's capability; a third
+		// is refused whatever its address (the presenter's places stay).
+		for range 2 {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fx.base+"/room/"+id+"/stream", nil)
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -795,7 +809,7 @@ func TestRoomFirstAdmitAnswersAreTypedMoments(t *testing.T) {
 	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"first-admit","cost":1}`); res.status != http.StatusOK {
 		t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
 	}
-	phone := fx.device(t)
+	phone := fx.joined(t, id)
 	for _, tc := range []struct {
 		typed  string
 		status int

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/web/templates"
@@ -54,6 +56,9 @@ type Config struct {
 	// X-Forwarded-For names the client (see ClientAddress). Empty: the
 	// remote address is the client, and X-Forwarded-For is ignored.
 	TrustedProxies []netip.Prefix
+	// StreamsPerClient bounds the event streams one client holds open;
+	// zero means StreamsPerClient.
+	StreamsPerClient int
 }
 
 // A Feature is one part of the site — the playground, the lessons — that adds
@@ -86,6 +91,12 @@ type Server struct {
 	endStreams context.CancelFunc
 
 	runs           *runLimiter
+	limits         *clientLimits
+	streams        *clientCounts // open streams per client (streamShares)
+	streamWrite    time.Duration // StreamWriteTimeout; tests shorten it
+	bodies         *clientCounts // /api/simulate bodies being read, per client
+	bodySlots      *semaphore.Weighted
+	bodyRead       time.Duration // BodyReadTimeout; tests shorten it
 	refusals       *refusalLog
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
@@ -128,14 +139,20 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 
 	closing, endStreams := context.WithCancel(context.Background())
 	s := &Server{
-		log:        log,
-		version:    cfg.Version,
-		publicURL:  cfg.PublicURL,
-		assets:     assets,
-		closing:    closing,
-		endStreams: endStreams,
-		runs:       newRunLimiter(cfg.RunSlots),
-		refusals:   &refusalLog{interval: 10 * time.Second},
+		log:         log,
+		version:     cfg.Version,
+		publicURL:   cfg.PublicURL,
+		assets:      assets,
+		closing:     closing,
+		endStreams:  endStreams,
+		runs:        newRunLimiter(cfg.RunSlots),
+		limits:      newClientLimits(),
+		streams:     newClientCounts(cmp.Or(cfg.StreamsPerClient, StreamsPerClient)),
+		streamWrite: StreamWriteTimeout,
+		bodies:      newClientCounts(bodyReadsPerClient),
+		bodySlots:   semaphore.NewWeighted(bodyReads),
+		bodyRead:    BodyReadTimeout,
+		refusals:    &refusalLog{interval: 10 * time.Second},
 
 		trustedProxies: cfg.TrustedProxies,
 		runTimeout:     RunTimeout,
@@ -143,7 +160,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, s.getHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, s.streamShares, s.getHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r

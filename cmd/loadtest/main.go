@@ -7,6 +7,7 @@
 //	go run ./cmd/loadtest -mode streams -streams 100
 //	go run ./cmd/loadtest -mode room -followers 300
 //	go run ./cmd/loadtest -mode sessions -duration 10s   # 500 GET /play a second from one address
+//	go run ./cmd/loadtest -mode abuse -abuse answers       # one of issue 17's findings (abuse.go)
 //
 // simulate sends worst-case scenarios (10,000 requests, 8 sliding-log lanes,
 // limit 10,000, 100 keys) at -rate per second for -duration while sampling
@@ -81,13 +82,16 @@ type options struct {
 	fireEvery time.Duration
 
 	flood int
+
+	abuse string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.mode, "mode", "simulate", "simulate, streams, room or sessions")
+	fs.StringVar(&o.mode, "mode", "simulate", "simulate, streams, room, sessions or abuse")
+	fs.StringVar(&o.abuse, "abuse", "", "abuse: which finding to replay: "+strings.Join(abuses, ", "))
 	fs.StringVar(&o.addr, "addr", "", "a server already listening on loopback (127.0.0.1:8080); empty: build and start one")
 	fs.IntVar(&o.pid, "pid", 0, "with -addr, the server's process id, to read its memory from /proc")
 	fs.IntVar(&o.rate, "rate", 10, "simulate: requests a second")
@@ -100,8 +104,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	switch {
-	case o.mode != "simulate" && o.mode != "streams" && o.mode != "room" && o.mode != "sessions":
-		return usageError{fmt.Errorf("-mode %q: want simulate, streams, room or sessions", o.mode)}
+	case !slices.Contains([]string{"simulate", "streams", "room", "sessions", "abuse"}, o.mode):
+		return usageError{fmt.Errorf("-mode %q: want simulate, streams, room, sessions or abuse", o.mode)}
+	case o.mode == "abuse" && !slices.Contains(abuses, o.abuse):
+		return usageError{fmt.Errorf("-abuse %q: want one of %s", o.abuse, strings.Join(abuses, ", "))}
 	case o.mode == "sessions" && (o.flood < 1 || int64(o.flood)*int64(o.duration/time.Second) > maxRequests):
 		return usageError{fmt.Errorf("-flood %d for -duration %v: want at most %d requests", o.flood, o.duration, maxRequests)}
 	case o.rate < 1 || o.duration <= 0 || o.duration > maxDuration || int64(o.rate)*int64(o.duration/time.Second) > maxRequests:
@@ -139,6 +145,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runRoom(ctx, o, base, mem, stdout)
 	case "sessions":
 		return runSessions(ctx, o, base, mem, stdout)
+	case "abuse":
+		return runAbuse(ctx, o, base, mem, stdout)
 	default:
 		return runStreams(ctx, o, base, mem, stdout)
 	}

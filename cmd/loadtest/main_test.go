@@ -44,6 +44,9 @@ func TestRunRefusesUnboundedLoads(t *testing.T) {
 		{"-mode", "room", "-duration", "6m"},
 		{"-mode", "room", "-addr", "10.0.0.5:8080"},
 		{"-mode", "room", "-addr", "0.0.0.0:8080"},
+		{"-mode", "abuse"},                                               // which finding?
+		{"-mode", "abuse", "-abuse", "everything"},                       // no such finding
+		{"-mode", "abuse", "-abuse", "headers", "-addr", "192.0.2.1:80"}, // not loopback
 		{"-mode", "sessions", "-flood", "0"},
 		{"-mode", "sessions"},                                       // 500 a second for the default 30 s: 15,000 requests
 		{"-mode", "sessions", "-flood", "2000", "-duration", "10s"}, // 20,000

@@ -75,6 +75,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ln = web.LimitConnsPerClient(ln, web.ConnsPerClient, trusted)
 	// Every request's context derives from base; shutdown cancels it, so
 	// scenario runs in flight stop within milliseconds instead of being
 	// waited out.
@@ -86,6 +87,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    web.MaxHeaderBytes,
 		// No WriteTimeout: it would cut every Datastar SSE stream (the
 		// playground's running clock) after that long. Streams end when the
 		// client leaves or when the server shuts down (below).

@@ -49,31 +49,39 @@ func roomsCreate(t *testing.T, newStore NewRooms) {
 	at := NewClock().Now()
 	const limit = 3
 	for i := range limit {
-		if err := hs[i%2].Create(ctx, newRoom(fmt.Sprint("id", i), fmt.Sprint("CODE", i), "s", at), limit); err != nil {
+		if err := hs[i%2].Create(ctx, newRoom(fmt.Sprint("id", i), fmt.Sprint("CODE", i), "s", at), limit, limit); err != nil {
 			t.Fatalf("room %d: Create = %v", i+1, err)
 		}
 	}
+	owned := func(id, code, owner string) *room.Room {
+		r := newRoom(id, code, "s", at)
+		r.Owner = owner
+		return r
+	}
 	steps := []struct {
-		what  string
-		r     *room.Room
-		limit int
-		want  error
+		what            string
+		r               *room.Room
+		limit, perOwner int
+		want            error
 	}{
-		{"a fourth room, over the limit", newRoom("id9", "CODE9", "s", at), limit, room.ErrFull},
-		{"a taken code, under a higher limit", newRoom("id8", "CODE1", "s", at), limit + 1, room.ErrCodeTaken},
+		{"a fourth room, over the limit", newRoom("id9", "CODE9", "s", at), limit, limit + 1, room.ErrFull},
+		{"a taken code, under a higher limit", newRoom("id8", "CODE1", "s", at), limit + 1, limit + 1, room.ErrCodeTaken},
+		{"a fourth room of the owner of three, at a share of three", newRoom("id7", "CODE7", "s", at), limit + 1, limit, room.ErrClientRooms},
+		{"another owner's first room, within the limit", owned("id6", "CODE6", "B"), limit + 1, 1, nil},
+		{"that owner's second, at a share of one", owned("id5", "CODE5", "B"), limit + 2, 1, room.ErrClientRooms},
 	}
 	for i, s := range steps {
-		if err := hs[1].Create(ctx, s.r, s.limit); !errors.Is(err, s.want) {
+		if err := hs[1].Create(ctx, s.r, s.limit, s.perOwner); !errors.Is(err, s.want) {
 			t.Errorf("step %d (%s): Create = %v, want %v", i+1, s.what, err, s.want)
 		}
 	}
-	if err := hs[0].Create(ctx, newRoom("id1", "CODE7", "s", at), limit+1); err == nil {
+	if err := hs[0].Create(ctx, newRoom("id1", "CODE8", "s", at), limit+2, limit+2); err == nil {
 		t.Error("a second room with a taken id was created")
 	}
 	if err := hs[0].Delete(ctx, "id0"); err != nil {
 		t.Fatal(err)
 	}
-	if err := hs[1].Create(ctx, newRoom("id9", "CODE0", "s", at), limit); err != nil {
+	if err := hs[1].Create(ctx, newRoom("id9", "CODE0", "s", at), limit+1, limit+1); err != nil {
 		t.Errorf("after a delete, Create with the freed code = %v, want room", err)
 	}
 	if err := hs[1].Delete(ctx, "no-such-room"); err != nil {
@@ -98,7 +106,7 @@ func roomsCreate(t *testing.T, newStore NewRooms) {
 func roomsCopies(t *testing.T, newStore NewRooms) {
 	ctx := context.Background()
 	st := rooms(t, newStore, 1)[0]
-	if err := st.Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+	if err := st.Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.Get(ctx, "r")
@@ -126,7 +134,7 @@ func roomsCopies(t *testing.T, newStore NewRooms) {
 func roomsRefusedUpdate(t *testing.T, newStore NewRooms) {
 	ctx := context.Background()
 	st := rooms(t, newStore, 1)[0]
-	if err := st.Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+	if err := st.Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -152,7 +160,7 @@ func roomsRefusedUpdate(t *testing.T, newStore NewRooms) {
 func roomsConcurrentUpdates(t *testing.T, newStore NewRooms) {
 	ctx := context.Background()
 	hs := rooms(t, newStore, 2)
-	if err := hs[0].Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+	if err := hs[0].Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	const writers, each = 4, 25
@@ -190,7 +198,7 @@ func roomsConcurrentUpdates(t *testing.T, newStore NewRooms) {
 func roomsWatchers(t *testing.T, newStore NewRooms) {
 	ctx := context.Background()
 	hs := rooms(t, newStore, 2)
-	if err := hs[0].Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+	if err := hs[0].Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10, 10); err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -238,7 +246,7 @@ func roomsIdle(t *testing.T, newStore NewRooms) {
 	hs := rooms(t, newStore, 2)
 	start := NewClock().Now()
 	for i, seen := range []time.Duration{0, 10 * time.Minute, 20 * time.Minute} {
-		if err := hs[0].Create(ctx, newRoom(fmt.Sprint("r", i), fmt.Sprint("CODE", i), fmt.Sprint("s", i%2), start.Add(seen)), 10); err != nil {
+		if err := hs[0].Create(ctx, newRoom(fmt.Sprint("r", i), fmt.Sprint("CODE", i), fmt.Sprint("s", i%2), start.Add(seen)), 10, 10); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -68,6 +68,10 @@ type RoomPhone struct {
 	Page   Page
 	Shared RoomShared
 	Mine   RoomMine
+	// Device is the name this device joined as (room.DeviceName), or ""
+	// when it could not join; JoinNote then says why.
+	Device   string
+	JoinNote string
 }
 
 // RoomMine is one attendee's own answer to the room's question.
@@ -304,4 +308,20 @@ func PointedView(s RoomShared) play.View {
 	v := s.View
 	v.Selected = s.Pointed
 	return v
+}
+
+// RoomDevices is the presenter's page of the devices that joined a room.
+type RoomDevices struct {
+	Page        Page
+	Room        string
+	JoinsClosed bool
+	Devices     []RoomDevice // in the order they joined
+	Error       string
+}
+
+// RoomDevice is one attendee's device, by its public name (room.DeviceName).
+type RoomDevice struct {
+	Name     string
+	Joined   string // the time of day it joined
+	Answered bool
 }
