@@ -84,10 +84,17 @@ type Option struct {
 // DefaultBuckets is k for sliding-buckets when a spec leaves it out.
 const DefaultBuckets = 6
 
+// The names of the options, as Option.Name holds them.
+const (
+	ArithmeticOptionName = "arithmetic"
+	BucketsOptionName    = "buckets"
+	BurstOptionName      = "burst"
+)
+
 // The options the policies take. Each is a field of Params.
 var (
 	ArithmeticOption = Option{
-		Name: "arithmetic", Label: "arithmetic", Kind: Choice,
+		Name: ArithmeticOptionName, Label: "arithmetic", Kind: Choice,
 		Choices: []string{string(Floor), string(Exact)},
 		normalise: func(name string, p *Params) error {
 			switch p.Arithmetic {
@@ -101,7 +108,7 @@ var (
 		},
 	}
 	BucketsOption = Option{
-		Name: "buckets", Label: "k", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		Name: BucketsOptionName, Label: "k", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
 				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
@@ -113,7 +120,7 @@ var (
 		},
 	}
 	BurstOption = Option{
-		Name: "burst", Label: "Burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: BurstOptionName, Label: "Burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		normalise: func(name string, p *Params) error {
 			if p.Burst < 0 || p.Burst > MaxLimit {
 				return fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", name, p.Burst, MaxLimit)
