@@ -40,34 +40,10 @@ func Headers(pol Policy, det policies.Decision, after policies.State) []Header {
 	}
 	remaining := max(det.Capacity-ceilFraction(after.Estimate), 0)
 	var reset int64 // ms until the quota is whole again
-	at := det.At
-	switch {
-	case !det.Allowed && !det.Never:
+	if !det.Allowed && !det.Never {
 		reset = det.RetryAfterMs
-	case policy == policies.FixedWindow:
-		if after.Count > 0 {
-			reset = after.WindowStart + p.WindowMs - at
-		}
-	case policy == policies.SlidingLog:
-		if n := len(after.Log); n > 0 {
-			reset = after.Log[n-1] + p.WindowMs - at
-		}
-	case policy == policies.SlidingCounter:
-		switch {
-		case after.Current > 0:
-			reset = after.WindowStart + 2*p.WindowMs - at
-		case after.Previous > 0:
-			reset = after.WindowStart + p.WindowMs - at
-		}
-	case policy == policies.SlidingBuckets:
-		if after.Estimate.Num > 0 {
-			reset = p.WindowMs
-		}
-	default: // token-bucket, gcra: the permits in use refill at limit per window
-		inUse := after.Estimate
-		if inUse.Den > 0 {
-			reset = (inUse.Num*p.WindowMs + inUse.Den*p.Limit - 1) / (inUse.Den * p.Limit)
-		}
+	} else {
+		reset = wordingOf(policy).resetMs(p, det.At, after)
 	}
 	out = append(out,
 		Header{"RateLimit-Policy", structured(policy, "q", p.Limit, "w", max(ceilSeconds(p.WindowMs), 1))},
