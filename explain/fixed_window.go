@@ -52,3 +52,5 @@ func (fixedWindow) resetMs(p policies.Params, at int64, after policies.State) in
 	}
 	return 0
 }
+
+func (fixedWindow) redis() (int, string) { return 2, "INCR key:window, EXPIRE" }

@@ -46,3 +46,5 @@ func (gcra) steps(st *stepper, pol Policy, det policies.Decision, after policies
 func (gcra) resetMs(p policies.Params, _ int64, after policies.State) int64 {
 	return refillMs(p, after.Estimate)
 }
+
+func (gcra) redis() (int, string) { return 1, "one Lua script (or CL.THROTTLE) on a single value" }

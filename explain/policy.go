@@ -40,6 +40,9 @@ type wording interface {
 	// resetMs is, for an admitted request, the wait in ms from at until
 	// the quota is whole again if nothing else arrives (RateLimit's t).
 	resetMs(p policies.Params, at int64, after policies.State) int64
+	// redis is how the policy is usually kept in Redis: the commands one
+	// request sends, and which.
+	redis() (commands int, how string)
 }
 
 // wordings holds each policy's wording by name, filled by register from
@@ -134,3 +137,10 @@ func (unknownPolicy) legendWhileAsked() string                                  
 func (unknownPolicy) stepsInSeconds() bool                                      { return false }
 func (unknownPolicy) steps(*stepper, Policy, policies.Decision, policies.State) {}
 func (unknownPolicy) resetMs(policies.Params, int64, policies.State) int64      { return 0 }
+
+func (unknownPolicy) redis() (int, string) { return 0, "" }
+
+// RedisForm is how the policy is usually kept in Redis: the commands one
+// request sends, and which. It is general knowledge about the usual
+// implementations, not something these policies compute.
+func RedisForm(policy string) (commands int, how string) { return wordingOf(policy).redis() }

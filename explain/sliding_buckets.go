@@ -66,3 +66,7 @@ func (slidingBuckets) resetMs(p policies.Params, _ int64, after policies.State) 
 	}
 	return 0
 }
+
+func (slidingBuckets) redis() (int, string) {
+	return 3, "MGET the ring, INCR the newest, EXPIRE (one Lua script)"
+}

@@ -70,3 +70,7 @@ func (slidingCounter) resetMs(p policies.Params, at int64, after policies.State)
 	}
 	return 0
 }
+
+func (slidingCounter) redis() (int, string) {
+	return 3, "GET previous, INCR current, EXPIRE (one Lua script)"
+}

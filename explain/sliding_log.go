@@ -56,3 +56,5 @@ func (slidingLog) resetMs(p policies.Params, at int64, after policies.State) int
 	}
 	return 0
 }
+
+func (slidingLog) redis() (int, string) { return 3, "ZREMRANGEBYSCORE, ZCARD, ZADD on a sorted set" }

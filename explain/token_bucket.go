@@ -52,3 +52,5 @@ func (tokenBucket) steps(st *stepper, _ Policy, det policies.Decision, after pol
 func (tokenBucket) resetMs(p policies.Params, _ int64, after policies.State) int64 {
 	return refillMs(p, after.Estimate)
 }
+
+func (tokenBucket) redis() (int, string) { return 1, "one Lua script reading and writing a hash" }
