@@ -126,7 +126,9 @@ func (l *slidingLogPolicy) Decide(key Key, now, cost int64) (d Decision) {
 // unseenNever is the decision for a request that can never be admitted on a
 // key never seen, which gets no ring for it.
 func (l *slidingLogPolicy) unseenNever(now, cost int64) Decision {
-	return refusedNever(Decision{At: clampTime(now), Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost})
+	d := Decision{At: clampTime(now), Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost}
+	SlidingLogTerms{}.fill(&d.Terms) // as decideOn names its terms before refusing
+	return refusedNever(d)
 }
 
 // decideOn is Decide on one key's state and ring, shared with the concurrent
