@@ -218,6 +218,12 @@ func (c *Cluster) advance(at int64) {
 			c.undelivered = len(c.log)
 			for i := range c.nodes {
 				slices.SortStableFunc(c.nodes[i].inbox, func(a, b admission) int { return cmpInt(a.stamp, b.stamp) })
+				// Taken in now, not at the node's next decision, so
+				// that an idle node's inbox holds only what is stamped
+				// ahead of its clock. A request in time order reaches
+				// the node at s+skew or later, so it finds the same
+				// state either way.
+				c.takeIn(i, s+c.nodes[i].skew)
 			}
 		}
 	}
