@@ -54,9 +54,9 @@ type Decision struct {
 	// is Policy.Allowed.
 	Policy policies.Decision
 	Local  int64
-	// Unheard is what the node did not know: the requests admitted by
-	// other nodes within the last windowMs (of the cluster's clock) that it
-	// had not taken in, their permits, and the nodes that admitted them,
+	// Unheard is what the node did not know: the requests of the same key
+	// admitted by other nodes within the last windowMs (of the cluster's
+	// clock) that it had not taken in, their permits, and the nodes that admitted them,
 	// ascending. Always zero with Central.
 	Unheard        int
 	UnheardPermits int64
@@ -286,7 +286,7 @@ func (c *Cluster) Decide(key policies.Key, at, cost int64) Decision {
 		n := &c.nodes[i]
 		d.Local = at + n.skew
 		c.takeIn(i, d.Local)
-		c.unheard(i, &d)
+		c.unheard(i, key, &d)
 		d.Policy = n.policy.Decide(key, d.Local, cost)
 		if d.Policy.Allowed {
 			c.log = append(c.log, admission{seq: c.base + len(c.log), real: c.clock, stamp: d.Local,
@@ -305,11 +305,11 @@ func (c *Cluster) Decide(key policies.Key, at, cost int64) Decision {
 }
 
 // unheard fills what node i had not taken in of the last window's
-// admissions by other nodes.
-func (c *Cluster) unheard(i int, d *Decision) {
+// admissions of key by other nodes.
+func (c *Cluster) unheard(i int, key policies.Key, d *Decision) {
 	var from uint16
 	for k := len(c.log) - 1; k >= 0 && c.log[k].real > c.clock-c.cfg.Params.WindowMs; k-- {
-		if a := c.log[k]; a.known&(1<<i) == 0 {
+		if a := c.log[k]; a.key == key && a.known&(1<<i) == 0 {
 			d.Unheard++
 			d.UnheardPermits += a.cost
 			from |= 1 << a.node

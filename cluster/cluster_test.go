@@ -296,6 +296,9 @@ func checkBound(t *testing.T, where string, cfg Config, reqs []Request, res Resu
 			return all, unheard
 		}
 		at := fmt.Sprintf("%s: step %d (node %d at %d)", where, ia, da.Node, ta)
+		if _, u := admitted(func(tb int64) bool { return tb > ta-pp.WindowMs }); da.UnheardPermits != u {
+			t.Fatalf("%s: reports %d permits unheard, want %d (the others' since the last sync, within a window)", at, da.UnheardPermits, u)
+		}
 		if !bucket {
 			all, u := admitted(func(tb int64) bool { return inWindow(cfg.Policy, pp, ta, tb) })
 			if all > pp.Limit+u {
@@ -376,6 +379,67 @@ func TestPropertySkewedNodeKeepsItsLimit(t *testing.T) {
 			if own[s] += reqs[i].Cost; own[s] > p.Limit {
 				t.Fatalf("seed %d: scenario %d %+v step %d: node %d admitted %d in its window %d, over limit %d",
 					propertySeed, scenario, cfg, i, d.Node, own[s], s.window, p.Limit)
+			}
+		}
+	}
+}
+
+// TestSkewedReports follows two reports across clocks 300 ms apart: node 1's
+// admission at 750 real is stamped 1050, in a window node 0 has not reached,
+// so node 0 holds it (and says it had not heard of it) until its clock
+// passes 1050; node 0's admission stamped 750 reaches node 1 in a window it
+// has left, and counts for nothing there.
+func TestSkewedReports(t *testing.T) {
+	c, err := New(Config{Policy: policies.FixedWindow, Params: policies.Params{Limit: 5, WindowMs: 1000},
+		Nodes: 2, SyncMs: 100, SkewMs: []int64{0, 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		at      int64
+		node    int
+		local   int64
+		unheard int
+	}{
+		{at: 750, node: 0, local: 750},
+		{at: 750, node: 1, local: 1050, unheard: 1},
+		{at: 900, node: 0, local: 900, unheard: 1}, // the sync at 800 delivered 1050; node 0 is at 900
+	} {
+		d := c.Decide(0, want.at, 1)
+		if !d.Policy.Allowed || d.Node != want.node || d.Local != want.local || d.Unheard != want.unheard {
+			t.Errorf("step %d: allowed %v, node %d, local %d, unheard %d; want true, %d, %d, %d",
+				i, d.Policy.Allowed, d.Node, d.Local, d.Unheard, want.node, want.local, want.unheard)
+		}
+	}
+	if got := c.Snapshot(0, 0, 1000); got.Count != 0 {
+		t.Errorf("node 0 at 1000: count %d, want 0 (1050 is still ahead of it)", got.Count)
+	}
+	if got := c.Snapshot(0, 0, 1100); got.Count != 1 || got.WindowStart != 1000 {
+		t.Errorf("node 0 at 1100: window %d count %d, want window 1000 count 1 (node 1's report)", got.WindowStart, got.Count)
+	}
+	if got := c.Snapshot(1, 0, 1100); got.Count != 1 || got.WindowStart != 1000 {
+		t.Errorf("node 1 at 1100 (local 1400): window %d count %d, want window 1000 count 1 (its own; node 0's fell in window 0)",
+			got.WindowStart, got.Count)
+	}
+}
+
+// TestPropertyRouteByKey: routed by key with aligned clocks, a key's
+// requests all reach one node, which decides them exactly as one server
+// would, whatever the syncs (the others never admit that key).
+func TestPropertyRouteByKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 5))
+	for _, name := range policies.Names {
+		for scenario := range 40 {
+			p := randomParams(r, name)
+			reqs := traffic(r, p, 80, false)
+			cfg := randomConfig(r, name, p)
+			cfg.Route = ByKey
+			res := mustRun(t, cfg, reqs)
+			for i, d := range res.Decisions {
+				if d.Policy.Allowed != d.Single || d.Unheard != 0 {
+					t.Fatalf("seed %d: %s scenario %d %+v step %d: allowed %v, single %v, unheard %d; want equal and 0",
+						propertySeed, name, scenario, cfg, i, d.Policy.Allowed, d.Single, d.Unheard)
+				}
 			}
 		}
 	}

@@ -66,8 +66,8 @@
 // What a lane and an explanation read from each Decision: Node (pages show
 // Node+1), Policy (the node's own decision, at its own instant Local),
 // Unheard, UnheardPermits and UnheardFrom ("node 2 had not yet heard of 4
-// requests admitted by nodes 1 and 3": the other nodes' admissions in the
-// last windowMs that it had not taken in), LastSync, Single (the
+// requests admitted by nodes 1 and 3": the other nodes' admissions of the
+// same key in the last windowMs that it had not taken in), LastSync, Single (the
 // reference's outcome) and Admitted beside SingleAdmitted (the combined
 // lane against the one limit). Each node's own state is Cluster.Snapshot;
 // the sync instants on the axis are the multiples of syncMs in view.
