@@ -121,7 +121,8 @@ type admission struct {
 }
 
 // New validates cfg and builds the nodes, each its own instance of the
-// policy from policies.New. Errors name the field and start "cluster: ".
+// policy from policies.New. Errors name the field: the cluster's own start
+// "cluster: ", the policy's are policies.New's.
 func New(cfg Config) (*Cluster, error) {
 	if cfg.Nodes == 0 {
 		cfg.Nodes = 1
