@@ -1,0 +1,33 @@
+-- Shared opening of every policy's script (limiter/redis.go prepends it).
+-- KEYS[1] is the client's one key. ARGV[1] is now in ms, or '' to read Redis
+-- TIME; ARGV[2] the cost; ARGV[3] ms added to every TTL; the policy's own
+-- settings follow. Lua numbers are doubles: NewRedis refuses settings whose
+-- products could pass 2^53, so every number here is an exact integer and
+-- math.floor of a quotient is the integer quotient.
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local cost = tonumber(ARGV[2])
+local pad = tonumber(ARGV[3])
+local floor, max, min = math.floor, math.max, math.min
+-- fields reads a value written by pack ("12 3 4") as numbers, 0 when absent.
+local function fields(v, n)
+  local out = {}
+  if v then
+    for f in string.gmatch(v, '%-?%d+') do out[#out + 1] = tonumber(f) end
+  end
+  for i = #out + 1, n do out[i] = 0 end
+  return out
+end
+-- pack writes integers with %d: concatenation would print 15 digits and
+-- more with an exponent.
+local function pack(...)
+  local out = {}
+  for i = 1, select('#', ...) do out[i] = string.format('%d', (select(i, ...))) end
+  return table.concat(out, ' ')
+end
+-- Every reply is {code, now, at, retryAfterMs, estimate...}; code 1 admits,
+-- 0 refuses, 2 refuses a cost that can never fit.
