@@ -166,7 +166,10 @@ func (r *Redis) Allow(ctx context.Context, key string, cost int64) (policies.Ver
 // whether it was late, the estimate before the request, the capacity and
 // the cost. Terms are left zero.
 func (r *Redis) Decide(ctx context.Context, key string, cost int64) (policies.Decision, error) {
-	now := r.opts.Now()
+	var now int64
+	if !r.opts.ServerTime {
+		now = r.opts.Now()
+	}
 	v, err := r.script.Run(ctx, r.rdb, []string{r.Key(key)}, r.argv(now, cost)...).Int64Slice()
 	if err != nil {
 		return policies.Decision{}, fmt.Errorf("limiter: %s: %w", r.name, err)
