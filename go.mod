@@ -9,6 +9,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/dunglas/httpsfv v1.1.2
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/klauspost/compress v1.18.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/starfederation/datastar-go v1.2.2

@@ -170,6 +170,12 @@ func (r *Redis) Decide(ctx context.Context, key string, cost int64) (policies.De
 	if !r.opts.ServerTime {
 		now = r.opts.Now()
 	}
+	return r.DecideAt(ctx, key, now, cost)
+}
+
+// DecideAt is Decide at the caller's instant now (ignored with ServerTime),
+// for a caller that keeps its own clock per request, as a replay does.
+func (r *Redis) DecideAt(ctx context.Context, key string, now, cost int64) (policies.Decision, error) {
 	v, err := r.script.Run(ctx, r.rdb, []string{r.Key(key)}, r.argv(now, cost)...).Int64Slice()
 	if err != nil {
 		return policies.Decision{}, fmt.Errorf("limiter: %s: %w", r.name, err)
