@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,7 @@ type benchMachine struct {
 	GOOS, GOARCH string
 	CPUs         int
 	Go           string
+	Load         string // one-minute load average when measured
 }
 
 type benchSettings struct {
@@ -69,6 +71,7 @@ type benchSettings struct {
 	Keys        int   `json:"keys"`
 	RequestsKey int   `json:"requestsPerKey"`
 	MeasureMs   int64 `json:"msPerThroughputRun"`
+	Rounds      int   `json:"rounds"` // throughput runs per figure, median reported
 }
 
 type benchRow struct {
@@ -80,8 +83,12 @@ type benchRow struct {
 	// each one round trip when sent alone.
 	RoundTrips  float64 `json:"roundTripsPerDecision"`
 	BytesPerKey int64   `json:"bytesPerKey"` // MEMORY USAGE, averaged over the keys
-	PerSecond1  float64 `json:"decisionsPerSecond1Client"`
-	PerSecond8  float64 `json:"decisionsPerSecond8Clients"`
+	// ServerMicros is Redis's own time per script call (INFO
+	// commandstats) in the first 1-client throughput run: the figure the
+	// machine's load disturbs least.
+	ServerMicros float64 `json:"serverMicrosPerDecision"`
+	PerSecond1   float64 `json:"decisionsPerSecond1Client"`
+	PerSecond8   float64 `json:"decisionsPerSecond8Clients"`
 }
 
 type benchBatch struct {
@@ -121,6 +128,24 @@ func benchForms() []struct {
 
 // decider is one decision on key at the caller's instant at.
 type decider func(ctx context.Context, key string, at int64) error
+
+// scriptMicros is Redis's time per EVALSHA since the stats were reset.
+func scriptMicros(ctx context.Context, rdb *redis.Client) (float64, error) {
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:"); ok {
+			for _, f := range strings.Split(rest, ",") {
+				if v, ok := strings.CutPrefix(f, "usec_per_call="); ok {
+					return strconv.ParseFloat(v, 64)
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("no cmdstat_evalsha in %q", info)
+}
 
 // commandStats is INFO commandstats as calls per command.
 func commandStats(ctx context.Context, rdb *redis.Client) (map[string]int64, error) {
@@ -222,18 +247,15 @@ func throughput(ctx context.Context, clients int, d time.Duration, prefix string
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// measureRow fills a row for one decider.
-func measureRow(ctx context.Context, rdb *redis.Client, label, prefix string, keyOf func(string) string, decide decider, d time.Duration) (benchRow, error) {
-	row := benchRow{Form: label}
-	if err := workload(ctx, rdb, &row, prefix, keyOf, decide); err != nil {
-		return row, err
-	}
-	var err error
-	if row.PerSecond1, err = throughput(ctx, 1, d, prefix+"a", decide); err != nil {
-		return row, err
-	}
-	row.PerSecond8, err = throughput(ctx, 8, d, prefix+"b", decide)
-	return row, err
+// rounds is how many times each throughput is measured, the forms taking
+// turns, so that a change in the machine's load falls on all of them; the
+// median is reported.
+const rounds = 3
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // measure takes every figure of the report on a fresh server, each
@@ -248,9 +270,9 @@ func measure(t *testing.T, d time.Duration) benchReport {
 	}
 	rep := benchReport{
 		Command: benchCmd,
-		Machine: benchMachine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version()},
+		Machine: benchMachine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(), Load: loadAverage()},
 		Params: benchSettings{Limit: benchParams.Limit, WindowMs: benchParams.WindowMs, Buckets: benchParams.Buckets,
-			Keys: benchKeys, RequestsKey: benchPerKey, MeasureMs: d.Milliseconds()},
+			Keys: benchKeys, RequestsKey: benchPerKey, MeasureMs: d.Milliseconds(), Rounds: rounds},
 	}
 	for _, line := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
@@ -258,6 +280,16 @@ func measure(t *testing.T, d time.Duration) benchReport {
 		}
 	}
 	const base = 1_700_000_000_000
+	// decide is on the caller's instant, for the workload; live on the
+	// real clock, for the throughput, so that the forms and redis_rate
+	// (which reads Redis TIME) see the same traffic: each key far above
+	// its rate, so after its first ten most requests are refused.
+	type subject struct {
+		label        string
+		keyOf        func(string) string
+		decide, live decider
+	}
+	var subjects []subject
 	var gcra *limiter.Redis
 	for i, f := range benchForms() {
 		r, err := limiter.NewRedis(rdb, f.form.name, f.form.p, limiter.RedisOptions{Prefix: fmt.Sprintf("b%d:", i), TTLPadMs: replayPad})
@@ -267,15 +299,13 @@ func measure(t *testing.T, d time.Duration) benchReport {
 		if f.form.name == policies.GCRA {
 			gcra = r
 		}
-		decide := func(ctx context.Context, key string, at int64) error {
+		subjects = append(subjects, subject{f.label, r.Key, func(ctx context.Context, key string, at int64) error {
 			_, err := r.DecideAt(ctx, key, base+at, 1)
 			return err
-		}
-		row, err := measureRow(ctx, rdb, f.label, "", r.Key, decide, d)
-		if err != nil {
-			t.Fatalf("%s: %v", f.label, err)
-		}
-		rep.Forms = append(rep.Forms, row)
+		}, func(ctx context.Context, key string, _ int64) error {
+			_, err := r.Decide(ctx, key, 1)
+			return err
+		}})
 	}
 	rl := redis_rate.NewLimiter(rdb)
 	limit := redis_rate.Limit{Rate: int(benchParams.Limit), Burst: int(benchParams.Limit), Period: time.Duration(benchParams.WindowMs) * time.Millisecond}
@@ -283,23 +313,76 @@ func measure(t *testing.T, d time.Duration) benchReport {
 		_, err := rl.AllowN(ctx, key, limit, 1)
 		return err
 	}
-	if rep.Anchor, err = measureRow(ctx, rdb, "redis_rate v10 (gcra)", "", func(k string) string { return "rate:" + k }, anchor, d); err != nil {
-		t.Fatalf("redis_rate: %v", err)
+	subjects = append(subjects, subject{"redis_rate v10 (gcra)", func(k string) string { return "rate:" + k }, anchor, anchor})
+	rows := make([]benchRow, len(subjects))
+	for i, s := range subjects {
+		rows[i].Form = s.label
+		if err := workload(ctx, rdb, &rows[i], "", s.keyOf, s.decide); err != nil {
+			t.Fatalf("%s: %v", s.label, err)
+		}
 	}
-	rep.Batch = benchBatch{Form: "gcra", Size: benchBatch1, OneAtATime: rep.Forms[len(rep.Forms)-1].PerSecond1}
-	var total atomic.Int64
-	start, stop := time.Now(), time.Now().Add(d)
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("p%d", i)
+	}
+	// The batch and the one-at-a-time calls it is compared with decide the
+	// same requests: request n is on key n mod 1000 at 60 ms per hundred.
+	request := func(n int) limiter.Request {
+		return limiter.Request{Key: keys[n%len(keys)], At: base + int64(n/benchBatch1)*60, Cost: 1}
+	}
 	reqs := make([]limiter.Request, benchBatch1)
-	for i := int64(0); time.Now().Before(stop); i++ {
-		for j := range reqs {
-			reqs[j] = limiter.Request{Key: fmt.Sprintf("p%d", (i*benchBatch1+int64(j))%1000), At: base + i*60, Cost: 1}
+	pipelined := func(batch bool) float64 {
+		n, start, stop := 0, time.Now(), time.Now().Add(d)
+		for time.Now().Before(stop) {
+			for j := range reqs {
+				reqs[j] = request(n + j)
+			}
+			if batch {
+				if _, err := gcra.Batch(ctx, reqs); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				for _, q := range reqs {
+					if _, err := gcra.DecideAt(ctx, q.Key, q.At, q.Cost); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			n += len(reqs)
 		}
-		if _, err := gcra.Batch(ctx, reqs); err != nil {
-			t.Fatal(err)
-		}
-		total.Add(benchBatch1)
+		return math.Round(float64(n) / time.Since(start).Seconds())
 	}
-	rep.Batch.Pipelined = math.Round(float64(total.Load()) / time.Since(start).Seconds())
+	one, eight, micros := make([][]float64, len(subjects)), make([][]float64, len(subjects)), make([][]float64, len(subjects))
+	var alone, batched []float64
+	for round := range rounds {
+		for i, s := range subjects {
+			prefix := fmt.Sprintf("r%d:", round)
+			if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			a, err := throughput(ctx, 1, d, prefix+"a", s.live)
+			if err != nil {
+				t.Fatalf("%s: %v", s.label, err)
+			}
+			us, err := scriptMicros(ctx, rdb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			micros[i] = append(micros[i], us)
+			b, err := throughput(ctx, 8, d, prefix+"b", s.live)
+			if err != nil {
+				t.Fatalf("%s: %v", s.label, err)
+			}
+			one[i], eight[i] = append(one[i], a), append(eight[i], b)
+		}
+		alone, batched = append(alone, pipelined(false)), append(batched, pipelined(true))
+	}
+	for i := range rows {
+		rows[i].PerSecond1, rows[i].PerSecond8 = median(one[i]), median(eight[i])
+		rows[i].ServerMicros = round3(median(micros[i]))
+	}
+	rep.Forms, rep.Anchor = rows[:len(rows)-1], rows[len(rows)-1]
+	rep.Batch = benchBatch{Form: "gcra", Size: benchBatch1, OneAtATime: median(alone), Pipelined: median(batched)}
 	const clients, windows, raceLimit = 8, 5, 50
 	naive, script, err := overAdmission(rdb, clients, windows, raceLimit)
 	if err != nil {
@@ -307,6 +390,16 @@ func measure(t *testing.T, d time.Duration) benchReport {
 	}
 	rep.Race = benchRace{Clients: clients, Limit: raceLimit, Windows: windows, Admitted: naive, ScriptAdmitted: script}
 	return rep
+}
+
+// loadAverage is the machine's one-minute load average as /proc/loadavg
+// gives it, "" where there is none.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return strings.Fields(string(b))[0]
 }
 
 // goals are the issue's goals, each met or not by the report.
@@ -336,13 +429,13 @@ func (r benchReport) goals() []struct {
 func (r benchReport) table() string {
 	var b strings.Builder
 	b.WriteString(benchBegin)
-	fmt.Fprintf(&b, "\nRedis %s on %s/%s, %d CPUs, %s; limit %d per %d ms, %d buckets; %d keys × %d requests for the commands and bytes; %d ms per throughput run. Command: `%s`.\n\n",
-		r.Redis, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.CPUs, r.Machine.Go, r.Params.Limit, r.Params.WindowMs, r.Params.Buckets,
-		r.Params.Keys, r.Params.RequestsKey, r.Params.MeasureMs, r.Command)
-	b.WriteString("| form | commands / decision | round trips / decision | bytes / key | decisions/s, 1 client | decisions/s, 8 clients |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: |\n")
+	fmt.Fprintf(&b, "\nRedis %s on %s/%s, %d CPUs (load average %s), %s; limit %d per %d ms, %d buckets; %d keys × %d requests for the commands and bytes; decisions/s the median of %d runs of %d ms, the forms taking turns. Command: `%s`.\n\n",
+		r.Redis, r.Machine.GOOS, r.Machine.GOARCH, r.Machine.CPUs, r.Machine.Load, r.Machine.Go, r.Params.Limit, r.Params.WindowMs, r.Params.Buckets,
+		r.Params.Keys, r.Params.RequestsKey, r.Params.Rounds, r.Params.MeasureMs, r.Command)
+	b.WriteString("| form | commands / decision | round trips / decision | bytes / key | Redis µs / decision | decisions/s, 1 client | decisions/s, 8 clients |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, f := range append(append([]benchRow{}, r.Forms...), r.Anchor) {
-		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %d | %.0f | %.0f |\n", f.Form, f.Commands, f.RoundTrips, f.BytesPerKey, f.PerSecond1, f.PerSecond8)
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %d | %.2f | %.0f | %.0f |\n", f.Form, f.Commands, f.RoundTrips, f.BytesPerKey, f.ServerMicros, f.PerSecond1, f.PerSecond8)
 	}
 	fmt.Fprintf(&b, "\nPipelined %s, %d decisions a round trip: %.0f decisions/s, against %.0f one at a time from 1 client (%.1f×).\n",
 		r.Batch.Form, r.Batch.Size, r.Batch.Pipelined, r.Batch.OneAtATime, r.Batch.Pipelined/r.Batch.OneAtATime)
@@ -367,7 +460,7 @@ func (r benchReport) table() string {
 // docs/redis.md's table against the file. With -update it writes both.
 func TestRedisBenchFile(t *testing.T) {
 	if *update {
-		rep := measure(t, 2*time.Second)
+		rep := measure(t, time.Second)
 		data, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -406,7 +499,7 @@ func TestRedisBenchFile(t *testing.T) {
 	if !strings.Contains(string(doc), committed.table()) {
 		t.Errorf("%s's table is not the one %s renders: run %s", docFile, benchFile, benchCmd)
 	}
-	fresh := measure(t, 150*time.Millisecond)
+	fresh := measure(t, 50*time.Millisecond)
 	if len(fresh.Forms) != len(committed.Forms) {
 		t.Fatalf("%s has %d forms, a fresh measurement %d", benchFile, len(committed.Forms), len(fresh.Forms))
 	}
@@ -420,14 +513,14 @@ func TestRedisBenchFile(t *testing.T) {
 			t.Errorf("%s: round trips per decision %v, fresh %v; want 1", c.Form, c.RoundTrips, f.RoundTrips)
 		case i < len(committed.Forms) && committed.Redis == fresh.Redis && c.Commands != f.Commands:
 			t.Errorf("%s: %v commands per decision, fresh %v", c.Form, c.Commands, f.Commands)
-		case c.Commands <= 0 || c.PerSecond1 <= 0 || c.PerSecond8 <= 0:
+		case c.Commands <= 0 || c.PerSecond1 <= 0 || c.PerSecond8 <= 0 || c.ServerMicros <= 0 || f.ServerMicros <= 0:
 			t.Errorf("%s: a figure is not positive: %+v", c.Form, c)
 		case math.Abs(float64(c.BytesPerKey-f.BytesPerKey)) > float64(c.BytesPerKey)/4:
 			t.Errorf("%s: %d bytes per key, fresh %d", c.Form, c.BytesPerKey, f.BytesPerKey)
 		}
 	}
-	if committed.Batch.Pipelined <= 0 || committed.Batch.OneAtATime != committed.Forms[len(committed.Forms)-1].PerSecond1 {
-		t.Errorf("batch %+v: not a measurement beside gcra's one-at-a-time figure", committed.Batch)
+	if committed.Batch.Pipelined <= 0 || committed.Batch.OneAtATime <= 0 || committed.Batch.Size != fresh.Batch.Size {
+		t.Errorf("batch %+v: not the measurement a fresh one makes (%+v)", committed.Batch, fresh.Batch)
 	}
 	if committed.Race.Admitted <= committed.Race.Limit*int64(committed.Race.Windows) || fresh.Race.Admitted <= fresh.Race.Limit*int64(fresh.Race.Windows) {
 		t.Errorf("read-then-write admitted %d (fresh %d), no more than the limits allow", committed.Race.Admitted, fresh.Race.Admitted)

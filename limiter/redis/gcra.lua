@@ -4,8 +4,12 @@
 -- q-now for Go to join, since it may pass 2^53 when now is far behind.
 local limit, w, burst = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local capacity = burst * w
-local s = fields(redis.call('GET', key), 2)
-local q, r = s[1], s[2]
+local q, r = 0, 0
+local v = redis.call('GET', key)
+if v then
+  local a, b = string.match(v, '^(%d+) (%d+)$')
+  q, r = tonumber(a), tonumber(b)
+end
 if q < now then q, r = now, 0 end -- TAT = max(TAT, now*limit)
 local dq, r0 = q - now, r
 if cost < 1 or cost > burst then return {2, now, now, 0, r0, dq} end
@@ -17,7 +21,7 @@ if dq <= capacity / limit + 1 and dq * limit + r + cost * w <= capacity then
   local ttl = q - now
   if r > 0 then ttl = ttl + 1 end
   -- The TAT matters until it is behind the clock.
-  redis.call('SET', key, pack(q, r), 'PX', ttl + pad)
+  redis.call('SET', key, string.format('%d %d', q, r), 'PX', ttl + pad)
   return {1, now, now, 0, r0, dq}
 end
 -- A refusal leaves the TAT as it was, so nothing is written.

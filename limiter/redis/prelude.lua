@@ -13,21 +13,9 @@ end
 local cost = tonumber(ARGV[2])
 local pad = tonumber(ARGV[3])
 local floor, max, min = math.floor, math.max, math.min
--- fields reads a value written by pack ("12 3 4") as numbers, 0 when absent.
-local function fields(v, n)
-  local out = {}
-  if v then
-    for f in string.gmatch(v, '%-?%d+') do out[#out + 1] = tonumber(f) end
-  end
-  for i = #out + 1, n do out[i] = 0 end
-  return out
-end
--- pack writes integers with %d: concatenation would print 15 digits and
--- more with an exponent.
-local function pack(...)
-  local out = {}
-  for i = 1, select('#', ...) do out[i] = string.format('%d', (select(i, ...))) end
-  return table.concat(out, ' ')
-end
+-- The small states are strings of integers, written with %d (Lua's own
+-- number format would print past 14 digits with an exponent) and read with
+-- one string.match.
+--
 -- Every reply is {code, now, at, retryAfterMs, estimate...}; code 1 admits,
 -- 0 refuses, 2 refuses a cost that can never fit.

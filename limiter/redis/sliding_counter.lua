@@ -1,8 +1,12 @@
 -- sliding-counter: the value is "latest previous current"; ARGV[4] limit,
 -- ARGV[5] windowMs, ARGV[6] 'exact' or 'floor'.
 local limit, w, exact = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6] == 'exact'
-local s = fields(redis.call('GET', key), 3)
-local latest, prev, cur = s[1], s[2], s[3]
+local latest, prev, cur = 0, 0, 0
+local v = redis.call('GET', key)
+if v then
+  local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
+  latest, prev, cur = tonumber(a), tonumber(b), tonumber(c)
+end
 local at = max(now, latest)
 local start = at - at % w
 if latest < start - w then prev, cur = 0, 0
@@ -34,5 +38,5 @@ else
   retry = at2 - now
 end
 -- The current count still weighs in the next window.
-redis.call('SET', key, pack(at, prev, cur), 'PX', start + 2 * w - at + pad)
+redis.call('SET', key, string.format('%d %d %d', at, prev, cur), 'PX', start + 2 * w - at + pad)
 return {code, now, at, retry, est}

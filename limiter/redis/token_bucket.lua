@@ -2,8 +2,12 @@
 -- ARGV[4] limit, ARGV[5] windowMs, ARGV[6] burst.
 local limit, w, burst = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local capacity = burst * w
-local s = fields(redis.call('GET', key), 2)
-local latest, used = s[1], s[2]
+local latest, used = 0, 0
+local v = redis.call('GET', key)
+if v then
+  local a, b = string.match(v, '^(%d+) (%d+)$')
+  latest, used = tonumber(a), tonumber(b)
+end
 local at = max(now, latest)
 -- The refill limit*(at-latest) may pass 2^53; compare the elapsed time
 -- with the time to drain instead.
@@ -17,5 +21,5 @@ else
   retry = at + math.ceil(missing / limit) - now
 end
 -- The state matters until the bucket is full again.
-redis.call('SET', key, pack(at, after), 'PX', math.ceil(after / limit) + pad)
+redis.call('SET', key, string.format('%d %d', at, after), 'PX', math.ceil(after / limit) + pad)
 return {code, now, at, retry, used}
