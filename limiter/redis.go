@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,15 +32,8 @@ var scripts = func() map[string]*redis.Script {
 	return out
 }()
 
-func fileOf(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if c == '-' {
-			b[i] = '_'
-		}
-	}
-	return string(b) + ".lua"
-}
+// fileOf is the script file of a policy: sliding-log is sliding_log.lua.
+func fileOf(name string) string { return strings.ReplaceAll(name, "-", "_") + ".lua" }
 
 func mustRead(file string) string {
 	b, err := redisScripts.ReadFile("redis/" + file)
