@@ -20,28 +20,29 @@ import (
 //go:embed redis/*.lua
 var redisScripts embed.FS
 
-// scripts holds one go-redis Script per policy, built once: Run sends
-// EVALSHA and falls back to EVAL when Redis answers NOSCRIPT (after a
-// restart or a SCRIPT FLUSH).
+// scripts holds one go-redis Script per policy that has a file, built
+// once: Run sends EVALSHA and falls back to EVAL when Redis answers
+// NOSCRIPT (after a restart or a SCRIPT FLUSH). A policy without a file
+// yet (one just added to package policies) has no Redis form, which
+// NewRedis says, rather than failing here for every other.
 var scripts = func() map[string]*redis.Script {
-	prelude := mustRead("prelude.lua")
+	prelude, err := redisScripts.ReadFile("redis/prelude.lua")
+	if err != nil {
+		panic(err) // the embed names it, so only a build mistake loses it
+	}
 	out := map[string]*redis.Script{}
 	for _, name := range policies.Names {
-		out[name] = redis.NewScript(prelude + mustRead(fileOf(name)))
+		if body, err := redisScripts.ReadFile("redis/" + strings.ReplaceAll(name, "-", "_") + ".lua"); err == nil {
+			out[name] = redis.NewScript(string(prelude) + string(body))
+			RedisNames = append(RedisNames, name)
+		}
 	}
 	return out
 }()
 
-// fileOf is the script file of a policy: sliding-log is sliding_log.lua.
-func fileOf(name string) string { return strings.ReplaceAll(name, "-", "_") + ".lua" }
-
-func mustRead(file string) string {
-	b, err := redisScripts.ReadFile("redis/" + file)
-	if err != nil {
-		panic(err) // a script missing from the embed is a build mistake
-	}
-	return string(b)
-}
+// RedisNames lists the policies that have a Redis form, in the order of
+// policies.Names.
+var RedisNames []string
 
 // MaxExact bounds (max(limit, burst)+1) × windowMs for the policies whose
 // scripts multiply counts by times: Lua numbers are doubles, exact integers
@@ -93,6 +94,9 @@ func NewRedis(rdb redis.UniversalClient, name string, p policies.Params, opts Re
 		return nil, err
 	}
 	p = pol.Params()
+	if scripts[name] == nil {
+		return nil, fmt.Errorf("limiter: %s has no Redis form yet", name)
+	}
 	if opts.TTLPadMs < 0 {
 		return nil, fmt.Errorf("limiter: %s: TTLPadMs %d is negative", name, opts.TTLPadMs)
 	}
