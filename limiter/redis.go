@@ -44,10 +44,10 @@ var scripts = func() map[string]*redis.Script {
 // policies.Names.
 var RedisNames []string
 
-// MaxExact bounds (max(limit, burst)+1) × windowMs for the policies whose
+// RedisMaxExact bounds (max(limit, burst)+1) × windowMs for the policies whose
 // scripts multiply counts by times: Lua numbers are doubles, exact integers
 // only up to 2^53, and the scripts form products up to four times this.
-const MaxExact = 1 << 51
+const RedisMaxExact = 1 << 51
 
 // RedisOptions configures a Redis form. The zero value decides on the
 // caller's time.Now, under the prefix "wl:<policy>:".
@@ -86,7 +86,7 @@ type Redis struct {
 }
 
 // NewRedis builds the Redis form of the named policy with the same
-// validation as policies.New, plus the bound MaxExact. Errors name the
+// validation as policies.New, plus the bound RedisMaxExact. Errors name the
 // parameter and the reason.
 func NewRedis(rdb redis.UniversalClient, name string, p policies.Params, opts RedisOptions) (*Redis, error) {
 	pol, err := policies.New(name, p)
@@ -122,7 +122,7 @@ func NewRedis(rdb redis.UniversalClient, name string, p policies.Params, opts Re
 		r.capacity, r.estDen = p.Burst, p.WindowMs
 	}
 	if name != policies.FixedWindow && name != policies.SlidingLog {
-		if m := (max(p.Limit, p.Burst) + 1) * p.WindowMs; m > MaxExact {
+		if m := (max(p.Limit, p.Burst) + 1) * p.WindowMs; m > RedisMaxExact {
 			return nil, fmt.Errorf("limiter: %s: (limit+1) × windowMs = %d is above 2^51, past which the script's Lua numbers (doubles) are not exact integers", name, m)
 		}
 	}
@@ -140,9 +140,9 @@ func (r *Redis) Params() policies.Params { return r.p }
 // is in the key's one slot.
 func (r *Redis) Key(key string) string { return r.opts.Prefix + "{" + key + "}" }
 
-// Request is one decision of a batch: At is the caller's instant in ms
+// RedisRequest is one decision of a batch: At is the caller's instant in ms
 // (unused with ServerTime).
-type Request struct {
+type RedisRequest struct {
 	Key  string
 	At   int64
 	Cost int64
@@ -186,7 +186,7 @@ func (r *Redis) DecideAt(ctx context.Context, key string, now, cost int64) (poli
 // Should Redis have lost the script, the requests it refused with NOSCRIPT
 // are sent again, in order, with the script's source. On any other error
 // Batch returns it and no decisions, although Redis may have decided some.
-func (r *Redis) Batch(ctx context.Context, reqs []Request) ([]policies.Decision, error) {
+func (r *Redis) Batch(ctx context.Context, reqs []RedisRequest) ([]policies.Decision, error) {
 	cmds := make([]*redis.Cmd, len(reqs))
 	send := func(idx []int, eval bool) error {
 		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {

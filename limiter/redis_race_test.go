@@ -30,9 +30,9 @@ func readThenWrite(ctx context.Context, rdb *redis.Client, key string, limit int
 	return true, rdb.Set(ctx, key, count+1, 0).Err()
 }
 
-// race sends attempts requests on one key from clients goroutines at once
+// raceOn sends attempts requests on one key from clients goroutines at once
 // through decide and returns how many were admitted.
-func race(clients, attempts int, decide func() (bool, error)) (int64, error) {
+func raceOn(clients, attempts int, decide func() (bool, error)) (int64, error) {
 	var admitted atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
@@ -57,10 +57,10 @@ func race(clients, attempts int, decide func() (bool, error)) (int64, error) {
 	return admitted.Load(), <-errs
 }
 
-// overAdmission races clients on rounds keys of the given limit, each
+// overAdmission races clients on one key a window, for windows windows of the given limit, each
 // client trying twice the limit, through the read-then-write form and
 // through the fixed-window script, and returns what each admitted.
-func overAdmission(rdb *redis.Client, clients, rounds int, limit int64) (naive, script int64, err error) {
+func overAdmission(rdb *redis.Client, clients, windows int, limit int64) (naive, script int64, err error) {
 	ctx := context.Background()
 	clock := func() int64 { return 5_000 } // one window throughout
 	form, err := limiter.NewRedis(rdb, policies.FixedWindow, policies.Params{Limit: limit, WindowMs: 60_000},
@@ -68,13 +68,13 @@ func overAdmission(rdb *redis.Client, clients, rounds int, limit int64) (naive, 
 	if err != nil {
 		return 0, 0, err
 	}
-	for round := range rounds {
+	for round := range windows {
 		key := fmt.Sprintf("race:naive:%d", round)
-		n, err := race(clients, int(2*limit), func() (bool, error) { return readThenWrite(ctx, rdb, key, limit) })
+		n, err := raceOn(clients, int(2*limit), func() (bool, error) { return readThenWrite(ctx, rdb, key, limit) })
 		if err != nil {
 			return 0, 0, err
 		}
-		s, err := race(clients, int(2*limit), func() (bool, error) {
+		s, err := raceOn(clients, int(2*limit), func() (bool, error) {
 			v, err := form.Allow(ctx, strconv.Itoa(round), 1)
 			return v.Allowed, err
 		})
@@ -92,16 +92,16 @@ func overAdmission(rdb *redis.Client, clients, rounds int, limit int64) (naive, 
 // the same count before either writes.
 func TestReadThenWriteOverAdmits(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
-	const clients, rounds, limit = 8, 5, 50
-	naive, script, err := overAdmission(rdb, clients, rounds, limit)
+	const clients, windows, limit = 8, 5, 50
+	naive, script, err := overAdmission(rdb, clients, windows, limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if script != rounds*limit {
-		t.Errorf("the script admitted %d over %d windows of limit %d, want exactly %d", script, rounds, limit, rounds*limit)
+	if script != windows*limit {
+		t.Errorf("the script admitted %d over %d windows of limit %d, want exactly %d", script, windows, limit, windows*limit)
 	}
-	if naive <= rounds*limit {
-		t.Errorf("read-then-write admitted %d over %d windows of limit %d, want more than %d", naive, rounds, limit, rounds*limit)
+	if naive <= windows*limit {
+		t.Errorf("read-then-write admitted %d over %d windows of limit %d, want more than %d", naive, windows, limit, windows*limit)
 	}
-	t.Logf("limit %d × %d windows, %d clients: read-then-write admitted %d, the script %d", limit, rounds, clients, naive, script)
+	t.Logf("limit %d × %d windows, %d clients: read-then-write admitted %d, the script %d", limit, windows, clients, naive, script)
 }

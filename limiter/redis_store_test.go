@@ -14,25 +14,25 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
-// fixedClock is a clock a test sets.
-type fixedClock struct {
+// redisClock is a clock a test sets.
+type redisClock struct {
 	mu  sync.Mutex
 	now int64
 }
 
-func (c *fixedClock) Now() int64 {
+func (c *redisClock) Now() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
-func (c *fixedClock) Set(t int64) {
+func (c *redisClock) Set(t int64) {
 	c.mu.Lock()
 	c.now = t
 	c.mu.Unlock()
 }
 
-func newForm(t *testing.T, rdb redis.UniversalClient, name string, p policies.Params, opts limiter.RedisOptions) *limiter.Redis {
+func newRedisForm(t *testing.T, rdb redis.UniversalClient, name string, p policies.Params, opts limiter.RedisOptions) *limiter.Redis {
 	t.Helper()
 	r, err := limiter.NewRedis(rdb, name, p, opts)
 	if err != nil {
@@ -69,8 +69,8 @@ func TestRedisTTLIsThePolicys(t *testing.T) {
 		{policies.GCRA, policies.Params{Limit: 3, WindowMs: 1000}, [][2]int64{{10_300, 1}}, 0, 334},
 	}
 	for i, tc := range tests {
-		clock := &fixedClock{}
-		r := newForm(t, rdb, tc.name, tc.p, limiter.RedisOptions{Now: clock.Now, TTLPadMs: tc.pad, Prefix: "ttl" + string(rune('a'+i)) + ":"})
+		clock := &redisClock{}
+		r := newRedisForm(t, rdb, tc.name, tc.p, limiter.RedisOptions{Now: clock.Now, TTLPadMs: tc.pad, Prefix: "ttl" + string(rune('a'+i)) + ":"})
 		var start time.Time
 		for _, s := range tc.steps {
 			clock.Set(s[0])
@@ -90,7 +90,7 @@ func TestRedisTTLIsThePolicys(t *testing.T) {
 // TestRedisKeyCarriesHashTag: the one key a decision touches is the
 // client key in braces, so Redis Cluster puts it in the key's slot.
 func TestRedisKeyCarriesHashTag(t *testing.T) {
-	r := newForm(t, redis.NewClient(&redis.Options{}), policies.GCRA, policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{})
+	r := newRedisForm(t, redis.NewClient(&redis.Options{}), policies.GCRA, policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{})
 	if got, want := r.Key("user:7"), "wl:gcra:{user:7}"; got != want {
 		t.Fatalf("Key = %q, want %q", got, want)
 	}
@@ -126,7 +126,7 @@ func TestNewRedisRefusesBadSettings(t *testing.T) {
 func TestRedisServerTime(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	ctx := context.Background()
-	r := newForm(t, rdb, policies.FixedWindow, policies.Params{Limit: 1, WindowMs: 60_000},
+	r := newRedisForm(t, rdb, policies.FixedWindow, policies.Params{Limit: 1, WindowMs: 60_000},
 		limiter.RedisOptions{ServerTime: true, Now: func() int64 { panic("ServerTime read the caller's clock") }})
 	before := time.Now().UnixMilli()
 	d, err := r.Decide(ctx, "k", 1)
@@ -155,8 +155,8 @@ func TestRedisScriptFlushMidRun(t *testing.T) {
 	for _, name := range limiter.RedisNames {
 		p := policies.Params{Limit: 3, WindowMs: 1000, Buckets: 4}
 		pol, _ := policies.New(name, p)
-		clock := &fixedClock{}
-		r := newForm(t, rdb, name, p, limiter.RedisOptions{Now: clock.Now, TTLPadMs: replayPad})
+		clock := &redisClock{}
+		r := newRedisForm(t, rdb, name, p, limiter.RedisOptions{Now: clock.Now, TTLPadMs: replayPad})
 		check := func(step int, got policies.Decision, at int64) {
 			t.Helper()
 			want := pol.Decide(scenario.KeyOf("k"), at, 1)
@@ -180,7 +180,7 @@ func TestRedisScriptFlushMidRun(t *testing.T) {
 				}
 				check(step, d, at)
 			} else {
-				ds, err := r.Batch(ctx, []limiter.Request{{Key: "k", At: at, Cost: 1}})
+				ds, err := r.Batch(ctx, []limiter.RedisRequest{{Key: "k", At: at, Cost: 1}})
 				if err != nil {
 					t.Fatalf("%s step %d: %v", name, step, err)
 				}
@@ -198,14 +198,14 @@ func TestRedisServerGoneIsAnError(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
 	for _, name := range limiter.RedisNames {
-		r := newForm(t, rdb, name, policies.Params{Limit: 3, WindowMs: 1000, Buckets: 2}, limiter.RedisOptions{})
+		r := newRedisForm(t, rdb, name, policies.Params{Limit: 3, WindowMs: 1000, Buckets: 2}, limiter.RedisOptions{})
 		if v, err := r.Allow(ctx, "k", 1); err != nil || !v.Allowed {
 			t.Fatalf("%s before the stop: %+v, %v; want allowed", name, v, err)
 		}
 	}
 	srv.Stop()
 	for _, name := range limiter.RedisNames {
-		r := newForm(t, rdb, name, policies.Params{Limit: 3, WindowMs: 1000, Buckets: 2}, limiter.RedisOptions{})
+		r := newRedisForm(t, rdb, name, policies.Params{Limit: 3, WindowMs: 1000, Buckets: 2}, limiter.RedisOptions{})
 		v, err := r.Allow(ctx, "k", 1)
 		if err == nil || v != (policies.Verdict{}) {
 			t.Errorf("%s Allow: %+v, %v; want an error and a zero verdict", name, v, err)
@@ -213,7 +213,7 @@ func TestRedisServerGoneIsAnError(t *testing.T) {
 		if d, err := r.Decide(ctx, "k", 1); err == nil || d != (policies.Decision{}) {
 			t.Errorf("%s Decide: %+v, %v; want an error and a zero decision", name, d, err)
 		}
-		if ds, err := r.Batch(ctx, []limiter.Request{{Key: "k", At: 5, Cost: 1}}); err == nil || ds != nil {
+		if ds, err := r.Batch(ctx, []limiter.RedisRequest{{Key: "k", At: 5, Cost: 1}}); err == nil || ds != nil {
 			t.Errorf("%s Batch: %v, %v; want an error and no decisions", name, ds, err)
 		}
 	}

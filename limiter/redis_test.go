@@ -30,13 +30,13 @@ func (f form) String() string {
 	return fmt.Sprintf("%s%+v", f.name, f.p)
 }
 
-// batchSize bounds one pipeline of a replay; the order of a key's requests
+// replayBatch bounds one pipeline of a replay; the order of a key's requests
 // is kept within and across batches, which is all a replay needs.
-const batchSize = 512
+const replayBatch = 512
 
-// agree replays reqs through f's Go policy and its Redis form (under
+// agreeOnRedis replays reqs through f's Go policy and its Redis form (under
 // prefix) and fails at the first decision that differs.
-func agree(t *testing.T, rdb *redis.Client, f form, prefix string, reqs []limiter.Request) {
+func agreeOnRedis(t *testing.T, rdb *redis.Client, f form, prefix string, reqs []limiter.RedisRequest) {
 	t.Helper()
 	pol, err := policies.New(f.name, f.p)
 	if err != nil {
@@ -47,8 +47,8 @@ func agree(t *testing.T, rdb *redis.Client, f form, prefix string, reqs []limite
 		t.Fatalf("%v: NewRedis: %v", f, err)
 	}
 	ctx := context.Background()
-	for lo := 0; lo < len(reqs); lo += batchSize {
-		chunk := reqs[lo:min(lo+batchSize, len(reqs))]
+	for lo := 0; lo < len(reqs); lo += replayBatch {
+		chunk := reqs[lo:min(lo+replayBatch, len(reqs))]
 		got, err := red.Batch(ctx, chunk)
 		if err != nil {
 			t.Fatalf("%v: Batch: %v", f, err)
@@ -80,24 +80,24 @@ func TestRedisAgreesOnLessons(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		var reqs []limiter.Request
+		var reqs []limiter.RedisRequest
 		for _, r := range s.Requests {
 			for range r.Count {
 				if !r.Probe {
-					reqs = append(reqs, limiter.Request{Key: r.KeyName(), At: r.At, Cost: r.Cost})
+					reqs = append(reqs, limiter.RedisRequest{Key: r.KeyName(), At: r.At, Cost: r.Cost})
 				}
 			}
 		}
 		for lane, spec := range s.Specs() {
 			f := form{spec.Name, spec.Params(s)}
-			agree(t, rdb, f, fmt.Sprintf("%s:%d:", filepath.Base(file), lane), reqs)
+			agreeOnRedis(t, rdb, f, fmt.Sprintf("%s:%d:", filepath.Base(file), lane), reqs)
 		}
 	}
 }
 
-// randomForms is one of each Redis form for a random limit and window:
+// randomRedisForms is one of each Redis form for a random limit and window:
 // both arithmetics, a bucket count that divides the window, a burst.
-func randomForms(rng *rand.Rand, big bool) []form {
+func randomRedisForms(rng *rand.Rand, big bool) []form {
 	limit := 1 + rng.Int64N(12)
 	switch {
 	case big: // costs past the 1,000 stamps sliding-log pushes at once
@@ -126,17 +126,17 @@ func randomForms(rng *rand.Rand, big bool) []form {
 	}
 }
 
-// randomRequests is traffic on a few keys: bursts at one instant, quiet
+// randomRedisRequests is traffic on a few keys: bursts at one instant, quiet
 // gaps of several windows, late requests a little or far behind, costs
 // from 0 past the limit, and times near today's epoch milliseconds as well
 // as near 0.
-func randomRequests(rng *rand.Rand, window, limit int64) []limiter.Request {
+func randomRedisRequests(rng *rand.Rand, window, limit int64) []limiter.RedisRequest {
 	now := int64(0)
 	if rng.IntN(2) == 0 {
 		now = 1_700_000_000_000 + rng.Int64N(1<<36)
 	}
 	keys := 1 + rng.IntN(4)
-	reqs := make([]limiter.Request, 10+rng.IntN(50))
+	reqs := make([]limiter.RedisRequest, 10+rng.IntN(50))
 	for i := range reqs {
 		switch r := rng.IntN(20); {
 		case r < 6: // same instant
@@ -157,7 +157,7 @@ func randomRequests(rng *rand.Rand, window, limit int64) []limiter.Request {
 		case r == 3:
 			cost = []int64{0, -1, limit + 1, 3 * limit}[rng.IntN(4)]
 		}
-		reqs[i] = limiter.Request{Key: fmt.Sprintf("k%d", rng.IntN(keys)), At: now, Cost: cost}
+		reqs[i] = limiter.RedisRequest{Key: fmt.Sprintf("k%d", rng.IntN(keys)), At: now, Cost: cost}
 	}
 	return reqs
 }
@@ -178,10 +178,10 @@ func TestRedisAgreesOnRandomScenarios(t *testing.T) {
 				rdb := srv.Client(t)
 				for seed := g; seed < 1020; seed += groups {
 					rng := rand.New(rand.NewPCG(seed, 20))
-					forms := randomForms(rng, seed >= 1000)
-					reqs := randomRequests(rng, forms[0].p.WindowMs, forms[0].p.Limit)
+					forms := randomRedisForms(rng, seed >= 1000)
+					reqs := randomRedisRequests(rng, forms[0].p.WindowMs, forms[0].p.Limit)
 					for i, f := range forms {
-						agree(t, rdb, f, fmt.Sprintf("r%d:%d:", seed, i), reqs)
+						agreeOnRedis(t, rdb, f, fmt.Sprintf("r%d:%d:", seed, i), reqs)
 					}
 				}
 			})

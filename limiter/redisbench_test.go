@@ -24,18 +24,18 @@ import (
 	"github.com/windowlab/playground/policies"
 )
 
-// update rewrites docs/redis-bench.json and the table in docs/redis.md
+// updateRedisBench rewrites docs/redis-bench.json and the table in docs/redis.md
 // from a fresh measurement:
 //
-//	go test ./limiter/ -run TestRedisBenchFile -update
-var update = flag.Bool("update", false, "rewrite docs/redis-bench.json and docs/redis.md's table from a fresh measurement")
+//	go test ./limiter/ -run TestRedisBenchFile -update-redis-bench
+var updateRedisBench = flag.Bool("update-redis-bench", false, "rewrite docs/redis-bench.json and docs/redis.md's table from a fresh measurement")
 
 const (
 	benchFile   = "../docs/redis-bench.json"
 	docFile     = "../docs/redis.md"
-	benchBegin  = "<!-- redis-bench: begin (written by go test ./limiter/ -run TestRedisBenchFile -update) -->\n"
+	benchBegin  = "<!-- redis-bench: begin (written by go test ./limiter/ -run TestRedisBenchFile -update-redis-bench) -->\n"
 	benchEnd    = "<!-- redis-bench: end -->\n"
-	benchCmd    = "go test ./limiter/ -run TestRedisBenchFile -update"
+	benchCmd    = "go test ./limiter/ -run TestRedisBenchFile -update-redis-bench"
 	benchKeys   = 100 // keys of the memory and commands workload
 	benchPerKey = 20  // requests per key there: a minute at one every 3 s
 	benchBatch1 = 100 // decisions per pipeline in the batch measurement
@@ -165,10 +165,10 @@ func commandStats(ctx context.Context, rdb *redis.Client) (map[string]int64, err
 	return out, nil
 }
 
-// workload decides benchPerKey requests on each of benchKeys keys, one at
+// benchWorkload decides benchPerKey requests on each of benchKeys keys, one at
 // a time, and reports the commands and round trips per decision and the
 // bytes a key then holds.
-func workload(ctx context.Context, rdb *redis.Client, row *benchRow, prefix string, keyOf func(string) string, decide decider) error {
+func benchWorkload(ctx context.Context, rdb *redis.Client, row *benchRow, prefix string, keyOf func(string) string, decide decider) error {
 	if err := decide(ctx, "warm", 0); err != nil { // loads the script
 		return err
 	}
@@ -230,9 +230,9 @@ func workload(ctx context.Context, rdb *redis.Client, row *benchRow, prefix stri
 	return nil
 }
 
-// throughput runs clients goroutines deciding one at a time for d, each on
+// benchThroughput runs clients goroutines deciding one at a time for d, each on
 // its own thousand keys with its own clock, and returns decisions a second.
-func throughput(ctx context.Context, clients int, d time.Duration, prefix string, decide decider) (float64, error) {
+func benchThroughput(ctx context.Context, clients int, d time.Duration, prefix string, decide decider) (float64, error) {
 	var total atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
@@ -265,20 +265,20 @@ func throughput(ctx context.Context, clients int, d time.Duration, prefix string
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// rounds is how many times each throughput is measured, the forms taking
+// benchRounds is how many times each throughput is measured, the forms taking
 // turns, so that a change in the machine's load falls on all of them; the
 // median is reported.
-const rounds = 3
+const benchRounds = 3
 
-func median(xs []float64) float64 {
+func medianOf(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
 }
 
-// measure takes every figure of the report on a fresh server, each
+// benchMeasure takes every figure of the report on a fresh server, each
 // throughput run lasting d.
-func measure(t *testing.T, d time.Duration) benchReport {
+func benchMeasure(t *testing.T, d time.Duration) benchReport {
 	t.Helper()
 	rdb := redistest.Start(t).Client(t)
 	ctx := context.Background()
@@ -290,7 +290,7 @@ func measure(t *testing.T, d time.Duration) benchReport {
 		Command: benchCmd,
 		Machine: benchMachine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(), Load: loadAverage()},
 		Params: benchSettings{Limit: benchParams.Limit, WindowMs: benchParams.WindowMs, Buckets: benchParams.Buckets,
-			Keys: benchKeys, RequestsKey: benchPerKey, MeasureMs: d.Milliseconds(), Rounds: rounds},
+			Keys: benchKeys, RequestsKey: benchPerKey, MeasureMs: d.Milliseconds(), Rounds: benchRounds},
 	}
 	for _, line := range strings.Split(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
@@ -335,7 +335,7 @@ func measure(t *testing.T, d time.Duration) benchReport {
 	rows := make([]benchRow, len(subjects))
 	for i, s := range subjects {
 		rows[i].Form = s.label
-		if err := workload(ctx, rdb, &rows[i], "", s.keyOf, s.decide); err != nil {
+		if err := benchWorkload(ctx, rdb, &rows[i], "", s.keyOf, s.decide); err != nil {
 			t.Fatalf("%s: %v", s.label, err)
 		}
 	}
@@ -345,10 +345,10 @@ func measure(t *testing.T, d time.Duration) benchReport {
 	}
 	// The batch and the one-at-a-time calls it is compared with decide the
 	// same requests: request n is on key n mod 1000 at 60 ms per hundred.
-	request := func(n int) limiter.Request {
-		return limiter.Request{Key: keys[n%len(keys)], At: base + int64(n/benchBatch1)*60, Cost: 1}
+	request := func(n int) limiter.RedisRequest {
+		return limiter.RedisRequest{Key: keys[n%len(keys)], At: base + int64(n/benchBatch1)*60, Cost: 1}
 	}
-	reqs := make([]limiter.Request, benchBatch1)
+	reqs := make([]limiter.RedisRequest, benchBatch1)
 	pipelined := func(batch bool) float64 {
 		n, start, stop := 0, time.Now(), time.Now().Add(d)
 		for time.Now().Before(stop) {
@@ -372,13 +372,13 @@ func measure(t *testing.T, d time.Duration) benchReport {
 	}
 	one, eight, micros := make([][]float64, len(subjects)), make([][]float64, len(subjects)), make([][]float64, len(subjects))
 	var alone, batched []float64
-	for round := range rounds {
+	for round := range benchRounds {
 		for i, s := range subjects {
 			prefix := fmt.Sprintf("r%d:", round)
 			if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			a, err := throughput(ctx, 1, d, prefix+"a", s.live)
+			a, err := benchThroughput(ctx, 1, d, prefix+"a", s.live)
 			if err != nil {
 				t.Fatalf("%s: %v", s.label, err)
 			}
@@ -387,7 +387,7 @@ func measure(t *testing.T, d time.Duration) benchReport {
 				t.Fatal(err)
 			}
 			micros[i] = append(micros[i], us)
-			b, err := throughput(ctx, 8, d, prefix+"b", s.live)
+			b, err := benchThroughput(ctx, 8, d, prefix+"b", s.live)
 			if err != nil {
 				t.Fatalf("%s: %v", s.label, err)
 			}
@@ -396,11 +396,11 @@ func measure(t *testing.T, d time.Duration) benchReport {
 		alone, batched = append(alone, pipelined(false)), append(batched, pipelined(true))
 	}
 	for i := range rows {
-		rows[i].PerSecond1, rows[i].PerSecond8 = median(one[i]), median(eight[i])
-		rows[i].ServerMicros = round3(median(micros[i]))
+		rows[i].PerSecond1, rows[i].PerSecond8 = medianOf(one[i]), medianOf(eight[i])
+		rows[i].ServerMicros = round3(medianOf(micros[i]))
 	}
 	rep.Forms, rep.Anchor = rows[:len(rows)-1], rows[len(rows)-1]
-	rep.Batch = benchBatch{Form: "gcra", Size: benchBatch1, OneAtATime: median(alone), Pipelined: median(batched)}
+	rep.Batch = benchBatch{Form: "gcra", Size: benchBatch1, OneAtATime: medianOf(alone), Pipelined: medianOf(batched)}
 	const clients, windows, raceLimit = 8, 5, 50
 	naive, script, err := overAdmission(rdb, clients, windows, raceLimit)
 	if err != nil {
@@ -475,10 +475,10 @@ func (r benchReport) table() string {
 // TestRedisBenchFile checks docs/redis-bench.json against a fresh, shorter
 // measurement (the same forms and fields, one round trip each, the same
 // commands per decision on the same Redis, bytes within a quarter) and
-// docs/redis.md's table against the file. With -update it writes both.
+// docs/redis.md's table against the file. With -update-redis-bench it writes both.
 func TestRedisBenchFile(t *testing.T) {
-	if *update {
-		rep := measure(t, time.Second)
+	if *updateRedisBench {
+		rep := benchMeasure(t, time.Second)
 		data, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -517,7 +517,7 @@ func TestRedisBenchFile(t *testing.T) {
 	if !strings.Contains(string(doc), committed.table()) {
 		t.Errorf("%s's table is not the one %s renders: run %s", docFile, benchFile, benchCmd)
 	}
-	fresh := measure(t, 50*time.Millisecond)
+	fresh := benchMeasure(t, 50*time.Millisecond)
 	if len(fresh.Forms) != len(committed.Forms) {
 		t.Fatalf("%s has %d forms, a fresh measurement %d", benchFile, len(committed.Forms), len(fresh.Forms))
 	}

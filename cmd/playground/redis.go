@@ -71,13 +71,13 @@ func replayLane(ctx context.Context, rdb *redis.Client, name string, p policies.
 	if err != nil {
 		return fmt.Sprintf("no Redis form (%v)", err), nil
 	}
-	var reqs []limiter.Request
+	var reqs []limiter.RedisRequest
 	var want []scenario.Decision
 	seen := map[string]bool{}
 	var keys []string
 	for _, d := range pr.Decisions {
 		if !d.Probe {
-			reqs = append(reqs, limiter.Request{Key: d.Key, At: d.At, Cost: d.Cost})
+			reqs = append(reqs, limiter.RedisRequest{Key: d.Key, At: d.At, Cost: d.Cost})
 			want = append(want, d)
 			if k := form.Key(d.Key); !seen[k] {
 				seen[k] = true
