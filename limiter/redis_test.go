@@ -36,7 +36,7 @@ const replayBatch = 512
 
 // agreeOnRedis replays reqs through f's Go policy and its Redis form (under
 // prefix) and fails at the first decision that differs.
-func agreeOnRedis(t *testing.T, rdb *redis.Client, f form, prefix string, reqs []limiter.RedisRequest) {
+func agreeOnRedis(t *testing.T, rdb redis.UniversalClient, f form, prefix string, reqs []limiter.RedisRequest) {
 	t.Helper()
 	pol, err := policies.New(f.name, f.p)
 	if err != nil {
@@ -64,9 +64,20 @@ func agreeOnRedis(t *testing.T, rdb *redis.Client, f form, prefix string, reqs [
 }
 
 // TestRedisAgreesOnLessons replays every lesson scenario (the car park
-// among them) through each of its lanes in Go and in Redis.
+// among them) through each of its lanes in Go and in Redis, on a plain
+// server and through a Cluster client (which routes each request by its
+// key's slot and would see Redis refuse a script whose keys span slots).
 func TestRedisAgreesOnLessons(t *testing.T) {
-	rdb := redistest.Start(t).Client(t)
+	plain := redistest.Start(t).Client(t)
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{redistest.StartCluster(t).Addr}})
+	t.Cleanup(func() { _ = cluster.Close() })
+	for name, rdb := range map[string]redis.UniversalClient{"plain": plain, "cluster": cluster} {
+		agreeOnLessons(t, name, rdb)
+	}
+}
+
+func agreeOnLessons(t *testing.T, name string, rdb redis.UniversalClient) {
+	t.Helper()
 	files, err := filepath.Glob("../lessons/scenarios/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no lesson scenarios found: %v", err)
@@ -90,7 +101,7 @@ func TestRedisAgreesOnLessons(t *testing.T) {
 		}
 		for lane, spec := range s.Specs() {
 			f := form{spec.Name, spec.Params(s)}
-			agreeOnRedis(t, rdb, f, fmt.Sprintf("%s:%d:", filepath.Base(file), lane), reqs)
+			agreeOnRedis(t, rdb, f, fmt.Sprintf("%s:%s:%d:", name, filepath.Base(file), lane), reqs)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,6 +52,36 @@ type Server struct {
 // server that fails to start is retried on a new port a few times.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
+	return startWith(tb)
+}
+
+// StartCluster is Start for a Redis Cluster of one node holding all 16,384
+// slots: enough for a Cluster client to route by slot and for Redis to
+// refuse a command whose keys span slots.
+func StartCluster(tb testing.TB) *Server {
+	tb.Helper()
+	srv := startWith(tb, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	if err := rdb.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
+		tb.Fatalf("redistest: assigning the slots: %v", err)
+	}
+	deadline := time.Now().Add(startTimeout)
+	for {
+		info, err := rdb.ClusterInfo(ctx).Result()
+		if err == nil && strings.Contains(info, "cluster_state:ok") {
+			return srv
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("redistest: the cluster is not ok after %s: %v %s", startTimeout, err, info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func startWith(tb testing.TB, extra ...string) *Server {
+	tb.Helper()
 	if _, err := os.Stat(ExecPath); err != nil {
 		msg := fmt.Sprintf("redistest: redis-server is not installed at %s (install it with `apt-get install -y redis-server`): %v", ExecPath, err)
 		if os.Getenv("CI") == "true" {
@@ -60,7 +91,7 @@ func Start(tb testing.TB) *Server {
 	}
 	var last error
 	for range 3 {
-		srv, err := start(tb.TempDir())
+		srv, err := start(tb.TempDir(), extra)
 		if err == nil {
 			tb.Cleanup(srv.Stop)
 			return srv
@@ -71,13 +102,13 @@ func Start(tb testing.TB) *Server {
 	return nil
 }
 
-func start(dir string) (*Server, error) {
+func start(dir string, extra []string) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cmd := exec.Command(ExecPath,
+	cmd := exec.Command(ExecPath, append([]string{
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -85,7 +116,7 @@ func start(dir string) (*Server, error) {
 		"--dir", dir,
 		"--daemonize", "no",
 		"--loglevel", "warning",
-	)
+	}, extra...)...)
 	log := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

@@ -2,6 +2,7 @@ package redistest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/windowlab/playground/internal/redistest"
@@ -34,5 +35,19 @@ func TestStartServesAndStopEnds(t *testing.T) {
 	srv.Stop() // a second Stop is harmless
 	if err := other.Client(t).Ping(ctx).Err(); err != nil {
 		t.Fatalf("the other server: %v", err)
+	}
+}
+
+// TestStartClusterRefusesCrossSlot: the one-node cluster holds every slot
+// and refuses a command whose keys are in two, as a real cluster does.
+func TestStartClusterRefusesCrossSlot(t *testing.T) {
+	rdb := redistest.StartCluster(t).Client(t)
+	ctx := context.Background()
+	if err := rdb.MSet(ctx, "{a}1", "x", "{a}2", "y").Err(); err != nil {
+		t.Fatalf("MSET in one slot: %v", err)
+	}
+	err := rdb.MSet(ctx, "a", "x", "b", "y").Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT") {
+		t.Fatalf("MSET across slots: %v, want CROSSSLOT", err)
 	}
 }
