@@ -38,48 +38,72 @@ func (s Speed) String() string {
 }
 
 // Clock is the session's virtual clock, in integer milliseconds since the
-// scenario's start. It never reads the wall clock: Advance is told how much
-// real time passed.
+// scenario's start. A playing clock is stored, never advanced: it reads Now
+// at the wall instant Wall and runs at Speed from there, so its time at any
+// later instant is computed (At). Nothing ticks it, and every reader, in any
+// process whose wall clock agrees, computes the same time.
 type Clock struct {
 	Now     int64
 	Playing bool
 	Speed   Speed
-	// carry is the real time not yet turned into whole virtual
-	// milliseconds, so that many small ticks add up exactly.
-	carry time.Duration
+	// Wall is the real instant at which the clock read Now. A paused
+	// clock ignores it.
+	Wall time.Time
 }
 
 // MaxClock is the latest instant the clock reaches: scenario requests may
 // not be later than this: 2^40 ms, about 34.8 years.
 const MaxClock = int64(1) << 40
 
-// Advance moves a playing clock by real × speed and reports whether the time
-// shown changed. A paused clock does not move.
-func (c *Clock) Advance(real time.Duration) bool {
-	if !c.Playing || real <= 0 {
-		return false
-	}
-	c.carry += real * time.Duration(c.Speed) / 4
-	ms := int64(c.carry / time.Millisecond)
-	c.carry -= time.Duration(ms) * time.Millisecond
-	if ms == 0 {
-		return false
-	}
-	c.Now = min(c.Now+ms, MaxClock)
-	if c.Now == MaxClock {
-		c.Playing = false
-	}
-	return true
+// perMs is the real time one virtual millisecond takes at the clock's speed:
+// 4 ms at 0.25×, 62.5 µs at 16×, always a whole number of nanoseconds.
+func (c Clock) perMs() time.Duration {
+	return 4 * time.Millisecond / time.Duration(c.Speed)
 }
 
-// Step moves the clock forward by ms (clamped at MaxClock).
-func (c *Clock) Step(ms int64) {
-	c.Now = min(c.Now+max(ms, 0), MaxClock)
-	c.carry = 0
+// At is the clock as read at wall: a playing clock has moved on by the real
+// time since Wall times its speed, in whole milliseconds, and stops at
+// MaxClock. Wall moves on by exactly the real time those milliseconds took,
+// so the fraction of a millisecond not yet shown is kept: reading at many
+// instants, one after another, adds up to reading once at the last. A wall
+// instant before Wall (another server's clock a little behind) reads Now.
+func (c Clock) At(wall time.Time) Clock {
+	if !c.Playing || c.Speed <= 0 || !wall.After(c.Wall) {
+		return c
+	}
+	elapsed := wall.Sub(c.Wall)
+	per := c.perMs()
+	// Compared before multiplying, so that years of real time cannot
+	// overflow: 2^40 virtual ms at 0.25× are 4.4e18 ns, under 2^63.
+	if left := MaxClock - c.Now; elapsed >= time.Duration(left)*per {
+		return Clock{Now: MaxClock, Speed: c.Speed, Wall: wall}
+	}
+	ms := int64(elapsed / per)
+	c.Now += ms
+	c.Wall = c.Wall.Add(time.Duration(ms) * per)
+	return c
 }
 
-// Jump sets the clock to at, which may be earlier than now.
-func (c *Clock) Jump(at int64) {
-	c.Now = min(max(at, 0), MaxClock)
-	c.carry = 0
+// Step moves the clock forward by ms (clamped at MaxClock), read at wall.
+func (c *Clock) Step(ms int64, wall time.Time) {
+	*c = c.At(wall)
+	c.Now, c.Wall = min(c.Now+max(ms, 0), MaxClock), wall
+}
+
+// Jump sets the clock to at, which may be earlier than now, from wall on.
+func (c *Clock) Jump(at int64, wall time.Time) {
+	*c = c.At(wall)
+	c.Now, c.Wall = min(max(at, 0), MaxClock), wall
+}
+
+// SetPlaying starts or stops the clock at wall.
+func (c *Clock) SetPlaying(on bool, wall time.Time) {
+	*c = c.At(wall)
+	c.Playing, c.Wall = on && c.Now < MaxClock, wall
+}
+
+// SetSpeed changes the speed from wall on.
+func (c *Clock) SetSpeed(sp Speed, wall time.Time) {
+	*c = c.At(wall)
+	c.Speed = sp
 }

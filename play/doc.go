@@ -34,9 +34,10 @@
 // # The clock
 //
 // The clock starts paused at 0 and moves only through actions: play (at
-// 0.25×, 1×, 4× or 16×, advanced by whoever drives the session, see
-// Session.TickAt; the open streams drive it, and it runs only while one
-// is open), step, jump and reset. A jump may go backwards: nothing is
+// 0.25×, 1×, 4× or 16×; a playing clock is stored as the time it read at a
+// wall instant and its speed, and read by computing, see Clock, so nothing
+// ticks it and it runs whether or not a page is open), step, jump and
+// reset. A jump may go backwards: nothing is
 // truncated, and a request fired there is inserted at the clock's time, after
 // any request already at that instant, so every later decision is replayed
 // against it. Reset clears the requests and returns the clock to 0; the

@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"os"
 	"testing"
 	"time"
@@ -58,17 +59,41 @@ func all(ts []int64, ok func(int64) bool) bool {
 	return len(ts) > 0
 }
 
-// tick advances a playing clock by real elapsed time, as TickAt does
-// between two calls, and reports whether it moved.
+// tick lets real time pass for s: its clock is next read that much later,
+// as a store handing out a copy a little later would read it. It reports
+// whether the time shown moved.
 func tick(s *Session, real time.Duration) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.advance(real)
+	before := s.Now()
+	s.at = s.at.Add(real)
+	return s.Now() != before
 }
 
-// version counts the changes made to the session.
-func version(s *Session) uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.version
+// version counts the changes a store kept of the session.
+func version(s *Session) uint64 { return s.version }
+
+// watch watches s in st as a stream does, and returns the function that
+// stops, once the store has let the watcher go.
+func watch(t *testing.T, st Sessions, s *Session) (<-chan struct{}, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := st.Watch(ctx, s.ID())
+	if err != nil {
+		cancel()
+		t.Fatalf("watch %s: %v", s.ID(), err)
+	}
+	return ch, func() {
+		cancel()
+		for range ch { // closed once the store has forgotten the watcher
+		}
+	}
+}
+
+// update runs one action on the stored session with id.
+func update(t testing.TB, st Sessions, id, what string, fn func(*Session) error) *Session {
+	t.Helper()
+	s, err := st.Update(context.Background(), id, fn)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return s
 }

@@ -65,7 +65,8 @@ func (s *Session) FirePattern(p Pattern) error {
 		return err
 	}
 	return s.do(func() error {
-		times, err := p.times(s.clock.Now, s.sc.WindowMs, uint64(s.patterns)+1)
+		now := s.Now()
+		times, err := p.times(now, s.sc.WindowMs, uint64(s.patterns)+1)
 		if err != nil {
 			return err
 		}
@@ -78,7 +79,7 @@ func (s *Session) FirePattern(p Pattern) error {
 		}
 		s.cost = cost
 		s.patterns++
-		s.clock.Jump(max(s.clock.Now, times[len(times)-1]))
+		s.clock.Jump(max(now, times[len(times)-1]), s.at)
 		return nil
 	})
 }

@@ -24,7 +24,7 @@ const MaxReplayCacheBytes = 512 << 10
 // requests appended since (edits unchanged), the viewed client and the
 // selection are the same, the visible span has not moved back, and no
 // request lies after the clock; anything else replays in full. It is
-// guarded by Session.replayMu.
+// guarded by derived.mu.
 type replayCache struct {
 	key   cacheKey
 	lanes []*laneAcc

@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -13,14 +14,8 @@ import (
 // fullView is the view a replay from the first request gives, whatever the
 // session keeps.
 func fullView(s *Session) View {
-	s.mu.Lock()
 	s.fullReplay = true
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.fullReplay = false
-		s.mu.Unlock()
-	}()
+	defer func() { s.fullReplay = false }()
 	return s.View()
 }
 
@@ -123,7 +118,7 @@ func TestKeptReplayGivesTheFullReplaysView(t *testing.T) {
 			}
 			views++
 		}
-		continued += s.continued
+		continued += s.derived.continued
 	}
 	// Most actions are ones a kept replay follows: if few views used it,
 	// the comparison above compared full replays with themselves.
@@ -181,11 +176,16 @@ func fieldDiff(path string, got, want any) string {
 	return ""
 }
 
-// TestViewsAndActionsAtOnce: streams viewing one session while actions
-// change it share the kept replay; under -race this finds unguarded state,
-// and every view must still be a full replay's view of its own version.
+// TestViewsAndActionsAtOnce: streams viewing copies of one session while
+// actions change it in the store share the kept replay; under -race this
+// finds unguarded state (a copy's requests written by a later action, the
+// replay without its lock), and every view must still be a full replay's
+// view of its own version.
 func TestViewsAndActionsAtOnce(t *testing.T) {
-	s := newSession(t, DefaultScenario())
+	st := NewStore(nil)
+	opened, err := st.New(DefaultScenario())
+	must(t, "new", err)
+	id := opened.ID()
 	done := make(chan struct{})
 	errs := make(chan string, 3)
 	for range 3 {
@@ -197,9 +197,18 @@ func TestViewsAndActionsAtOnce(t *testing.T) {
 					return
 				default:
 				}
+				s, err := st.Get(context.Background(), id)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
 				v := s.View()
 				if len(v.Lanes) != len(scenario.DefaultPolicies()) {
 					errs <- fmt.Sprintf("%d lanes", len(v.Lanes))
+					return
+				}
+				if diff := viewDiff(v, fullView(s)); diff != "" {
+					errs <- fmt.Sprintf("version %d: %s", v.Version, diff)
 					return
 				}
 			}
@@ -207,9 +216,9 @@ func TestViewsAndActionsAtOnce(t *testing.T) {
 	}
 	for i := range 200 {
 		if i%3 == 0 {
-			must(t, "fire", s.Fire(1))
+			update(t, st, id, "fire", func(s *Session) error { return s.Fire(1) })
 		} else {
-			must(t, "step", s.Step(250))
+			update(t, st, id, "step", func(s *Session) error { return s.Step(250) })
 		}
 	}
 	close(done)
@@ -218,6 +227,8 @@ func TestViewsAndActionsAtOnce(t *testing.T) {
 			t.Error(e)
 		}
 	}
+	s, err := st.Get(context.Background(), id)
+	must(t, "get", err)
 	if diff := viewDiff(s.View(), fullView(s)); diff != "" {
 		t.Errorf("after concurrent views: %s", diff)
 	}
@@ -240,8 +251,8 @@ func TestKeptReplayBounds(t *testing.T) {
 	big := newSession(t, sc)
 	must(t, "step", big.Step(100))
 	big.View()
-	if big.replays != nil {
-		t.Errorf("a session kept a replay of about %d bytes, over MaxReplayCacheBytes = %d", big.replays.bytes(), MaxReplayCacheBytes)
+	if big.derived.replays != nil {
+		t.Errorf("a session kept a replay of about %d bytes, over MaxReplayCacheBytes = %d", big.derived.replays.bytes(), MaxReplayCacheBytes)
 	}
 
 	// Four sliding logs of 10,000 hold 80 KB per client each: one
@@ -250,15 +261,15 @@ func TestKeptReplayBounds(t *testing.T) {
 	growing := newSession(t, scenario.Scenario{Limit: 10_000, WindowMs: 60_000, Policies: append(lanes, lanes...)})
 	must(t, "fire", growing.Fire(1))
 	growing.View()
-	if growing.replays == nil {
+	if growing.derived.replays == nil {
 		t.Fatalf("one client in four sliding logs: no replay kept")
 	}
 	must(t, "another client's request", growing.do(func() error {
 		return growing.insert(scenario.Request{At: growing.clock.Now, Key: "bob", Cost: 1, Count: 1})
 	}))
 	growing.View()
-	if growing.replays != nil {
-		t.Errorf("a continued replay of about %d bytes is still kept, over MaxReplayCacheBytes = %d", growing.replays.bytes(), MaxReplayCacheBytes)
+	if growing.derived.replays != nil {
+		t.Errorf("a continued replay of about %d bytes is still kept, over MaxReplayCacheBytes = %d", growing.derived.replays.bytes(), MaxReplayCacheBytes)
 	}
 
 	// The largest session the playground holds, eight lanes (the most a
@@ -270,19 +281,21 @@ func TestKeptReplayBounds(t *testing.T) {
 	most.View()
 	must(t, "step", most.Step(100))
 	most.View()
-	if most.replays == nil || most.continued != 1 {
-		t.Errorf("8 lanes × %d requests: kept replay %v, continued %d views, want it kept and continued once", MaxRequests, most.replays != nil, most.continued)
+	if most.derived.replays == nil || most.derived.continued != 1 {
+		t.Errorf("8 lanes × %d requests: kept replay %v, continued %d views, want it kept and continued once", MaxRequests, most.derived.replays != nil, most.derived.continued)
 	}
 
-	s := newSession(t, DefaultScenario())
-	_, stop := s.Subscribe()
-	must(t, "fire", s.Fire(3))
+	st := NewStore(nil)
+	opened, err := st.New(DefaultScenario())
+	must(t, "new", err)
+	_, stop := watch(t, st, opened)
+	s := update(t, st, opened.ID(), "fire", func(s *Session) error { return s.Fire(3) })
 	s.View()
-	if s.replays == nil {
+	if s.derived.replays == nil {
 		t.Fatal("a watched session with three requests kept no replay")
 	}
 	stop()
-	if s.replays != nil {
+	if s.derived.replays != nil {
 		t.Error("the session still keeps its replay after its last stream closed")
 	}
 }

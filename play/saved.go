@@ -14,7 +14,7 @@ import (
 // SavedFormat is the layout of Saved that this code writes and reads.
 // Restore refuses any other, so that a store shared by servers of different
 // versions fails loudly rather than misreading a session.
-const SavedFormat = 1
+const SavedFormat = 2
 
 // MaxSavedBytes bounds the JSON encoding (encoding/json, as it escapes by
 // default) of any Saved a session can produce: MaxRequests request entries
@@ -55,9 +55,12 @@ type Saved struct {
 	LastUsed time.Time `json:"lastUsed"`
 	// Version counts the session's changes (View.Version); ScenarioRev
 	// those of its scenario (View.ScenarioRev).
-	Version     uint64            `json:"version"`
-	ScenarioRev uint64            `json:"scenarioRev"`
-	Scenario    scenario.Scenario `json:"scenario"`
+	Version     uint64 `json:"version"`
+	ScenarioRev uint64 `json:"scenarioRev"`
+	// Edits counts the changes to the scenario a kept replay cannot
+	// follow (anything but requests appended at its end).
+	Edits    uint64            `json:"edits"`
+	Scenario scenario.Scenario `json:"scenario"`
 	// Clients are the client names in the order they were added; Client
 	// is the one that fires and that the lanes draw.
 	Clients []string `json:"clients"`
@@ -72,31 +75,27 @@ type Saved struct {
 	Notice   string     `json:"notice,omitempty"`
 }
 
-// SavedClock is a Clock as Saved holds it.
+// SavedClock is a Clock as Saved holds it: the time it read at a wall
+// instant, and how fast it runs from there.
 type SavedClock struct {
-	NowMs   int64 `json:"nowMs"`
-	Playing bool  `json:"playing"`
-	Speed   Speed `json:"speed"`
-	// CarryNs is the real time, in nanoseconds, not yet turned into a
-	// whole virtual millisecond: without it a restored playing clock
-	// would drift from the original by up to a millisecond.
-	CarryNs int64 `json:"carryNs"`
+	NowMs   int64     `json:"nowMs"`
+	Playing bool      `json:"playing"`
+	Speed   Speed     `json:"speed"`
+	Wall    time.Time `json:"wall"`
 }
 
 // Saved returns what defines the session now (see Saved). The copy shares
 // nothing with the session.
 func (s *Session) Saved() Saved {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	sc := s.sc
 	sc.Requests = slices.Clone(sc.Requests)
 	sc.Policies = slices.Clone(sc.Policies)
 	return Saved{
 		Format: SavedFormat, ID: s.id, ControlHash: slices.Clone(s.controlHash[:]), Owner: s.owner,
-		LastUsed: s.lastUsed, Version: s.version, ScenarioRev: s.rev, Scenario: sc,
+		LastUsed: s.lastUsed, Version: s.version, ScenarioRev: s.rev, Edits: s.edits, Scenario: sc,
 		Clients: slices.Clone(s.clients), Client: s.client, Cost: s.cost, Selected: s.selected,
 		Patterns: s.patterns, Notice: s.notice,
-		Clock: SavedClock{NowMs: s.clock.Now, Playing: s.clock.Playing, Speed: s.clock.Speed, CarryNs: int64(s.clock.carry)},
+		Clock: SavedClock{NowMs: s.clock.Now, Playing: s.clock.Playing, Speed: s.clock.Speed, Wall: s.clock.Wall},
 	}
 }
 
@@ -150,18 +149,15 @@ func Restore(sv Saved) (*Session, error) {
 	if !slices.Contains(Speeds, c.Speed) {
 		add("clock.speed", "%d is not one of the speeds %v", c.Speed, Speeds)
 	}
-	if c.CarryNs < 0 || c.CarryNs >= int64(time.Millisecond) {
-		add("clock.carryNs", "%d is out of range (0 to %d ns)", c.CarryNs, time.Millisecond-1)
-	}
 	if errs != nil {
 		return nil, errs
 	}
 	s := &Session{
 		id: sv.ID, owner: sv.Owner, cost: sv.Cost, selected: sv.Selected, patterns: sv.Patterns,
-		version: sv.Version, notice: sv.Notice, lastUsed: sv.LastUsed, subs: map[int]chan struct{}{},
+		version: sv.Version, notice: sv.Notice, lastUsed: sv.LastUsed, derived: &derived{},
 		sc: sv.Scenario, total: total, clients: slices.Clone(sv.Clients), client: sv.Client,
-		clock: Clock{Now: c.NowMs, Playing: c.Playing, Speed: c.Speed, carry: time.Duration(c.CarryNs)},
-		rev:   sv.ScenarioRev, edits: 1,
+		clock: Clock{Now: c.NowMs, Playing: c.Playing && c.NowMs < MaxClock, Speed: c.Speed, Wall: c.Wall},
+		rev:   sv.ScenarioRev, edits: sv.Edits,
 	}
 	copy(s.controlHash[:], sv.ControlHash)
 	s.sc.Requests = slices.Clone(sv.Scenario.Requests)

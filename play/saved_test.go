@@ -26,7 +26,8 @@ type savedStep struct {
 func built(t *testing.T, steps []savedStep) *Session {
 	t.Helper()
 	s := newSession(t, DefaultScenario())
-	s.touch(time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC))
+	s.lastUsed = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
+	s.at = s.lastUsed
 	for i, st := range steps {
 		if err := st.do(s); err != nil {
 			t.Fatalf("step %d (%s): %v", i+1, st.what, err)
@@ -36,7 +37,8 @@ func built(t *testing.T, steps []savedStep) *Session {
 	return s
 }
 
-// throughJSON saves s, encodes and decodes the snapshot, and restores it.
+// throughJSON saves s, encodes and decodes the snapshot, and restores it,
+// reading its clock at the instant s does, as a store would hand it out.
 func throughJSON(t *testing.T, s *Session) *Session {
 	t.Helper()
 	data, err := json.Marshal(s.Saved())
@@ -45,7 +47,7 @@ func throughJSON(t *testing.T, s *Session) *Session {
 	require.NoError(t, json.Unmarshal(data, &back))
 	r, err := Restore(back)
 	require.NoError(t, err, "restoring %s", data)
-	return r
+	return r.At(s.at)
 }
 
 var (
@@ -165,7 +167,8 @@ func TestRestoreRefusesBrokenSnapshots(t *testing.T) {
 		field string
 		brk   func(sv *Saved)
 	}{
-		{"format", func(sv *Saved) { sv.Format = 2 }},
+		{"format", func(sv *Saved) { sv.Format = 1 }}, // the layout before clocks were stored read at a wall instant
+		{"format", func(sv *Saved) { sv.Format = SavedFormat + 1 }},
 		{"id", func(sv *Saved) { sv.ID = "" }},
 		{"id", func(sv *Saved) { sv.ID = strings.Repeat("x", maxIDLen+1) }},
 		{"controlHash", func(sv *Saved) { sv.ControlHash = sv.ControlHash[:31] }},
@@ -187,7 +190,6 @@ func TestRestoreRefusesBrokenSnapshots(t *testing.T) {
 		{"patterns", func(sv *Saved) { sv.Patterns = -1 }},
 		{"clock.nowMs", func(sv *Saved) { sv.Clock.NowMs = MaxClock + 1 }},
 		{"clock.speed", func(sv *Saved) { sv.Clock.Speed = 3 }},
-		{"clock.carryNs", func(sv *Saved) { sv.Clock.CarryNs = int64(time.Millisecond) }},
 	}
 	for i, tt := range tests {
 		sv := good
@@ -240,7 +242,7 @@ func TestSavedSizeBound(t *testing.T) {
 		Owner: strings.Repeat("<", maxOwnerLen), LastUsed: time.Date(2026, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("", -11*3600)),
 		Version: ^uint64(0), ScenarioRev: ^uint64(0), Scenario: sc, Clients: names, Client: names[0],
 		Cost: scenario.MaxCost, Selected: MaxRequests - 1, Patterns: 1<<63 - 1,
-		Clock: SavedClock{NowMs: MaxClock, Playing: true, Speed: FastestSpeed, CarryNs: int64(time.Millisecond) - 1},
+		Clock: SavedClock{NowMs: MaxClock, Playing: true, Speed: FastestSpeed, Wall: time.Date(2026, 12, 31, 23, 59, 59, 999_999_999, time.FixedZone("", -11*3600))},
 	}
 	if _, err := Restore(sv); err != nil {
 		t.Fatalf("the largest snapshot is refused: %v", err)

@@ -34,35 +34,43 @@ func DefaultScenario() scenario.Scenario {
 	return scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: scenario.DefaultPolicies()}
 }
 
-// Session is one playground: a scenario, a clock and the inputs of the next
-// request. It is safe for concurrent use; every change notifies subscribers
-// (see Subscribe), so one session can feed any number of streams.
+// Session is one playground as data: a scenario, a clock and the inputs
+// of the next request. It is a value: a store (Sessions) hands out copies,
+// and the actions (Fire, Step, Apply and the rest) change the copy they are
+// called on, which a store keeps only when they are called inside its
+// Update. A copy is for one goroutine; copies share nothing a change can
+// reach but the derived replay (see derived), which locks itself.
+//
+// The clock is stored, not ticked (see Clock): a copy reads it at its own
+// wall instant (At), which the store sets to its time when it hands the copy
+// out, so the actions on it fire and step at the time the clock shows then.
 type Session struct {
 	id string
 	// control is the ControlToken, known only to the process that made
 	// the session; controlHash is what a restored session checks with.
 	control     string
 	controlHash [sha256.Size]byte
-	// owner is the client that opened the session (see Store.NewFor),
-	// set by the store before anyone else sees the session.
-	owner string
+	// owner is the client that opened the session (see Store.NewFor).
+	owner    string
+	lastUsed time.Time
 
-	mu       sync.Mutex
-	sc       scenario.Scenario // requests sorted by time, shared with views (see View)
-	total    int64             // requests after expanding counts
+	// sc's requests are sorted by time. A copy's list is clipped, so
+	// that appending to it makes a new one: the requests a copy (or a
+	// View) holds never change under it.
+	sc       scenario.Scenario
+	total    int64 // requests after expanding counts
 	clock    Clock
+	at       time.Time // the wall instant this copy reads its clock at
 	client   string
 	clients  []string
 	cost     int64
 	selected int // expanded index of the selected request, -1 for none
 	patterns int64
-	version  uint64
-	notice   string
-	lastUsed time.Time
-	subs     map[int]chan struct{}
-	nextSub  int
-	wallMark time.Time // real instant of the last tick while playing
-	rev      uint64    // counts changes to the scenario itself
+	// version counts the changes a store kept (Sessions.Update bumps it);
+	// rev those to the scenario itself.
+	version uint64
+	notice  string
+	rev     uint64
 	// edits counts changes to the scenario other than requests appended
 	// at or after its last one: what a kept replay cannot follow.
 	edits uint64
@@ -71,24 +79,79 @@ type Session struct {
 	// compare the two.
 	fullReplay bool
 
-	// replayMu guards replays, and is held while a View replays: views
-	// of one session take turns (they share one kept replay), actions
-	// do not wait for them.
-	replayMu  sync.Mutex
+	derived *derived
+}
+
+// derived is what a process derives from one session and keeps between its
+// views: the replay of its scenario (see replayCache). It is not part of the
+// session's data: copies of one session in one process share it, and a
+// process that reads the session from elsewhere has its own. The replay it
+// keeps carries its own key (the edits, client and selection it was made
+// for), so a View of any version continues it only when it can.
+type derived struct {
+	// mu is held while a View replays: views of one session take turns
+	// (they share one kept replay); actions do not wait for them.
+	mu        sync.Mutex
 	replays   *replayCache
 	continued int // views that continued a kept replay, for the tests
+}
+
+// drop lets the kept replay go: the store calls it when the last watcher
+// of the session leaves, since the replay only spares a watched session's
+// updates.
+func (d *derived) drop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.replays = nil
 }
 
 // NewSession returns a session holding sc with its clock paused at 0. sc
 // must be valid (scenario.Validate); its requests are sorted by time.
 func NewSession(id string, sc scenario.Scenario) (*Session, error) {
-	s := &Session{id: id, control: rand.Text(), cost: 1, selected: -1, subs: map[int]chan struct{}{}}
+	s := &Session{id: id, control: rand.Text(), cost: 1, selected: -1, derived: &derived{}}
 	s.controlHash = sha256.Sum256([]byte(s.control))
 	s.clock.Speed = RealSpeed
 	if err := s.load(sc); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// Copy returns a copy of s that shares nothing a change of either can
+// reach: what a store hands out, and what Update's function changes.
+func (s *Session) Copy() *Session {
+	c := *s
+	c.sc.Requests = slices.Clip(s.sc.Requests)
+	c.sc.Policies = slices.Clone(s.sc.Policies)
+	c.clients = slices.Clone(s.clients)
+	return &c
+}
+
+// At returns a copy of s that reads its clock at wall: a stream re-renders a
+// playing clock with it, computing the time instead of storing a tick.
+func (s *Session) At(wall time.Time) *Session {
+	c := s.Copy()
+	c.at = wall
+	return c
+}
+
+// Version counts the changes kept by the store (View.Version).
+func (s *Session) Version() uint64 { return s.version }
+
+// Owner is the client that opened the session.
+func (s *Session) Owner() string { return s.owner }
+
+// LastUsed is when the store last saw the session used.
+func (s *Session) LastUsed() time.Time { return s.lastUsed }
+
+// ShareDerived makes s use what this process derived from prev (its kept
+// replay) when both are the same session: a store that decodes each
+// version afresh (Restore) calls it, so that an update continues the last
+// replay instead of starting over.
+func (s *Session) ShareDerived(prev *Session) {
+	if prev != nil && prev.id == s.id && prev.derived != nil {
+		s.derived = prev.derived
+	}
 }
 
 // ID is the session's unguessable identifier.
@@ -152,90 +215,20 @@ func tooMany(field string, total, adding int64) error {
 		MaxRequests, total+adding)}}
 }
 
-// Subscribe returns a channel that receives a value after every change (a
-// change made while one is pending is folded into it) and a function that
-// ends the subscription.
-func (s *Session) Subscribe() (<-chan struct{}, func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ch := make(chan struct{}, 1)
-	id := s.nextSub
-	s.nextSub++
-	s.subs[id] = ch
-	return ch, func() {
-		s.mu.Lock()
-		delete(s.subs, id)
-		last := len(s.subs) == 0
-		if last {
-			// Nobody watches: the clock resumes from here when a
-			// stream returns, rather than leaping over the absence.
-			s.wallMark = time.Time{}
-		}
-		s.mu.Unlock()
-		if last {
-			// The kept replay only spares a watched session's
-			// updates.
-			s.dropReplays()
-		}
-	}
-}
-
-// dropReplays lets the kept replay go (see replayCache). The caller must not
-// hold mu: a View holds replayMu and never waits for mu while it does, and
-// this keeps it that way round.
-func (s *Session) dropReplays() {
-	s.replayMu.Lock()
-	defer s.replayMu.Unlock()
-	s.replays = nil
-}
-
-// Subscribers reports how many streams watch the session.
-func (s *Session) Subscribers() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.subs)
-}
-
-// changed records a change; the caller holds mu.
-func (s *Session) changed() {
-	s.version++
-	for _, ch := range s.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// do runs one action under the lock and notifies subscribers when it
-// succeeds. A failing action changes nothing.
+// do runs one action on s. A failing action leaves s as it was (each
+// checks before it changes anything); one that succeeds clears the notice.
 func (s *Session) do(f func() error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := f(); err != nil {
 		return err
 	}
 	s.notice = ""
-	s.changed()
 	return nil
 }
 
-// touch records that the session was used at now (for idle eviction).
-func (s *Session) touch(now time.Time) {
-	s.mu.Lock()
-	s.lastUsed = now
-	s.mu.Unlock()
-}
-
-func (s *Session) idleSince() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastUsed
-}
-
 // insert adds requests at their times (after any already at the same
-// instant), keeping the list sorted and the selection on its request. The
-// caller holds mu.
+// instant), keeping the list sorted and the selection on its request. It
+// writes only past the end of the list it was given, which no other copy or
+// View sees, or into a list of its own.
 func (s *Session) insert(reqs ...scenario.Request) error {
 	var adding int64
 	for _, r := range reqs {
@@ -260,7 +253,8 @@ func (s *Session) insert(reqs ...scenario.Request) error {
 		}
 		if i < len(s.sc.Requests) {
 			s.edits++ // before the last request: every later decision may change
-			// Views share the list (see View): shift a copy.
+			// Copies and views may share the list (a store's Update
+			// appends in place): shift a copy.
 			s.sc.Requests = slices.Clip(s.sc.Requests)
 		}
 		s.sc.Requests = slices.Insert(s.sc.Requests, i, r)
@@ -286,7 +280,7 @@ func (s *Session) FireCost(cost, count int64) error {
 		return err
 	}
 	return s.do(func() error {
-		if err := s.insert(scenario.Request{At: s.clock.Now, Key: s.keyField(), Cost: cmp.Or(cost, s.cost), Count: count}); err != nil {
+		if err := s.insert(scenario.Request{At: s.Now(), Key: s.keyField(), Cost: cmp.Or(cost, s.cost), Count: count}); err != nil {
 			return err
 		}
 		s.cost = cmp.Or(cost, s.cost)
@@ -317,12 +311,12 @@ func (s *Session) Step(ms int64) error {
 	if ms < 1 || ms > scenario.MaxWindowMs {
 		return scenario.Errors{{Field: "step", Reason: fmt.Sprintf("%d ms is out of range (1 ms to %d ms)", ms, int64(scenario.MaxWindowMs))}}
 	}
-	return s.do(func() error { s.clock.Step(ms); return nil })
+	return s.do(func() error { s.clock.Step(ms, s.at); return nil })
 }
 
 // StepWindow moves the clock forward by the scenario's window.
 func (s *Session) StepWindow() error {
-	return s.do(func() error { s.clock.Step(s.sc.WindowMs); return nil })
+	return s.do(func() error { s.clock.Step(s.sc.WindowMs, s.at); return nil })
 }
 
 // Jump sets the clock to at (ms), earlier or later than now.
@@ -330,50 +324,20 @@ func (s *Session) Jump(at int64) error {
 	if at < 0 || at > MaxClock {
 		return scenario.Errors{{Field: "at", Reason: fmt.Sprintf("%d ms is out of range (0 to %d ms)", at, MaxClock)}}
 	}
-	return s.do(func() error { s.clock.Jump(at); return nil })
+	return s.do(func() error { s.clock.Jump(at, s.at); return nil })
 }
 
 // Play starts the clock; Pause stops it.
-func (s *Session) Play() error  { return s.do(func() error { s.setPlaying(true); return nil }) }
-func (s *Session) Pause() error { return s.do(func() error { s.setPlaying(false); return nil }) }
+func (s *Session) Play() error {
+	return s.do(func() error { s.clock.SetPlaying(true, s.at); return nil })
+}
+func (s *Session) Pause() error {
+	return s.do(func() error { s.clock.SetPlaying(false, s.at); return nil })
+}
 
 // TogglePlay starts a paused clock or pauses a running one.
 func (s *Session) TogglePlay() error {
-	return s.do(func() error { s.setPlaying(!s.clock.Playing); return nil })
-}
-
-func (s *Session) setPlaying(on bool) {
-	s.clock.Playing = on
-	s.wallMark = time.Time{}
-}
-
-// TickAt advances a playing clock by the real time since the previous
-// TickAt (the first call after Play only starts counting) and reports
-// whether it moved. Any number of streams may call it: together they move
-// the clock once, by the real time that passed.
-func (s *Session) TickAt(wall time.Time) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.clock.Playing {
-		return false
-	}
-	if s.wallMark.IsZero() || wall.Before(s.wallMark) {
-		s.wallMark = wall
-		return false
-	}
-	d := wall.Sub(s.wallMark)
-	s.wallMark = wall
-	return s.advance(d)
-}
-
-// advance moves a playing clock by real elapsed time and reports whether
-// it moved. The caller holds s.mu.
-func (s *Session) advance(real time.Duration) bool {
-	if !s.clock.Advance(real) {
-		return false
-	}
-	s.changed()
-	return true
+	return s.do(func() error { s.clock.SetPlaying(!s.Playing(), s.at); return nil })
 }
 
 // SetSpeed chooses how fast a playing clock runs.
@@ -381,7 +345,7 @@ func (s *Session) SetSpeed(sp Speed) error {
 	if !slices.Contains(Speeds, sp) {
 		return scenario.Errors{{Field: "speed", Reason: "want one of 0.25, 1, 4, 16"}}
 	}
-	return s.do(func() error { s.clock.Speed = sp; return nil })
+	return s.do(func() error { s.clock.SetSpeed(sp, s.at); return nil })
 }
 
 // Reset clears the requests, the selection and the clock; settings and
@@ -392,7 +356,7 @@ func (s *Session) Reset() error {
 		s.rev++
 		s.edits++
 		s.total = 0
-		s.clock = Clock{Speed: s.clock.Speed}
+		s.clock = Clock{Speed: s.clock.Speed, Wall: s.at}
 		s.selected = -1
 		s.patterns = 0
 		return nil
@@ -517,12 +481,13 @@ func (s *Session) RenameClient(name string) error {
 		if name == scenario.DefaultKey {
 			key = ""
 		}
-		s.sc.Requests = slices.Clone(s.sc.Requests) // views share the old list
+		s.sc.Requests = slices.Clone(s.sc.Requests) // copies and views hold the old list
 		for i := range s.sc.Requests {
 			if s.sc.Requests[i].KeyName() == old {
 				s.sc.Requests[i].Key = key
 			}
 		}
+		s.clients = slices.Clone(s.clients)
 		s.clients[slices.Index(s.clients, old)] = name
 		s.rev++
 		s.edits++
@@ -572,11 +537,11 @@ func (s *Session) Load(sc scenario.Scenario) error {
 		if err := s.load(sc); err != nil {
 			return err
 		}
-		s.clock.Playing = false
-		s.clock.Jump(0)
+		at := int64(0)
 		if n := len(s.sc.Requests); n > 0 {
-			s.clock.Jump(s.sc.Requests[n-1].At)
+			at = s.sc.Requests[n-1].At
 		}
+		s.clock = Clock{Now: at, Speed: s.clock.Speed, Wall: s.at}
 		return nil
 	})
 }
@@ -584,35 +549,24 @@ func (s *Session) Load(sc scenario.Scenario) error {
 // Scenario returns a copy of the session's scenario: exactly what
 // "copy scenario", a shared link and POST /api/simulate use.
 func (s *Session) Scenario() scenario.Scenario {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	sc := s.sc
 	sc.Requests = slices.Clone(sc.Requests)
 	sc.Policies = slices.Clone(sc.Policies)
 	return sc
 }
 
+// Clock is the clock as this copy reads it (see At).
+func (s *Session) Clock() Clock { return s.clock.At(s.at) }
+
 // Now returns the clock's time in ms.
-func (s *Session) Now() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.clock.Now
-}
+func (s *Session) Now() int64 { return s.Clock().Now }
 
 // ScenarioRev counts changes to the scenario itself (requests, settings,
 // lanes): equal before and after an action, the action left it alone.
-func (s *Session) ScenarioRev() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rev
-}
+func (s *Session) ScenarioRev() uint64 { return s.rev }
 
 // Playing reports whether the clock runs.
-func (s *Session) Playing() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.clock.Playing
-}
+func (s *Session) Playing() bool { return s.Clock().Playing }
 
 // keyOf is the client's integer key for the policies.
 func keyOf(name string) policies.Key { return scenario.KeyOf(name) }

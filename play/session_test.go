@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -71,23 +72,33 @@ func TestInvalidSettingsChangeNothing(t *testing.T) {
 	}
 }
 
-func TestSubscribersAreNotified(t *testing.T) {
-	s := newSession(t, DefaultScenario())
-	ch1, stop1 := s.Subscribe()
-	ch2, stop2 := s.Subscribe()
+func TestWatchersAreNotified(t *testing.T) {
+	st := NewStore(nil)
+	s, err := st.New(DefaultScenario())
+	must(t, "new", err)
+	ch1, stop1 := watch(t, st, s)
+	ch2, stop2 := watch(t, st, s)
 	defer stop2()
-	must(t, "fire", s.Fire(1))
-	must(t, "fire", s.Fire(1)) // folded into the pending notice
+	update(t, st, s.ID(), "fire", func(s *Session) error { return s.Fire(1) })
+	update(t, st, s.ID(), "fire", func(s *Session) error { return s.Fire(1) }) // folded into the pending notice
 	for i, ch := range []<-chan struct{}{ch1, ch2} {
 		select {
 		case <-ch:
 		default:
-			t.Errorf("subscriber %d not notified", i)
+			t.Errorf("watcher %d not notified", i)
 		}
 	}
+	if _, err := st.Update(context.Background(), s.ID(), func(s *Session) error { return s.Fire(0) }); err == nil {
+		t.Fatal("fire 0 was accepted")
+	}
+	select {
+	case <-ch2:
+		t.Error("a refused action notified a watcher")
+	default:
+	}
 	stop1()
-	if s.Subscribers() != 1 {
-		t.Errorf("%d subscribers, want 1", s.Subscribers())
+	if n := st.Watchers(s.ID()); n != 1 {
+		t.Errorf("%d watchers, want 1", n)
 	}
 }
 

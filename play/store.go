@@ -1,9 +1,11 @@
 package play
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,12 +42,12 @@ var ErrFull = errors.New("play: the playground is full: too many open sessions; 
 // or evicted after IdleTimeout).
 var ErrNotFound = errors.New("play: no such session (it may have been closed after being idle)")
 
-// Sessions is what the web layer needs of a session store: open a session
-// for a client, find one by id, and keep one alive while a stream shows it.
-// Everything else (the actions, watching) is on the Session. *Store, in
-// memory, implements it; a store kept elsewhere (a NATS key-value bucket,
-// to come, so that sessions survive restarts and span replicas) must honour
-// the same contract, which internal/storetest checks:
+// Sessions is a store of playground sessions, the shape room.Store has: a
+// session is a value (see Session); the store hands out copies and keeps a
+// change only when it is made inside Update. *Store, in memory, implements
+// it; a store kept elsewhere (a NATS JetStream key-value bucket, so that
+// sessions survive restarts and span replicas) must honour the same
+// contract, which internal/storetest checks:
 //
 //   - NewFor opens a session for client holding sc (the default scenario
 //     when sc is empty), with an id of at least 128 random bits, within the
@@ -56,52 +58,84 @@ var ErrNotFound = errors.New("play: no such session (it may have been closed aft
 //     or else the least recently used one of the client holding the most
 //     when that client holds more than the asking one would, or else
 //     refuses with ErrFull and changes nothing.
-//   - Get returns the session with id and marks it used; ErrNotFound for
-//     an id never issued or forgotten. A session is forgotten once idle
-//     for IdleTimeout with no stream watching it, never while one is.
-//   - Touch marks a session used, as Get does.
-//   - Every session Get returns for one id shows every change made through
-//     any other (its View.Version never goes back and counts every change),
-//     and its Subscribe hears of them: a stream on one replica follows the
-//     actions posted to another.
+//   - Get returns a copy of the session with id, its clock read at the
+//     store's time, and marks it used; ErrNotFound for an id never issued
+//     or forgotten. A session is forgotten once idle for IdleTimeout with
+//     nobody watching it, never while someone does.
+//   - Update runs fn on a copy of the session (its clock read at the
+//     store's time) and keeps the copy, its version one more, only if fn
+//     returns nil; it returns a copy of what it kept, or fn's error with
+//     nothing changed. fn may run more than once (a key-value store runs it
+//     again when another writer changed the session first, checking the
+//     revision it read), so it must depend only on the session it is
+//     given. Concurrent Updates of one id never lose a change.
+//   - Watch returns a channel that receives a value after each kept change
+//     (at most one pending: a slow watcher learns once that there is
+//     something new and reads the newest with Get), closed when the
+//     session is forgotten or ctx ends. A watched session counts as
+//     watched for the bounds until then.
+//   - Touch marks a session used, as Get does, without reading it.
 //
-// What a second implementation would add: it keeps each session's Saved
-// (Session.Saved; Restore rebuilds the session) and writes it after every
-// change. The Session will need a hook to tell it of changes; the
-// in-memory store has no use for one, so none exists yet. Each open stream
-// calls Touch ten times a second: a store may write lastUsed only once it
-// is a few seconds old. Whether a stream watches then need not be shared
-// between replicas: the watching replica keeps lastUsed within those few
-// seconds, so no replica finds the session idle for MinIdleForEviction,
-// let alone IdleTimeout. Saved is at most MaxSavedBytes of JSON, over
-// NATS's default 1 MB message size: compress it (5,000 requests fired as
-// patterns make some 170 KB of JSON, 21 KB deflated) or write the scenario
-// only when Saved.ScenarioRev changes. The control token's hash is in
-// Saved, the token never.
+// The clock is data (see Clock): no watcher ticks it, and every replica
+// reads a playing clock by computing, so any number of readers agree.
+//
+// For a key-value store: keep each session's Saved (Restore rebuilds the
+// session; Session.ShareDerived keeps this process's replay across
+// versions) and map Update onto a revision-checked write, retried on a
+// mismatch. Idle expiry maps onto a per-key TTL renewed by Touch; each open
+// stream calls Touch ten times a second, so write lastUsed only once it is a
+// few seconds old. Whether a stream watches need not be shared between
+// replicas: the watching replica keeps lastUsed within those few seconds,
+// so no replica finds the session idle for MinIdleForEviction, let alone
+// IdleTimeout. Saved is at most MaxSavedBytes of JSON, over NATS's default
+// 1 MB message size: compress it (5,000 requests fired as patterns make some
+// 170 KB of JSON, 21 KB deflated) or refuse it by the bounds. The control
+// token's hash is in Saved, the token never.
 type Sessions interface {
-	NewFor(client string, sc scenario.Scenario) (*Session, error)
-	Get(id string) (*Session, error)
-	Touch(s *Session)
+	NewFor(ctx context.Context, client string, sc scenario.Scenario) (*Session, error)
+	Get(ctx context.Context, id string) (*Session, error)
+	Update(ctx context.Context, id string, fn func(*Session) error) (*Session, error)
+	Watch(ctx context.Context, id string) (<-chan struct{}, error)
+	Touch(ctx context.Context, id string) error
 }
 
 var _ Sessions = (*Store)(nil)
 
-// Store is the in-memory Sessions: it holds the live sessions themselves.
-// Ids are 128 random bits, so a session is reachable only by whoever holds
-// its id.
+// Store is the in-memory Sessions. Ids are 128 random bits, so a session is
+// reachable only by whoever holds its id.
 //
 // Fairness: each session remembers the client that opened it. A client at
 // its cap makes room from its own sessions, and a full store takes room from
 // the client holding the most, so no single address can lock others out.
+//
+// A Store is one handle on its sessions; Replica makes another on the same
+// ones, with a wall clock and derived replays of its own, as a second server
+// sharing a backend would hold.
 type Store struct {
-	now       func() time.Time
+	now func() time.Time
+	*memSessions
+	// derived is what this handle's process derived from each session
+	// (see derived), guarded by memSessions.mu.
+	derived map[string]*derived
+}
+
+// memSessions is what every handle of a Store shares.
+type memSessions struct {
 	max       int
 	perClient int
 	ttl       time.Duration
 
 	mu       sync.Mutex
-	sessions map[string]*Session
+	sessions map[string]*entry
 	held     map[string]int // client → sessions it holds (see Session.owner)
+	handles  []*Store
+}
+
+// entry is one stored session: the master copy, which no one outside the
+// store's lock holds, and its watchers.
+type entry struct {
+	s        *Session
+	watchers map[chan struct{}]struct{}
 }
 
 // NewStore returns a store with the documented bounds, reading time from
@@ -113,15 +147,29 @@ func NewStore(now func() time.Time) *Store {
 // NewStoreWithBounds is NewStore with other bounds, for tests; a client may
 // hold the whole store unless WithPerClient says otherwise.
 func NewStoreWithBounds(now func() time.Time, maxSessions int, idle time.Duration) *Store {
-	if now == nil {
-		now = time.Now
-	}
 	if maxSessions < 1 || idle <= 0 {
 		panic("play: NewStoreWithBounds expects maxSessions > 0 and idle > 0")
 	}
-	return &Store{now: now, max: maxSessions, perClient: maxSessions, ttl: idle,
-		sessions: map[string]*Session{}, held: map[string]int{}}
+	m := &memSessions{max: maxSessions, perClient: maxSessions, ttl: idle,
+		sessions: map[string]*entry{}, held: map[string]int{}}
+	return m.handle(now)
 }
+
+func (m *memSessions) handle(now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	st := &Store{now: now, memSessions: m, derived: map[string]*derived{}}
+	m.mu.Lock()
+	m.handles = append(m.handles, st)
+	m.mu.Unlock()
+	return st
+}
+
+// Replica returns another handle on st's sessions reading time from now,
+// with replays of its own: what a second server sharing st's backend would
+// hold. The handles see each other's changes and bounds at once.
+func (st *Store) Replica(now func() time.Time) *Store { return st.handle(now) }
 
 // WithPerClient sets how many sessions one client may hold (tests use small
 // stores) and returns st.
@@ -134,14 +182,16 @@ func (st *Store) WithPerClient(n int) *Store {
 }
 
 // New opens a session holding sc for an unnamed client: NewFor("", sc).
-func (st *Store) New(sc scenario.Scenario) (*Session, error) { return st.NewFor("", sc) }
+func (st *Store) New(sc scenario.Scenario) (*Session, error) {
+	return st.NewFor(context.Background(), "", sc)
+}
 
 // NewFor opens a session holding sc (the default scenario when sc has no
 // policies and no settings) for client, the network address of whoever asks.
 // When client already holds its share, its own least recently used session
 // is forgotten; when the store is full, an unwatched idle session is, or
 // else the least recently used one of the client holding the most.
-func (st *Store) NewFor(client string, sc scenario.Scenario) (*Session, error) {
+func (st *Store) NewFor(_ context.Context, client string, sc scenario.Scenario) (*Session, error) {
 	if sc.Limit == 0 && sc.WindowMs == 0 && len(sc.Policies) == 0 && len(sc.Requests) == 0 {
 		sc = DefaultScenario()
 	}
@@ -155,18 +205,31 @@ func (st *Store) NewFor(client string, sc scenario.Scenario) (*Session, error) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.evictLocked()
+	now := st.now()
+	st.evictLocked(now)
 	if st.held[client] >= st.perClient && st.perClient < st.max {
 		st.removeLocked(st.leastRecentLocked(client))
 	}
-	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked() && !st.evictFromLargestLocked(client) {
+	if len(st.sessions) >= st.max && !st.evictOldestUnwatchedLocked(now) && !st.evictFromLargestLocked(client) {
 		return nil, ErrFull
 	}
-	s.owner = client // before anyone else holds s, so read without its lock
-	s.touch(st.now())
-	st.sessions[id] = s
+	s.owner, s.lastUsed, s.at = client, now, now
+	s.clock.Wall = now
+	st.sessions[id] = &entry{s: s, watchers: map[chan struct{}]struct{}{}}
 	st.held[client]++
-	return s, nil
+	return st.copyLocked(s, now), nil
+}
+
+// copyLocked is the copy of master this handle gives out, read at now.
+func (st *Store) copyLocked(master *Session, now time.Time) *Session {
+	c := master.At(now)
+	d := st.derived[master.id]
+	if d == nil {
+		d = &derived{}
+		st.derived[master.id] = d
+	}
+	c.derived = d
+	return c
 }
 
 // Held reports how many live sessions client holds.
@@ -176,27 +239,36 @@ func (st *Store) Held(client string) int {
 	return st.held[client]
 }
 
-func (st *Store) removeLocked(id string) {
-	s, ok := st.sessions[id]
+// removeLocked forgets a session: its watchers' channels close, and every
+// handle lets its replay go.
+func (m *memSessions) removeLocked(id string) {
+	e, ok := m.sessions[id]
 	if !ok {
 		return
 	}
-	delete(st.sessions, id)
-	client := s.owner
-	if st.held[client]--; st.held[client] <= 0 {
-		delete(st.held, client)
+	delete(m.sessions, id)
+	for w := range e.watchers {
+		close(w)
+	}
+	e.watchers = nil // closed: a watcher's context ending finds it gone
+	for _, h := range m.handles {
+		delete(h.derived, id)
+	}
+	client := e.s.owner
+	if m.held[client]--; m.held[client] <= 0 {
+		delete(m.held, client)
 	}
 }
 
 // leastRecentLocked returns the id of client's least recently used session.
-func (st *Store) leastRecentLocked(client string) string {
+func (m *memSessions) leastRecentLocked(client string) string {
 	oldestID := ""
 	var oldest time.Time
-	for id, s := range st.sessions {
-		if s.owner != client {
+	for id, e := range m.sessions {
+		if e.s.owner != client {
 			continue
 		}
-		if used := s.idleSince(); oldestID == "" || used.Before(oldest) {
+		if used := e.s.lastUsed; oldestID == "" || used.Before(oldest) {
 			oldestID, oldest = id, used
 		}
 	}
@@ -207,45 +279,143 @@ func (st *Store) leastRecentLocked(client string) string {
 // are in use, by forgetting the least recently used session of the client
 // holding the most, when that client holds more than newcomer would after
 // being served: a flood pays for itself, a fair share is kept.
-func (st *Store) evictFromLargestLocked(newcomer string) bool {
+func (m *memSessions) evictFromLargestLocked(newcomer string) bool {
 	largest, most := "", 0
-	for client, n := range st.held {
+	for client, n := range m.held {
 		if n > most {
 			largest, most = client, n
 		}
 	}
-	if most <= st.held[newcomer]+1 {
+	if most <= m.held[newcomer]+1 {
 		return false
 	}
-	st.removeLocked(st.leastRecentLocked(largest))
+	m.removeLocked(m.leastRecentLocked(largest))
 	return true
 }
 
-// Get returns the session with id and marks it used.
-func (st *Store) Get(id string) (*Session, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	s, ok := st.sessions[id]
+// liveLocked returns the entry of id, forgetting it if it has idled out.
+func (st *Store) liveLocked(id string, now time.Time) (*entry, error) {
+	e, ok := st.sessions[id]
 	if !ok {
 		return nil, ErrNotFound
 	}
-	if st.expired(s) {
+	if st.expired(e, now) {
 		st.removeLocked(id)
 		return nil, ErrNotFound
 	}
-	s.touch(st.now())
-	return s, nil
+	return e, nil
 }
 
-// Touch marks a session used without looking it up again: streams call it
-// while they are open, so a watched session never idles out.
-func (st *Store) Touch(s *Session) { s.touch(st.now()) }
+// Get returns a copy of the session with id and marks it used.
+func (st *Store) Get(_ context.Context, id string) (*Session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := st.now()
+	e, err := st.liveLocked(id, now)
+	if err != nil {
+		return nil, err
+	}
+	e.s.lastUsed = now
+	return st.copyLocked(e.s, now), nil
+}
+
+// Update implements Sessions. It holds the store's lock while fn runs: an
+// action is quick (no replay), and a session changes a few times a second.
+func (st *Store) Update(_ context.Context, id string, fn func(*Session) error) (*Session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := st.now()
+	e, err := st.liveLocked(id, now)
+	if err != nil {
+		return nil, err
+	}
+	// fn works on the master's own list of requests, unclipped, so that
+	// firing appends in place instead of copying 5,000 requests: every
+	// copy handed out holds a clipped prefix of it, which appending past
+	// its end leaves alone, and only one Update runs at a time.
+	w := *e.s
+	w.sc.Policies = slices.Clone(e.s.sc.Policies)
+	w.clients = slices.Clone(e.s.clients)
+	w.at = now
+	if err := fn(&w); err != nil {
+		return nil, err
+	}
+	if w.id != e.s.id || w.owner != e.s.owner {
+		return nil, errors.New("play: an update may not change a session's id or owner")
+	}
+	w.version = e.s.version + 1
+	w.lastUsed = now
+	e.s = &w
+	for ch := range e.watchers {
+		select {
+		case ch <- struct{}{}:
+		default: // one change is already pending: the watcher reads the newest
+		}
+	}
+	return st.copyLocked(&w, now), nil
+}
+
+// Watch implements Sessions.
+func (st *Store) Watch(ctx context.Context, id string) (<-chan struct{}, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e, err := st.liveLocked(id, st.now())
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan struct{}, 1)
+	e.watchers[ch] = struct{}{}
+	context.AfterFunc(ctx, func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if _, ok := e.watchers[ch]; !ok {
+			return // forgotten with its session
+		}
+		delete(e.watchers, ch)
+		if len(e.watchers) == 0 {
+			// The kept replay only spares a watched session's
+			// updates.
+			for _, h := range st.handles {
+				if d := h.derived[id]; d != nil {
+					d.drop() // a View holds d.mu but never waits for st.mu
+				}
+			}
+		}
+		close(ch) // last: whoever waits for it finds the replay let go
+
+	})
+	return ch, nil
+}
+
+// Touch marks a session used without reading it: streams call it while
+// they are open.
+func (st *Store) Touch(_ context.Context, id string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := st.now()
+	e, err := st.liveLocked(id, now)
+	if err != nil {
+		return err
+	}
+	e.s.lastUsed = now
+	return nil
+}
+
+// Watchers reports how many watch the session with id.
+func (st *Store) Watchers(id string) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e := st.sessions[id]; e != nil {
+		return len(e.watchers)
+	}
+	return 0
+}
 
 // Len reports the live sessions, after evicting idle ones.
 func (st *Store) Len() int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.evictLocked()
+	st.evictLocked(st.now())
 	return len(st.sessions)
 }
 
@@ -254,17 +424,17 @@ func (st *Store) Len() int {
 func (st *Store) Evict() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.evictLocked()
+	st.evictLocked(st.now())
 }
 
-func (st *Store) expired(s *Session) bool {
-	return st.now().Sub(s.idleSince()) > st.ttl && s.Subscribers() == 0
+func (m *memSessions) expired(e *entry, now time.Time) bool {
+	return now.Sub(e.s.lastUsed) > m.ttl && len(e.watchers) == 0
 }
 
-func (st *Store) evictLocked() {
-	for id, s := range st.sessions {
-		if st.expired(s) {
-			st.removeLocked(id)
+func (m *memSessions) evictLocked(now time.Time) {
+	for id, e := range m.sessions {
+		if m.expired(e, now) {
+			m.removeLocked(id)
 		}
 	}
 }
@@ -274,15 +444,15 @@ func (st *Store) evictLocked() {
 const MinIdleForEviction = time.Minute
 
 // evictOldestUnwatchedLocked makes room in a full store by forgetting the
-// least recently used session that no stream watches and that has been idle
+// least recently used session that nobody watches and that has been idle
 // for MinIdleForEviction (a page closed or never opened its stream). It
 // reports whether it found one.
-func (st *Store) evictOldestUnwatchedLocked() bool {
+func (m *memSessions) evictOldestUnwatchedLocked(now time.Time) bool {
 	oldestID := ""
 	var oldest time.Time
-	for id, s := range st.sessions {
-		used := s.idleSince()
-		if s.Subscribers() > 0 || st.now().Sub(used) < MinIdleForEviction {
+	for id, e := range m.sessions {
+		used := e.s.lastUsed
+		if len(e.watchers) > 0 || now.Sub(used) < MinIdleForEviction {
 			continue
 		}
 		if oldestID == "" || used.Before(oldest) {
@@ -292,7 +462,7 @@ func (st *Store) evictOldestUnwatchedLocked() bool {
 	if oldestID == "" {
 		return false
 	}
-	st.removeLocked(oldestID)
+	m.removeLocked(oldestID)
 	return true
 }
 

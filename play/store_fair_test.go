@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -32,30 +33,30 @@ func TestStoreFloodFromOneAddress(t *testing.T) {
 			st := NewStoreWithBounds(clock, maxSessions, time.Hour).WithPerClient(perClient)
 			var bs []*Session
 			for i := range 3 * maxSessions {
-				s, err := st.NewFor("A", scenario.Scenario{})
+				s, err := st.NewFor(context.Background(), "A", scenario.Scenario{})
 				if err != nil {
 					t.Fatalf("A's session %d: %v", i+1, err)
 				}
 				if tt.watched {
-					_, unsub := s.Subscribe()
+					_, unsub := watch(t, st, s)
 					defer unsub()
 				}
 				if got := st.Held("A"); got > perClient {
 					t.Fatalf("after A's session %d: A holds %d, want at most %d", i+1, got, perClient)
 				}
 				if i%10 == 9 { // B opens a page now and then during the flood
-					b, err := st.NewFor("B", scenario.Scenario{})
+					b, err := st.NewFor(context.Background(), "B", scenario.Scenario{})
 					if err != nil {
 						t.Fatalf("B during A's flood (step %d): %v", i+1, err)
 					}
-					_, unsub := b.Subscribe()
+					_, unsub := watch(t, st, b)
 					defer unsub()
 					bs = append(bs, b)
 				}
 				now = now.Add(time.Second)
 			}
 			for i, b := range bs {
-				if _, err := st.Get(b.ID()); err != nil {
+				if _, err := st.Get(context.Background(), b.ID()); err != nil {
 					t.Errorf("B's session %d: %v, want it kept", i+1, err)
 				}
 			}
@@ -74,12 +75,12 @@ func TestStoreFullOfManyClientsTakesFromTheLargest(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	st := NewStoreWithBounds(func() time.Time { return now }, 6, time.Hour)
 	for i, client := range []string{"big", "big", "big", "big", "small", "small"} {
-		if _, err := st.NewFor(client, scenario.Scenario{}); err != nil {
+		if _, err := st.NewFor(context.Background(), client, scenario.Scenario{}); err != nil {
 			t.Fatalf("session %d: %v", i+1, err)
 		}
 	}
 	for i, client := range []string{"new1", "new2", "new3", "new4"} {
-		if _, err := st.NewFor(client, scenario.Scenario{}); err != nil {
+		if _, err := st.NewFor(context.Background(), client, scenario.Scenario{}); err != nil {
 			t.Fatalf("step %d: NewFor(%q) = %v, want a session taken from the largest client", i+1, client, err)
 		}
 		if n := st.Len(); n != 6 {
@@ -91,7 +92,7 @@ func TestStoreFullOfManyClientsTakesFromTheLargest(t *testing.T) {
 			t.Errorf("%s holds %d, want 1", client, got)
 		}
 	}
-	if _, err := st.NewFor("new5", scenario.Scenario{}); !errors.Is(err, ErrFull) {
+	if _, err := st.NewFor(context.Background(), "new5", scenario.Scenario{}); !errors.Is(err, ErrFull) {
 		t.Errorf("with six clients holding one each, NewFor(new5) = %v, want ErrFull", err)
 	}
 }

@@ -147,14 +147,13 @@ type Explained struct {
 // moved clock only samples the curve past the last request and asks the
 // policies about the clock. The result is the same as a full replay's.
 func (s *Session) View() View {
-	s.mu.Lock()
 	v := View{
-		ID: s.id, Version: s.version, ScenarioRev: s.rev, Clock: s.clock, Total: s.total,
+		ID: s.id, Version: s.version, ScenarioRev: s.rev, Clock: s.Clock(), Total: s.total,
 		Client: s.client, Clients: slices.Clone(s.clients), Cost: s.cost, Notice: s.notice,
 	}
 	v.Scenario = s.sc
-	// Shared, not copied: the session only appends to the list in place
-	// (past every view's length) or replaces it, never changing what a
+	// Shared, not copied: a session only appends to the list in place
+	// past every copy's length, or replaces it, never changing what a
 	// view can see; clipped, so that appending to a view's makes a copy.
 	// Copying 5,000 requests costs more than continuing the kept replay.
 	v.Scenario.Requests = slices.Clip(s.sc.Requests)
@@ -162,23 +161,26 @@ func (s *Session) View() View {
 	selected := s.selected
 	key := cacheKey{edits: s.edits, client: s.client, selected: selected}
 	full := s.fullReplay
-	s.mu.Unlock()
+	d := s.derived
+	if d == nil {
+		d = &derived{} // a zero Session: nothing to keep
+	}
 	// The replay works on the copies, outside the session's lock.
 	span := SpanWindows * v.Scenario.WindowMs
 	v.To = max(span, v.Clock.Now+span/6)
 	v.From = v.To - span
 	specs := v.Scenario.Specs()
 
-	s.replayMu.Lock()
-	defer s.replayMu.Unlock()
-	c := s.replays
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c := d.replays
 	if full || !c.serves(key, &v, len(specs)) {
 		c = &replayCache{key: key}
 		for i, spec := range specs {
 			c.lanes = append(c.lanes, newLaneAcc(&v, i, spec, selected))
 		}
 	} else {
-		s.continued++
+		d.continued++
 	}
 	detail, inView := v.curveDetail(), v.viewedInSpan()
 	results := make([]struct {
@@ -215,11 +217,11 @@ func (s *Session) View() View {
 	c.markDisagreements(&v)
 	switch {
 	case !full && continuable(&v) && c.bytes() <= MaxReplayCacheBytes:
-		s.replays = c
-	case c == s.replays || s.replays != nil && s.replays.key != key:
+		d.replays = c
+	case c == d.replays || d.replays != nil && d.replays.key != key:
 		// The kept replay has outgrown its bound, or is of another
 		// scenario, client or selection: it can serve no later view.
-		s.replays = nil
+		d.replays = nil
 	}
 	return v
 }

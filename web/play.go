@@ -109,11 +109,15 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			sc = got
 		}
 	}
-	sess, err := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
+	ctx := r.Context()
+	sess, err := p.store.NewFor(ctx, p.s.ClientAddress(r), scenario.Scenario{})
 	if err == nil {
-		err = sess.Load(sc)
+		var loaded *play.Session
+		loaded, err = p.store.Update(ctx, sess.ID(), func(s *play.Session) error { return s.Load(sc) })
 		if err != nil {
 			linkErr = asErrors(err, "s")
+		} else {
+			sess = loaded
 		}
 	}
 	if errors.Is(err, play.ErrFull) {
@@ -128,7 +132,10 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	if q.Has("t") {
 		t, err := strconv.ParseInt(q.Get("t"), 10, 64)
 		if err == nil {
-			err = sess.Jump(t)
+			var jumped *play.Session
+			if jumped, err = p.store.Update(ctx, sess.ID(), func(s *play.Session) error { return s.Jump(t) }); err == nil {
+				sess = jumped
+			}
 		}
 		if err != nil {
 			// The clock stays where Load put it.
@@ -230,7 +237,7 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 	default:
 		err = scenario.Errors{{Reason: "the form could not be read: " + err.Error()}}
 	}
-	sess, serr := p.store.NewFor(p.s.ClientAddress(r), scenario.Scenario{})
+	sess, serr := p.store.NewFor(r.Context(), p.s.ClientAddress(r), scenario.Scenario{})
 	if serr != nil {
 		p.refuseFull(w, r)
 		return
@@ -247,21 +254,28 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 	p.s.Render(w, r, status, templates.PlayPageView(pp))
 }
 
+// session reads the session of the request's URL, or answers that it has
+// ended.
 func (p *playground) session(w http.ResponseWriter, r *http.Request) (*play.Session, bool) {
-	sess, err := p.store.Get(chi.URLParam(r, "id"))
+	sess, err := p.store.Get(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
-		if r.Header.Get("Datastar-Request") == "true" {
-			// The page's buttons and stream show nothing of a plain
-			// 404: say it where the learner looks, as events (Datastar
-			// applies those whatever the status).
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("Cache-Control", "no-store")
-			w.WriteHeader(http.StatusNotFound)
-			_ = MergeComponent(datastar.NewSSE(w, r), templates.PlaySessionEnded())
-			return nil, false
-		}
-		http.Error(w, "This playground session has ended (it was idle, or the server restarted). Reload the page to start a new one.", http.StatusNotFound)
+		p.sessionEnded(w, r)
 		return nil, false
 	}
 	return sess, true
+}
+
+// sessionEnded answers a request for a session the store no longer holds.
+func (p *playground) sessionEnded(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Datastar-Request") == "true" {
+		// The page's buttons and stream show nothing of a plain 404:
+		// say it where the learner looks, as events (Datastar applies
+		// those whatever the status).
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNotFound)
+		_ = MergeComponent(datastar.NewSSE(w, r), templates.PlaySessionEnded())
+		return
+	}
+	http.Error(w, "This playground session has ended (it was idle, or the server restarted). Reload the page to start a new one.", http.StatusNotFound)
 }

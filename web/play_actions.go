@@ -268,20 +268,28 @@ func (p *playground) action(a playAction) http.HandlerFunc {
 			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
 			return
 		}
-		var after func()
+		var after func(*play.Session)
 		if p.s.beforePlayAction != nil {
 			after = p.s.beforePlayAction(r.Context(), sess, a.path)
 		}
 		var errs scenario.Errors
 		var reply []byte
-		if err := a.run(sess, sig, r.URL.Query()); err != nil {
+		q := r.URL.Query()
+		// The action runs inside the store's Update, on the session as
+		// stored: it depends on nothing else, so a store may run it again.
+		changed, err := p.store.Update(r.Context(), sess.ID(), func(s *play.Session) error { return a.run(s, sig, q) })
+		if errors.Is(err, play.ErrNotFound) {
+			p.sessionEnded(w, r)
+			return
+		}
+		if err != nil {
 			errs = asErrors(err, "")
 		} else {
 			if after != nil {
-				after()
+				after(changed)
 			}
 			if a.reply != nil {
-				reply = a.reply(sess)
+				reply = a.reply(changed)
 			}
 		}
 		w.Header().Set("Content-Type", "text/event-stream")

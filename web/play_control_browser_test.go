@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,10 +26,11 @@ func TestBrowserASecondBrowserCannotDriveTheFirstsSession(t *testing.T) {
 
 	opener := browsertest.Run(first, chromedp.Evaluate[string](`document.getElementById('play-stream').getAttribute('data-on-load')`))
 	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream')")
-	sess, err := store.Get(id)
+	got, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the first page's session %q: %v", id, err)
 	}
+	sess := live(t, store, got)
 	links := browsertest.Run(first, chromedp.Evaluate[[]string](`[...document.querySelectorAll('a[href]')].map(a => a.href).filter(h => h.startsWith(location.origin))`))
 	exprs := browsertest.Run(first, chromedp.Evaluate[[]string](`[...document.querySelectorAll('*')].flatMap(e => [...e.attributes]).filter(a => a.name.startsWith('data-on-')).map(a => a.value)`))
 	var posts []string

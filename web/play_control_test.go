@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -61,10 +62,11 @@ func TestPlayOnlyTheOpeningBrowserControls(t *testing.T) {
 	}
 	opener := doc.Find("#play-stream").AttrOr("data-on-load", "")
 	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream')")
-	sess, err := store.Get(id)
+	got, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the page's session %q: %v", id, err)
 	}
+	sess := live(t, store, got)
 	var cookie *http.Cookie
 	for _, c := range res.Cookies() {
 		if c.Name == controlCookie {
@@ -131,7 +133,7 @@ func TestPlayOnlyTheOpeningBrowserControls(t *testing.T) {
 }
 
 // clientWith is a browser holding sess's control cookie.
-func clientWith(t *testing.T, url string, sess *play.Session) *http.Client {
+func clientWith(t *testing.T, url string, sess owned) *http.Client {
 	t.Helper()
 	c := controlClient(t)
 	req, _ := http.NewRequest(http.MethodGet, url+"/play/"+sess.ID()+"/", nil)

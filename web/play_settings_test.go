@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"reflect"
@@ -46,7 +47,7 @@ type settingsStep struct {
 
 // openPlayLink opens a shared link the way a browser does and returns the
 // page's signals, its session and the page.
-func openPlayLink(t *testing.T, url string, store *play.Store, link string) (map[string]any, *play.Session, *goquery.Document) {
+func openPlayLink(t *testing.T, url string, store *play.Store, link string) (map[string]any, *liveSession, *goquery.Document) {
 	t.Helper()
 	res := get(t, url+link)
 	if res.status != http.StatusOK {
@@ -62,16 +63,16 @@ func openPlayLink(t *testing.T, url string, store *play.Store, link string) (map
 	}
 	opener := doc.Find("#play-stream").AttrOr("data-on-load", "")
 	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream')")
-	sess, err := store.Get(id)
+	sess, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the page's session %q: %v", id, err)
 	}
-	return sig, sess, doc
+	return sig, live(t, store, sess), doc
 }
 
 // runSettingsSteps posts each step's signals to /settings, as the page
 // does, merging the signals each answer sends back.
-func runSettingsSteps(t *testing.T, base string, sess *play.Session, sig map[string]any, steps []settingsStep) {
+func runSettingsSteps(t *testing.T, base string, sess *liveSession, sig map[string]any, steps []settingsStep) {
 	t.Helper()
 	for i, st := range steps {
 		for k, v := range st.change {

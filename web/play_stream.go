@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,15 +81,29 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 type region struct{ id, html string }
 
 // stream keeps one open page up to date: the full state at once (also after
-// a reconnect), then the regions that changed after each action, at most
-// every UpdateInterval; while the clock plays, it advances the clock.
+// a reconnect), then the regions that changed after each change the store
+// tells of (Watch), at most every UpdateInterval. While the clock plays, it
+// renders again every UpdateInterval with the clock read at that instant:
+// the clock is computed, and no stream advances it.
 func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	sess, ok := p.session(w, r)
 	if !ok {
 		return
 	}
-	changes, unsubscribe := sess.Subscribe()
-	defer unsubscribe()
+	id := sess.ID()
+	watchCtx, stopWatching := context.WithCancel(r.Context())
+	defer stopWatching()
+	changes, err := p.store.Watch(watchCtx, id)
+	if err != nil {
+		p.sessionEnded(w, r)
+		return
+	}
+	// Read again now that the store tells of every later change: one
+	// made between the first read and Watch is in this one.
+	if sess, err = p.store.Get(r.Context(), id); err != nil {
+		p.sessionEnded(w, r)
+		return
+	}
 	// Compressed: an update of seven busy lanes is some 57 KB of HTML and
 	// about 7 KB once compressed.
 	sse, done := p.s.NewSSE(w, r)
@@ -152,32 +167,33 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	if err := send(); err != nil {
 		if ctx.Err() != nil {
 			// The page left (or the server is shutting down) mid-render.
-			p.s.Log().Debug("play stream abandoned", "session", sess.ID(), slog.Any("error", err))
+			p.s.Log().Debug("play stream abandoned", "session", id, slog.Any("error", err))
 		} else {
-			p.s.Log().Error("play stream", "session", sess.ID(), slog.Any("error", err))
+			p.s.Log().Error("play stream", "session", id, slog.Any("error", err))
 		}
 		return
 	}
 	ticker := time.NewTicker(UpdateInterval)
 	defer ticker.Stop()
-	pending := false
+	stale := false // a change was told of and not read yet
 	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-changes:
-			pending = true
+		case _, open := <-changes:
+			if !open {
+				return // forgotten: the page's reconnect hears it has ended
+			}
+			stale = true
 			if time.Since(last) < UpdateInterval {
 				continue // the ticker sends it: at most ten updates a second
 			}
 		case now := <-ticker.C:
-			p.store.Touch(sess)
-			if sess.TickAt(now) {
-				<-changes // our own tick's notice
-				pending = true
+			if err := p.store.Touch(ctx, id); err != nil {
+				return
 			}
-			if !pending {
+			if !stale && !sess.Playing() {
 				if now.Sub(last) >= p.s.heartbeat {
 					// A quiet stream still speaks now and then, so
 					// that the page can tell a live stream from a
@@ -191,7 +207,16 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		pending = false
+		if stale {
+			if sess, err = p.store.Get(ctx, id); err != nil {
+				return
+			}
+			stale = false
+		} else {
+			// Only the playing clock moved, and nothing was stored:
+			// read it at this instant.
+			sess = sess.At(time.Now())
+		}
 		last = time.Now()
 		if err := send(); err != nil {
 			return

@@ -26,12 +26,9 @@ import (
 
 // carParkUpTo returns the default lanes with the car park's cars that
 // arrive before sec, and the clock at sec.
-func carParkSession(t *testing.T, store *play.Store, beforeSec int) *play.Session {
+func carParkSession(t *testing.T, store *play.Store, beforeSec int) *liveSession {
 	t.Helper()
-	sess, err := store.New(scenario.Scenario{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := newLive(t, store, scenario.Scenario{})
 	for _, a := range carParkArrivals {
 		if a.sec >= beforeSec {
 			break
@@ -51,7 +48,7 @@ func carParkSession(t *testing.T, store *play.Store, beforeSec int) *play.Sessio
 
 // post posts body to url as the page's Datastar does, from the browser that
 // opened each of owners (with its control cookie).
-func post(t *testing.T, url, body string, owners ...*play.Session) response {
+func post(t *testing.T, url, body string, owners ...owned) response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
@@ -504,7 +501,7 @@ collect:
 	}
 	cancel()
 	deadline := time.Now().Add(2 * time.Second)
-	for sess.Subscribers() != 0 {
+	for store.Watchers(sess.ID()) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the stream's subscription outlived its request")
 		}

@@ -195,7 +195,7 @@ func cookieValue(r *http.Request, name string) string {
 // which is why the route lives under it).
 func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	sess, err := f.sessions.Get(id)
+	sess, err := f.sessions.Get(r.Context(), id)
 	if err == nil && !controls(r, sess) {
 		refuseControl(w, r)
 		return
@@ -264,7 +264,7 @@ func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Ro
 		}
 		return nil, nil, false
 	}
-	sess, err := f.sessions.Get(rm.Session)
+	sess, err := f.sessions.Get(r.Context(), rm.Session)
 	if err != nil {
 		f.messagePage(w, r, http.StatusNotFound, "This room has ended", "The playground this room showed has closed.")
 		return nil, nil, false
@@ -415,7 +415,7 @@ func (f *roomFeature) presenterRoom(w http.ResponseWriter, r *http.Request) (*ro
 	}
 	var sess *play.Session
 	if err == nil {
-		if sess, err = f.sessions.Get(rm.Session); err != nil {
+		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil {
 			err = room.ErrNotFound
 		}
 	}
@@ -499,11 +499,16 @@ func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 		if err := guardQuestion(rm, sess, a.path); err != nil {
 			return templateReply{}, err
 		}
-		mark := markPlay(sess)
-		if err := a.run(sess, sig.playSignals, r.URL.Query()); err != nil || !mark.changed(sess) {
+		var mark playMark
+		q := r.URL.Query()
+		changed, err := f.sessions.Update(r.Context(), sess.ID(), func(s *play.Session) error {
+			mark = markPlay(s) // inside: the session the action changed
+			return a.run(s, sig.playSignals, q)
+		})
+		if err != nil || !mark.changed(changed) {
 			return templateReply{}, err
 		}
-		_, err := f.rooms.Checkpoint(r.Context(), rm.ID, token, a.path, mark.before)
+		_, err = f.rooms.Checkpoint(r.Context(), rm.ID, token, a.path, mark.before)
 		return templateReply{}, err
 	})
 }
@@ -511,14 +516,14 @@ func (f *roomFeature) drive(a playAction) http.HandlerFunc {
 // checkpointPlay gives an action taken on /play itself, on a session a
 // room shows, the undo checkpoint the presenter's own actions get, so the
 // room's Undo takes it back too. A session no room shows costs one look.
-func (f *roomFeature) checkpointPlay(ctx context.Context, sess *play.Session, label string) func() {
+func (f *roomFeature) checkpointPlay(ctx context.Context, sess *play.Session, label string) func(*play.Session) {
 	ids, err := f.rooms.Showing(ctx, sess.ID())
 	if err != nil || len(ids) == 0 {
 		return nil
 	}
 	mark := markPlay(sess)
-	return func() {
-		if !mark.changed(sess) {
+	return func(changed *play.Session) {
+		if !mark.changed(changed) {
 			return
 		}
 		if _, err := f.rooms.CheckpointSession(ctx, sess.ID(), label, mark.before); err != nil {
@@ -576,10 +581,13 @@ func (f *roomFeature) undo(r *http.Request, rm *room.Room, sess *play.Session, t
 	if err != nil || ps == nil {
 		return templateReply{}, err
 	}
-	if err := sess.Load(ps.Scenario); err != nil {
-		return templateReply{}, err
-	}
-	return templateReply{}, sess.Jump(ps.ClockMs)
+	_, err = f.sessions.Update(r.Context(), sess.ID(), func(s *play.Session) error {
+		if err := s.Load(ps.Scenario); err != nil {
+			return err
+		}
+		return s.Jump(ps.ClockMs)
+	})
+	return templateReply{}, err
 }
 
 func (f *roomFeature) point(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
@@ -616,8 +624,12 @@ func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session,
 	if err != nil {
 		return templateReply{}, err
 	}
-	mark := markPlay(sess)
-	if err := sess.Load(sc); err != nil || !mark.changed(sess) {
+	var mark playMark
+	changed, err := f.sessions.Update(r.Context(), sess.ID(), func(s *play.Session) error {
+		mark = markPlay(s)
+		return s.Load(sc)
+	})
+	if err != nil || !mark.changed(changed) {
 		return templateReply{}, err
 	}
 	_, err = f.rooms.Checkpoint(r.Context(), rm.ID, token, "preset", mark.before)
@@ -834,7 +846,7 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	var sess *play.Session
 	if err == nil {
-		if sess, err = f.sessions.Get(rm.Session); err != nil {
+		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil {
 			err = room.ErrNotFound
 		}
 	}

@@ -23,8 +23,9 @@ import (
 )
 
 // Render once, fan out. A room's hub is one goroutine that watches the
-// room and its playground session, ticks the session's clock while it
-// plays (once per room, not per screen), renders each changed region once
+// room and its playground session, renders again every UpdateInterval
+// while the session's clock plays (once per room, not per screen, reading
+// the clock at that instant: nothing stores a tick), renders each changed region once
 // per view (phone, projector), encodes and compresses the update once, and
 // publishes it as the latest frame. Each follower's stream waits for the
 // next frame and writes the same bytes: the regions changed since the
@@ -96,7 +97,7 @@ func (f *roomFeature) follow(id string, v roomView) (*roomHub, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := f.sessions.Get(rm.Session)
+	sess, err := f.sessions.Get(context.Background(), rm.Session)
 	if err != nil {
 		return nil, room.ErrNotFound
 	}
@@ -164,7 +165,8 @@ func (h *roomHub) phones() int {
 }
 
 // run renders after each change of the room or the session, paced by a
-// pacer, and advances the session's clock while it plays.
+// pacer, and while the session's clock plays. sess is the session as the
+// first frame showed it.
 func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	log := h.f.s.Log()
 	roomChanges, err := h.f.rooms.Watch(ctx, h.id)
@@ -172,8 +174,13 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 		h.end(ctx, "This room has ended.")
 		return
 	}
-	changes, unsubscribe := sess.Subscribe()
-	defer unsubscribe()
+	// A session the store forgets leaves the room showing it as it was
+	// last read (the presenter's playground has ended; the room lingers
+	// until its own end).
+	changes, err := h.f.sessions.Watch(ctx, sess.ID())
+	if err != nil {
+		changes = nil
+	}
 	ticker := time.NewTicker(UpdateInterval)
 	defer ticker.Stop()
 	// The first frame was rendered as the hub started (follow).
@@ -195,14 +202,18 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				return
 			}
 			changed(roomSettle)
-		case <-changes:
+		case _, open := <-changes:
+			if !open {
+				changes = nil
+				continue
+			}
 			changed(roomSettle)
 		case <-h.poke:
 			changed(roomSettle)
 		case now := <-ticker.C:
-			h.f.sessions.Touch(sess)
+			_ = h.f.sessions.Touch(ctx, sess.ID())
 			// The clock's own move is whole at once: it need not settle.
-			if sess.TickAt(now) {
+			if sess.Playing() {
 				changed(0)
 			}
 			if now.Sub(checked) >= hubCheckEvery {
@@ -223,6 +234,11 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			if err != nil {
 				h.end(ctx, "This room has ended.")
 				return
+			}
+			if latest, err := h.f.sessions.Get(ctx, sess.ID()); err == nil {
+				sess = latest
+			} else {
+				sess = sess.At(time.Now()) // forgotten: its clock still reads on
 			}
 			if err := h.render(ctx, rm, sess); err != nil {
 				log.Error("room render", "room", h.id, slog.Any("error", err))

@@ -5,13 +5,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/windowlab/playground/play"
 )
 
 // sixAtZero is the reviewer's room: the car park's lanes, then Reset and a
 // burst of six at 0 s, the clock at 0 s.
-func sixAtZero(t *testing.T) (fx *roomFixture, presenter *device, id string, sess *play.Session) {
+func sixAtZero(t *testing.T) (fx *roomFixture, presenter *device, id string, sess *liveSession) {
 	t.Helper()
 	fx = newRoomFixture(t, nil)
 	presenter = fx.device(t)

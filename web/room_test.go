@@ -108,7 +108,7 @@ func (d *device) do(method, path, body string, header ...string) response {
 
 // own gives d the control cookie of sess, as the browser that opened the
 // playground holds it.
-func (d *device) own(sess *play.Session) {
+func (d *device) own(sess owned) {
 	d.t.Helper()
 	u, err := url.Parse(d.base + "/play/" + sess.ID() + "/")
 	if err != nil {
@@ -132,7 +132,7 @@ func (d *device) post(path, body string, header ...string) response {
 // startRoom opens a playground session with the car park's first cars and
 // starts a room over it from presenter; it returns the room's id, code and
 // the session.
-func (fx *roomFixture) startRoom(t *testing.T, presenter *device) (id, code string, sess *play.Session) {
+func (fx *roomFixture) startRoom(t *testing.T, presenter *device) (id, code string, sess *liveSession) {
 	t.Helper()
 	sess = carParkSession(t, fx.sessions, 36)
 	presenter.own(sess)

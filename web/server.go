@@ -94,8 +94,9 @@ type Server struct {
 
 	// beforePlayAction, set by Rooms, is called before an action on the
 	// playground's own routes; what it returns, when not nil, is called
-	// once the action succeeded (a room's undo checkpoint).
-	beforePlayAction func(ctx context.Context, sess *play.Session, label string) (after func())
+	// once the action succeeded, with the session as the action left it
+	// (a room's undo checkpoint).
+	beforePlayAction func(ctx context.Context, sess *play.Session, label string) (after func(changed *play.Session))
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the

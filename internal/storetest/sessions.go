@@ -1,10 +1,11 @@
 // Package storetest holds contract tests for stores: behaviour that every
 // implementation of an interface must show, written against the interface
 // alone, so that the in-memory store and a later one (NATS) pass the same
-// tests. RunSessions checks a play.Sessions.
+// tests. RunSessions checks a play.Sessions, RunRooms a room.Store.
 package storetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,11 +26,32 @@ type Bounds struct {
 	Idle        time.Duration
 }
 
-// NewSessions makes an empty store with bounds b. A store spanning
-// replicas may return a front that spreads the calls over several of them
-// sharing one backend: the tests then check that handles from different
-// replicas see each other's changes.
-type NewSessions func(t *testing.T, b Bounds) play.Sessions
+// NewSessions makes an empty store with bounds b and returns n handles on
+// it (n >= 1), as n replicas sharing one backend would each hold one: the
+// tests check that what is done through one handle is seen through every
+// other, and that the bounds hold across them. Every handle reads time from
+// b.Now.
+type NewSessions func(t *testing.T, b Bounds, n int) []play.Sessions
+
+// one makes a store and returns its only handle.
+func one(t *testing.T, newStore NewSessions, b Bounds) play.Sessions {
+	t.Helper()
+	hs := newStore(t, b, 1)
+	if len(hs) != 1 {
+		t.Fatalf("NewSessions(1) returned %d handles", len(hs))
+	}
+	return hs[0]
+}
+
+// replicas makes a store and returns n handles on it.
+func replicas(t *testing.T, newStore NewSessions, b Bounds, n int) []play.Sessions {
+	t.Helper()
+	hs := newStore(t, b, n)
+	if len(hs) != n {
+		t.Fatalf("NewSessions(%d) returned %d handles", n, len(hs))
+	}
+	return hs
+}
 
 // Clock is a test clock that only moves when told, safe for concurrent use.
 type Clock struct {
@@ -64,6 +86,10 @@ func RunSessions(t *testing.T, newStore NewSessions) {
 	t.Run("opens sessions and finds them by id", func(t *testing.T) { opensAndFinds(t, newStore) })
 	t.Run("an unknown id is not found", func(t *testing.T) { unknownID(t, newStore) })
 	t.Run("changes reach every handle and its watchers", func(t *testing.T) { changesReachEveryHandle(t, newStore) })
+	t.Run("a refused update changes nothing", func(t *testing.T) { refusedUpdate(t, newStore) })
+	t.Run("concurrent updates of one session lose no change", func(t *testing.T) { concurrentUpdates(t, newStore) })
+	t.Run("replicas agree on a playing clock nobody ticks", func(t *testing.T) { replicasAgreeOnTheClock(t, newStore) })
+	t.Run("a forgotten session closes its watchers", func(t *testing.T) { forgottenClosesWatchers(t, newStore) })
 	t.Run("an idle session ends, a used one lives", func(t *testing.T) { idleSessionsEnd(t, newStore) })
 	t.Run("a watched session never idles out", func(t *testing.T) { watchedSessionsStay(t, newStore) })
 	t.Run("a client at its cap loses its least recently used", func(t *testing.T) { perClientCap(t, newStore) })
@@ -76,7 +102,7 @@ func RunSessions(t *testing.T, newStore NewSessions) {
 // open opens a session for client, failing the test if it cannot.
 func open(t *testing.T, st play.Sessions, client string) *play.Session {
 	t.Helper()
-	s, err := st.NewFor(client, scenario.Scenario{})
+	s, err := st.NewFor(context.Background(), client, scenario.Scenario{})
 	if err != nil {
 		t.Fatalf("NewFor(%q): %v", client, err)
 	}
@@ -87,7 +113,7 @@ func open(t *testing.T, st play.Sessions, client string) *play.Session {
 // only when that no longer matters.
 func live(t *testing.T, st play.Sessions, id string) bool {
 	t.Helper()
-	_, err := st.Get(id)
+	_, err := st.Get(context.Background(), id)
 	switch {
 	case err == nil:
 		return true
@@ -119,8 +145,9 @@ func expect(t *testing.T, st play.Sessions, want map[string]bool, names map[stri
 }
 
 func opensAndFinds(t *testing.T, newStore NewSessions) {
+	ctx := context.Background()
 	clock := NewClock()
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: 60, PerClient: 60, Idle: time.Hour})
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: 60, PerClient: 60, Idle: time.Hour})
 	s := open(t, st, "A")
 	v := s.View()
 	def := play.DefaultScenario()
@@ -129,11 +156,11 @@ func opensAndFinds(t *testing.T, newStore NewSessions) {
 	}
 	sc := scenario.Scenario{Limit: 3, WindowMs: 10_000, Policies: []scenario.PolicySpec{{Name: "token-bucket"}},
 		Requests: []scenario.Request{{At: 100, Key: "bob", Cost: 2, Count: 1}, {At: 500, Cost: 1, Count: 2}}}
-	given, err := st.NewFor("A", sc)
+	given, err := st.NewFor(ctx, "A", sc)
 	if err != nil {
 		t.Fatalf("NewFor with a scenario: %v", err)
 	}
-	got, err := st.Get(given.ID())
+	got, err := st.Get(ctx, given.ID())
 	if err != nil {
 		t.Fatalf("Get of a new session: %v", err)
 	}
@@ -157,11 +184,21 @@ func opensAndFinds(t *testing.T, newStore NewSessions) {
 }
 
 func unknownID(t *testing.T, newStore NewSessions) {
-	st := newStore(t, Bounds{Now: NewClock().Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour})
+	st := one(t, newStore, Bounds{Now: NewClock().Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour})
 	s := open(t, st, "A")
+	ctx := context.Background()
 	for _, id := range []string{"", "no-such-session", s.ID() + "x"} {
-		if _, err := st.Get(id); !errors.Is(err, play.ErrNotFound) {
+		if _, err := st.Get(ctx, id); !errors.Is(err, play.ErrNotFound) {
 			t.Errorf("Get(%q) = %v, want play.ErrNotFound", id, err)
+		}
+		if _, err := st.Update(ctx, id, func(s *play.Session) error { return s.Fire(1) }); !errors.Is(err, play.ErrNotFound) {
+			t.Errorf("Update(%q) = %v, want play.ErrNotFound", id, err)
+		}
+		if _, err := st.Watch(ctx, id); !errors.Is(err, play.ErrNotFound) {
+			t.Errorf("Watch(%q) = %v, want play.ErrNotFound", id, err)
+		}
+		if err := st.Touch(ctx, id); !errors.Is(err, play.ErrNotFound) {
+			t.Errorf("Touch(%q) = %v, want play.ErrNotFound", id, err)
 		}
 	}
 }
@@ -176,17 +213,62 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 	}
 }
 
+// watch watches id through st, failing the test if it cannot, and returns
+// the channel and a function that stops watching and waits until the store
+// has let the watcher go (the channel closes).
+func watch(t *testing.T, st play.Sessions, id string) (<-chan struct{}, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := st.Watch(ctx, id)
+	if err != nil {
+		cancel()
+		t.Fatalf("Watch(%q): %v", id, err)
+	}
+	return ch, func() {
+		cancel()
+		deadline := time.After(notified)
+		for {
+			select {
+			case _, ok := <-ch:
+				if !ok {
+					return
+				}
+			case <-deadline:
+				t.Errorf("Watch(%q): the channel is still open %v after its context ended", id, notified)
+				return
+			}
+		}
+	}
+}
+
+// update runs fn on the session id through st, failing the test if it fails.
+func update(t *testing.T, st play.Sessions, id, what string, fn func(*play.Session) error) *play.Session {
+	t.Helper()
+	s, err := st.Update(context.Background(), id, fn)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return s
+}
+
+// get reads the session id through st, failing the test if it cannot.
+func get(t *testing.T, st play.Sessions, id string) *play.Session {
+	t.Helper()
+	s, err := st.Get(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Get(%q): %v", id, err)
+	}
+	return s
+}
+
 func changesReachEveryHandle(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour})
-	opened := open(t, st, "A")
-	watcher, err := st.Get(opened.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, stop := watcher.Subscribe()
+	hs := replicas(t, newStore, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour}, 2)
+	actor, follower := hs[0], hs[1]
+	id := open(t, actor, "A").ID()
+	changes, stop := watch(t, follower, id)
 	defer stop()
-	last := watcher.View().Version
+	last := get(t, follower, id).Version()
 	steps := []struct {
 		what string
 		do   func(s *play.Session) error
@@ -196,46 +278,172 @@ func changesReachEveryHandle(t *testing.T, newStore NewSessions) {
 		{"fire 1", func(s *play.Session) error { return s.Fire(1) }},
 		{"select request 2", func(s *play.Session) error { return s.Select(1) }},
 	}
-	for i, st2 := range steps {
-		actor, err := st.Get(opened.ID())
-		if err != nil {
-			t.Fatalf("step %d: Get: %v", i+1, err)
-		}
-		if err := st2.do(actor); err != nil {
-			t.Fatalf("step %d (%s): %v", i+1, st2.what, err)
-		}
-		wait(t, changes, fmt.Sprintf("step %d (%s)", i+1, st2.what))
-		want := actor.View()
-		// The watcher's handle may hear of the change before it shows
-		// it (a replica applies it after notifying): give it as long.
-		deadline := time.Now().Add(notified)
-		got := watcher.View()
-		for got.Version != want.Version && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-			got = watcher.View()
-		}
-		if got.Version <= last {
-			t.Errorf("step %d (%s): version = %d, want more than %d", i+1, st2.what, got.Version, last)
+	for i, st := range steps {
+		want := update(t, actor, id, fmt.Sprintf("step %d (%s)", i+1, st.what), st.do).View()
+		wait(t, changes, fmt.Sprintf("step %d (%s)", i+1, st.what))
+		got := get(t, follower, id).View()
+		if got.Version != last+1 {
+			t.Errorf("step %d (%s): version = %d, want %d", i+1, st.what, got.Version, last+1)
 		}
 		if got.Version != want.Version || got.Total != want.Total || got.Clock.Now != want.Clock.Now {
-			t.Errorf("step %d (%s): the watcher shows version %d, %d requests at %d ms; the actor version %d, %d requests at %d ms",
-				i+1, st2.what, got.Version, got.Total, got.Clock.Now, want.Version, want.Total, want.Clock.Now)
+			t.Errorf("step %d (%s): the follower shows version %d, %d requests at %d ms; the actor version %d, %d requests at %d ms",
+				i+1, st.what, got.Version, got.Total, got.Clock.Now, want.Version, want.Total, want.Clock.Now)
 		}
 		last = got.Version
 	}
-	if sel := watcher.View().Selected; sel == nil || sel.Index != 1 {
-		t.Errorf("the watcher's selection = %+v, want request 2", sel)
+	if sel := get(t, follower, id).View().Selected; sel == nil || sel.Index != 1 {
+		t.Errorf("the follower's selection = %+v, want request 2", sel)
+	}
+}
+
+func refusedUpdate(t *testing.T, newStore NewSessions) {
+	st := one(t, newStore, Bounds{Now: NewClock().Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour})
+	id := open(t, st, "A").ID()
+	update(t, st, id, "fire 2", func(s *play.Session) error { return s.Fire(2) })
+	changes, stop := watch(t, st, id)
+	defer stop()
+	before := get(t, st, id)
+	refusal := errors.New("refused")
+	_, err := st.Update(context.Background(), id, func(s *play.Session) error {
+		if err := s.Fire(3); err != nil {
+			return err
+		}
+		return refusal // after a change: the store must keep none of it
+	})
+	if !errors.Is(err, refusal) {
+		t.Fatalf("Update = %v, want the function's own error", err)
+	}
+	after := get(t, st, id)
+	if after.Version() != before.Version() || !slices.Equal(after.Scenario().Requests, before.Scenario().Requests) {
+		t.Errorf("a refused update left version %d with %d requests, want version %d with %d",
+			after.Version(), len(after.Scenario().Requests), before.Version(), len(before.Scenario().Requests))
+	}
+	select {
+	case <-changes:
+		t.Error("a refused update notified a watcher")
+	default:
+	}
+}
+
+func concurrentUpdates(t *testing.T, newStore NewSessions) {
+	const writers, each = 4, 25
+	hs := replicas(t, newStore, Bounds{Now: NewClock().Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour}, 2)
+	opened := open(t, hs[0], "A")
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			st := hs[w%len(hs)]
+			for i := range each {
+				// Each writer fires from a client of its own, selected
+				// in the same update: a lost change shows as a missing
+				// request, or one fired from another writer's client.
+				client := fmt.Sprint("writer", w)
+				if _, err := st.Update(context.Background(), opened.ID(), func(s *play.Session) error {
+					if err := s.SelectClient(client); err != nil {
+						return err
+					}
+					return s.Fire(1)
+				}); err != nil {
+					t.Errorf("writer %d, update %d: %v", w, i+1, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got := get(t, hs[1], opened.ID())
+	if got.Version() != opened.Version()+writers*each {
+		t.Errorf("after %d updates: version %d, want %d", writers*each, got.Version(), opened.Version()+writers*each)
+	}
+	per := map[string]int64{}
+	for _, r := range got.Scenario().Requests {
+		per[r.KeyName()] += r.Count
+	}
+	for w := range writers {
+		if n := per[fmt.Sprint("writer", w)]; n != each {
+			t.Errorf("writer %d: %d requests kept, want %d", w, n, each)
+		}
+	}
+}
+
+func replicasAgreeOnTheClock(t *testing.T, newStore NewSessions) {
+	clock := NewClock()
+	hs := replicas(t, newStore, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 4, Idle: time.Hour}, 2)
+	id := open(t, hs[0], "A").ID()
+	update(t, hs[0], id, "jump to 2 s", func(s *play.Session) error { return s.Jump(2000) })
+	update(t, hs[0], id, "play", func(s *play.Session) error { return s.Play() })
+	steps := []struct {
+		what    string
+		on      int // the replica that acts, -1 for none
+		do      func(s *play.Session) error
+		advance time.Duration
+		want    int64
+		playing bool
+	}{
+		{"1.25 s pass at 1×", -1, nil, 1250 * time.Millisecond, 3250, true},
+		{"another 0.75 s", -1, nil, 750 * time.Millisecond, 4000, true},
+		{"replica 2 sets 16×, 0.5 s pass", 1, func(s *play.Session) error { return s.SetSpeed(play.FastestSpeed) }, 500 * time.Millisecond, 12_000, true},
+		{"replica 1 fires, 0.1 ms pass", 0, func(s *play.Session) error { return s.Fire(1) }, 100 * time.Microsecond, 12_001, true},
+		{"0.3 ms pass: the part of a millisecond carried", -1, nil, 300 * time.Microsecond, 12_006, true},
+		{"replica 2 pauses, 1 min passes", 1, func(s *play.Session) error { return s.Pause() }, time.Minute, 12_006, false},
+		{"replica 1 plays at 0.25×, 4 s pass", 0, func(s *play.Session) error {
+			return errors.Join(s.SetSpeed(play.QuarterSpeed), s.Play())
+		}, 4 * time.Second, 13_006, true},
+	}
+	for i, st := range steps {
+		if st.do != nil {
+			update(t, hs[st.on], id, fmt.Sprintf("step %d (%s)", i+1, st.what), st.do)
+		}
+		clock.Advance(st.advance)
+		for r, h := range hs {
+			c := get(t, h, id).View().Clock
+			if c.Now != st.want || c.Playing != st.playing {
+				t.Errorf("step %d (%s): replica %d reads %d ms, playing %v; want %d ms, playing %v",
+					i+1, st.what, r+1, c.Now, c.Playing, st.want, st.playing)
+			}
+		}
+	}
+	fired := get(t, hs[1], id).Scenario().Requests
+	if len(fired) != 1 || fired[0].At != 12_000 {
+		t.Errorf("replica 2 sees requests %+v, want one fired at 12000 ms (the clock as replica 1 read it)", fired)
+	}
+}
+
+func forgottenClosesWatchers(t *testing.T, newStore NewSessions) {
+	clock := NewClock()
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 1, Idle: time.Hour})
+	first := open(t, st, "A")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := st.Watch(ctx, first.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	open(t, st, "A") // A's cap is 1: the first, watched or not, goes
+	deadline := time.After(notified)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the watcher of a forgotten session: channel still open after %v", notified)
+		}
 	}
 }
 
 func idleSessionsEnd(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
 	const idle = 10 * time.Minute
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 4, Idle: idle})
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 4, Idle: idle})
 	got, touched, left := open(t, st, "A"), open(t, st, "A"), open(t, st, "A")
 	for i := range 2 {
 		clock.Advance(idle - time.Minute)
-		st.Touch(touched)
+		if err := st.Touch(context.Background(), touched.ID()); err != nil {
+			t.Fatalf("step %d: Touch: %v", i+1, err)
+		}
 		if !live(t, st, got.ID()) {
 			t.Errorf("step %d: a session used every %v is not found", i+1, idle-time.Minute)
 		}
@@ -256,9 +464,9 @@ func idleSessionsEnd(t *testing.T, newStore NewSessions) {
 func watchedSessionsStay(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
 	const idle = 10 * time.Minute
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 4, Idle: idle})
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: 4, PerClient: 4, Idle: idle})
 	s := open(t, st, "A")
-	_, stop := s.Subscribe()
+	_, stop := watch(t, st, s.ID())
 	clock.Advance(3 * idle)
 	if !live(t, st, s.ID()) {
 		t.Fatalf("a watched session idle for %v is not found", 3*idle)
@@ -272,7 +480,7 @@ func watchedSessionsStay(t *testing.T, newStore NewSessions) {
 
 func perClientCap(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: 10, PerClient: 3, Idle: time.Hour})
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: 10, PerClient: 3, Idle: time.Hour})
 	names := map[string]string{}
 	named := func(name string, s *play.Session) *play.Session { names[s.ID()] = name; return s }
 	b1 := named("B1", open(t, st, "B"))
@@ -280,12 +488,15 @@ func perClientCap(t *testing.T, newStore NewSessions) {
 	a1 := named("A1", open(t, st, "A"))
 	clock.Advance(time.Second)
 	a2 := named("A2", open(t, st, "A"))
-	_, stop := a2.Subscribe() // watched or not, a client's own cap applies
+	_, stop := watch(t, st, a2.ID()) // watched or not, a client's own cap applies
 	defer stop()
 	clock.Advance(time.Second)
 	a3 := named("A3", open(t, st, "A"))
 	clock.Advance(time.Second)
-	st.Touch(a1) // A2 is now A's least recently used
+	if err := st.Touch(context.Background(), a1.ID()); err != nil { // A2
+		t.Fatal(err)
+	}
+	// is now A's least recently used
 	clock.Advance(time.Second)
 	a4 := named("A4", open(t, st, "A"))
 	expect(t, st, map[string]bool{b1.ID(): true, a1.ID(): true, a2.ID(): false, a3.ID(): true, a4.ID(): true}, names)
@@ -293,11 +504,11 @@ func perClientCap(t *testing.T, newStore NewSessions) {
 
 func fullForgetsAbandoned(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: 3, PerClient: 3, Idle: time.Hour})
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: 3, PerClient: 3, Idle: time.Hour})
 	names := map[string]string{}
 	named := func(name string, s *play.Session) *play.Session { names[s.ID()] = name; return s }
 	a := named("A", open(t, st, "A"))
-	_, stop := a.Subscribe()
+	_, stop := watch(t, st, a.ID())
 	defer stop()
 	clock.Advance(time.Second)
 	b := named("B", open(t, st, "B"))
@@ -306,7 +517,7 @@ func fullForgetsAbandoned(t *testing.T, newStore NewSessions) {
 	clock.Advance(play.MinIdleForEviction / 2)
 	// Everyone is recent: D takes from the largest client, and all hold
 	// one, as D would.
-	if _, err := st.NewFor("D", scenario.Scenario{}); !errors.Is(err, play.ErrFull) {
+	if _, err := st.NewFor(context.Background(), "D", scenario.Scenario{}); !errors.Is(err, play.ErrFull) {
 		t.Fatalf("a full store of recent sessions, one per client: NewFor = %v, want play.ErrFull", err)
 	}
 	clock.Advance(play.MinIdleForEviction)
@@ -317,7 +528,7 @@ func fullForgetsAbandoned(t *testing.T, newStore NewSessions) {
 
 func fullTakesFromLargest(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: 6, PerClient: 6, Idle: time.Hour})
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: 6, PerClient: 6, Idle: time.Hour})
 	var ids []string
 	names := map[string]string{}
 	for i, client := range []string{"big", "big", "big", "big", "small", "small"} {
@@ -329,7 +540,7 @@ func fullTakesFromLargest(t *testing.T, newStore NewSessions) {
 	// Each newcomer takes the least recently used session of the client
 	// holding the most, until all hold one.
 	for i, client := range []string{"new1", "new2", "new3", "new4"} {
-		s, err := st.NewFor(client, scenario.Scenario{})
+		s, err := st.NewFor(context.Background(), client, scenario.Scenario{})
 		if err != nil {
 			t.Fatalf("step %d: NewFor(%q) = %v, want a session taken from the largest client", i+1, client, err)
 		}
@@ -337,7 +548,7 @@ func fullTakesFromLargest(t *testing.T, newStore NewSessions) {
 		names[s.ID()] = client
 		clock.Advance(time.Second)
 	}
-	if _, err := st.NewFor("new5", scenario.Scenario{}); !errors.Is(err, play.ErrFull) {
+	if _, err := st.NewFor(context.Background(), "new5", scenario.Scenario{}); !errors.Is(err, play.ErrFull) {
 		t.Errorf("six clients holding one each: NewFor(new5) = %v, want play.ErrFull", err)
 	}
 	want := map[string]bool{}
@@ -351,16 +562,16 @@ func fullTakesFromLargest(t *testing.T, newStore NewSessions) {
 func floodLeavesRoom(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
 	const maxSessions, perClient = 20, 8
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: maxSessions, PerClient: perClient, Idle: time.Hour})
+	st := one(t, newStore, Bounds{Now: clock.Now, MaxSessions: maxSessions, PerClient: perClient, Idle: time.Hour})
 	var floods, others []string
 	for i := range 3 * maxSessions {
 		s := open(t, st, "flood")
-		_, stop := s.Subscribe() // every one watched and just used
+		_, stop := watch(t, st, s.ID()) // every one watched and just used
 		defer stop()
 		floods = append(floods, s.ID())
 		if i%10 == 9 {
 			b := open(t, st, "other")
-			_, stop := b.Subscribe()
+			_, stop := watch(t, st, b.ID())
 			defer stop()
 			others = append(others, b.ID())
 		}
@@ -385,13 +596,15 @@ func floodLeavesRoom(t *testing.T, newStore NewSessions) {
 func concurrentWithinBounds(t *testing.T, newStore NewSessions) {
 	clock := NewClock()
 	const maxSessions, perClient, clients, each = 12, 5, 4, 25
-	st := newStore(t, Bounds{Now: clock.Now, MaxSessions: maxSessions, PerClient: perClient, Idle: time.Hour})
+	hs := replicas(t, newStore, Bounds{Now: clock.Now, MaxSessions: maxSessions, PerClient: perClient, Idle: time.Hour}, 2)
+	st := hs[0]
 	ids := make([][]string, clients)
 	var wg sync.WaitGroup
 	for c := range clients {
 		wg.Go(func() {
 			for i := range each {
-				s, err := st.NewFor(fmt.Sprint("client", c), scenario.Scenario{})
+				st := hs[c%len(hs)] // the bounds hold across replicas
+				s, err := st.NewFor(context.Background(), fmt.Sprint("client", c), scenario.Scenario{})
 				if errors.Is(err, play.ErrFull) {
 					continue
 				}
@@ -400,10 +613,9 @@ func concurrentWithinBounds(t *testing.T, newStore NewSessions) {
 					return
 				}
 				ids[c] = append(ids[c], s.ID())
-				if got, err := st.Get(s.ID()); err == nil {
-					_ = got.Fire(1)
-					st.Touch(got)
-				}
+				// Forgotten meanwhile by another client's NewFor is fine.
+				_, _ = st.Update(context.Background(), s.ID(), func(s *play.Session) error { return s.Fire(1) })
+				_ = st.Touch(context.Background(), s.ID())
 				clock.Advance(time.Second)
 			}
 		})

@@ -1,0 +1,270 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/windowlab/playground/room"
+)
+
+// NewRooms makes an empty room store and returns n handles on it (n >= 1),
+// as n replicas sharing one backend would each hold one.
+type NewRooms func(t *testing.T, n int) []room.Store
+
+// RunRooms runs the room.Store contract (see room.Store) against stores
+// made by newStore. The bounds a store keeps are Create's limit and the
+// uniqueness of ids and codes; idling and eviction are the caller's, through
+// DeleteIf (room.Rooms forgets a room its presenter left), so that is what
+// is checked of them here.
+func RunRooms(t *testing.T, newStore NewRooms) {
+	t.Run("creates within the limit, ids and codes unique", func(t *testing.T) { roomsCreate(t, newStore) })
+	t.Run("reads are copies", func(t *testing.T) { roomsCopies(t, newStore) })
+	t.Run("a refused update changes nothing", func(t *testing.T) { roomsRefusedUpdate(t, newStore) })
+	t.Run("concurrent updates of one room lose no change", func(t *testing.T) { roomsConcurrentUpdates(t, newStore) })
+	t.Run("watchers hear of changes on every handle", func(t *testing.T) { roomsWatchers(t, newStore) })
+	t.Run("idle rooms are forgotten by DeleteIf, their watchers closed", func(t *testing.T) { roomsIdle(t, newStore) })
+}
+
+func rooms(t *testing.T, newStore NewRooms, n int) []room.Store {
+	t.Helper()
+	hs := newStore(t, n)
+	if len(hs) != n {
+		t.Fatalf("NewRooms(%d) returned %d handles", n, len(hs))
+	}
+	return hs
+}
+
+func newRoom(id, code, session string, seen time.Time) *room.Room {
+	return &room.Room{ID: id, Code: code, Session: session, Created: seen, PresenterSeen: seen, Pointer: -1}
+}
+
+func roomsCreate(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	hs := rooms(t, newStore, 2)
+	at := NewClock().Now()
+	const limit = 3
+	for i := range limit {
+		if err := hs[i%2].Create(ctx, newRoom(fmt.Sprint("id", i), fmt.Sprint("CODE", i), "s", at), limit); err != nil {
+			t.Fatalf("room %d: Create = %v", i+1, err)
+		}
+	}
+	steps := []struct {
+		what  string
+		r     *room.Room
+		limit int
+		want  error
+	}{
+		{"a fourth room, over the limit", newRoom("id9", "CODE9", "s", at), limit, room.ErrFull},
+		{"a taken code, under a higher limit", newRoom("id8", "CODE1", "s", at), limit + 1, room.ErrCodeTaken},
+	}
+	for i, s := range steps {
+		if err := hs[1].Create(ctx, s.r, s.limit); !errors.Is(err, s.want) {
+			t.Errorf("step %d (%s): Create = %v, want %v", i+1, s.what, err, s.want)
+		}
+	}
+	if err := hs[0].Create(ctx, newRoom("id1", "CODE7", "s", at), limit+1); err == nil {
+		t.Error("a second room with a taken id was created")
+	}
+	if err := hs[0].Delete(ctx, "id0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := hs[1].Create(ctx, newRoom("id9", "CODE0", "s", at), limit); err != nil {
+		t.Errorf("after a delete, Create with the freed code = %v, want room", err)
+	}
+	if err := hs[1].Delete(ctx, "no-such-room"); err != nil {
+		t.Errorf("deleting an absent room: %v, want no error", err)
+	}
+	got, err := hs[0].GetByCode(ctx, "CODE0")
+	if err != nil || got.ID != "id9" {
+		t.Errorf("GetByCode(CODE0) = %v, %v; want room id9", got, err)
+	}
+	for _, f := range []func() error{
+		func() error { _, err := hs[0].Get(ctx, "id0"); return err },
+		func() error { _, err := hs[1].GetByCode(ctx, "NOPE"); return err },
+		func() error { _, err := hs[0].Update(ctx, "id0", func(*room.Room) error { return nil }); return err },
+		func() error { _, err := hs[1].Watch(ctx, "id0"); return err },
+	} {
+		if err := f(); !errors.Is(err, room.ErrNotFound) {
+			t.Errorf("a deleted room: %v, want room.ErrNotFound", err)
+		}
+	}
+}
+
+func roomsCopies(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	st := rooms(t, newStore, 1)[0]
+	if err := st.Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Get(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Pointer, got.Presenters = 7, append(got.Presenters, "mine")
+	updated, err := st.Update(ctx, "r", func(r *room.Room) error { r.Asked++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated.Asked = 99
+	again, err := st.Get(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Pointer != -1 || len(again.Presenters) != 0 || again.Asked != 1 {
+		t.Errorf("changing copies reached the store: pointer %d, presenters %v, asked %d; want -1, none, 1", again.Pointer, again.Presenters, again.Asked)
+	}
+	if _, err := st.Update(ctx, "r", func(r *room.Room) error { r.Code = "OTHER"; return nil }); err == nil {
+		t.Error("an update changed the room's code")
+	}
+}
+
+func roomsRefusedUpdate(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	st := rooms(t, newStore, 1)[0]
+	if err := st.Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := st.Watch(wctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := errors.New("no")
+	if _, err := st.Update(ctx, "r", func(r *room.Room) error { r.Asked = 5; return no }); !errors.Is(err, no) {
+		t.Fatalf("Update = %v, want the function's error", err)
+	}
+	if got, _ := st.Get(ctx, "r"); got.Asked != 0 {
+		t.Errorf("a refused update left asked = %d, want 0", got.Asked)
+	}
+	select {
+	case <-ch:
+		t.Error("a refused update notified a watcher")
+	default:
+	}
+}
+
+func roomsConcurrentUpdates(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	hs := rooms(t, newStore, 2)
+	if err := hs[0].Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 4, 25
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				// Each update adds an attendee of its own and counts: a
+				// lost change shows as a missing attendee or count.
+				name := fmt.Sprintf("w%d-%d", w, i)
+				if _, err := hs[w%2].Update(ctx, "r", func(r *room.Room) error {
+					if r.Attendees == nil {
+						r.Attendees = map[string]time.Time{}
+					}
+					r.Attendees[name] = time.Time{}
+					r.Asked++
+					return nil
+				}); err != nil {
+					t.Errorf("writer %d, update %d: %v", w, i+1, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := hs[1].Get(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Asked != writers*each || len(got.Attendees) != writers*each {
+		t.Errorf("after %d updates: asked %d, %d attendees; want %d of each", writers*each, got.Asked, len(got.Attendees), writers*each)
+	}
+}
+
+func roomsWatchers(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	hs := rooms(t, newStore, 2)
+	if err := hs[0].Create(ctx, newRoom("r", "CODE", "s", NewClock().Now()), 10); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	ch, err := hs[1].Watch(wctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := hs[0].Update(ctx, "r", func(r *room.Room) error { r.Pointer = i; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(t, ch, "three updates on the other handle")
+	// At most one pending: three changes were one notice.
+	select {
+	case <-ch:
+		t.Error("three changes unread left more than one notice")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if got, _ := hs[1].Get(ctx, "r"); got.Pointer != 2 {
+		t.Errorf("the watching handle reads pointer %d, want 2", got.Pointer)
+	}
+	cancel()
+	closed(t, ch, "after the watcher's context ended")
+}
+
+// closed waits for ch to close, failing the test after notified.
+func closed(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	deadline := time.After(notified)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s: the channel is still open after %v", what, notified)
+		}
+	}
+}
+
+func roomsIdle(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	hs := rooms(t, newStore, 2)
+	start := NewClock().Now()
+	for i, seen := range []time.Duration{0, 10 * time.Minute, 20 * time.Minute} {
+		if err := hs[0].Create(ctx, newRoom(fmt.Sprint("r", i), fmt.Sprint("CODE", i), fmt.Sprint("s", i%2), start.Add(seen)), 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, err := hs[1].Watch(ctx, "r0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	showing, err := hs[1].ShowingSession(ctx, "s0")
+	slices.Sort(showing)
+	if err != nil || !slices.Equal(showing, []string{"r0", "r2"}) {
+		t.Errorf("ShowingSession(s0) = %v, %v; want [r0 r2]", showing, err)
+	}
+	// Forget the rooms whose presenter was last seen 15 minutes before
+	// the newest: r0 and r1.
+	cut := start.Add(15 * time.Minute)
+	n, err := hs[1].DeleteIf(ctx, func(r *room.Room) bool { return r.PresenterSeen.Before(cut) })
+	if err != nil || n != 2 {
+		t.Errorf("DeleteIf = %d, %v; want 2 rooms forgotten", n, err)
+	}
+	closed(t, ch, "the watcher of a room DeleteIf forgot")
+	for _, id := range []string{"r0", "r1"} {
+		if _, err := hs[0].Get(ctx, id); !errors.Is(err, room.ErrNotFound) {
+			t.Errorf("room %s, idle: Get = %v, want room.ErrNotFound", id, err)
+		}
+	}
+	if _, err := hs[0].GetByCode(ctx, "CODE2"); err != nil {
+		t.Errorf("room r2, recent: GetByCode = %v", err)
+	}
+}
