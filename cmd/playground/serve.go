@@ -13,7 +13,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
 )
@@ -64,7 +63,6 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sessions := play.NewStore(time.Now)
 	st, err := storeFlags.open(ctx)
 	if err != nil {
 		return err
@@ -78,7 +76,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted,
-		Features: []web.Feature{web.Playground(sessions), web.Lessons(lib, set), web.Rooms(rooms, sessions, lib)}}, log)
+		Features: []web.Feature{web.Playground(st.sessions), web.Lessons(lib, set), web.Rooms(rooms, st.sessions, lib)}}, log)
 	if err != nil {
 		return err
 	}

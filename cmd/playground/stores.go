@@ -13,10 +13,11 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/windowlab/playground/natsstore"
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 )
 
-// storeFlags choose where rooms live: an embedded NATS server with its
+// storeFlags choose where rooms and playground sessions live: an embedded NATS server with its
 // files under -data (the default), an external NATS server (-nats, for
 // several replicas), or this process's memory (-memory).
 type storeFlags struct {
@@ -27,15 +28,16 @@ type storeFlags struct {
 
 func addStoreFlags(fs *flag.FlagSet) storeFlags {
 	return storeFlags{
-		memory: fs.Bool("memory", false, "keep rooms in this process's memory only: a restart forgets them"),
-		data:   fs.String("data", "", "directory of the embedded NATS server's files (default: windowlab/nats under the user's cache directory)"),
+		memory: fs.Bool("memory", false, "keep rooms and playground sessions in this process's memory only: a restart forgets them"),
+		data:   fs.String("data", "", "directory of the embedded NATS server's files, where rooms and sessions outlive a restart (default: windowlab/nats under the user's cache directory)"),
 		nats:   fs.String("nats", "", "URL of an external NATS server with JetStream (e.g. nats://127.0.0.1:4222), which several replicas of this server share; replaces the embedded one"),
 	}
 }
 
 // stores are the opened stores and what closes them.
 type stores struct {
-	rooms room.Store
+	rooms    room.Store
+	sessions play.Sessions
 	where string // said at start, so an operator knows what a restart keeps
 	close func()
 }
@@ -54,7 +56,7 @@ func (f storeFlags) check() error {
 // open starts or connects to what the flags name.
 func (f storeFlags) open(ctx context.Context) (stores, error) {
 	if *f.memory {
-		return stores{rooms: room.NewMemStore(), where: "in memory (-memory): a restart forgets rooms", close: func() {}}, nil
+		return stores{rooms: room.NewMemStore(), sessions: play.NewStore(time.Now), where: "in memory (-memory): a restart forgets them", close: func() {}}, nil
 	}
 	var (
 		nc    *nats.Conn
@@ -97,7 +99,12 @@ func (f storeFlags) open(ctx context.Context) (stores, error) {
 		closeAll()
 		return stores{}, err
 	}
-	return stores{rooms: rooms, where: where, close: closeAll}, nil
+	sessions, err := natsstore.OpenSessions(openCtx, nc, natsstore.SessionsOptions{})
+	if err != nil {
+		closeAll()
+		return stores{}, err
+	}
+	return stores{rooms: rooms, sessions: sessions, where: where, close: func() { sessions.Close(); closeAll() }}, nil
 }
 
 // defaultDataDir is where the embedded server keeps its files when -data
@@ -111,4 +118,4 @@ func defaultDataDir() (string, error) {
 }
 
 // sayWhere tells the operator where rooms are kept.
-func (s stores) sayWhere(w io.Writer) { fmt.Fprintf(w, "rooms kept %s\n", s.where) }
+func (s stores) sayWhere(w io.Writer) { fmt.Fprintf(w, "rooms and sessions kept %s\n", s.where) }
