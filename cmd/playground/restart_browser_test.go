@@ -126,3 +126,63 @@ func TestBrowserRestartLosesNothing(t *testing.T) {
 	presenter.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
 	phone.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="mine-right"], [data-testid="mine-wrong"]`)))
 }
+
+// TestBrowserReplicasShareARoom runs two servers on one NATS server (a
+// third process), a presenter on one and the phones on the other, through
+// a predict-and-reveal round: every change on one replica reaches the
+// pages of the other, and no request needs to reach the replica that
+// made the room.
+func TestBrowserReplicasShareARoom(t *testing.T) {
+	natsAddr := freeAddr(t)
+	startNATS(t, natsAddr, t.TempDir())
+	natsURL := "nats://" + natsAddr
+	a, b := freeAddr(t), freeAddr(t)
+	startServer(t, "-addr", a, "-nats", natsURL)
+	startServer(t, "-addr", b, "-nats", natsURL)
+
+	presenter := browsertest.NewTab(t)
+	presenter.Do(chromedp.EmulateViewport(1280, 720), chromedp.Navigate("http://"+a+"/play"))
+	presenter.WaitText(liveStatus, "Interactive parts: on")
+	from := presenter.Location()
+	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
+	presenter.WaitNavigated(from)
+	presenter.WaitText(liveStatus, "Interactive parts: on")
+	code := presenter.Text(`[data-testid="room-code"]`)
+	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-load-preset"]`)))
+	presenter.WaitText(`[data-testid="room-status"]`, "10 requests")
+
+	phones := make([]*browsertest.Tab, 2)
+	for i := range phones {
+		p := browsertest.NewTab(t)
+		p.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate("http://"+b+"/join"))
+		from := p.Location()
+		p.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="join-code"]`), code), chromedp.Submit(chromedp.CSS(`[data-testid="join-code"]`)))
+		p.WaitNavigated(from)
+		p.WaitText(`[data-testid="room-status"]`, "10 requests")
+		phones[i] = p
+	}
+	// The presenter's fire on replica a reaches the phones on replica b.
+	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-fire"]`)))
+	for _, p := range phones {
+		p.WaitText(`[data-testid="room-status"]`, "11 requests")
+	}
+	presenter.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
+	// Each replica counts the phones its own streams serve, so the
+	// projector's "following" is not asserted here (docs/replicas.md).
+	presenter.WaitText(`[data-testid="room-question"]`, "0 answered")
+	for i, p := range phones {
+		p.WaitText(`[data-testid="room-question"]`, "be admitted?")
+		lanes := browsertest.Run(p, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=answer-lane]').length`))
+		for lane := range lanes {
+			p.Do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="answer-lane"]:nth-of-type(%d) [data-testid="tap"][data-value="%d"]`, lane+1, i%2))))
+		}
+		p.WaitText(`[data-testid="room-mine"]`, "Sent.")
+	}
+	presenter.WaitText(`[data-testid="answered"]`, "2 answered")
+	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)))
+	presenter.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
+	for _, p := range phones {
+		p.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="mine-right"], [data-testid="mine-wrong"]`)))
+		p.WaitText(`[data-testid="room-question"]`, "41")
+	}
+}
