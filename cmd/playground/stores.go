@@ -38,8 +38,8 @@ func addStoreFlags(fs *flag.FlagSet) storeFlags {
 type stores struct {
 	rooms    room.Store
 	sessions play.Sessions
-	where string // said at start, so an operator knows what a restart keeps
-	close func()
+	where    string // said at start, so an operator knows what a restart keeps
+	close    func()
 }
 
 // check refuses flags that contradict each other before anything starts.
