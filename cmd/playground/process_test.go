@@ -12,40 +12,23 @@ import (
 	"time"
 
 	"github.com/windowlab/playground/internal/browsertest"
-	"github.com/windowlab/playground/natsstore"
 )
 
 // The test binary doubles as the processes the multi-process tests run,
-// so they need no separate build: with serveEnv set it is the playground
-// command given those arguments; with natsEnv set it is a NATS server
-// with JetStream listening where the variable says, as a third process
-// that replicas share.
+// so they need no separate build: with runEnv set it is the playground
+// command given those arguments (serve, or nats for the server replicas
+// share).
 const (
-	serveEnv = "PLAYGROUND_TEST_SERVE" // arguments, separated by argSep
-	natsEnv  = "PLAYGROUND_TEST_NATS"  // listen address and data directory, separated by argSep
-	argSep   = "\x1f"
+	runEnv = "PLAYGROUND_TEST_RUN" // arguments, separated by argSep
+	argSep = "\x1f"
 )
 
 func TestMain(m *testing.M) {
-	if args, ok := os.LookupEnv(serveEnv); ok {
+	if args, ok := os.LookupEnv(runEnv); ok {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err := run(ctx, strings.Split(args, argSep), os.Stdin, os.Stdout, os.Stderr)
 		stop()
 		os.Exit(exitCode(err, os.Stderr))
-	}
-	if spec, ok := os.LookupEnv(natsEnv); ok {
-		listen, dir, _ := strings.Cut(spec, argSep)
-		e, err := natsstore.StartEmbedded(natsstore.EmbeddedOptions{Dir: dir, Listen: listen})
-		if err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		os.Stderr.WriteString("nats ready at " + e.URL() + "\n")
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		<-ctx.Done()
-		stop()
-		e.Close()
-		os.Exit(0)
 	}
 	code := m.Run()
 	browsertest.Close()
@@ -94,14 +77,14 @@ func startChild(t *testing.T, env, ready string) *process {
 // startServer runs `playground serve` with args in a child process.
 func startServer(t *testing.T, args ...string) *process {
 	t.Helper()
-	return startChild(t, serveEnv+"="+strings.Join(append([]string{"serve"}, args...), argSep), "playground listening on")
+	return startChild(t, runEnv+"="+strings.Join(append([]string{"serve"}, args...), argSep), "playground listening on")
 }
 
-// startNATS runs a NATS server with JetStream in a child process,
-// listening on addr with its files under dir.
+// startNATS runs `playground nats` in a child process, listening on addr
+// with its files under dir.
 func startNATS(t *testing.T, addr, dir string) *process {
 	t.Helper()
-	return startChild(t, natsEnv+"="+addr+argSep+dir, "nats ready at")
+	return startChild(t, runEnv+"="+strings.Join([]string{"nats", "-listen", addr, "-data", dir}, argSep), "nats listening on")
 }
 
 // kill ends the process at once, as a crash or a power cut would: no
