@@ -116,6 +116,9 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	sess, err := p.store.NewFor(ctx, p.s.ClientAddress(r), scenario.Scenario{})
+	// Only the session NewFor made holds its ControlToken: a store that
+	// decodes what it kept (NATS) hands back copies with the token's hash.
+	opened := sess
 	if err == nil {
 		var loaded *play.Session
 		loaded, err = p.store.Update(ctx, sess.ID(), func(s *play.Session) error { return s.Load(sc) })
@@ -147,7 +150,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			linkErr = append(linkErr, scenario.FieldError{Field: "t", Reason: fmt.Sprintf("%q is not a clock time (whole milliseconds from 0 to %d)", q.Get("t"), int64(play.MaxClock))})
 		}
 	}
-	grantControl(w, r, sess)
+	grantControl(w, r, opened)
 	pp := p.pageData(r, sess)
 	status := http.StatusOK
 	if linkErr != nil {

@@ -84,6 +84,9 @@ type options struct {
 	flood int
 
 	abuse string
+
+	store    string
+	replicas int
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -99,6 +102,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.streams, "streams", 100, "streams: how many SSE streams to open")
 	fs.IntVar(&o.followers, "followers", 300, "room: how many phone streams follow the room")
 	fs.DurationVar(&o.fireEvery, "fire-every", 500*time.Millisecond, "room: how often the presenter fires a request")
+	fs.StringVar(&o.store, "store", "nats", "where the server it starts keeps rooms and sessions: nats (serve's default, an embedded NATS server with its files in a temporary directory) or memory (serve -memory)")
+	fs.IntVar(&o.replicas, "replicas", 1, "room: 1, or 2 servers sharing one NATS server (playground nats), the presenter on the first and the followers split between them")
 	fs.IntVar(&o.flood, "flood", 500, "sessions: GET /play a second from address A (with -duration 10s or less: at most 10,000 requests)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -116,6 +121,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("-streams %d: want 1 to %d", o.streams, maxStreams)}
 	case o.followers < 1 || o.followers > maxFollowers():
 		return usageError{fmt.Errorf("-followers %d: want 1 to %d (a room's own bound, room.DefaultBounds().Followers, and this tool's stream cap)", o.followers, maxFollowers())}
+	case o.store != "nats" && o.store != "memory":
+		return usageError{fmt.Errorf("-store %q: want nats or memory", o.store)}
+	case o.replicas != 1 && (o.replicas != 2 || o.mode != "room" || o.store != "nats" || o.addr != ""):
+		return usageError{fmt.Errorf("-replicas %d: want 1, or 2 with -mode room, -store nats and no -addr", o.replicas)}
 	case o.fireEvery < minFireEvery:
 		return usageError{fmt.Errorf("-fire-every %v: want at least %v", o.fireEvery, minFireEvery)}
 	}
@@ -123,26 +132,56 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer cancel()
 
 	base, pid := "", o.pid
+	mem := &memSampler{}
+	var followBases []string
 	if o.addr != "" {
 		if err := checkLoopback(o.addr); err != nil {
 			return usageError{err}
 		}
 		base = "http://" + o.addr
 	} else {
-		srv, err := startServer(ctx, stderr)
+		bin, err := buildServer(ctx, stderr)
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(filepath.Dir(bin))
+		storeArgs := []string{"-memory"}
+		if o.store == "nats" {
+			storeArgs = []string{"-data", filepath.Join(filepath.Dir(bin), "nats")}
+		}
+		if o.replicas == 2 {
+			nats, url, err := startShared(ctx, bin, filepath.Join(filepath.Dir(bin), "shared"))
+			if err != nil {
+				return err
+			}
+			defer nats.stop()
+			storeArgs = []string{"-nats", url}
+			second, err := startServer(ctx, bin, storeArgs)
+			if err != nil {
+				return err
+			}
+			defer second.stop()
+			followBases = append(followBases, second.base)
+			mem.others = append(mem.others, second.cmd.Process.Pid, nats.cmd.Process.Pid)
+		}
+		srv, err := startServer(ctx, bin, storeArgs)
 		if err != nil {
 			return err
 		}
 		defer srv.stop()
 		base, pid = srv.base, srv.cmd.Process.Pid
+		followBases = append([]string{base}, followBases...)
 	}
-	mem := &memSampler{pid: pid}
-	fmt.Fprintf(stdout, "loadtest %s against %s (server pid %d), %s\n", o.mode, base, pid, loadAverage())
+	if followBases == nil {
+		followBases = []string{base}
+	}
+	mem.pid = pid
+	fmt.Fprintf(stdout, "loadtest %s against %s (server pid %d, store %s, %d replica(s)), %s\n", o.mode, base, pid, o.store, len(followBases), loadAverage())
 	switch o.mode {
 	case "simulate":
 		return runSimulate(ctx, o, base, mem, stdout)
 	case "room":
-		return runRoom(ctx, o, base, mem, stdout)
+		return runRoom(ctx, o, base, followBases, mem, stdout)
 	case "sessions":
 		return runSessions(ctx, o, base, mem, stdout)
 	case "abuse":
@@ -170,49 +209,79 @@ func checkLoopback(addr string) error {
 type server struct {
 	cmd  *exec.Cmd
 	base string
-	dir  string
 }
 
 var listening = regexp.MustCompile(`playground listening on (http://\S+)`)
 
-// startServer builds the playground into a temporary directory and starts it
-// on a free loopback port, from the module root (for the Datastar bundle).
-func startServer(ctx context.Context, stderr io.Writer) (*server, error) {
+// buildServer builds the playground into a temporary directory, from the
+// module root (for the Datastar bundle), and returns the binary's path.
+func buildServer(ctx context.Context, stderr io.Writer) (string, error) {
 	dir, err := os.MkdirTemp("", "loadtest-")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	bin := filepath.Join(dir, "playground")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/playground")
 	build.Stdout, build.Stderr = stderr, stderr
 	if err := build.Run(); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("building the server (run from the module root): %w", err)
+		return "", fmt.Errorf("building the server (run from the module root): %w", err)
 	}
-	cmd := exec.CommandContext(ctx, bin, "serve", "-addr", "127.0.0.1:0")
+	return bin, nil
+}
+
+// startServer starts bin's serve on a free loopback port with the store
+// flags given.
+func startServer(ctx context.Context, bin string, storeArgs []string) (*server, error) {
+	s, m, err := startChild(ctx, listening, bin, append([]string{"serve", "-addr", "127.0.0.1:0"}, storeArgs...)...)
+	if err != nil {
+		return nil, err
+	}
+	s.base = strings.Replace(m, "localhost", "127.0.0.1", 1)
+	return s, nil
+}
+
+var natsListening = regexp.MustCompile(`nats listening on (nats://\S+)`)
+
+// startShared starts bin's nats, the server replicas share, on a free
+// loopback port with its files under dir, and returns its URL.
+func startShared(ctx context.Context, bin, dir string) (*server, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s, url, err := startChild(ctx, natsListening, bin, "nats", "-listen", addr, "-data", dir)
+	return s, url, err
+}
+
+// startChild starts bin with args and waits for a line of its standard
+// error that ready matches, returning ready's first group.
+func startChild(ctx context.Context, ready *regexp.Regexp, bin string, args ...string) (*server, string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
 	out, err := cmd.StderrPipe()
 	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+		return nil, "", err
 	}
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+		return nil, "", err
 	}
-	s := &server{cmd: cmd, dir: dir}
+	s := &server{cmd: cmd}
 	lines := bufio.NewScanner(out)
+	found := ""
 	for lines.Scan() {
-		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
-			s.base = strings.Replace(m[1], "localhost", "127.0.0.1", 1)
+		if m := ready.FindStringSubmatch(lines.Text()); m != nil {
+			found = m[1]
 			break
 		}
 	}
-	if s.base == "" {
+	if found == "" {
 		s.stop()
-		return nil, errors.New("the server did not say where it listens")
+		return nil, "", fmt.Errorf("%s %s did not say it was ready", filepath.Base(bin), args[0])
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }() // its request log
-	return s, nil
+	return s, found, nil
 }
 
 func (s *server) stop() {
@@ -225,12 +294,14 @@ func (s *server) stop() {
 		_ = s.cmd.Process.Kill()
 		<-done
 	}
-	os.RemoveAll(s.dir)
 }
 
 // memSampler reads a process's resident memory from /proc.
 type memSampler struct {
 	pid int
+	// others are the other processes serving the run (a second replica,
+	// the NATS server they share), counted with pid.
+	others []int
 
 	mu   sync.Mutex
 	peak int64 // KB, the largest VmRSS sampled
@@ -241,7 +312,19 @@ func (m *memSampler) read() (rss, hwm int64) {
 	if m.pid == 0 {
 		return 0, 0
 	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", m.pid))
+	for _, pid := range append([]int{m.pid}, m.others...) {
+		r, h := readStatus(pid)
+		rss, hwm = rss+r, hwm+h
+	}
+	m.mu.Lock()
+	m.peak = max(m.peak, rss)
+	m.mu.Unlock()
+	return rss, hwm
+}
+
+// readStatus returns one process's VmRSS and VmHWM in KB.
+func readStatus(pid int) (rss, hwm int64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0
 	}
@@ -258,9 +341,6 @@ func (m *memSampler) read() (rss, hwm int64) {
 			hwm = kb
 		}
 	}
-	m.mu.Lock()
-	m.peak = max(m.peak, rss)
-	m.mu.Unlock()
 	return rss, hwm
 }
 

@@ -107,7 +107,7 @@ type follower struct {
 // the POST's own time) for o.duration, and reports action-to-event
 // latency, updates a second per follower, the server's memory, and the CPU
 // both sides used (the followers run on the same machine as the server).
-func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdout io.Writer) error {
+func runRoom(ctx context.Context, o options, base string, followBases []string, mem *memSampler, stdout io.Writer) error {
 	jar, _ := cookiejar.New(nil)
 	control := &http.Client{
 		Jar:     jar,
@@ -176,7 +176,9 @@ func runRoom(ctx context.Context, o options, base string, mem *memSampler, stdou
 				}
 			}
 			defer signal()
-			f.err = follow(streamCtx, client, base+roomPath+"/stream?view=phone", f, fires, signal, &connected)
+			// With replicas the followers are dealt out between them,
+			// the presenter's fires reaching the second through NATS.
+			f.err = follow(streamCtx, client, followBases[i%len(followBases)]+roomPath+"/stream?view=phone", f, fires, signal, &connected)
 		})
 	}
 	waited := make(chan struct{})

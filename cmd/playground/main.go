@@ -4,6 +4,7 @@
 //	playground [serve] [-addr :8080]   start the web server (the default)
 //	playground simulate [--json] [FILE|-]
 //	playground check FILE|-            validate an exercise, print its computed answer
+//	playground nats [-listen ADDR]     a NATS server for replicas of serve to share
 //	playground -h                      list the commands
 //
 // simulate decodes a scenario (package scenario), runs it through the
@@ -61,6 +62,7 @@ commands:
   serve                      start the web server (the default; flags -addr, -datastar, …)
   simulate [--json] [FILE|-] run a scenario through its policies and print the decisions
   check FILE|-               validate an exercise file and print its computed answer
+  nats [-listen ADDR]        run the NATS server replicas of serve share (serve -nats nats://ADDR)
 
 "playground COMMAND -h" describes a command and its flags.
 `
@@ -82,8 +84,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSimulate(args, stdin, stdout, stderr)
 	case "check":
 		return runCheck(args, stdin, stdout, stderr)
+	case "nats":
+		return runNATS(ctx, args, stderr)
 	default:
-		return usagef("unknown command %q (want serve, simulate or check)", cmd)
+		return usagef("unknown command %q (want serve, simulate, check or nats)", cmd)
 	}
 }
 

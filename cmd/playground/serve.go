@@ -13,7 +13,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
 )
@@ -28,6 +27,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", ":8080", "address to listen on; without this flag, $PORT (if set) gives \":$PORT\"")
 	bundle := fs.String("datastar", "", "path of a Datastar browser bundle to serve instead of the one built into the binary")
 	publicURL := fs.String("public-url", "", "address attendees' devices reach this server at, for workshop join links and QR codes (e.g. http://192.168.1.20:8080); default: the address the page was opened at")
+	storeFlags := addStoreFlags(fs)
 	proxies := fs.String("trusted-proxy", "", "comma-separated addresses or prefixes (10.0.0.1, 10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client; without it, X-Forwarded-For is ignored")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -45,6 +45,9 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		*publicURL = u.String()
 	}
+	if err := storeFlags.check(); err != nil {
+		return usageError{err}
+	}
 	trusted, err := web.ParseTrustedProxies(*proxies)
 	if err != nil {
 		return usagef("-trusted-proxy: %v", err)
@@ -60,13 +63,20 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sessions := play.NewStore(time.Now)
-	rooms, err := room.New(room.NewMemStore(), room.Config{})
+	st, err := storeFlags.open(ctx)
+	if err != nil {
+		return err
+	}
+	// Closed after the HTTP server has stopped (defers run last first), so
+	// no handler writes to a store that is gone.
+	defer st.close()
+	st.sayWhere(stderr)
+	rooms, err := room.New(st.rooms, room.Config{})
 	if err != nil {
 		return err
 	}
 	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted,
-		Features: []web.Feature{web.Playground(sessions), web.Lessons(lib, set), web.Rooms(rooms, sessions, lib)}}, log)
+		Features: []web.Feature{web.Playground(st.sessions), web.Lessons(lib, set), web.Rooms(rooms, st.sessions, lib)}}, log)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -38,6 +39,10 @@ var listening = regexp.MustCompile(`playground listening on (http://localhost:\d
 // startServe runs runServe until the test ends and returns its base URL.
 func startServe(t *testing.T, args ...string) (url string, stop func() error) {
 	t.Helper()
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "-memory" || a == "-nats" || a == "-data" }) {
+		// Each test's rooms in a directory of its own, never the user's.
+		args = append(args, "-data", t.TempDir())
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr lockedBuffer
 	done := make(chan error, 1)

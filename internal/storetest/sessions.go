@@ -80,6 +80,11 @@ func (c *Clock) Advance(d time.Duration) {
 // store spanning replicas hears of it over the network.
 const notified = 5 * time.Second
 
+// settle is how long a test lets changes already made reach every
+// watcher before it counts notices: a store spanning replicas delivers
+// them a moment after the write returns.
+const settle = 300 * time.Millisecond
+
 // RunSessions runs the play.Sessions contract (see play.Sessions) against
 // stores made by newStore.
 func RunSessions(t *testing.T, newStore NewSessions) {

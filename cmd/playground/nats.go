@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/windowlab/playground/natsstore"
+)
+
+// runNATS runs the NATS server with JetStream that serve embeds, alone and
+// listening, so that several replicas of serve (each with -nats) can share
+// it without installing anything else.
+func runNATS(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := newFlagSet("nats", "[flags]", "Run a NATS server with JetStream for several `playground serve -nats URL` replicas to share (the same server serve embeds by default).", stderr)
+	listen := fs.String("listen", "127.0.0.1:4222", "host:port to listen on")
+	data := fs.String("data", "", "directory of its files (default: windowlab/nats-shared under the user's cache directory)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("nats takes no arguments, got %q", fs.Args())
+	}
+	dir := *data
+	if dir == "" {
+		base, err := defaultDataDir()
+		if err != nil {
+			return err
+		}
+		dir = base + "-shared"
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("-data: %w", err)
+	}
+	e, err := natsstore.StartEmbedded(natsstore.EmbeddedOptions{Dir: dir, Listen: *listen})
+	if err != nil {
+		return usageError{err}
+	}
+	defer e.Close()
+	fmt.Fprintf(stderr, "nats listening on %s, files in %s\n", e.URL(), dir)
+	<-ctx.Done()
+	return nil
+}

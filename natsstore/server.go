@@ -1,0 +1,83 @@
+package natsstore
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Embedded is a NATS server with JetStream running inside this process.
+type Embedded struct {
+	srv *server.Server
+}
+
+// EmbeddedOptions configure an embedded server.
+type EmbeddedOptions struct {
+	// Dir is where JetStream keeps its files. Required: a store that
+	// forgets on restart is what -memory is for.
+	Dir string
+	// Listen is the host:port other processes connect to; "" serves this
+	// process only (no socket is opened).
+	Listen string
+}
+
+// StartEmbedded starts a JetStream server under opts.Dir and waits until
+// it accepts connections.
+func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("natsstore: the embedded server needs a data directory")
+	}
+	so := &server.Options{
+		ServerName: "windowlab",
+		JetStream:  true,
+		StoreDir:   opts.Dir,
+		NoSigs:     true,
+		NoLog:      true,
+		DontListen: opts.Listen == "",
+	}
+	if opts.Listen != "" {
+		host, port, err := splitHostPort(opts.Listen)
+		if err != nil {
+			return nil, err
+		}
+		so.Host, so.Port = host, port
+	}
+	srv, err := server.NewServer(so)
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: starting the embedded server: %w", err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return nil, errors.New("natsstore: the embedded server did not start within 10 s")
+	}
+	return &Embedded{srv: srv}, nil
+}
+
+// Connect opens a connection to the embedded server, in process when it
+// has no socket.
+func (e *Embedded) Connect() (*nats.Conn, error) {
+	if e.srv.Addr() == nil {
+		return nats.Connect("", nats.InProcessServer(e.srv), nats.Name("windowlab"))
+	}
+	return nats.Connect(e.srv.ClientURL(), nats.Name("windowlab"))
+}
+
+// URL is where other processes reach the server ("" when it serves this
+// process only).
+func (e *Embedded) URL() string {
+	if e.srv.Addr() == nil {
+		return ""
+	}
+	return e.srv.ClientURL()
+}
+
+// Close shuts the server down and waits for it to stop, so that its files
+// are consistent for the next start.
+func (e *Embedded) Close() {
+	e.srv.Shutdown()
+	e.srv.WaitForShutdown()
+}
