@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// FixedWindow is the policy's name in scenarios, URLs and JSON.
+const FixedWindow = "fixed-window"
+
+var fixedWindowInfo = Info{
+	Name: FixedWindow, Human: "fixed window", Options: nil,
+	make: func(p Params) Policy { return newFixedWindow(p) },
+}
+
 // fixedWindowPolicy is fixed-window (vectors: testdata/fixed-window-edges.json): windows of
 // windowMs aligned to the epoch (window = now - now mod windowMs), one count
 // per key, reset at each window edge.

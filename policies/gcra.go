@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// GCRA is the policy's name in scenarios, URLs and JSON.
+const GCRA = "gcra"
+
+var gcraInfo = Info{
+	Name: GCRA, Human: "GCRA", Options: []Option{BurstOption},
+	make: func(p Params) Policy { return newGCRA(p) },
+}
+
 // gcraPolicy is the generic cell rate algorithm: each key keeps its
 // theoretical arrival time (TAT), the instant at which its bucket would be
 // full again. Permits are emitted every windowMs/limit ms with a tolerance

@@ -28,19 +28,6 @@ const (
 	Exact Arithmetic = "exact"
 )
 
-// Names of the policies, as used in scenarios, URLs and JSON.
-const (
-	FixedWindow    = "fixed-window"
-	SlidingLog     = "sliding-log"
-	SlidingCounter = "sliding-counter"
-	SlidingBuckets = "sliding-buckets"
-	TokenBucket    = "token-bucket"
-	GCRA           = "gcra"
-)
-
-// Names lists every policy in the order pages show them.
-var Names = []string{FixedWindow, SlidingLog, SlidingCounter, SlidingBuckets, TokenBucket, GCRA}
-
 // Params configures one policy. Fields a policy does not use are ignored.
 type Params struct {
 	Limit    int64 // permits per window

@@ -5,6 +5,14 @@ import (
 	"unsafe"
 )
 
+// SlidingBuckets is the policy's name in scenarios, URLs and JSON.
+const SlidingBuckets = "sliding-buckets"
+
+var slidingBucketsInfo = Info{
+	Name: SlidingBuckets, Human: "sliding buckets", Options: []Option{BucketsOption},
+	make: func(p Params) Policy { return newSlidingBuckets(p) },
+}
+
 // slidingBucketsPolicy is sliding-buckets (vectors: testdata/sliding-buckets-seed.json): each window of
 // windowMs is split into k = Buckets sub-buckets of width b = windowMs/k,
 // and each key keeps a ring of n = k+1 slot counters indexed by the absolute

@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// SlidingCounter is the policy's name in scenarios, URLs and JSON.
+const SlidingCounter = "sliding-counter"
+
+var slidingCounterInfo = Info{
+	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption},
+	make: func(p Params) Policy { return newSlidingCounter(p) },
+}
+
 // slidingCounterPolicy is sliding-counter (vectors: testdata/sliding-counter-*.json):
 // counts for the current epoch-aligned window and the previous one, the
 // previous count fading out linearly as the current window fills.

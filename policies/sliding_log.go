@@ -5,6 +5,14 @@ import (
 	"unsafe"
 )
 
+// SlidingLog is the policy's name in scenarios, URLs and JSON.
+const SlidingLog = "sliding-log"
+
+var slidingLogInfo = Info{
+	Name: SlidingLog, Human: "sliding log", Options: nil,
+	make: func(p Params) Policy { return newSlidingLog(p) },
+}
+
 // slidingLogPolicy is sliding-log (vectors: testdata/sliding-log-edges.json): the timestamp of
 // every admitted permit, in a ring of exactly limit int64 per key.
 //

@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// TokenBucket is the policy's name in scenarios, URLs and JSON.
+const TokenBucket = "token-bucket"
+
+var tokenBucketInfo = Info{
+	Name: TokenBucket, Human: "token bucket", Options: []Option{BurstOption},
+	make: func(p Params) Policy { return newTokenBucket(p) },
+}
+
 // tokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
 // means Limit) that refills at Limit permits per windowMs and starts full.
 //
