@@ -78,6 +78,8 @@ func NewConcurrent(name string, p Params, shards int) (*Concurrent, error) {
 		c.form = newSlotPolicy[tokenBucketState](c.shards, &tokenBucketKernel{pol.p})
 	case *gcraPolicy:
 		c.form = newSlotPolicy[gcraState](c.shards, &gcraKernel{pol})
+	case *leakyBucketPolicy:
+		c.form = newSlotPolicy[leakyBucketState](c.shards, &leakyBucketKernel{pol})
 	default:
 		panic(fmt.Sprintf("policies: no concurrent form for %T", pol)) // newPolicy builds only the six above
 	}

@@ -1,12 +1,14 @@
 package policies
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "unsafe"
 
 // LeakyBucket is the policy's name in scenarios, URLs and JSON.
 const LeakyBucket = "leaky-bucket"
+
+var leakyBucketInfo = Info{
+	Name: LeakyBucket, Human: "leaky bucket", Options: []Option{BurstOption, DelayOption},
+	make: func(p Params) Policy { return newLeakyBucket(p) },
+}
 
 // leakyBucketPolicy is the leaky bucket as a queue, with the semantics of
 // nginx's limit_req (vectors: testdata/leaky-bucket-queue.json): the bucket
@@ -62,25 +64,6 @@ type leakyBucketPolicy struct {
 type leakyBucketState struct {
 	latest int64 // instant the level was computed at
 	level  int64 // units in the bucket at latest
-}
-
-// normaliseLeakyBucket fills the defaults of a leaky-bucket's Burst (the
-// limit) and Delay (NoDelay is Burst) and checks them, naming the parameter
-// that is wrong.
-func normaliseLeakyBucket(p *Params) error {
-	if p.Burst < 0 || p.Burst > MaxLimit {
-		return fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", LeakyBucket, p.Burst, MaxLimit)
-	}
-	if p.Burst == 0 {
-		p.Burst = p.Limit
-	}
-	if p.Delay == NoDelay {
-		p.Delay = p.Burst
-	}
-	if p.Delay < 0 || p.Delay > p.Burst {
-		return fmt.Errorf("policies: %s: delay %d is out of range [0, burst %d] (or nodelay)", LeakyBucket, p.Delay, p.Burst)
-	}
-	return nil
 }
 
 // newLeakyBucket builds the policy from normalised parameters.
@@ -217,3 +200,33 @@ func (l *leakyBucketPolicy) clone() Policy {
 	c.keys = l.keys.clone()
 	return &c
 }
+
+// leakyBucketKernel shares its policy: leaky-bucket keeps no cache.
+type leakyBucketKernel struct{ l *leakyBucketPolicy }
+
+func (k *leakyBucketKernel) decide(st *leakyBucketState, now, cost int64) (d Decision) {
+	k.l.decideOn(st, now, cost, &d)
+	return d
+}
+
+func (k *leakyBucketKernel) allow(st *leakyBucketState, now, cost int64) Verdict {
+	return k.l.allowOn(st, now, cost)
+}
+
+func (k *leakyBucketKernel) never(cost int64) bool { return neverFits(cost, k.l.p.Burst+1) }
+
+func (k *leakyBucketKernel) unseen(now, cost int64) Decision {
+	var st leakyBucketState
+	return k.decide(&st, now, cost)
+}
+
+func (k *leakyBucketKernel) peek(st *leakyBucketState, now int64) Fraction {
+	return k.l.peekOn(valueOrZero(st), now)
+}
+
+func (k *leakyBucketKernel) snapshot(st *leakyBucketState, now int64) State {
+	return k.l.snapshotOn(valueOrZero(st), now)
+}
+
+func (*leakyBucketKernel) stats(keys int) Stats               { return leakyBucketStats(keys) }
+func (*leakyBucketKernel) fresh(*ringChunks) leakyBucketState { return leakyBucketState{} }

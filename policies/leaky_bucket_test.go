@@ -22,16 +22,19 @@ func TestLeakyBucketParams(t *testing.T) {
 		{in: Params{Limit: 5, WindowMs: 1000, Burst: MaxLimit + 1}, errAbout: "burst 1048577"},
 	}
 	for i, tt := range tests {
-		p := tt.in
-		err := normaliseLeakyBucket(&p)
+		pol, err := New(LeakyBucket, tt.in)
 		if tt.errAbout != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.errAbout) || !strings.HasPrefix(err.Error(), "policies: leaky-bucket: ") {
-				t.Errorf("step %d: normalise(%+v) = %v, want an error naming %q", i, tt.in, err, tt.errAbout)
+				t.Errorf("step %d: New(%+v) error = %v, want one naming %q", i, tt.in, err, tt.errAbout)
 			}
 			continue
 		}
-		if err != nil || p.Burst != tt.burst || p.Delay != tt.delay {
-			t.Errorf("step %d: normalise(%+v) = burst %d delay %d (%v), want burst %d delay %d", i, tt.in, p.Burst, p.Delay, err, tt.burst, tt.delay)
+		if err != nil {
+			t.Errorf("step %d: New(%+v): %v", i, tt.in, err)
+			continue
+		}
+		if p := pol.Params(); p.Burst != tt.burst || p.Delay != tt.delay {
+			t.Errorf("step %d: New(%+v).Params() = burst %d delay %d, want burst %d delay %d", i, tt.in, p.Burst, p.Delay, tt.burst, tt.delay)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package policies
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"testing"
 )
 
@@ -23,27 +22,12 @@ type step struct {
 // mustNew builds a policy or stops the test.
 func mustNew(t testing.TB, name string, p Params) Policy {
 	t.Helper()
-	if name == LeakyBucket { // until the registry builds it
-		if err := normaliseLeakyBucket(&p); err != nil {
-			t.Fatalf("New(%q, %+v): %v", name, p, err)
-		}
-		return newLeakyBucket(p)
-	}
 	pol, err := New(name, p)
 	if err != nil {
 		t.Fatalf("New(%q, %+v): %v", name, p, err)
 	}
 	return pol
 }
-
-// testedNames is every policy the generic tests cover: Names, and
-// leaky-bucket until the registry lists it.
-var testedNames = func() []string {
-	if slices.Contains(Names, LeakyBucket) {
-		return Names
-	}
-	return append(slices.Clone(Names), LeakyBucket)
-}()
 
 // sameFraction compares two fractions by value.
 func sameFraction(a, b Fraction) bool {
@@ -113,7 +97,7 @@ func TestNewValidates(t *testing.T) {
 		p    Params
 		want string // "" for success
 	}{
-		{"no-such", ok, `policies: unknown policy "no-such" (want one of [fixed-window sliding-log sliding-counter sliding-buckets token-bucket gcra])`},
+		{"no-such", ok, `policies: unknown policy "no-such" (want one of [fixed-window sliding-log sliding-counter sliding-buckets token-bucket gcra leaky-bucket])`},
 		{FixedWindow, Params{Limit: 0, WindowMs: 1000}, "policies: fixed-window: limit 0 is out of range [1, 1048576]"},
 		{SlidingLog, Params{Limit: MaxLimit + 1, WindowMs: 1000}, "policies: sliding-log: limit 1048577 is out of range [1, 1048576]"},
 		{FixedWindow, Params{Limit: 1, WindowMs: 0}, "policies: fixed-window: windowMs 0 is out of range [1, 1099511627776]"},
@@ -128,6 +112,9 @@ func TestNewValidates(t *testing.T) {
 		{TokenBucket, Params{Limit: 10, WindowMs: 1000, Burst: -1}, "policies: token-bucket: burst -1 is out of range [0, 1048576]"},
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: MaxLimit + 1}, "policies: gcra: burst 1048577 is out of range [0, 1048576]"},
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: 0}, ""},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: 4, Delay: 5}, "policies: leaky-bucket: delay 5 is out of range [0, burst 4] (or nodelay)"},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: -1}, "policies: leaky-bucket: burst -1 is out of range [0, 1048576]"},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Delay: NoDelay}, ""},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.name, tt.p)
@@ -155,7 +142,7 @@ func TestParamsNormalised(t *testing.T) {
 // TestEveryPolicyRefusesBadCost: a cost below 1 or above capacity is refused
 // with Never, creates no key, and never panics, even at absurd times.
 func TestEveryPolicyRefusesBadCost(t *testing.T) {
-	for _, name := range testedNames {
+	for _, name := range Names {
 		pol := mustNew(t, name, Params{Limit: 4, WindowMs: 100, Buckets: 2})
 		// One above the capacity: 5 (leaky-bucket's 6, a queue of 4 behind the one served).
 		above := pol.Snapshot(7, 0).Capacity + 1
@@ -193,7 +180,7 @@ func TestEveryPolicyRefusesBadCost(t *testing.T) {
 // with Peek and Snapshot calls in between (at later instants, too), and
 // expects identical decisions.
 func TestPeekAndSnapshotDoNotChangeState(t *testing.T) {
-	for _, name := range testedNames {
+	for _, name := range Names {
 		p := Params{Limit: 3, WindowMs: 100, Buckets: 4}
 		quiet, noisy := mustNew(t, name, p), mustNew(t, name, p)
 		for i, at := range []int64{0, 10, 20, 30, 95, 120, 150, 199, 200, 260, 410} {
@@ -211,7 +198,7 @@ func TestPeekAndSnapshotDoNotChangeState(t *testing.T) {
 // TestDecideAllocatesNothing: once a key exists, deciding allocates nothing,
 // admitted or refused.
 func TestDecideAllocatesNothing(t *testing.T) {
-	for _, name := range testedNames {
+	for _, name := range Names {
 		pol := mustNew(t, name, Params{Limit: 3, WindowMs: 1200, Buckets: 6, Arithmetic: Exact})
 		pol.Decide(1, 0, 1)
 		now := int64(0)
@@ -230,7 +217,7 @@ func TestDecideAllocatesNothing(t *testing.T) {
 // TestCloneIsIndependent: deciding on a copy leaves the original as it was,
 // for every policy.
 func TestCloneIsIndependent(t *testing.T) {
-	for _, name := range testedNames {
+	for _, name := range Names {
 		build := func() Policy {
 			p := mustNew(t, name, Params{Limit: 2, WindowMs: 1000, Buckets: 2})
 			p.Decide(1, 0, 1)

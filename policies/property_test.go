@@ -90,7 +90,7 @@ func randomParams(r *rand.Rand, name string) Params {
 // includes late requests.
 func TestPropertyRetryAfter(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 1))
-	for _, name := range testedNames {
+	for _, name := range Names {
 		checked := 0
 		for scenario := range 150 {
 			p := randomParams(r, name)
@@ -159,7 +159,7 @@ func TestPropertySlidingLogExact(t *testing.T) {
 // the same decisions.
 func TestPropertyReplayIsDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 3))
-	for _, name := range testedNames {
+	for _, name := range Names {
 		for scenario := range 30 {
 			p := randomParams(r, name)
 			reqs := traffic(r, p, 200, true)
@@ -221,7 +221,7 @@ func TestPropertyGCRAIsTokenBucket(t *testing.T) {
 // Decide does.
 func TestPropertyAllowIsDecide(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 31))
-	for _, name := range testedNames {
+	for _, name := range Names {
 		for round := range 40 {
 			p := randomParams(r, name)
 			decided, allowed := mustNew(t, name, p), mustNew(t, name, p)
@@ -257,7 +257,7 @@ func TestPropertyAllowIsDecide(t *testing.T) {
 // Decide shares, as a wait that does not admit or is not the shortest.
 func TestPropertyHotKeyAllowIsDecide(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 37))
-	for _, name := range testedNames {
+	for _, name := range Names {
 		for round := range 20 {
 			p := randomParams(r, name)
 			decided, allowed := mustNew(t, name, p), mustNew(t, name, p)

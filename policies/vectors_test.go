@@ -94,7 +94,7 @@ func TestVectors(t *testing.T) {
 			})
 		}
 	}
-	for _, name := range testedNames {
+	for _, name := range Names {
 		if !seen[name] {
 			t.Errorf("no vector exercises %s", name)
 		}

@@ -27,7 +27,7 @@ func TestParsePolicyRef(t *testing.T) {
 			t.Errorf("Ref() = %q, want %q", back, tt.ref)
 		}
 	}
-	for _, bad := range []string{"", "leaky", "sliding-counter/round", "sliding-log/3", "sliding-buckets/0", "gcra/x"} {
+	for _, bad := range []string{"", "tumbling", "sliding-counter/round", "sliding-log/3", "sliding-buckets/0", "gcra/x"} {
 		if _, err := ParsePolicyRef(bad); err == nil {
 			t.Errorf("ParsePolicyRef(%q) succeeded; want an error", bad)
 		}

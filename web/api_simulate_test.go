@@ -50,7 +50,7 @@ func TestSimulateRejectsBadScenariosWithTheField(t *testing.T) {
 		name, body, field, reason string
 	}{
 		{"malformed", `{"limit": 5`, "", "malformed JSON"},
-		{"unknown policy", `{"limit": 5, "windowMs": 1000, "policy": "leaky-bucket"}`, "policy", "unknown policy"},
+		{"unknown policy", `{"limit": 5, "windowMs": 1000, "policy": "tumbling"}`, "policy", "unknown policy"},
 		{"limit zero", `{"limit": 0, "windowMs": 1000}`, "limit", "out of range"},
 		{"window negative", `{"limit": 5, "windowMs": -1}`, "windowMs", "out of range"},
 		{"backwards", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 10}, {"at": 5}]}`, "requests[1].at", "backwards"},

@@ -59,7 +59,7 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		want        string
 	}{
 		{"malformed", `{"limit":`, []string{"simulate"}, "malformed JSON"},
-		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "leaky"}`, []string{"simulate", "-"}, `policy: unknown policy "leaky"`},
+		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "tumbling"}`, []string{"simulate", "-"}, `policy: unknown policy "tumbling"`},
 		{"zero limit", `{"limit": 0, "windowMs": 10}`, []string{"simulate"}, "limit: 0 is out of range"},
 		{"backwards", `{"limit": 1, "windowMs": 10, "requests": [{"at": 9}, {"at": 3}]}`, []string{"simulate"}, "requests[1].at"},
 		{"missing file", ``, []string{"simulate", "no-such-file.json"}, "no-such-file.json"},
