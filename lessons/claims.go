@@ -155,8 +155,8 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 			return q, "", fmt.Errorf("bytes-per-key needs \"limit N\"")
 		}
 	case measureCacheLineK:
-		if q.window == 0 || q.policy != policies.SlidingBuckets {
-			return q, "", fmt.Errorf("cache-line-k needs \"sliding-buckets window TIME\"")
+		if q.window == 0 || scenario.OptionOf(q.policy) != scenario.BucketsOption {
+			return q, "", fmt.Errorf("cache-line-k needs \"%s window TIME\"", strings.Join(policies.Taking(policies.BucketsOptionName), " or "))
 		}
 	}
 	return q, expected, nil

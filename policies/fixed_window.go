@@ -6,7 +6,7 @@ import "unsafe"
 const FixedWindow = "fixed-window"
 
 var fixedWindowInfo = Info{
-	Name: FixedWindow, Human: "fixed window", Options: nil,
+	Name: FixedWindow, Human: "fixed window", Options: nil, Windows: true,
 	make: func(p Params) Policy { return newFixedWindow(p) },
 }
 

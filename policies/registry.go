@@ -43,6 +43,10 @@ type Info struct {
 	// Options are the settings the policy takes besides Limit and
 	// WindowMs, in the order forms show them.
 	Options []Option
+	// Windows is true for a policy that counts permits in windows of
+	// WindowMs aligned to the epoch, which its lanes draw with the permits
+	// each admitted.
+	Windows bool
 	// make builds the policy from parameters that New has validated and
 	// normalised.
 	make func(Params) Policy

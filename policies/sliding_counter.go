@@ -6,7 +6,7 @@ import "unsafe"
 const SlidingCounter = "sliding-counter"
 
 var slidingCounterInfo = Info{
-	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption},
+	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption}, Windows: true,
 	make: func(p Params) Policy { return newSlidingCounter(p) },
 }
 
