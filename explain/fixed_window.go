@@ -17,12 +17,13 @@ func (fixedWindow) name(human string, _ scenario.PolicySpec) string { return hum
 func (fixedWindow) estimateWord() string                            { return "count" }
 
 func (fixedWindow) working(_ Policy, d scenario.Decision) string {
-	t := d.Detail.Terms
+	t := d.Detail.Terms.FixedWindow()
 	return fmt.Sprintf("window from %s holds %d; %d + %d against %d", scenario.FormatMs(t.WindowStart), t.Count, t.Count, d.Cost, d.Detail.Capacity)
 }
 
 func (fixedWindow) state(s policies.State) string {
-	return fmt.Sprintf("window from %s, count %d", scenario.FormatMs(s.WindowStart), s.Count)
+	h, _ := s.Held.(policies.FixedWindowHeld)
+	return fmt.Sprintf("window from %s, count %d", scenario.FormatMs(h.WindowStart), h.Count)
 }
 
 func (fixedWindow) status(policies.State) string { return "" }
@@ -40,15 +41,15 @@ const windowsWhileAsked = "Blocks: the windows, those that ended before the ques
 func (fixedWindow) stepsInSeconds() bool { return false }
 
 func (fixedWindow) steps(st *stepper, pol Policy, det policies.Decision, _ policies.State) {
-	p, ms := det.Terms, st.ms
+	p, ms := det.Terms.FixedWindow(), st.ms
 	st.add("Window [%s, %s): %d already counted in it.", ms(p.WindowStart), ms(p.WindowStart+pol.Params.WindowMs), p.Count)
 	st.add("count + cost = %d + %d = %s", p.Count, det.Cost, st.verdict(strconv.FormatInt(p.Count+det.Cost, 10), p.Count+det.Cost <= st.capacity))
 }
 
 // resetMs: the window's count goes at its end.
 func (fixedWindow) resetMs(p policies.Params, at int64, after policies.State) int64 {
-	if after.Count > 0 {
-		return after.WindowStart + p.WindowMs - at
+	if h, _ := after.Held.(policies.FixedWindowHeld); h.Count > 0 {
+		return h.WindowStart + p.WindowMs - at
 	}
 	return 0
 }

@@ -47,10 +47,11 @@ func excessOf(det policies.Decision) policies.Fraction {
 // drainedText is what drained since the key was last updated: "0.4 in
 // 0.4 s", or "nothing".
 func drainedText(det policies.Decision) string {
-	if det.Terms.Drained.Num == 0 {
+	terms := det.Terms.LeakyBucket()
+	if terms.Drained.Num == 0 {
 		return "nothing"
 	}
-	return fmt.Sprintf("%s in %s", scenario.FormatFraction(det.Terms.Drained), scenario.FormatMs(det.Terms.Elapsed))
+	return fmt.Sprintf("%s in %s", scenario.FormatFraction(terms.Drained), scenario.FormatMs(terms.Elapsed))
 }
 
 // working: "excess 2.6 of 5 after draining 0.4 in 400 ms; waits 2.6 s".
@@ -70,19 +71,19 @@ func (leakyBucket) working(_ Policy, d scenario.Decision) string {
 }
 
 func (leakyBucket) state(s policies.State) string {
-	return fmt.Sprintf("in the bucket %s of %d (%s queued behind the one served)", scenario.FormatFraction(s.Estimate), s.Capacity, scenario.FormatFraction(queued(s.Estimate)))
+	return fmt.Sprintf("in the bucket %s of %d (%s queued behind the one served)", scenario.FormatFraction(s.Estimate), s.Capacity, scenario.FormatFraction(queued(s)))
 }
 
 // queued is the permits waiting behind the one being served.
-func queued(level policies.Fraction) policies.Fraction {
-	if level.Num <= level.Den {
-		return policies.Fraction{Num: 0, Den: 1}
+func queued(s policies.State) policies.Fraction {
+	if h, ok := s.Held.(policies.LeakyBucketHeld); ok && h.Queued.Den != 0 {
+		return h.Queued
 	}
-	return policies.Fraction{Num: level.Num - level.Den, Den: level.Den}
+	return policies.Whole(0)
 }
 
 func (leakyBucket) status(s policies.State) string {
-	return fmt.Sprintf(" (queue %s)", Fraction(queued(s.Estimate)))
+	return fmt.Sprintf(" (queue %s)", Fraction(queued(s)))
 }
 
 func (leakyBucket) legend() string {

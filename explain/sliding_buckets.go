@@ -28,15 +28,16 @@ func (slidingBuckets) name(human string, spec scenario.PolicySpec) string {
 func (slidingBuckets) estimateWord() string { return "estimate" }
 
 func (slidingBuckets) working(_ Policy, d scenario.Decision) string {
-	t := d.Detail.Terms
+	t := d.Detail.Terms.SlidingBuckets()
 	weight := policies.Fraction{Num: t.BucketMs - t.Elapsed, Den: max(t.BucketMs, 1)}.Reduced().String()
 	return fmt.Sprintf("oldest %d × %s + %d in the newer buckets = %s; + %d against %d",
-		t.Previous, weight, t.Current, scenario.FormatFraction(d.Estimate), d.Cost, d.Detail.Capacity)
+		t.Oldest, weight, t.Rest, scenario.FormatFraction(d.Estimate), d.Cost, d.Detail.Capacity)
 }
 
 func (slidingBuckets) state(s policies.State) string {
-	cs := make([]string, len(s.Slots))
-	for i, sl := range s.Slots {
+	h, _ := s.Held.(policies.SlidingBucketsHeld)
+	cs := make([]string, len(h.Slots))
+	for i, sl := range h.Slots {
 		cs[i] = strconv.FormatInt(sl.Count, 10)
 	}
 	return fmt.Sprintf("slots [%s], estimate %s", strings.Join(cs, " "), scenario.FormatFraction(s.Estimate))
@@ -53,10 +54,10 @@ func (slidingBuckets) legendWhileAsked() string { return "" }
 func (slidingBuckets) stepsInSeconds() bool { return true }
 
 func (slidingBuckets) steps(st *stepper, pol Policy, det policies.Decision, _ policies.State) {
-	p := det.Terms
+	p := det.Terms.SlidingBuckets()
 	st.add("The window is %d buckets of %s, and it is %s into the newest. The oldest bucket, partly outside the window, held %d: carried = %d × (%s − %s) ÷ %s = %s.",
-		pol.Params.Buckets, secs(p.BucketMs), secs(p.Elapsed), p.Previous, p.Previous, secs(p.BucketMs), secs(p.Elapsed), secs(p.BucketMs), Fraction(p.Carried))
-	st.add("carried + the other buckets + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Current, det.Cost, st.verdict(Fraction(plusCost(det)), det.Allowed))
+		pol.Params.Buckets, secs(p.BucketMs), secs(p.Elapsed), p.Oldest, p.Oldest, secs(p.BucketMs), secs(p.Elapsed), secs(p.BucketMs), Fraction(p.Carried))
+	st.add("carried + the other buckets + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Rest, det.Cost, st.verdict(Fraction(plusCost(det)), det.Allowed))
 }
 
 // resetMs: every bucket has left the window one window on.

@@ -23,7 +23,7 @@ func (slidingCounter) name(human string, spec scenario.PolicySpec) string {
 func (slidingCounter) estimateWord() string { return "estimate" }
 
 func (slidingCounter) working(p Policy, d scenario.Decision) string {
-	t, w := d.Detail.Terms, p.Params.WindowMs
+	t, w := d.Detail.Terms.SlidingCounter(), p.Params.WindowMs
 	weighted := Weighted(t.Previous, policies.Fraction{Num: w - t.Elapsed, Den: w})
 	if p.Params.Arithmetic != policies.Exact {
 		weighted = "⌊" + weighted + "⌋" // so that ⌊5 × 9/10⌋ = 4 does not read as a slip
@@ -33,7 +33,8 @@ func (slidingCounter) working(p Policy, d scenario.Decision) string {
 }
 
 func (slidingCounter) state(s policies.State) string {
-	return fmt.Sprintf("window from %s, previous %d, current %d, estimate %s", scenario.FormatMs(s.WindowStart), s.Previous, s.Current, scenario.FormatFraction(s.Estimate))
+	h, _ := s.Held.(policies.SlidingCounterHeld)
+	return fmt.Sprintf("window from %s, previous %d, current %d, estimate %s", scenario.FormatMs(h.WindowStart), h.Previous, h.Current, scenario.FormatFraction(s.Estimate))
 }
 
 func (slidingCounter) status(policies.State) string { return "" }
@@ -49,7 +50,7 @@ func (slidingCounter) stepsInSeconds() bool { return true }
 func (slidingCounter) steps(st *stepper, pol Policy, det policies.Decision, _ policies.State) {
 	// Every duration here is in seconds, with the milliseconds as
 	// decimals where there are any, so that a term never mixes units.
-	p, w := det.Terms, pol.Params.WindowMs
+	p, w := det.Terms.SlidingCounter(), pol.Params.WindowMs
 	st.add("Window starts at %s; elapsed = %s; previous window admitted %d, this one %d.", secs(p.WindowStart), secs(p.Elapsed), p.Previous, p.Current)
 	if p.Carried.Den == 1 {
 		st.add("carried = ⌊previous × (window − elapsed) ÷ window⌋ = ⌊%d × (%s − %s) ÷ %s⌋ = %d (floored)", p.Previous, secs(w), secs(p.Elapsed), secs(w), p.Carried.Num)
@@ -62,11 +63,12 @@ func (slidingCounter) steps(st *stepper, pol Policy, det policies.Decision, _ po
 // resetMs: the current window's count stops counting one window after it
 // ends, the previous one's at the current one's end.
 func (slidingCounter) resetMs(p policies.Params, at int64, after policies.State) int64 {
+	h, _ := after.Held.(policies.SlidingCounterHeld)
 	switch {
-	case after.Current > 0:
-		return after.WindowStart + 2*p.WindowMs - at
-	case after.Previous > 0:
-		return after.WindowStart + p.WindowMs - at
+	case h.Current > 0:
+		return h.WindowStart + 2*p.WindowMs - at
+	case h.Previous > 0:
+		return h.WindowStart + p.WindowMs - at
 	}
 	return 0
 }

@@ -18,16 +18,17 @@ func (slidingLog) name(human string, _ scenario.PolicySpec) string { return huma
 func (slidingLog) estimateWord() string                            { return "count" }
 
 func (slidingLog) working(p Policy, d scenario.Decision) string {
-	t, w := d.Detail.Terms, p.Params.WindowMs
+	t, w := d.Detail.Terms.SlidingLog(), p.Params.WindowMs
 	return fmt.Sprintf("%d in (%s, %s]; %d + %d against %d", t.Count, scenario.FormatMs(d.Detail.At-w), scenario.FormatMs(d.Detail.At), t.Count, d.Cost, d.Detail.Capacity)
 }
 
 func (slidingLog) state(s policies.State) string {
-	ts := make([]string, len(s.Log))
-	for i, t := range s.Log {
+	log := logOf(s)
+	ts := make([]string, len(log))
+	for i, t := range log {
 		ts[i] = scenario.FormatMs(t)
 	}
-	return fmt.Sprintf("%d in the log: [%s]", len(s.Log), strings.Join(ts, ", "))
+	return fmt.Sprintf("%d in the log: [%s]", len(log), strings.Join(ts, ", "))
 }
 
 func (slidingLog) status(policies.State) string { return "" }
@@ -41,7 +42,7 @@ func (slidingLog) legendWhileAsked() string { return "Shaded: the look-back (now
 func (slidingLog) stepsInSeconds() bool { return false }
 
 func (slidingLog) steps(st *stepper, pol Policy, det policies.Decision, _ policies.State) {
-	p, ms := det.Terms, st.ms
+	p, ms := det.Terms.SlidingLog(), st.ms
 	st.add("Entries in the look-back (%s − window, %s]: %d.", ms(det.At), ms(det.At), p.Count)
 	if p.Count > 0 {
 		st.add("The oldest of them, at %s, leaves the window at %s (one window after it arrived).", ms(p.OldestMs), ms(p.OldestMs+pol.Params.WindowMs))
@@ -51,10 +52,16 @@ func (slidingLog) steps(st *stepper, pol Policy, det policies.Decision, _ polici
 
 // resetMs: the log is empty one window after its newest entry.
 func (slidingLog) resetMs(p policies.Params, at int64, after policies.State) int64 {
-	if n := len(after.Log); n > 0 {
-		return after.Log[n-1] + p.WindowMs - at
+	if log := logOf(after); len(log) > 0 {
+		return log[len(log)-1] + p.WindowMs - at
 	}
 	return 0
+}
+
+// logOf is the timestamps a state holds (none in a zero state).
+func logOf(s policies.State) []int64 {
+	h, _ := s.Held.(policies.SlidingLogHeld)
+	return h.Log
 }
 
 func (slidingLog) redis() (int, string) { return 3, "ZREMRANGEBYSCORE, ZCARD, ZADD on a sorted set" }

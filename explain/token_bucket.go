@@ -19,15 +19,21 @@ func (tokenBucket) name(human string, spec scenario.PolicySpec) string {
 func (tokenBucket) estimateWord() string { return "in use" }
 
 func (tokenBucket) working(_ Policy, d scenario.Decision) string {
-	return fmt.Sprintf("%s tokens of %d; needs %d", scenario.FormatFraction(d.Detail.Terms.Tokens), d.Detail.Capacity, d.Cost)
+	return fmt.Sprintf("%s tokens of %d; needs %d", scenario.FormatFraction(d.Detail.Terms.TokenBucket().Tokens), d.Detail.Capacity, d.Cost)
 }
 
 func (tokenBucket) state(s policies.State) string {
-	return fmt.Sprintf("tokens %s of %d", scenario.FormatFraction(s.Tokens), s.Capacity)
+	return fmt.Sprintf("tokens %s of %d", scenario.FormatFraction(tokens(s)), s.Capacity)
 }
 
 func (tokenBucket) status(s policies.State) string {
-	return fmt.Sprintf(" (tokens %s)", Fraction(s.Tokens))
+	return fmt.Sprintf(" (tokens %s)", Fraction(tokens(s)))
+}
+
+// tokens is what a state holds of the bucket (zero in a zero state).
+func tokens(s policies.State) policies.Fraction {
+	h, _ := s.Held.(policies.TokenBucketHeld)
+	return h.Tokens
 }
 
 func (tokenBucket) legend() string {
@@ -39,12 +45,12 @@ func (tokenBucket) legendWhileAsked() string { return "" }
 func (tokenBucket) stepsInSeconds() bool { return false }
 
 func (tokenBucket) steps(st *stepper, _ Policy, det policies.Decision, after policies.State) {
-	tokens := det.Terms.Tokens
-	st.add("Tokens before the request: %s of %d (it refills continuously at limit per window).", Fraction(tokens), st.capacity)
+	before := det.Terms.TokenBucket().Tokens
+	st.add("Tokens before the request: %s of %d (it refills continuously at limit per window).", Fraction(before), st.capacity)
 	if det.Allowed {
-		st.add("cost %d ≤ tokens %s: %s, leaving %s.", det.Cost, Fraction(tokens), Admitted, Fraction(after.Tokens))
+		st.add("cost %d ≤ tokens %s: %s, leaving %s.", det.Cost, Fraction(before), Admitted, Fraction(tokens(after)))
 	} else {
-		st.add("cost %d > tokens %s: %s.", det.Cost, Fraction(tokens), Refused)
+		st.add("cost %d > tokens %s: %s.", det.Cost, Fraction(before), Refused)
 	}
 }
 

@@ -276,7 +276,7 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		if spec.Name != policies.SlidingCounter {
 			return "", fmt.Errorf("carried applies to sliding-counter only")
 		}
-		return scenario.FormatFraction(d.Detail.Terms.Carried), nil
+		return scenario.FormatFraction(d.Detail.Terms.SlidingCounter().Carried), nil
 	case measureRetry:
 		retry, ok := d.RetryAfter()
 		if !ok {

@@ -86,7 +86,7 @@ func (f *fixedWindowPolicy) decideOn(st *fixedWindowState, now, cost int64, d *D
 	d.At, d.Late = at, late
 	d.Estimate = Whole(count)
 	d.Capacity, d.Cost = f.p.Limit, cost
-	d.Terms.WindowStart, d.Terms.Elapsed, d.Terms.Count = start, at-start, count
+	d.Terms = FixedWindowTerms{WindowStart: start, Elapsed: at - start, Count: count}.pack()
 	if neverFits(cost, f.p.Limit) {
 		d.Never = true // and changes nothing
 		return false
@@ -141,7 +141,7 @@ func (f *fixedWindowPolicy) Snapshot(key Key, now int64) State {
 func (f *fixedWindowPolicy) snapshotOn(st fixedWindowState, now int64) State {
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, count := f.view(st, at)
-	return State{Estimate: Whole(count), Capacity: f.p.Limit, WindowStart: start, Count: count}
+	return State{Estimate: Whole(count), Capacity: f.p.Limit, Held: FixedWindowHeld{WindowStart: start, Count: count}}
 }
 
 // Stats implements Policy: two integers per key.
@@ -159,3 +159,32 @@ func fixedWindowStats(keys int) Stats {
 func (f *fixedWindowPolicy) clone() Policy {
 	return &fixedWindowPolicy{p: f.p, keys: f.keys.clone(), window: f.window}
 }
+
+// FixedWindowTerms are the numbers a fixed-window decision was computed
+// from.
+type FixedWindowTerms struct {
+	WindowStart int64 // aligned start of the window decided in
+	Elapsed     int64 // ms since WindowStart
+	Count       int64 // permits the window held before the request
+}
+
+func (t FixedWindowTerms) pack() Terms {
+	return Terms{policy: FixedWindow, w: [termsWords]int64{t.WindowStart, t.Elapsed, t.Count}}
+}
+
+// FixedWindow reads a fixed-window decision's terms (zero for another
+// policy's).
+func (t Terms) FixedWindow() FixedWindowTerms {
+	w := t.termsOf(FixedWindow)
+	return FixedWindowTerms{WindowStart: w[0], Elapsed: w[1], Count: w[2]}
+}
+
+// FixedWindowHeld is what fixed-window holds for a key: its window and
+// count.
+type FixedWindowHeld struct {
+	WindowStart int64
+	Count       int64
+}
+
+// Policy implements Held.
+func (FixedWindowHeld) Policy() string { return FixedWindow }

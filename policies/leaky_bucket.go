@@ -125,8 +125,7 @@ func (l *leakyBucketPolicy) decideOn(st *leakyBucketState, now, cost int64, d *D
 	d.At, d.Late = at, late
 	d.Estimate = Fraction{level, w}
 	d.Capacity, d.Cost = l.p.Burst+1, cost
-	d.Terms.Elapsed = at - st.latest
-	d.Terms.Drained = Fraction{st.level - level, w}
+	d.Terms = LeakyBucketTerms{Elapsed: at - st.latest, Drained: Fraction{st.level - level, w}}.pack()
 	if neverFits(cost, l.p.Burst+1) {
 		d.Never = true // and changes nothing
 		return false
@@ -174,13 +173,16 @@ func (l *leakyBucketPolicy) peekOn(st leakyBucketState, now int64) Fraction {
 	return Fraction{l.level(st, at), l.p.WindowMs}
 }
 
-// Snapshot implements Policy: the level, against burst + 1.
+// Snapshot implements Policy: the level, against burst + 1, and the
+// permits queued behind the one being served.
 func (l *leakyBucketPolicy) Snapshot(key Key, now int64) State {
 	return l.snapshotOn(l.keys.get(key), now)
 }
 
 func (l *leakyBucketPolicy) snapshotOn(st leakyBucketState, now int64) State {
-	return State{Estimate: l.peekOn(st, now), Capacity: l.p.Burst + 1}
+	level := l.peekOn(st, now)
+	queued := Fraction{max(level.Num-level.Den, 0), level.Den}
+	return State{Estimate: level, Capacity: l.p.Burst + 1, Held: LeakyBucketHeld{Queued: queued}}
 }
 
 // Stats implements Policy: two integers per key.
@@ -230,3 +232,30 @@ func (k *leakyBucketKernel) snapshot(st *leakyBucketState, now int64) State {
 
 func (*leakyBucketKernel) stats(keys int) Stats               { return leakyBucketStats(keys) }
 func (*leakyBucketKernel) fresh(*ringChunks) leakyBucketState { return leakyBucketState{} }
+
+// LeakyBucketTerms are the numbers a leaky-bucket decision was computed
+// from, besides its Estimate (the level after draining).
+type LeakyBucketTerms struct {
+	Elapsed int64    // ms since the key was last updated (0 for a new key)
+	Drained Fraction // permits drained in those ms, at most what the bucket held
+}
+
+func (t LeakyBucketTerms) pack() Terms {
+	return Terms{policy: LeakyBucket, w: [termsWords]int64{t.Elapsed, t.Drained.Num, t.Drained.Den}}
+}
+
+// LeakyBucket reads a leaky-bucket decision's terms (zero for another
+// policy's).
+func (t Terms) LeakyBucket() LeakyBucketTerms {
+	w := t.termsOf(LeakyBucket)
+	return LeakyBucketTerms{Elapsed: w[0], Drained: Fraction{w[1], w[2]}}
+}
+
+// LeakyBucketHeld is what leaky-bucket holds for a key beyond its level:
+// the permits queued behind the one being served.
+type LeakyBucketHeld struct {
+	Queued Fraction
+}
+
+// Policy implements Held.
+func (LeakyBucketHeld) Policy() string { return LeakyBucket }

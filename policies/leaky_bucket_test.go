@@ -47,8 +47,8 @@ func TestLeakyBucketTerms(t *testing.T) {
 		pol.Decide(1, 0, 1) // excess 0, 1, 2: the bucket holds 3
 	}
 	d := pol.Decide(1, 400, 1)
-	if d.Terms.Elapsed != 400 || d.Terms.Drained != frac(400, 1000) {
-		t.Errorf("Terms = elapsed %d drained %v, want 400 ms and 400/1000", d.Terms.Elapsed, d.Terms.Drained)
+	if terms := d.Terms.LeakyBucket(); terms.Elapsed != 400 || terms.Drained != frac(400, 1000) {
+		t.Errorf("Terms = elapsed %d drained %v, want 400 ms and 400/1000", terms.Elapsed, terms.Drained)
 	}
 	if !d.Allowed || d.DelayMs != 2600 || d.Estimate != frac(2600, 1000) || d.Capacity != 6 {
 		t.Errorf("Decide(1, 400, 1) = allowed %v delayMs %d estimate %v capacity %d, want queued for 2600 ms behind 2.6 of 6",
@@ -59,8 +59,8 @@ func TestLeakyBucketTerms(t *testing.T) {
 		pol.Decide(1, 400, 1)
 	}
 	before := pol.Snapshot(1, 900)
-	if d := pol.Decide(1, 900, 1); d.Allowed || d.Terms.Elapsed != 500 || d.RetryAfterMs != 100 {
-		t.Errorf("Decide(1, 900, 1) = allowed %v elapsed %d retry %d, want refused 500 ms after the last update, retry 100", d.Allowed, d.Terms.Elapsed, d.RetryAfterMs)
+	if d := pol.Decide(1, 900, 1); d.Allowed || d.Terms.LeakyBucket().Elapsed != 500 || d.RetryAfterMs != 100 {
+		t.Errorf("Decide(1, 900, 1) = allowed %v elapsed %d retry %d, want refused 500 ms after the last update, retry 100", d.Allowed, d.Terms.LeakyBucket().Elapsed, d.RetryAfterMs)
 	}
 	if after := pol.Snapshot(1, 900); after.Estimate != before.Estimate {
 		t.Errorf("Snapshot after a refusal = %+v, want %+v", after, before)

@@ -12,18 +12,24 @@ import (
 //
 // Adding a policy, say leaky-bucket, adds these files and one line below:
 //
-//   - policies/leaky_bucket.go: the policy type (its Decide, Allow, Peek,
-//     Snapshot and Stats), its name constant, its Terms and State, and its
-//     Info (name, human name, the Options it takes, its constructor);
+//   - policies/leaky_bucket.go: the policy type (Decide, Allow, Peek,
+//     Snapshot, Stats), its name constant, its Info (name, human name, the
+//     Options it takes, its constructor), its terms type with pack and the
+//     Terms.LeakyBucket accessor (at most termsWords numbers), and its Held
+//     type for State;
 //   - policies/leaky_bucket_test.go and testdata/leaky-bucket-*.json: its
 //     vectors;
-//   - explain/leaky_bucket.go: its wording (name, working, state line,
-//     steps, legend, headers), registered from that file;
-//   - web/lane/leaky_bucket.go: its state drawing, registered from that file;
+//   - explain/leaky_bucket.go: its wording (the explain.wording interface:
+//     name, working, state and status lines, legend, steps, the headers'
+//     reset, its Redis form), registered from that file's init;
+//   - web/lane/leaky_bucket.go (or .templ, with its generated file): its
+//     state drawing (lane.stateDrawing), registered from that file's init;
 //   - the line `leakyBucketInfo,` in registry below.
 //
-// An option a new policy takes that no policy took before (a new Params
-// field) is declared once next to the others in this file.
+// Tests in policies, explain and web/lane check that every registry entry
+// builds, is worded and is drawn. An option no policy took before (a new
+// Params field) is declared once next to the others in this file, and
+// needs a case where scenario, play and the form copy an option's value.
 var registry = []Info{
 	fixedWindowInfo,
 	slidingLogInfo,
