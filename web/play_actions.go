@@ -36,7 +36,7 @@ type playSignals struct {
 	Speed          string      `json:"speed"`
 	ClientName     string      `json:"clientName"`
 	// The settings form's boxes and number fields, named by play.Kinds
-	// and play.Fields and read by UnmarshalJSON: Use by a kind's signal
+	// and play.Fields and read by readSignals: Use by a kind's signal
 	// (useSlidingLog), Numbers by an option's name (buckets, burst), and
 	// Shown by the option's name with what the form last showed for it
 	// (signal bucketsShown): a field the visitor left as shown does not
@@ -47,13 +47,28 @@ type playSignals struct {
 	Shown   map[string]*float64    `json:"-"`
 }
 
-// UnmarshalJSON reads the fixed signals, then the settings form's, whose
-// names come from the policies registry.
-func (sig *playSignals) UnmarshalJSON(data []byte) error {
-	type fixed playSignals // without this method
-	if err := json.Unmarshal(data, (*fixed)(sig)); err != nil {
+// readSignals reads a request's signals into v, a playSignals or a struct
+// that embeds one (pg, the embedded one), then the settings form's into pg.
+// Those are named by the policies registry rather than by struct fields, so
+// they are picked from the same JSON by name. (A json.Unmarshaler on
+// playSignals would not do: a struct embedding it would inherit the
+// method, and its own fields would go unread.)
+func readSignals(r *http.Request, v any, pg *playSignals) error {
+	var raw json.RawMessage
+	if err := datastar.ReadSignals(r, &raw); err != nil {
 		return err
 	}
+	if len(raw) == 0 { // a GET without signals
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return err
+	}
+	return pg.readForm(raw)
+}
+
+// readForm reads the settings form's signals from the page's signals.
+func (sig *playSignals) readForm(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
@@ -289,7 +304,7 @@ func (p *playground) action(a playAction) http.HandlerFunc {
 		}
 		var sig playSignals
 		r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
-		if err := datastar.ReadSignals(r, &sig); err != nil {
+		if err := readSignals(r, &sig, &sig); err != nil {
 			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
 			return
 		}
