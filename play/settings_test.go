@@ -118,6 +118,11 @@ func TestApplyFormKeepsLanes(t *testing.T) {
 				"sliding-counter (exact)",
 				"gcra (burst 2)",
 			}},
+		{what: "check leaky-bucket with a burst and a delay", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kGCRA, {Name: policies.LeakyBucket}}, Burst: 4, SetBurst: true, Delay: 2, SetDelay: true},
+			limit: 7, lanes: []string{"gcra (burst 4)", "leaky-bucket (burst 4, delay 2)"}},
+		{what: "change only the delay", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kGCRA, {Name: policies.LeakyBucket}}, Burst: 4, Delay: 4, SetDelay: true},
+			limit: 7, lanes: []string{"gcra (burst 4)", "leaky-bucket (burst 4, delay 4)"}},
+		{what: "a delay above the burst", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{{Name: policies.LeakyBucket}}, Burst: 4, Delay: 5, SetDelay: true}, field: "policies[0]"},
 		{what: "only fixed-window and sliding-log", form: Form{Limit: 7, WindowMs: 20_000, Checked: []Kind{kLog, kFixed}},
 			limit: 7, lanes: []string{"sliding-log", "fixed-window"}},
 	})
