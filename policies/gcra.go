@@ -5,6 +5,9 @@ import "unsafe"
 // GCRA is the policy's name in scenarios, URLs and JSON.
 const GCRA = "gcra"
 
+// gcraTag marks the policy's terms in a Terms.
+var gcraTag = termsTag(GCRA)
+
 var gcraInfo = Info{
 	Name: GCRA, Human: "GCRA", Options: []Option{BurstOption},
 	make: func(p Params) Policy { return newGCRA(p) },
@@ -82,7 +85,7 @@ func (g *gcraPolicy) decideOn(st *gcraState, now, cost int64, d *Decision) bool 
 	d.At = now
 	d.Estimate = Fraction{tat - t, g.p.WindowMs}
 	d.Capacity, d.Cost = g.p.Burst, cost
-	d.Terms = GCRATerms{TAT: Fraction{tat, g.p.Limit}}.pack()
+	GCRATerms{TAT: Fraction{tat, g.p.Limit}}.fill(&d.Terms)
 	if neverFits(cost, g.p.Burst) {
 		d.Never = true // and changes nothing
 		return false
@@ -161,13 +164,17 @@ type GCRATerms struct {
 	TAT Fraction // theoretical arrival time in ms, before the request
 }
 
-func (t GCRATerms) pack() Terms {
-	return Terms{policy: GCRA, w: [termsWords]int64{t.TAT.Num, t.TAT.Den}}
+// fill writes the terms into *d, which is zero (each decideOn fills a zero
+// Decision): only the tag and the words used are stored, in place, which
+// costs a decision less than building a Terms and copying it.
+func (t GCRATerms) fill(d *Terms) {
+	d.tag = gcraTag
+	d.w[0], d.w[1] = t.TAT.Num, t.TAT.Den
 }
 
 // GCRA reads a gcra decision's terms (zero for another policy's).
 func (t Terms) GCRA() GCRATerms {
-	w := t.termsOf(GCRA)
+	w := t.termsOf(gcraTag)
 	return GCRATerms{TAT: Fraction{w[0], w[1]}}
 }
 

@@ -132,17 +132,20 @@ const termsWords = 6
 // nothing, where an interface holding a policy's struct would allocate on
 // every decision.
 type Terms struct {
-	policy string // the name of the policy that packed them
-	w      [termsWords]int64
+	// tag says which policy packed them (termsTag of its name). It is a
+	// number, not the name: a string would put a pointer in Decision, and
+	// every decision would pay for it in write barriers.
+	tag uint32
+	w   [termsWords]int64
 }
 
-// Policy names the policy whose terms these are ("" for none).
-func (t Terms) Policy() string { return t.policy }
+// termsTag is the tag of the named policy's terms.
+func termsTag(policy string) uint32 { return Mix32(policy) | 1 } // never 0, the zero Terms' tag
 
 // termsOf reads back the words a policy packed, or zeros when the terms are
 // another policy's.
-func (t Terms) termsOf(policy string) [termsWords]int64 {
-	if t.policy != policy {
+func (t Terms) termsOf(tag uint32) [termsWords]int64 {
+	if t.tag != tag {
 		return [termsWords]int64{}
 	}
 	return t.w

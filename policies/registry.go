@@ -14,9 +14,9 @@ import (
 //
 //   - policies/leaky_bucket.go: the policy type (Decide, Allow, Peek,
 //     Snapshot, Stats), its name constant, its Info (name, human name, the
-//     Options it takes, its constructor), its terms type with pack and the
-//     Terms.LeakyBucket accessor (at most termsWords numbers), and its Held
-//     type for State;
+//     Options it takes, its constructor), its terms type (at most termsWords
+//     numbers) with its tag (termsTag of its name), fill and the
+//     Terms.LeakyBucket accessor, and its Held type for State;
 //   - policies/leaky_bucket_test.go and testdata/leaky-bucket-*.json: its
 //     vectors;
 //   - explain/leaky_bucket.go: its wording (the explain.wording interface:

@@ -8,6 +8,9 @@ import (
 // SlidingBuckets is the policy's name in scenarios, URLs and JSON.
 const SlidingBuckets = "sliding-buckets"
 
+// slidingBucketsTag marks the policy's terms in a Terms.
+var slidingBucketsTag = termsTag(SlidingBuckets)
+
 var slidingBucketsInfo = Info{
 	Name: SlidingBuckets, Human: "sliding buckets", Options: []Option{BucketsOption},
 	make: func(p Params) Policy { return newSlidingBuckets(p) },
@@ -174,8 +177,8 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) (d Decision) {
 // key never seen, which gets no ring for it.
 func (s *slidingBucketsPolicy) unseenNever(now, cost int64) Decision {
 	now = clampTime(now)
-	d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
-		Terms: SlidingBucketsTerms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}.pack()}
+	d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost}
+	SlidingBucketsTerms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}.fill(&d.Terms)
 	return refusedNever(d)
 }
 
@@ -203,9 +206,8 @@ func (s *slidingBucketsPolicy) decideOn(st *slidingBucketsState, ring []int64, n
 		Estimate: est,
 		Capacity: s.p.Limit,
 		Cost:     cost,
-		Terms: SlidingBucketsTerms{Elapsed: elapsed, Oldest: oldest, Rest: rest, Carried: carried,
-			BucketMs: s.width}.pack(),
 	}
+	SlidingBucketsTerms{Elapsed: elapsed, Oldest: oldest, Rest: rest, Carried: carried, BucketMs: s.width}.fill(&d.Terms)
 	if neverFits(cost, s.p.Limit) {
 		*d = refusedNever(*d)
 		return
@@ -450,14 +452,18 @@ type SlidingBucketsTerms struct {
 	Carried  Fraction // the part of Oldest still counted
 }
 
-func (t SlidingBucketsTerms) pack() Terms {
-	return Terms{policy: SlidingBuckets, w: [termsWords]int64{t.Elapsed, t.BucketMs, t.Oldest, t.Rest, t.Carried.Num, t.Carried.Den}}
+// fill writes the terms into *d, which is zero (each decideOn fills a zero
+// Decision): only the tag and the words used are stored, in place, which
+// costs a decision less than building a Terms and copying it.
+func (t SlidingBucketsTerms) fill(d *Terms) {
+	d.tag = slidingBucketsTag
+	d.w[0], d.w[1], d.w[2], d.w[3], d.w[4], d.w[5] = t.Elapsed, t.BucketMs, t.Oldest, t.Rest, t.Carried.Num, t.Carried.Den
 }
 
 // SlidingBuckets reads a sliding-buckets decision's terms (zero for another
 // policy's).
 func (t Terms) SlidingBuckets() SlidingBucketsTerms {
-	w := t.termsOf(SlidingBuckets)
+	w := t.termsOf(slidingBucketsTag)
 	return SlidingBucketsTerms{Elapsed: w[0], BucketMs: w[1], Oldest: w[2], Rest: w[3], Carried: Fraction{w[4], w[5]}}
 }
 
