@@ -5,6 +5,9 @@ import "unsafe"
 // LeakyBucket is the policy's name in scenarios, URLs and JSON.
 const LeakyBucket = "leaky-bucket"
 
+// leakyBucketTag marks the policy's terms in a Terms.
+var leakyBucketTag = termsTag(LeakyBucket)
+
 var leakyBucketInfo = Info{
 	Name: LeakyBucket, Human: "leaky bucket", Options: []Option{BurstOption, DelayOption},
 	make: func(p Params) Policy { return newLeakyBucket(p) },
@@ -125,7 +128,7 @@ func (l *leakyBucketPolicy) decideOn(st *leakyBucketState, now, cost int64, d *D
 	d.At, d.Late = at, late
 	d.Estimate = Fraction{level, w}
 	d.Capacity, d.Cost = l.p.Burst+1, cost
-	d.Terms = LeakyBucketTerms{Elapsed: at - st.latest, Drained: Fraction{st.level - level, w}}.pack()
+	LeakyBucketTerms{Elapsed: at - st.latest, Drained: Fraction{st.level - level, w}}.fill(&d.Terms)
 	if neverFits(cost, l.p.Burst+1) {
 		d.Never = true // and changes nothing
 		return false
@@ -240,14 +243,16 @@ type LeakyBucketTerms struct {
 	Drained Fraction // permits drained in those ms, at most what the bucket held
 }
 
-func (t LeakyBucketTerms) pack() Terms {
-	return Terms{policy: LeakyBucket, w: [termsWords]int64{t.Elapsed, t.Drained.Num, t.Drained.Den}}
+// fill writes the terms into *d, which is zero (see GCRATerms.fill).
+func (t LeakyBucketTerms) fill(d *Terms) {
+	d.tag = leakyBucketTag
+	d.w[0], d.w[1], d.w[2] = t.Elapsed, t.Drained.Num, t.Drained.Den
 }
 
 // LeakyBucket reads a leaky-bucket decision's terms (zero for another
 // policy's).
 func (t Terms) LeakyBucket() LeakyBucketTerms {
-	w := t.termsOf(LeakyBucket)
+	w := t.termsOf(leakyBucketTag)
 	return LeakyBucketTerms{Elapsed: w[0], Drained: Fraction{w[1], w[2]}}
 }
 
