@@ -154,6 +154,7 @@ var shortNames = map[string][]string{
 	policies.SlidingBuckets: {"buckets", "ring", "sliding-buckets"},
 	policies.TokenBucket:    {"token", "bucket", "token-bucket"},
 	policies.GCRA:           {"gcra"},
+	policies.LeakyBucket:    {"leaky", "queue", "leaky-bucket"},
 }
 
 // laneMatches reports whether a learner's word names the lane: its full

@@ -198,7 +198,7 @@ func TestParseRejectsBadFilesNamingTheField(t *testing.T) {
 		{`{`, "not a valid exercise file"},
 		{`{"title": "x", "question": "q", "scenario": "try-it", "ask": "outcome", "at": "33 s"}`, "policy: missing"},
 		{`{"title": "x", "question": "q", "scenario": "nowhere", "policy": "sliding-log", "ask": "count"}`, "scenario: no scenario named"},
-		{`{"title": "x", "question": "q", "scenario": "try-it", "policy": "leaky", "ask": "count"}`, "policy: unknown policy"},
+		{`{"title": "x", "question": "q", "scenario": "try-it", "policy": "tumbling", "ask": "count"}`, "policy: unknown policy"},
 		{`{"title": "x", "question": "q", "scenario": "try-it", "policy": "sliding-log", "ask": "guess"}`, "ask:"},
 		{`{"title": "x", "question": "q", "scenario": "try-it", "policy": "sliding-log", "ask": "outcome", "at": "soon"}`, "at:"},
 		{`{"title": "x", "question": "q", "scenario": "try-it", "policies": ["sliding-log"], "ask": "which", "at": "1 s"}`, "at least two"},

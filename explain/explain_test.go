@@ -53,6 +53,7 @@ func TestOutcomeWords(t *testing.T) {
 		want string
 	}{
 		{policies.Decision{Allowed: true}, "admitted"},
+		{policies.Decision{Allowed: true, DelayMs: 2600}, "admitted, waits 2.6 s"},
 		{policies.Decision{RetryAfterMs: 5000}, "refused, retry after 5 s"},
 		{policies.Decision{RetryAfterMs: 2001}, "refused, retry after 2.001 s"},
 		{policies.Decision{Never: true}, "refused, can never pass"},

@@ -24,7 +24,8 @@ func ceilSeconds(ms int64) int64 {
 
 // Headers returns the status line and the header fields a server enforcing
 // this policy would send: Retry-After (RFC 9110, whole seconds, rounded up)
-// on a refusal, and the IETF RateLimit-Policy and RateLimit fields
+// on a refusal, Server-Timing's queue duration (ms) on a request a queue
+// held back before answering, and the IETF RateLimit-Policy and RateLimit fields
 // (draft-ietf-httpapi-ratelimit-headers, -11: q the quota, w its window in
 // whole seconds; r the quota remaining, t the seconds until it is whole
 // again if nothing else arrives).
@@ -44,6 +45,11 @@ func Headers(pol Policy, det policies.Decision, after policies.State) []Header {
 	out := []Header{{"Status", status}}
 	if !det.Allowed && !det.Never {
 		out = append(out, Header{"Retry-After", strconv.FormatInt(max(ceilSeconds(det.RetryAfterMs), 1), 10)})
+	}
+	if det.Allowed && det.DelayMs > 0 {
+		// A queued request is answered 200 once its wait is over, as nginx
+		// answers it; Server-Timing (W3C) tells the client where the time went.
+		out = append(out, Header{"Server-Timing", "queue;dur=" + strconv.FormatInt(det.DelayMs, 10) + `;desc="waited in the queue"`})
 	}
 	remaining := max(det.Capacity-ceilFraction(after.Estimate), 0)
 	var reset int64 // ms until the quota is whole again

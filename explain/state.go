@@ -28,6 +28,8 @@ func Status(policy string, now, capacity int64, s policies.State, next *policies
 	switch {
 	case next == nil:
 		b.WriteString(" · the clock is before the last request")
+	case next.Allowed && next.DelayMs > 0:
+		b.WriteString(" · the next request would be " + Admitted + " and " + Queued(next.DelayMs))
 	case next.Allowed:
 		b.WriteString(" · the next request would be " + Admitted)
 	case next.Never:

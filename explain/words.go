@@ -48,14 +48,21 @@ func Verdict(allowed bool) string {
 // header names it: "retry after 5 s".
 func retry(ms int64) string { return "retry after " + scenario.FormatMs(ms) }
 
-// Outcome words a decision: "admitted", "refused, retry after 5 s" or
-// "refused, can never pass".
+// Outcome words a decision: "admitted", "admitted, waits 2.6 s" (held in
+// a queue), "refused, retry after 5 s" or "refused, can never pass".
 func Outcome(d policies.Decision) string {
 	if d.Allowed {
+		if d.DelayMs > 0 {
+			return Admitted + ", " + Queued(d.DelayMs)
+		}
 		return Admitted
 	}
 	return Refused + ", " + Wait(d)
 }
+
+// Queued words the wait of an admitted request a queue holds back: "waits
+// 2.6 s".
+func Queued(delayMs int64) string { return "waits " + secs(delayMs) }
 
 // Wait is the refusal's tail on its own: Retry or NeverPass, and "" for an
 // admitted request.

@@ -27,13 +27,16 @@ func Weighted(count int64, weight policies.Fraction) string {
 }
 
 // cell describes one decision in a few words for the simulate table: the
-// outcome, the estimate before it and, for a refusal, the wait. Refusals
+// outcome, the estimate before it and, for a refusal or a request held in
+// a queue, the wait. Refusals
 // are in capitals so that they stand out in a terminal without colour.
 func cell(d scenario.Decision) string {
 	est := scenario.FormatFraction(d.Estimate)
 	switch {
 	case d.Probe:
 		return "estimate " + est
+	case d.Detail.Allowed && d.Detail.DelayMs > 0:
+		return Admitted + " (" + est + ", " + Queued(d.Detail.DelayMs) + ")"
 	case d.Detail.Allowed:
 		return Admitted + " (" + est + ")"
 	}

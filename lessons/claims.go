@@ -46,6 +46,7 @@ const (
 	measureCount          = "count"           // the same, for policies that count whole requests
 	measureCarried        = "carried"         // sliding-counter's carried part of the previous window
 	measureRetry          = "retry"           // retryAfter of a request at an instant
+	measureWait           = "wait"            // how long a queue holds an admitted request at an instant
 	measureFirstAdmit     = "first-admit"     // first instant at or after "from" that admits
 	measureMemory         = "memory"          // state bytes for "keys" keys at "limit"
 	measureBytes          = "bytes-per-key"
@@ -89,7 +90,7 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 	switch q.measure {
 	case measureMemory, measureBytes, measureCacheLineK:
 	case measureAdmitted, measureRefused, measureDiffer, measureOutcome, measureEstimate,
-		measureCount, measureCarried, measureRetry, measureFirstAdmit,
+		measureCount, measureCarried, measureRetry, measureWait, measureFirstAdmit,
 		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
 		if len(rest) == 0 {
 			return q, "", fmt.Errorf("%s needs a scenario after the policy", q.measure)
@@ -142,7 +143,7 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 		}
 	}
 	switch q.measure {
-	case measureOutcome, measureEstimate, measureCount, measureCarried, measureRetry, measureFirstAdmit:
+	case measureOutcome, measureEstimate, measureCount, measureCarried, measureRetry, measureWait, measureFirstAdmit:
 		if !q.hasAt {
 			return q, "", fmt.Errorf("%s needs \"at TIME\" (or \"from TIME\")", q.measure)
 		}
@@ -283,6 +284,11 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 			return "", fmt.Errorf("the request at %s has no retryAfter (admitted, or never admissible)", scenario.FormatMs(q.at))
 		}
 		return scenario.FormatMs(retry), nil
+	case measureWait:
+		if !d.Allowed() {
+			return "", fmt.Errorf("the request at %s is refused: it waits in no queue (ask its retry)", scenario.FormatMs(q.at))
+		}
+		return scenario.FormatMs(d.Detail.DelayMs), nil
 	}
 	return "", fmt.Errorf("unknown measure %q", q.measure)
 }

@@ -81,8 +81,10 @@ func NewConcurrent(name string, p policies.Params, shards int) (*Concurrent, err
 		c.form = newSlotPolicy(c.shards, r)
 	case *policies.GCRARule:
 		c.form = newSlotPolicy(c.shards, r)
+	case *policies.LeakyBucketRule:
+		c.form = newSlotPolicy(c.shards, r)
 	default:
-		panic(fmt.Sprintf("limiter: no concurrent form for %T", rule)) // NewRule returns only the six above
+		panic(fmt.Sprintf("limiter: no concurrent form for %T", rule)) // NewRule returns only the seven above
 	}
 	return c, nil
 }

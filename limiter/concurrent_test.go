@@ -26,8 +26,9 @@ var concurrentKinds = []struct {
 	}},
 }
 
-// concurrentPolicyForms is every policy form: the six names, with
-// sliding-counter in both arithmetics.
+// concurrentPolicyForms is every policy form: every name, with
+// sliding-counter in both arithmetics and leaky-bucket with and without a
+// delay.
 var concurrentPolicyForms = []struct {
 	name string
 	p    policies.Params
@@ -39,6 +40,8 @@ var concurrentPolicyForms = []struct {
 	{policies.SlidingBuckets, policies.Params{Buckets: 3}},
 	{policies.TokenBucket, policies.Params{}},
 	{policies.GCRA, policies.Params{}},
+	{policies.LeakyBucket, policies.Params{}},
+	{policies.LeakyBucket, policies.Params{Burst: 3, Delay: 1}},
 }
 
 func mustConcurrent(t testing.TB, build func(string, policies.Params, int) (policies.Policy, error), name string, p policies.Params, shards int) policies.Policy {
@@ -63,7 +66,7 @@ func TestNewConcurrentRejects(t *testing.T) {
 		}{
 			{policies.FixedWindow, ok, -1, "limiter: ", "shards -1 is out of range"},
 			{policies.FixedWindow, ok, MaxShards + 1, "limiter: ", "shards 4097 is out of range"},
-			{"leaky", ok, 4, "policies: ", `unknown policy "leaky"`},
+			{"tumbling", ok, 4, "policies: ", `unknown policy "tumbling"`},
 			{policies.SlidingBuckets, policies.Params{Limit: 5, WindowMs: 1000, Buckets: 7}, 4, "policies: ", "not a multiple of buckets 7"},
 		} {
 			_, err := ck.build(tc.name, tc.p, tc.shards)
@@ -179,7 +182,8 @@ func perKeyEntries(t *testing.T, name string, p policies.Params) int64 {
 }
 
 // TestConcurrentSharedKeyAdmitsLimit sends many goroutines at one key at one
-// instant, half of them through Allow: exactly limit requests may pass,
+// instant, half of them through Allow: exactly capacity requests (the limit,
+// or leaky-bucket's burst + 1) may pass,
 // whichever goroutines win. Key 0, held outside the table, is tried too.
 func TestConcurrentSharedKeyAdmitsLimit(t *testing.T) {
 	const goroutines, each, limit = 8, 150, 50
@@ -189,6 +193,7 @@ func TestConcurrentSharedKeyAdmitsLimit(t *testing.T) {
 				p := form.p
 				p.Limit, p.WindowMs = limit, 1200
 				c := mustConcurrent(t, ck.build, form.name, p, 0)
+				capacity := c.Snapshot(key, 5000).Capacity // the limit, or leaky-bucket's burst + 1
 				var admitted atomic.Int64
 				var wg sync.WaitGroup
 				for g := range goroutines {
@@ -201,11 +206,11 @@ func TestConcurrentSharedKeyAdmitsLimit(t *testing.T) {
 					})
 				}
 				wg.Wait()
-				if n := admitted.Load(); n != limit {
-					t.Errorf("%s %s key %d: %d goroutines × %d requests at one instant admitted %d, want %d", ck.kind, form.name, key, goroutines, each, n, limit)
+				if n := admitted.Load(); n != capacity {
+					t.Errorf("%s %s key %d: %d goroutines × %d requests at one instant admitted %d, want %d", ck.kind, form.name, key, goroutines, each, n, capacity)
 				}
-				if got := c.Peek(key, 5000); got.Num != limit*got.Den {
-					t.Errorf("%s %s key %d: Peek after the burst = %v, want %d", ck.kind, form.name, key, got, limit)
+				if got := c.Peek(key, 5000); got.Num != capacity*got.Den {
+					t.Errorf("%s %s key %d: Peek after the burst = %v, want %d", ck.kind, form.name, key, got, capacity)
 				}
 			}
 		}
@@ -224,6 +229,7 @@ func TestConcurrentGrowthLosesNothing(t *testing.T) {
 		p := form.p
 		p.Limit, p.WindowMs = limit, 1200
 		c := mustConcurrent(t, concurrentKinds[0].build, form.name, p, 1)
+		capacity := int32(c.Snapshot(1, 7000).Capacity)
 		admitted := make([]atomic.Int32, keys)
 		var wg sync.WaitGroup
 		for g := range goroutines {
@@ -240,8 +246,8 @@ func TestConcurrentGrowthLosesNothing(t *testing.T) {
 		}
 		wg.Wait()
 		for k := range admitted {
-			if n := admitted[k].Load(); n != limit {
-				t.Fatalf("%s: key %d admitted %d of %d requests at one instant, want %d", form.name, k, n, goroutines*rounds, limit)
+			if n := admitted[k].Load(); n != capacity {
+				t.Fatalf("%s: key %d admitted %d of %d requests at one instant, want %d", form.name, k, n, goroutines*rounds, capacity)
 			}
 		}
 		if st := c.Stats(); st.Keys != keys {
@@ -259,9 +265,10 @@ func TestConcurrentNeverAddsNoKey(t *testing.T) {
 		p.Limit, p.WindowMs = 4, 1200
 		c := mustConcurrent(t, concurrentKinds[0].build, form.name, p, 2)
 		single := mustNew(t, form.name, p)
+		above := single.Snapshot(1, 100).Capacity + 1
 		for _, key := range []policies.Key{0, 9} {
-			if got, want := c.Decide(key, 100, 5), single.Decide(key, 100, 5); got != want {
-				t.Errorf("%s: Decide(%d, 100, 5) = %+v, want %+v", form.name, key, got, want)
+			if got, want := c.Decide(key, 100, above), single.Decide(key, 100, above); got != want || !got.Never {
+				t.Errorf("%s: Decide(%d, 100, %d) = %+v, want %+v, never", form.name, key, above, got, want)
 			}
 			if got := c.Allow(key, 100, 0); got != (policies.Verdict{Never: true}) {
 				t.Errorf("%s: Allow(%d, 100, 0) = %+v, want never", form.name, key, got)

@@ -163,7 +163,7 @@ type laneAcc struct {
 type keptMark struct {
 	index          int
 	at, cost       int64
-	retry          int64
+	retry, delay   int64
 	level          float64
 	allowed, never bool
 }
@@ -348,7 +348,7 @@ func (a *laneAcc) mark(d scenario.Decision) {
 	}
 	a.marks = append(a.marks, keptMark{
 		index: d.Index, at: d.At, cost: d.Cost, allowed: d.Detail.Allowed, never: d.Detail.Never,
-		retry: d.Detail.RetryAfterMs, level: d.Estimate.Float() + float64(d.Cost),
+		retry: d.Detail.RetryAfterMs, delay: d.Detail.DelayMs, level: d.Estimate.Float() + float64(d.Cost),
 	})
 }
 
@@ -421,7 +421,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 func (a *laneAcc) shown(m keptMark, now int64) Mark {
 	return Mark{
 		Index: m.index, At: m.at, Key: a.client, Cost: m.cost, Allowed: m.allowed, Never: m.never,
-		Retry: m.retry, Level: m.level, Future: m.at > now, Selected: m.index == a.selected,
+		Retry: m.retry, Delay: m.delay, Level: m.level, Future: m.at > now, Selected: m.index == a.selected,
 	}
 }
 

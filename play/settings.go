@@ -119,6 +119,11 @@ func number(p scenario.PolicySpec, sc scenario.Scenario, o scenario.Option) int6
 		return p.Params(sc).Buckets
 	case scenario.BurstOption:
 		return p.Burst
+	case scenario.DelayOption:
+		// As it runs: nodelay is the whole burst, which the field can hold.
+		if pol, err := policies.New(p.Name, p.Params(sc)); err == nil {
+			return pol.Params().Delay
+		}
 	}
 	return 0
 }
@@ -135,6 +140,9 @@ type Form struct {
 	// the existing lanes of their kind take them only when they are Set.
 	Buckets, Burst       int64
 	SetBuckets, SetBurst bool
+	// Delay is leaky-bucket's delay, taken like Burst.
+	Delay    int64
+	SetDelay bool
 }
 
 // FormRule is the merge of Form.Merge in one sentence, as the page states it.
@@ -155,8 +163,10 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 			continue
 		}
 		have[k] = true
-		if v, set := f.Number(scenario.OptionOf(p.Name)); set {
-			p = withNumber(p, scenario.OptionOf(p.Name), v)
+		for _, o := range numberOptions(p.Name) {
+			if v, set := f.Number(o); set {
+				p = withNumber(p, o, v)
+			}
 		}
 		out = append(out, p)
 	}
@@ -166,8 +176,24 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 		}
 		have[k] = true
 		p := scenario.PolicySpec{Name: k.Name, Arithmetic: k.Arithmetic}
-		v, _ := f.Number(scenario.OptionOf(k.Name))
-		out = append(out, withNumber(p, scenario.OptionOf(k.Name), v))
+		for _, o := range numberOptions(k.Name) {
+			v, _ := f.Number(o)
+			p = withNumber(p, o, v)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// numberOptions are the number options the named policy takes, in its
+// registry entry's order (leaky-bucket: burst, then delay).
+func numberOptions(name string) []scenario.Option {
+	in, _ := policies.Lookup(name)
+	var out []scenario.Option
+	for _, o := range in.Options {
+		if o.Kind == policies.Number {
+			out = append(out, scenario.Option(o.Name))
+		}
 	}
 	return out
 }
@@ -180,6 +206,8 @@ func (f Form) Number(o scenario.Option) (v int64, set bool) {
 		return f.Buckets, f.SetBuckets
 	case scenario.BurstOption:
 		return f.Burst, f.SetBurst
+	case scenario.DelayOption:
+		return f.Delay, f.SetDelay
 	}
 	return 0, false
 }
@@ -192,6 +220,8 @@ func (f *Form) SetNumber(o scenario.Option, v int64, set bool) {
 		f.Buckets, f.SetBuckets = v, set
 	case scenario.BurstOption:
 		f.Burst, f.SetBurst = v, set
+	case scenario.DelayOption:
+		f.Delay, f.SetDelay = v, set
 	}
 }
 
@@ -202,6 +232,8 @@ func withNumber(p scenario.PolicySpec, o scenario.Option, v int64) scenario.Poli
 		p.Buckets = v
 	case scenario.BurstOption:
 		p.Burst = v
+	case scenario.DelayOption:
+		p.Delay = scenario.Delay(v)
 	}
 	return p
 }

@@ -103,6 +103,7 @@ type Mark struct {
 	Allowed  bool
 	Never    bool
 	Retry    int64   // RetryAfterMs of a refused request
+	Delay    int64   // DelayMs of an admitted request a queue held back (leaky-bucket)
 	Level    float64 // estimate before + cost: what was compared with the capacity
 	Stack    int     // marks already drawn at the same instant and level
 	Disagree bool    // lanes decided this request differently
@@ -353,7 +354,7 @@ func (l Lane) LatestText() string {
 
 // Describe is one mark in words.
 func (m Mark) Describe() string {
-	d := policies.Decision{Allowed: m.Allowed, Never: m.Never, RetryAfterMs: m.Retry}
+	d := policies.Decision{Allowed: m.Allowed, Never: m.Never, RetryAfterMs: m.Retry, DelayMs: m.Delay}
 	text := fmt.Sprintf("request %d at %s %s", m.Index+1, scenario.FormatMs(m.At), explain.Outcome(d))
 	if m.Disagree {
 		text += " (lanes disagree)"

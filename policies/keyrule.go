@@ -78,8 +78,10 @@ func NewRule(name string, p Params) (KeyRule, error) {
 		return &TokenBucketRule{pol.p, tokenBucketPolicy{p: pol.p, capacity: pol.capacity}}, nil
 	case *gcraPolicy:
 		return &GCRARule{pol}, nil
+	case *leakyBucketPolicy:
+		return &LeakyBucketRule{pol}, nil
 	}
-	panic(fmt.Sprintf("policies: no rule for %T", pol)) // newPolicy builds only the six above
+	panic(fmt.Sprintf("policies: no rule for %T", pol)) // newPolicy builds only the seven above
 }
 
 // Each policy's rule is written twice, no more: decideOn, which builds

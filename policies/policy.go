@@ -35,8 +35,14 @@ type Params struct {
 
 	Arithmetic Arithmetic // sliding-counter only; "" means Floor
 	Buckets    int64      // sliding-buckets only: k sub-buckets per window; windowMs must be a multiple of k
-	Burst      int64      // token-bucket and gcra: capacity; 0 means Limit
+	Burst      int64      // token-bucket and gcra: capacity; leaky-bucket: queue length; 0 means Limit
+	// Delay is, for leaky-bucket, how many excess permits pass without
+	// waiting (nginx's delay=); NoDelay means all of them (Burst).
+	Delay int64
 }
+
+// NoDelay as Params.Delay is nginx's nodelay: no admitted request waits.
+const NoDelay = -1
 
 // Fraction is an exact non-negative rational Num/Den with Den > 0. Estimates
 // are reported this way so that the exact arithmetic never rounds.
@@ -73,6 +79,10 @@ type Decision struct {
 	// smallest wait after which the same request is admitted if nothing else
 	// arrives. Zero when allowed.
 	RetryAfterMs int64
+	// DelayMs is, for an admitted request a queue holds back (leaky-bucket),
+	// how long it waits before it is served, counted from At; zero for
+	// every other policy and for refusals.
+	DelayMs int64
 	// At is the instant the policy actually decided at: now, or the key's
 	// latest instant when now was earlier (see each policy's late rule).
 	At int64
@@ -83,7 +93,8 @@ type Decision struct {
 	// request, in permits, compared against Capacity.
 	Estimate Fraction
 	// Capacity is what Estimate + cost is compared with: the limit, or the
-	// burst for token-bucket and gcra.
+	// burst for token-bucket and gcra (leaky-bucket: burst + 1, the queue
+	// and the request at its head).
 	Capacity int64
 	Cost     int64
 	// Terms are the inputs of the arithmetic, for explaining a decision.
@@ -91,7 +102,7 @@ type Decision struct {
 }
 
 // Verdict is what a server acts on: admit, or refuse with a Retry-After.
-// It is the first three fields of the Decision the same request would get.
+// It is the first four fields of the Decision the same request would get.
 type Verdict struct {
 	Allowed bool
 	Never   bool // the request can never be admitted; RetryAfterMs is 0
@@ -99,11 +110,14 @@ type Verdict struct {
 	// smallest wait after which the same request is admitted if nothing else
 	// arrives. Zero when allowed.
 	RetryAfterMs int64
+	// DelayMs is how long an admitted request waits in a queue before it is
+	// served (leaky-bucket only); a server holds it back that long.
+	DelayMs int64
 }
 
 // verdictOf is the verdict part of a decision.
 func verdictOf(d Decision) Verdict {
-	return Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs}
+	return Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs, DelayMs: d.DelayMs}
 }
 
 // termsWords is how many numbers any policy's terms may hold: a policy's

@@ -97,7 +97,7 @@ func TestNewValidates(t *testing.T) {
 		p    Params
 		want string // "" for success
 	}{
-		{"no-such", ok, `policies: unknown policy "no-such" (want one of [fixed-window sliding-log sliding-counter sliding-buckets token-bucket gcra])`},
+		{"no-such", ok, `policies: unknown policy "no-such" (want one of [fixed-window sliding-log sliding-counter sliding-buckets token-bucket gcra leaky-bucket])`},
 		{FixedWindow, Params{Limit: 0, WindowMs: 1000}, "policies: fixed-window: limit 0 is out of range [1, 1048576]"},
 		{SlidingLog, Params{Limit: MaxLimit + 1, WindowMs: 1000}, "policies: sliding-log: limit 1048577 is out of range [1, 1048576]"},
 		{FixedWindow, Params{Limit: 1, WindowMs: 0}, "policies: fixed-window: windowMs 0 is out of range [1, 1099511627776]"},
@@ -112,6 +112,9 @@ func TestNewValidates(t *testing.T) {
 		{TokenBucket, Params{Limit: 10, WindowMs: 1000, Burst: -1}, "policies: token-bucket: burst -1 is out of range [0, 1048576]"},
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: MaxLimit + 1}, "policies: gcra: burst 1048577 is out of range [0, 1048576]"},
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: 0}, ""},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: 4, Delay: 5}, "policies: leaky-bucket: delay 5 is out of range [0, burst 4] (or nodelay)"},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: -1}, "policies: leaky-bucket: burst -1 is out of range [0, 1048576]"},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Delay: NoDelay}, ""},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.name, tt.p)
@@ -129,7 +132,7 @@ func TestParamsNormalised(t *testing.T) {
 	if got := mustNew(t, SlidingCounter, Params{Limit: 5, WindowMs: 100}).Params().Arithmetic; got != Floor {
 		t.Errorf("sliding-counter Params().Arithmetic = %q, want %q", got, Floor)
 	}
-	for _, name := range []string{TokenBucket, GCRA} {
+	for _, name := range []string{TokenBucket, GCRA, LeakyBucket} {
 		if got := mustNew(t, name, Params{Limit: 5, WindowMs: 100}).Params().Burst; got != 5 {
 			t.Errorf("%s Params().Burst = %d, want 5", name, got)
 		}
@@ -141,7 +144,9 @@ func TestParamsNormalised(t *testing.T) {
 func TestEveryPolicyRefusesBadCost(t *testing.T) {
 	for _, name := range Names {
 		pol := mustNew(t, name, Params{Limit: 4, WindowMs: 100, Buckets: 2})
-		for _, c := range []struct{ at, cost int64 }{{0, 0}, {5, -3}, {-50, 5}, {1 << 62, 1 << 62}, {-1 << 63, 0}} {
+		// One above the capacity: 5 (leaky-bucket's 6, a queue of 4 behind the one served).
+		above := pol.Snapshot(7, 0).Capacity + 1
+		for _, c := range []struct{ at, cost int64 }{{0, 0}, {5, -3}, {-50, above}, {1 << 62, 1 << 62}, {-1 << 63, 0}} {
 			d := pol.Decide(7, c.at, c.cost)
 			if d.Allowed || !d.Never {
 				t.Errorf("%s.Decide(7, %d, %d) = allowed %v never %v, want refused and never", name, c.at, c.cost, d.Allowed, d.Never)
@@ -214,10 +219,7 @@ func TestDecideAllocatesNothing(t *testing.T) {
 func TestCloneIsIndependent(t *testing.T) {
 	for _, name := range Names {
 		build := func() Policy {
-			p, err := New(name, Params{Limit: 2, WindowMs: 1000, Buckets: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := mustNew(t, name, Params{Limit: 2, WindowMs: 1000, Buckets: 2})
 			p.Decide(1, 0, 1)
 			return p
 		}

@@ -1,7 +1,9 @@
 package policies
 
 import (
+	"cmp"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -69,6 +71,15 @@ func randomParams(r *rand.Rand, name string) Params {
 		p.WindowMs = p.Buckets * (1 + r.Int64N(30))
 	case TokenBucket, GCRA:
 		p.Burst = r.Int64N(10)
+	case LeakyBucket:
+		p.Burst = r.Int64N(10)
+		switch queue := cmp.Or(p.Burst, p.Limit); r.IntN(3) {
+		case 0: // every excess request waits
+		case 1:
+			p.Delay = NoDelay
+		case 2:
+			p.Delay = r.Int64N(queue + 1)
+		}
 	}
 	return p
 }
@@ -278,6 +289,144 @@ func TestPropertyHotKeyAllowIsDecide(t *testing.T) {
 				if got, want := fmt.Sprint(allowed.Snapshot(k, now)), fmt.Sprint(decided.Snapshot(k, now)); got != want {
 					t.Fatalf("%s %+v round %d: key %d after Allow = %s, after Decide = %s", name, p, round, k, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestPropertyLeakyBucketDelay: an admitted request's DelayMs is the exact
+// drain time of its excess above Delay, rounded up to the ms. Checked two
+// ways: against ⌈(excess - delay)·windowMs/limit⌉ worked in big rationals
+// from the decision's own Estimate (excess = Estimate + cost - 1), and on
+// the key afterwards: at At+DelayMs the bucket holds at most 1 + delay
+// permits (the request is at the head, or within delay of it), and one ms
+// earlier it still held more. Traffic includes late requests.
+func TestPropertyLeakyBucketDelay(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 41))
+	waited := 0
+	for scenario := range 300 {
+		p := randomParams(r, LeakyBucket)
+		pol := mustNew(t, LeakyBucket, p)
+		n := pol.Params()
+		free := big.NewRat(1+n.Delay, 1)
+		for i, q := range traffic(r, p, 80, true) {
+			d := pol.Decide(q.key, q.at, q.cost)
+			where := fmt.Sprintf("seed %d: %+v scenario %d step %d: Decide(%d, %d, %d) = allowed %v delayMs %d",
+				propertySeed, n, scenario, i, q.key, q.at, q.cost, d.Allowed, d.DelayMs)
+			if !d.Allowed {
+				if d.DelayMs != 0 {
+					t.Fatalf("%s: a refusal waits for nothing, want delayMs 0", where)
+				}
+				continue
+			}
+			excess := new(big.Rat).Add(big.NewRat(d.Estimate.Num, d.Estimate.Den), big.NewRat(q.cost-1, 1))
+			drainMs := new(big.Rat).Sub(excess, big.NewRat(n.Delay, 1))
+			drainMs.Mul(drainMs, big.NewRat(n.WindowMs, n.Limit))
+			want := int64(0)
+			if drainMs.Sign() > 0 {
+				num, den := drainMs.Num().Int64(), drainMs.Denom().Int64()
+				want = (num + den - 1) / den
+			}
+			if d.DelayMs != want {
+				t.Fatalf("%s: want ⌈(excess %s - delay %d)·%d/%d⌉ = %d ms", where, excess.RatString(), n.Delay, n.WindowMs, n.Limit, want)
+			}
+			level := func(at int64) *big.Rat { f := pol.Peek(q.key, at); return big.NewRat(f.Num, f.Den) }
+			if got := level(d.At + d.DelayMs); got.Cmp(free) > 0 {
+				t.Fatalf("%s: at At+delayMs the bucket holds %s, want at most 1 + delay = %s", where, got.RatString(), free.RatString())
+			}
+			if d.DelayMs > 0 {
+				if got := level(d.At + d.DelayMs - 1); got.Cmp(free) <= 0 {
+					t.Fatalf("%s: 1 ms before At+delayMs the bucket holds %s <= %s already (the wait is not minimal)", where, got.RatString(), free.RatString())
+				}
+				waited++
+			}
+		}
+	}
+	if waited < 2000 {
+		t.Errorf("only %d waits checked, want the generator to produce at least 2000", waited)
+	}
+	t.Logf("%d waits checked", waited)
+}
+
+// TestPropertyLeakyBucketIsFIFO: a key's admitted requests leave in the
+// order they were admitted (At+DelayMs never goes back), late ones too: a
+// queue does not let a newcomer overtake.
+func TestPropertyLeakyBucketIsFIFO(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 42))
+	for scenario := range 300 {
+		p := randomParams(r, LeakyBucket)
+		pol := mustNew(t, LeakyBucket, p)
+		left := map[Key]int64{}
+		for i, q := range traffic(r, p, 80, true) {
+			d := pol.Decide(q.key, q.at, q.cost)
+			if !d.Allowed {
+				continue
+			}
+			if leaves := d.At + d.DelayMs; leaves < left[q.key] {
+				t.Fatalf("seed %d: %+v scenario %d step %d: Decide(%d, %d, %d) leaves at %d, before the request admitted ahead of it (%d)",
+					propertySeed, pol.Params(), scenario, i, q.key, q.at, q.cost, leaves, left[q.key])
+			}
+			left[q.key] = d.At + d.DelayMs
+		}
+	}
+}
+
+// TestPropertyLeakyBucketCostIsRequests: a request of cost c decides as c
+// requests of cost 1 at the same instant would: admitted iff all c are,
+// then waiting as long as the last of them and leaving the key in the same
+// state; refused iff the last of them is, with its wait.
+func TestPropertyLeakyBucketCostIsRequests(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 43))
+	checked := 0
+	for scenario := range 200 {
+		p := randomParams(r, LeakyBucket)
+		pol := mustNew(t, LeakyBucket, p)
+		for i, q := range traffic(r, p, 60, true) {
+			units := cloneOf(t, pol)
+			d := pol.Decide(q.key, q.at, q.cost)
+			if d.Never {
+				continue
+			}
+			var last Decision
+			all := true
+			for range q.cost {
+				last = units.Decide(q.key, q.at, 1)
+				all = all && last.Allowed
+			}
+			where := fmt.Sprintf("seed %d: %+v scenario %d step %d: Decide(%d, %d, %d) = %+v; as %d requests the last = %+v",
+				propertySeed, pol.Params(), scenario, i, q.key, q.at, q.cost, verdictOf(d), q.cost, verdictOf(last))
+			switch {
+			case d.Allowed != all || d.Allowed != last.Allowed:
+				t.Fatalf("%s: allowed differs", where)
+			case d.Allowed && (d.DelayMs != last.DelayMs || pol.Peek(q.key, d.At) != units.Peek(q.key, d.At)):
+				t.Fatalf("%s: the wait or the key afterwards differs (%v against %v)", where, pol.Peek(q.key, d.At), units.Peek(q.key, d.At))
+			case !d.Allowed && d.RetryAfterMs < last.RetryAfterMs:
+				t.Fatalf("%s: the whole request may retry before its last permit could", where)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d requests checked", checked)
+}
+
+// TestPropertyLeakyBucketIsGCRAOneLarger: whatever its delay, leaky-bucket
+// with a queue of burst admits exactly what gcra with a burst of burst + 1
+// admits, with the same retry and the same permits in use, on traffic that
+// moves forward in time: the same arithmetic, where one delays what the
+// other passes at once.
+func TestPropertyLeakyBucketIsGCRAOneLarger(t *testing.T) {
+	r := rand.New(rand.NewPCG(propertySeed, 44))
+	for scenario := range 200 {
+		p := randomParams(r, LeakyBucket)
+		leaky := mustNew(t, LeakyBucket, p)
+		g := p
+		g.Burst, g.Delay = leaky.Params().Burst+1, 0
+		meter := mustNew(t, GCRA, g)
+		for i, q := range traffic(r, p, 150, false) {
+			dl, dg := leaky.Decide(q.key, q.at, q.cost), meter.Decide(q.key, q.at, q.cost)
+			if dl.Allowed != dg.Allowed || dl.Never != dg.Never || dl.RetryAfterMs != dg.RetryAfterMs || !sameFraction(dl.Estimate, dg.Estimate) {
+				t.Fatalf("seed %d: scenario %d %+v step %d: Decide(%d, %d, %d): leaky-bucket %+v estimate %v; gcra burst %d %+v estimate %v",
+					propertySeed, scenario, leaky.Params(), i, q.key, q.at, q.cost, verdictOf(dl), dl.Estimate, g.Burst, verdictOf(dg), dg.Estimate)
 			}
 		}
 	}

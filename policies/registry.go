@@ -37,6 +37,7 @@ var registry = []Info{
 	slidingBucketsInfo,
 	tokenBucketInfo,
 	gcraInfo,
+	leakyBucketInfo,
 }
 
 // Info describes one policy: what scenarios, URLs and JSON call it, what
@@ -86,6 +87,10 @@ type Option struct {
 	// 0 means the policy derives it (burst: the limit).
 	Default  int64
 	Min, Max int64
+	// Word is one word a Number option takes besides its numbers, standing
+	// for WordValue ("nodelay": NoDelay); "" for none.
+	Word      string
+	WordValue int64
 	// normalise checks the option in p for the named policy and fills its
 	// default, returning an error that names the option.
 	normalise func(policy string, p *Params) error
@@ -99,6 +104,7 @@ const (
 	ArithmeticOptionName = "arithmetic"
 	BucketsOptionName    = "buckets"
 	BurstOptionName      = "burst"
+	DelayOptionName      = "delay"
 )
 
 // The options the policies take. Each is a field of Params.
@@ -137,6 +143,21 @@ var (
 			}
 			if p.Burst == 0 {
 				p.Burst = p.Limit
+			}
+			return nil
+		},
+	}
+	// DelayOption follows BurstOption in a policy's Options: its bound is
+	// the burst, which must be filled in first.
+	DelayOption = Option{
+		Name: DelayOptionName, Label: "Delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Word: "nodelay", WordValue: NoDelay,
+		normalise: func(name string, p *Params) error {
+			if p.Delay == NoDelay {
+				p.Delay = p.Burst
+			}
+			if p.Delay < 0 || p.Delay > p.Burst {
+				return fmt.Errorf("policies: %s: delay %d is out of range [0, burst %d] (or nodelay)", name, p.Delay, p.Burst)
 			}
 			return nil
 		},

@@ -30,6 +30,8 @@ func TestRegistryEntriesBuildTheirPolicy(t *testing.T) {
 				bad.Buckets = MaxBuckets + 1
 			case "burst":
 				bad.Burst = -1
+			case "delay":
+				bad.Delay = 6 // above the burst, the limit
 			default:
 				t.Fatalf("%s: option %q has no bad value in this test", in.Name, o.Name)
 			}

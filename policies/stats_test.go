@@ -29,6 +29,7 @@ func TestHeapBytesMatchesHeap(t *testing.T) {
 		{SlidingBuckets, Params{Buckets: 6}},
 		{TokenBucket, Params{}},
 		{GCRA, Params{}},
+		{LeakyBucket, Params{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.p

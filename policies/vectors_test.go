@@ -16,11 +16,12 @@ type vector struct {
 	About  string `json:"about"`
 	Policy string `json:"policy"`
 	Params struct {
-		Limit      int64      `json:"limit"`
-		WindowMs   int64      `json:"windowMs"`
-		Arithmetic Arithmetic `json:"arithmetic"`
-		Buckets    int64      `json:"buckets"`
-		Burst      int64      `json:"burst"`
+		Limit      int64       `json:"limit"`
+		WindowMs   int64       `json:"windowMs"`
+		Arithmetic Arithmetic  `json:"arithmetic"`
+		Buckets    int64       `json:"buckets"`
+		Burst      int64       `json:"burst"`
+		Delay      vectorDelay `json:"delay"`
 	} `json:"params"`
 	Requests []struct {
 		At           int64  `json:"at"`
@@ -31,9 +32,26 @@ type vector struct {
 		Never        bool   `json:"never"`
 		Late         *bool  `json:"late"`
 		RetryAfterMs *int64 `json:"retryAfterMs"`
+		DelayMs      *int64 `json:"delayMs"`
 		Estimate     string `json:"estimate"`
 		Note         string `json:"note"`
 	} `json:"requests"`
+}
+
+// vectorDelay is leaky-bucket's delay: a number of permits, or "nodelay".
+type vectorDelay int64
+
+func (d *vectorDelay) UnmarshalJSON(b []byte) error {
+	if string(b) == `"nodelay"` {
+		*d = NoDelay
+		return nil
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("delay %s is neither a whole number of permits nor \"nodelay\"", b)
+	}
+	*d = vectorDelay(n)
+	return nil
 }
 
 // parseFraction reads "4" or "9/2".
@@ -88,6 +106,7 @@ func replayVector(t *testing.T, v vector) {
 	pol := mustNew(t, v.Policy, Params{
 		Limit: v.Params.Limit, WindowMs: v.Params.WindowMs,
 		Arithmetic: v.Params.Arithmetic, Buckets: v.Params.Buckets, Burst: v.Params.Burst,
+		Delay: int64(v.Params.Delay),
 	})
 	for i, r := range v.Requests {
 		var want Fraction
@@ -116,6 +135,9 @@ func replayVector(t *testing.T, v vector) {
 		}
 		if r.RetryAfterMs != nil && d.RetryAfterMs != *r.RetryAfterMs {
 			t.Errorf("%s: retryAfterMs = %d, want %d", call, d.RetryAfterMs, *r.RetryAfterMs)
+		}
+		if r.DelayMs != nil && d.DelayMs != *r.DelayMs {
+			t.Errorf("%s: delayMs = %d, want %d", call, d.DelayMs, *r.DelayMs)
 		}
 		if r.Estimate != "" && !sameFraction(d.Estimate, want) {
 			t.Errorf("%s: estimate = %v (%v), want %s", call, d.Estimate, d.Estimate.Reduced(), r.Estimate)

@@ -285,12 +285,14 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 		Arithmetic policies.Arithmetic `json:"arithmetic"`
 		Buckets    *int64              `json:"buckets"`
 		Burst      *int64              `json:"burst"`
+		Delay      Delay               `json:"delay"` // 0, its default, may be written
 	}
 	errs := decodeFields(raw, &w, map[string]any{
 		"name": &w.Name, "limit": &w.Limit, "windowMs": &w.WindowMs,
 		"arithmetic": &w.Arithmetic, "buckets": &w.Buckets, "burst": &w.Burst,
+		"delay": &w.Delay,
 	})
-	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic}
+	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic, Delay: w.Delay}
 	for _, f := range []struct {
 		name, leftOut string
 		option        Option // "" for the settings every policy has
@@ -381,6 +383,14 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		if p.Burst < 0 || p.Burst > MaxLimit {
 			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", p.Burst, MaxLimit)
 		}
+		if p.Delay != 0 {
+			if why := notTaken(p.Name, DelayOption); why != "" {
+				add(field+".delay", "%s", why)
+			}
+		}
+		if p.Delay < 0 && int64(p.Delay) != policies.NoDelay || p.Delay > MaxLimit {
+			add(field+".delay", "%d is out of range (0 to the burst, or %q)", int64(p.Delay), policies.DelayOption.Word)
+		}
 	}
 	if needLimit {
 		if !hasLimit {
@@ -412,7 +422,7 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 // notTaken says why the policy name takes no option o, or "" if it does:
 // "only token-bucket and gcra take a burst", from the registry.
 func notTaken(name string, o Option) string {
-	if OptionOf(name) == o {
+	if in, ok := policies.Lookup(name); ok && in.Takes(string(o)) {
 		return ""
 	}
 	takers := policies.Taking(string(o))
@@ -571,6 +581,8 @@ func jsonError(err error) FieldError {
 			want = "a policy name or an object"
 		case "scenario.wireList":
 			want = "a list"
+		case "scenario.Delay":
+			want = fmt.Sprintf("a whole number of permits or %q", policies.DelayOption.Word)
 		}
 		field := typ.Field
 		if field == "" {

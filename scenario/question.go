@@ -15,6 +15,8 @@ import (
 //	sliding-counter/exact        sliding-counter with an arithmetic
 //	sliding-buckets/6            sliding-buckets with k sub-buckets
 //	token-bucket/20, gcra/20     a burst (capacity) other than the limit
+//	leaky-bucket/5/2             a queue of 5, the first 2 excess passing at once
+//	leaky-bucket/5/nodelay       (the delay part may be left out: 0, all wait)
 //
 // It checks the shape only; running the policy checks the values.
 func ParsePolicyRef(ref string) (PolicySpec, error) {
@@ -38,6 +40,12 @@ func ParsePolicyRef(ref string) (PolicySpec, error) {
 		}
 		spec.Arithmetic = a
 	case BucketsOption, BurstOption:
+		opt, delay, hasDelay := strings.Cut(opt, "/")
+		if hasDelay {
+			if err := spec.Delay.UnmarshalJSON(delayJSON(delay)); err != nil || !takes(name, DelayOption) {
+				return PolicySpec{}, fmt.Errorf("%q: the part after the second / must be a delay (%s takes none)", ref, name)
+			}
+		}
 		n, err := strconv.ParseInt(opt, 10, 64)
 		if err != nil || n < 1 {
 			return PolicySpec{}, fmt.Errorf("%q: the part after / must be a whole number of at least 1", ref)
@@ -61,10 +69,28 @@ func (p PolicySpec) Ref() string {
 		return p.Name + "/" + string(p.Arithmetic)
 	case option == BucketsOption && p.Buckets != 0:
 		return p.Name + "/" + strconv.FormatInt(p.Buckets, 10)
+	case option == BurstOption && p.Delay != 0:
+		d, _ := p.Delay.MarshalJSON()
+		return p.Name + "/" + strconv.FormatInt(p.Burst, 10) + "/" + strings.Trim(string(d), `"`)
 	case option == BurstOption && p.Burst != 0:
 		return p.Name + "/" + strconv.FormatInt(p.Burst, 10)
 	}
 	return p.Name
+}
+
+// delayJSON is a short ref's delay part as JSON: the word quoted, a number
+// as it is.
+func delayJSON(part string) []byte {
+	if _, err := strconv.ParseInt(part, 10, 64); err == nil {
+		return []byte(part)
+	}
+	return []byte(strconv.Quote(part))
+}
+
+// takes reports whether the named policy takes option o.
+func takes(name string, o Option) bool {
+	in, ok := policies.Lookup(name)
+	return ok && in.Takes(string(o))
 }
 
 // WhatIf replays the scenario through one policy and then decides one more

@@ -17,6 +17,9 @@ func TestParsePolicyRef(t *testing.T) {
 		{"sliding-counter/exact", PolicySpec{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
 		{"sliding-buckets/6", PolicySpec{Name: policies.SlidingBuckets, Buckets: 6}},
 		{"gcra/20", PolicySpec{Name: policies.GCRA, Burst: 20}},
+		{"leaky-bucket/5", PolicySpec{Name: policies.LeakyBucket, Burst: 5}},
+		{"leaky-bucket/5/2", PolicySpec{Name: policies.LeakyBucket, Burst: 5, Delay: 2}},
+		{"leaky-bucket/5/nodelay", PolicySpec{Name: policies.LeakyBucket, Burst: 5, Delay: Delay(policies.NoDelay)}},
 	}
 	for _, tt := range tests {
 		got, err := ParsePolicyRef(tt.ref)
@@ -27,7 +30,7 @@ func TestParsePolicyRef(t *testing.T) {
 			t.Errorf("Ref() = %q, want %q", back, tt.ref)
 		}
 	}
-	for _, bad := range []string{"", "leaky", "sliding-counter/round", "sliding-log/3", "sliding-buckets/0", "gcra/x"} {
+	for _, bad := range []string{"", "tumbling", "sliding-counter/round", "sliding-log/3", "sliding-buckets/0", "gcra/x", "gcra/5/2", "leaky-bucket/5/soon", "leaky-bucket/5/-1", "sliding-buckets/6/nodelay"} {
 		if _, err := ParsePolicyRef(bad); err == nil {
 			t.Errorf("ParsePolicyRef(%q) succeeded; want an error", bad)
 		}

@@ -31,6 +31,7 @@ type ParamsOut struct {
 	Arithmetic policies.Arithmetic `json:"arithmetic,omitempty"`
 	Buckets    int64               `json:"buckets,omitempty"`
 	Burst      int64               `json:"burst,omitempty"`
+	Delay      *int64              `json:"delay,omitempty"` // leaky-bucket's, nodelay as the burst
 }
 
 // Decision is one request's outcome under one policy, or one probe.
@@ -61,8 +62,9 @@ func (d Decision) RetryAfter() (int64, bool) {
 }
 
 // MarshalJSON writes the public contract: estimateExact in lowest terms,
-// as the lanes write it; probes carry no allowed or
-// retryAfterMs; retryAfterMs is null when the request can never pass.
+// as the lanes write it; probes carry no allowed, retryAfterMs or delayMs;
+// retryAfterMs is null when the request can never pass; delayMs is how
+// long an admitted request waits in a queue (leaky-bucket), else 0.
 func (d Decision) MarshalJSON() ([]byte, error) {
 	if d.Probe {
 		return json.Marshal(struct {
@@ -83,10 +85,11 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 		Cost          int64   `json:"cost"`
 		Allowed       bool    `json:"allowed"`
 		RetryAfterMs  *int64  `json:"retryAfterMs"`
+		DelayMs       int64   `json:"delayMs"`
 		Estimate      float64 `json:"estimate"`
 		EstimateExact string  `json:"estimateExact"`
 		Capacity      int64   `json:"capacity"`
-	}{d.At, d.Key, d.Cost, d.Detail.Allowed, retry, d.Estimate.Float(), d.Estimate.Reduced().String(), d.Detail.Capacity})
+	}{d.At, d.Key, d.Cost, d.Detail.Allowed, retry, d.Detail.DelayMs, d.Estimate.Float(), d.Estimate.Reduced().String(), d.Detail.Capacity})
 }
 
 // KeyOf maps a key name to the integer key the policies use.
@@ -153,6 +156,13 @@ func (p PolicySpec) Out(s Scenario) ParamsOut {
 		out.Burst = params.Burst
 		if out.Burst == 0 {
 			out.Burst = params.Limit
+		}
+	}
+	if in, ok := policies.Lookup(p.Name); ok && in.Takes(string(DelayOption)) {
+		// As the policy runs it: nodelay is a delay of the whole burst.
+		if pol, err := policies.New(p.Name, params); err == nil {
+			delay := pol.Params().Delay
+			out.Delay = &delay
 		}
 	}
 	return out

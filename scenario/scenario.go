@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/windowlab/playground/policies"
@@ -56,6 +58,46 @@ type PolicySpec struct {
 	Arithmetic policies.Arithmetic `json:"arithmetic,omitempty"`
 	Buckets    int64               `json:"buckets,omitempty"`
 	Burst      int64               `json:"burst,omitempty"`
+	Delay      Delay               `json:"delay,omitempty"` // leaky-bucket: 0 waits every excess request
+}
+
+// Delay is leaky-bucket's delay option: how many excess permits pass
+// without waiting, or policies.NoDelay, written as the option's word
+// ("nodelay"), for all of them.
+type Delay int64
+
+// MarshalJSON writes NoDelay as the option's word, any other delay as a
+// number.
+func (d Delay) MarshalJSON() ([]byte, error) {
+	if int64(d) == policies.DelayOption.WordValue {
+		return json.Marshal(policies.DelayOption.Word)
+	}
+	return json.Marshal(int64(d))
+}
+
+// UnmarshalJSON reads a whole number of permits or the option's word. What
+// it cannot read is an *json.UnmarshalTypeError, so that decoding names
+// the field ("policies[0].delay") as it does for any mistyped number.
+func (d *Delay) UnmarshalJSON(b []byte) error {
+	var word string
+	if json.Unmarshal(b, &word) == nil && word == policies.DelayOption.Word {
+		*d = Delay(policies.DelayOption.WordValue)
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil || n < 0 {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[Delay]()}
+	}
+	*d = Delay(n)
+	return nil
+}
+
+// String is the delay as a label writes it: "delay 2" or "nodelay".
+func (d Delay) String() string {
+	if int64(d) == policies.DelayOption.WordValue {
+		return policies.DelayOption.Word
+	}
+	return fmt.Sprintf("delay %d", int64(d))
 }
 
 // Request is one entry of the request list. Count repeats it at the same
@@ -79,6 +121,7 @@ func (p PolicySpec) Params(s Scenario) policies.Params {
 		Arithmetic: p.Arithmetic,
 		Buckets:    p.Buckets,
 		Burst:      p.Burst,
+		Delay:      int64(p.Delay),
 	}
 	if p.Limit != 0 {
 		out.Limit = p.Limit
@@ -109,6 +152,7 @@ const (
 	ArithmeticOption        = Option(policies.ArithmeticOptionName) // floor or exact
 	BucketsOption           = Option(policies.BucketsOptionName)    // k sub-buckets
 	BurstOption             = Option(policies.BurstOptionName)      // the capacity
+	DelayOption             = Option(policies.DelayOptionName)      // the excess passing at once
 )
 
 // OptionOf is the option the named policy takes, as its registry entry
@@ -133,8 +177,13 @@ func (p PolicySpec) Label(s Scenario) string {
 	case BucketsOption:
 		fmt.Fprintf(&b, " (k=%d)", params.Buckets)
 	case BurstOption:
-		if p.Burst != 0 {
+		switch {
+		case p.Burst != 0 && p.Delay != 0:
+			fmt.Fprintf(&b, " (burst %d, %s)", p.Burst, p.Delay)
+		case p.Burst != 0:
 			fmt.Fprintf(&b, " (burst %d)", p.Burst)
+		case p.Delay != 0:
+			fmt.Fprintf(&b, " (%s)", p.Delay)
 		}
 	}
 	if p.Limit != 0 {

@@ -57,7 +57,7 @@ func TestSimulateRejectsBadScenariosWithTheField(t *testing.T) {
 		name, body, field, reason string
 	}{
 		{"malformed", `{"limit": 5`, "", "malformed JSON"},
-		{"unknown policy", `{"limit": 5, "windowMs": 1000, "policy": "leaky-bucket"}`, "policy", "unknown policy"},
+		{"unknown policy", `{"limit": 5, "windowMs": 1000, "policy": "tumbling"}`, "policy", "unknown policy"},
 		{"limit zero", `{"limit": 0, "windowMs": 1000}`, "limit", "out of range"},
 		{"window negative", `{"limit": 5, "windowMs": -1}`, "windowMs", "out of range"},
 		{"backwards", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 10}, {"at": 5}]}`, "requests[1].at", "backwards"},
@@ -140,4 +140,42 @@ func TestSimulateServesOthersWhileASlowBodyDrips(t *testing.T) {
 	}
 	conn.Close()
 	<-dripped
+}
+
+// TestSimulateDecidesTheQueue: nginx's worked example (rate=1r/s burst=5,
+// eight at once) through POST /api/simulate: the first passes at once, the
+// next five are admitted with delayMs 1000 to 5000, the last two refused
+// with a retry of 1000 and no wait.
+func TestSimulateDecidesTheQueue(t *testing.T) {
+	_, base, _ := newTestServer(t)
+	status, _, body := postJSON(t, base+"/api/simulate",
+		`{"limit": 1, "windowMs": 1000, "policy": {"name": "leaky-bucket", "burst": 5}, "requests": [{"at": 0, "count": 8}]}`)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var got struct {
+		Results []struct {
+			Params    map[string]int64 `json:"params"`
+			Decisions []struct {
+				Allowed      bool   `json:"allowed"`
+				RetryAfterMs *int64 `json:"retryAfterMs"`
+				DelayMs      *int64 `json:"delayMs"`
+			} `json:"decisions"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(body, &got))
+	require.Len(t, got.Results, 1)
+	assert.Equal(t, map[string]int64{"limit": 1, "windowMs": 1000, "burst": 5, "delay": 0}, got.Results[0].Params)
+	ds := got.Results[0].Decisions
+	require.Len(t, ds, 8)
+	for i, d := range ds {
+		require.NotNil(t, d.DelayMs, "request %d: no delayMs", i+1)
+		require.NotNil(t, d.RetryAfterMs, "request %d: no retryAfterMs", i+1)
+		if i < 6 {
+			assert.True(t, d.Allowed, "request %d: refused, want admitted", i+1)
+			assert.Equal(t, int64(i)*1000, *d.DelayMs, "request %d: delayMs", i+1)
+			continue
+		}
+		assert.False(t, d.Allowed, "request %d: admitted, want refused", i+1)
+		assert.Equal(t, int64(1000), *d.RetryAfterMs, "request %d: retryAfterMs", i+1)
+		assert.Equal(t, int64(0), *d.DelayMs, "request %d: a refusal waits for nothing", i+1)
+	}
 }

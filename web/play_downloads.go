@@ -115,7 +115,7 @@ func decisionsCSV(ctx context.Context, w http.ResponseWriter, res scenario.Resul
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="decisions.csv"`)
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"request", "at_ms", "key", "cost", "policy", "allowed", "retry_after_ms", "estimate", "capacity"})
+	_ = cw.Write([]string{"request", "at_ms", "key", "cost", "policy", "allowed", "retry_after_ms", "delay_ms", "estimate", "capacity"})
 	for _, pr := range res.Results {
 		for _, d := range pr.Decisions {
 			retry := ""
@@ -123,7 +123,7 @@ func decisionsCSV(ctx context.Context, w http.ResponseWriter, res scenario.Resul
 				retry = strconv.FormatInt(ms, 10)
 			}
 			if err := cw.Write([]string{strconv.Itoa(d.Index + 1), strconv.FormatInt(d.At, 10), neutraliseCell(d.Key), strconv.FormatInt(d.Cost, 10),
-				neutraliseCell(pr.Label), strconv.FormatBool(d.Allowed()), retry, d.Estimate.Reduced().String(), strconv.FormatInt(d.Detail.Capacity, 10)}); err != nil {
+				neutraliseCell(pr.Label), strconv.FormatBool(d.Allowed()), retry, delayCell(d), d.Estimate.Reduced().String(), strconv.FormatInt(d.Detail.Capacity, 10)}); err != nil {
 				return err
 			}
 			if err := ctx.Err(); err != nil {
@@ -133,6 +133,15 @@ func decisionsCSV(ctx context.Context, w http.ResponseWriter, res scenario.Resul
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// delayCell is an admitted request's wait in a queue in ms ("0" when it
+// passed at once); empty for a refusal or a probe, which wait for nothing.
+func delayCell(d scenario.Decision) string {
+	if !d.Allowed() {
+		return ""
+	}
+	return strconv.FormatInt(d.Detail.DelayMs, 10)
 }
 
 // neutraliseCell keeps a spreadsheet from reading a text cell as a formula,

@@ -61,3 +61,27 @@ func TestDecisionsCSVNeutralisesFormulas(t *testing.T) {
 func jsonString(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
+
+// TestDecisionsCSVHasTheWait: the download's delay_ms column holds each
+// admitted request's wait in the queue, empty for a refusal.
+func TestDecisionsCSVHasTheWait(t *testing.T) {
+	_, base, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	sc := `{"limit":1,"windowMs":1000,"policy":{"name":"leaky-bucket","burst":2},"requests":[{"at":0,"count":4}]}`
+	res, err := http.Get(base + "/play/decisions.csv?s=" + url.QueryEscape(sc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	rows, err := csv.NewReader(res.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 || rows[0][7] != "delay_ms" {
+		t.Fatalf("rows = %q, want a header with delay_ms eighth and 4 rows", rows)
+	}
+	for i, want := range []string{"0", "1000", "2000", ""} {
+		if got := rows[i+1][7]; got != want {
+			t.Errorf("request %d: delay_ms = %q, want %q", i+1, got, want)
+		}
+	}
+}

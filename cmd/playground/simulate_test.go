@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		want        string
 	}{
 		{"malformed", `{"limit":`, []string{"simulate"}, "malformed JSON"},
-		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "leaky"}`, []string{"simulate", "-"}, `policy: unknown policy "leaky"`},
+		{"unknown policy", `{"limit": 5, "windowMs": 10, "policy": "tumbling"}`, []string{"simulate", "-"}, `policy: unknown policy "tumbling"`},
 		{"zero limit", `{"limit": 0, "windowMs": 10}`, []string{"simulate"}, "limit: 0 is out of range"},
 		{"backwards", `{"limit": 1, "windowMs": 10, "requests": [{"at": 9}, {"at": 3}]}`, []string{"simulate"}, "requests[1].at"},
 		{"missing file", ``, []string{"simulate", "no-such-file.json"}, "no-such-file.json"},
@@ -99,4 +100,43 @@ func TestHelpPrintsUsageAndSucceeds(t *testing.T) {
 		assert.NotContains(t, errOut, "no such file", "%v", tt.args)
 		assert.NotContains(t, errOut, "Usage of", "%v: the flag package's default usage names no command", tt.args)
 	}
+}
+
+// TestSimulateDecidesTheQueue: nginx's worked example (rate=1r/s burst=5,
+// eight at once) as simulate prints it, in the table and as JSON.
+func TestSimulateDecidesTheQueue(t *testing.T) {
+	in := `{"limit": 1, "windowMs": 1000, "policy": {"name": "leaky-bucket", "burst": 5}, "requests": [{"at": 0, "count": 8}]}`
+	code, out, errOut := runCmd(t, in, "simulate", "-")
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	require.Len(t, lines, 1+8+1, "header, eight requests, totals")
+	assert.Contains(t, lines[1], "admitted (0)")
+	assert.NotContains(t, lines[1], "waits", "the first is served at once")
+	for i := 2; i <= 6; i++ {
+		assert.Contains(t, lines[i], "waits "+strconv.Itoa(i-1)+" s", "request %d", i)
+	}
+	for i := 7; i <= 8; i++ {
+		assert.Contains(t, lines[i], "REFUSED (6, retry after 1 s)", "request %d", i)
+	}
+	code, out, errOut = runCmd(t, in, "simulate", "--json", "-")
+	require.Equal(t, 0, code, errOut)
+	var res struct {
+		Results []struct {
+			Decisions []struct {
+				Allowed bool
+				DelayMs int64
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	var delays []int64
+	admitted := 0
+	for _, d := range res.Results[0].Decisions {
+		delays = append(delays, d.DelayMs)
+		if d.Allowed {
+			admitted++
+		}
+	}
+	assert.Equal(t, []int64{0, 1000, 2000, 3000, 4000, 5000, 0, 0}, delays)
+	assert.Equal(t, 6, admitted)
 }

@@ -20,7 +20,7 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"-d", "11s"}, "-d 11s is out of range"},
 		{[]string{"-procs", "1,x"}, `-procs: "x" is not a processor count`},
 		{[]string{"-procs", "0"}, `-procs: "0" is not a processor count`},
-		{[]string{"-subjects", "gcra,leaky"}, `unknown subject "leaky"`},
+		{[]string{"-subjects", "gcra,tumbling"}, `unknown subject "tumbling"`},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 	} {
