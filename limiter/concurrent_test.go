@@ -143,9 +143,9 @@ func TestConcurrentAgreesPerKey(t *testing.T) {
 					for i, s := range steps[g] {
 						want := single.Decide(s.q.key, s.q.at, s.q.cost)
 						switch {
-						case s.allow && s.verdict != verdictOf(want):
+						case s.allow && s.verdict != want.Verdict():
 							t.Fatalf("%s, goroutine %d step %d: Allow(%d, %d, %d) = %+v, want %+v",
-								label, g, i, s.q.key, s.q.at, s.q.cost, s.verdict, verdictOf(want))
+								label, g, i, s.q.key, s.q.at, s.q.cost, s.verdict, want.Verdict())
 						case !s.allow && s.decision != want:
 							t.Fatalf("%s, goroutine %d step %d: Decide(%d, %d, %d) = %+v, want %+v",
 								label, g, i, s.q.key, s.q.at, s.q.cost, s.decision, want)

@@ -48,8 +48,8 @@ func TestFormsAgreeOnEverySequence(t *testing.T) {
 								if got := c.Decide(byDecide, q.at, q.cost); got != want {
 									t.Fatalf("%s: sequence %v %v %v, step %d: Decide = %+v, want %+v", label, a, b, z, i, got, want)
 								}
-								if got := c.Allow(byAllow, q.at, q.cost); got != verdictOf(want) {
-									t.Fatalf("%s: sequence %v %v %v, step %d: Allow = %+v, want %+v", label, a, b, z, i, got, verdictOf(want))
+								if got := c.Allow(byAllow, q.at, q.cost); got != want.Verdict() {
+									t.Fatalf("%s: sequence %v %v %v, step %d: Allow = %+v, want %+v", label, a, b, z, i, got, want.Verdict())
 								}
 								peek := single.Peek(byDecide, q.at)
 								for _, k := range []policies.Key{byDecide, byAllow} {

@@ -22,11 +22,6 @@ func mustNew(t testing.TB, name string, p policies.Params) policies.Policy {
 	return pol
 }
 
-// verdictOf is the verdict part of a decision, what Allow must return for
-// the request Decide decided.
-func verdictOf(d policies.Decision) policies.Verdict {
-	return policies.Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs}
-}
 
 type request struct {
 	key      policies.Key

@@ -157,7 +157,7 @@ func (r *Redis) Allow(ctx context.Context, key string, cost int64) (policies.Ver
 	if err != nil {
 		return policies.Verdict{}, err
 	}
-	return policies.Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs}, nil
+	return d.Verdict(), nil
 }
 
 // Decide is Allow with the rest of the decision: the instant decided at,

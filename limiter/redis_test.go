@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -100,6 +101,9 @@ func agreeOnLessons(t *testing.T, name string, rdb redis.UniversalClient) {
 			}
 		}
 		for lane, spec := range s.Specs() {
+			if !slices.Contains(limiter.RedisNames, spec.Name) {
+				continue // no Redis form yet (leaky-bucket: docs/redis.md)
+			}
 			f := form{spec.Name, spec.Params(s)}
 			agreeOnRedis(t, rdb, f, fmt.Sprintf("%s:%s:%d:", name, filepath.Base(file), lane), reqs)
 		}

@@ -273,3 +273,23 @@ type LeakyBucketHeld struct {
 
 // Policy implements Held.
 func (LeakyBucketHeld) Policy() string { return LeakyBucket }
+
+// Absorb implements Absorber: the level rises by cost at max(at, latest),
+// after draining to that instant, as an admitting Decide there would
+// leave it, whether or not the request fits. A late report is charged in
+// full at the key's latest instant, where in order part of it might have
+// drained away: the upper bound, so a late report never admits more than
+// one on time would have (as token-bucket and gcra absorb).
+//
+// The level saturates MaxLimit windows of permits above the capacity,
+// which keeps the arithmetic inside int64 and changes no decision a
+// caller can wait for.
+func (l *leakyBucketPolicy) Absorb(key Key, at, cost int64) {
+	if neverFits(cost, l.p.Burst+1) {
+		return
+	}
+	st := l.keys.insert(key)
+	at, _ = decideAt(clampTime(at), st.latest)
+	level := l.level(*st, at) + cost*l.p.WindowMs
+	*st = leakyBucketState{latest: at, level: min(level, l.capacity+MaxLimit*l.p.WindowMs)}
+}

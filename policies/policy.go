@@ -115,10 +115,14 @@ type Verdict struct {
 	DelayMs int64
 }
 
-// verdictOf is the verdict part of a decision.
-func verdictOf(d Decision) Verdict {
+// Verdict is the verdict part of the decision: what Allow returns for the
+// same request.
+func (d Decision) Verdict() Verdict {
 	return Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs, DelayMs: d.DelayMs}
 }
+
+// verdictOf is d.Verdict(), for the policies' own Allow paths.
+func verdictOf(d Decision) Verdict { return d.Verdict() }
 
 // termsWords is how many numbers any policy's terms may hold: a policy's
 // own terms type packs into them.
