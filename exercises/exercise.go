@@ -69,6 +69,11 @@ type Exercise struct {
 type Vary struct {
 	At    *Range    `json:"at"`    // a new question time, in steps
 	Limit *[2]int64 `json:"limit"` // a new limit in [from, to]; requests whose count was the limit keep filling it, an evenly spread full window is spread again
+	// Window is a new window, in steps; every instant of the scenario and
+	// the question's (drawn or written) is scaled with it, so the story
+	// keeps its shape while its answer moves. A draw whose instants would
+	// not fall on whole milliseconds is drawn again.
+	Window *Range `json:"window"`
 }
 
 // Range is an inclusive span of times written as people write them.
@@ -145,7 +150,7 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("exercises: %s: not a valid exercise file: %v", name, err)
+		return nil, fmt.Errorf("exercises: %s: %s", name, decodeProblem(err))
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -163,6 +168,9 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	}
 	if e.Question == "" {
 		bad("question: missing")
+	}
+	if unknown := unknownPlaceholders(e.Question); len(unknown) > 0 {
+		bad("question: %s %s not a placeholder; the question may use %s", strings.Join(unknown, ", "), isAre(len(unknown)), strings.Join(placeholderNames(), ", "))
 	}
 	if lib != nil && e.Lesson != "" && !lib.HasLesson(e.Lesson) {
 		bad("lesson: no lesson %q", e.Lesson)
@@ -229,6 +237,20 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 				bad("vary.at: want from <= to and a step of at least 1 ms")
 			}
 		}
+		if w := v.Window; w != nil {
+			for _, f := range []struct {
+				name string
+				text string
+				dst  *int64
+			}{{"from", w.From, &w.from}, {"to", w.To, &w.to}, {"step", w.Step, &w.step}} {
+				if *f.dst, err = scenario.ParseMoment(f.text, 0); err != nil {
+					bad("vary.window.%s: %v", f.name, err)
+				}
+			}
+			if w.from < 1 || w.step < 1 || w.to < w.from {
+				bad("vary.window: want 0 < from <= to and a step of at least 1 ms")
+			}
+		}
 		if v.Limit != nil && (v.Limit[0] < 1 || v.Limit[1] < v.Limit[0] || v.Limit[1] > 1000) {
 			bad("vary.limit: want [from, to] with 1 <= from <= to <= 1000")
 		}
@@ -241,6 +263,8 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 			bad("computing the answer: %v", err)
 		} else if !in.onGrid(sol) {
 			bad("computing the answer: %s is a moment between two milliseconds rounded up, which no one working by hand would write; choose numbers whose answer falls on a millisecond", sol.Text())
+		} else if c := in.contradiction(sol); c != "" {
+			bad("question: %s", c)
 		}
 	}
 	if len(problems) > 0 {

@@ -219,16 +219,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	if e.Vary != nil {
 		v.Another = fmt.Sprintf("/exercises/%s?seed=%d", e.ID, nextSeed(seed))
 	}
-	for _, req := range in.Scenario.Requests {
-		text := scenario.FormatMs(req.At)
-		if req.Count > 1 {
-			text += fmt.Sprintf(" ×%d", req.Count)
-		}
-		if req.Cost > 1 {
-			text += fmt.Sprintf(" (cost %d)", req.Cost)
-		}
-		v.Requests = append(v.Requests, text)
-	}
+	v.Requests = in.RequestTexts() // as the question's {requests} tells them
 	if seed != 0 {
 		v.Original = "/exercises/" + e.ID
 	}
