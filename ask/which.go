@@ -213,3 +213,26 @@ func (which) Check(q Question, lane int, v int64) string {
 }
 func (which) Word(q Question, v int64) string { return outcome{name: "outcome"}.Word(q, v) }
 func (which) Choices(q Question) []int64      { return outcome{name: "outcome"}.Choices(q) }
+
+// Clue names the lanes the answer has wrong, and what to work out for
+// the first of them, without saying which way each goes.
+func (which) Clue(q Question, sol Solution, a Answer) string {
+	var wrong []string
+	first := -1
+	for i, l := range q.Lanes {
+		if slices.Contains(a.Admit, l.Ref) != slices.Contains(sol.Admit, l.Ref) {
+			wrong = append(wrong, Name(l))
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	right := "Look again at the " + strings.Join(wrong, " and the ")
+	if len(wrong) < len(q.Lanes) {
+		right = "The others are right. " + right
+	}
+	return fmt.Sprintf("%s: for the %s, %s", right, Name(q.Lanes[first]), whatDecides(q, first, q.Request.At))
+}
