@@ -2,6 +2,7 @@ package ask
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -49,17 +50,45 @@ func countClue(sol Solution, lane, given int) string {
 	if given > right && firstRefused >= 0 {
 		return fmt.Sprintf("Check the request at %s: there is no room for it when it arrives, so it is the first one not to count.", steps[firstRefused].When())
 	}
-	// Too few: the request most often missed is one let in after a
-	// refusal, once something has left the window or refilled.
-	for i := firstRefused + 1; firstRefused >= 0 && i < len(steps); i++ {
-		if steps[i].Decision.Allowed() {
-			return fmt.Sprintf("Check the request at %s: after the refusals before it, room has come back by then, so it gets in.", steps[i].When())
+	if given > right {
+		return ""
+	}
+	// Too few: counted in order, the learner's count runs out at the
+	// (given+1)th admitted request; it is often one let in after a refusal,
+	// once something has left the window or refilled.
+	admitted := 0
+	for i, st := range steps {
+		if !st.Decision.Allowed() {
+			continue
+		}
+		if admitted++; admitted == given+1 {
+			after := ""
+			if firstRefused >= 0 && i > firstRefused {
+				after = ", after the refusals before it: room has come back by then"
+			}
+			return fmt.Sprintf("Counted in order, your count runs out before the request at %s, which the policy admits%s. Check it and the ones after it.", st.When(), after)
 		}
 	}
-	if firstRefused >= 0 {
-		return fmt.Sprintf("Count again the requests before %s, the first refusal: every one of them gets in.", steps[firstRefused].When())
+	return ""
+}
+
+// windowed reports whether the policy counts in windows, so that an answer
+// off by a whole window is a window miscounted: a bucket and GCRA refill
+// instead.
+func windowed(name string) bool {
+	switch name {
+	case policies.FixedWindow, policies.SlidingLog, policies.SlidingCounter, policies.SlidingBuckets:
+		return true
 	}
-	return "Every request gets in: none of them finds the limit full."
+	return false
+}
+
+// joinAnd joins names as a sentence does: "a, b and c".
+func joinAnd(names []string) string {
+	if n := len(names); n > 1 {
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return strings.Join(names, "")
 }
 
 // whatDecides says what to work out for lane i at the instant, by the
@@ -76,7 +105,7 @@ func whatDecides(q Question, i int, at int64) string {
 	case policies.SlidingCounter:
 		carried := "the previous window's count weighted by how much of it the last " + w + " still covers"
 		if p.Arithmetic == policies.Floor {
-			carried += ", rounded down"
+			carried += ", rounded down,"
 		}
 		return fmt.Sprintf("at %s, add %s to the current window's count.", when, carried)
 	case policies.SlidingBuckets:

@@ -67,7 +67,8 @@ func TestCountClueNamesTheRequestMiscounted(t *testing.T) {
 	for _, tt := range []struct{ given, want string }{
 		{"10", "counts every request sent, the refused ones too"},
 		{"9", ""},
-		{"5", "Check the request at 35 s: after the refusals before it, room has come back"},
+		{"5", "your count runs out before the request at 35 s, which the policy admits, after the refusals before it"},
+		{"3", "your count runs out before the request at 15 s, which the policy admits. Check it"},
 	} {
 		if fb := clueFor(t, q, tt.given); tt.want == "" && fb.Clue != "" || !strings.Contains(fb.Clue, tt.want) {
 			t.Errorf("count %s: clue = %q, want it to say %q", tt.given, fb.Clue, tt.want)

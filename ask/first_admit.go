@@ -218,7 +218,7 @@ func (firstAdmit) Clue(q Question, sol Solution, a Answer) string {
 		return fmt.Sprintf("%s is before the question's moment, %s: the answer is at or after it.", scenario.FormatMs(given), scenario.FormatMs(at))
 	case d == 1 || d == -1:
 		return "Off by one millisecond at the edge: check whether the window's bound is strict (< or ≤) at that moment."
-	case w > 0 && d%w == 0:
+	case windowed(spec.Name) && w > 0 && d%w == 0:
 		n := max(d/w, -d/w)
 		return fmt.Sprintf("Off by exactly %s (%d %s): check which window the requests that block it fall in.", scenario.FormatMs(max(d, -d)), n, plural(n, "window", "windows"))
 	}

@@ -230,9 +230,12 @@ func (which) Clue(q Question, sol Solution, a Answer) string {
 	if first < 0 {
 		return ""
 	}
-	right := "Look again at the " + strings.Join(wrong, " and the ")
+	right := "Look again at every one"
 	if len(wrong) < len(q.Lanes) {
-		right = "The others are right. " + right
+		for i := range wrong {
+			wrong[i] = "the " + wrong[i]
+		}
+		right = "The others are right. Look again at " + joinAnd(wrong)
 	}
 	return fmt.Sprintf("%s: for the %s, %s", right, Name(q.Lanes[first]), whatDecides(q, first, q.Request.At))
 }
