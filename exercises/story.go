@@ -191,3 +191,36 @@ func decodeProblem(err error) string {
 	}
 	return fmt.Sprintf("not a valid exercise file: %v", err)
 }
+
+// VariantSeeds is how many seeds, from 0, the rule that a variant changes
+// the answer is checked over.
+const VariantSeeds = 20
+
+// WantAnswers is how many different answers the variants of seeds 0 to
+// VariantSeeds-1 must give: three, or every answer a question of the kind
+// can have when it has fewer (yes or no has two).
+func (e *Exercise) WantAnswers() int {
+	switch e.Ask {
+	case AskOutcome:
+		return 2
+	case AskWhich:
+		return min(3, 1<<len(e.Policies))
+	}
+	return 3
+}
+
+// VariantAnswers are the different answers of the variants of seeds 0 to
+// VariantSeeds-1, in the order first met.
+func (e *Exercise) VariantAnswers() ([]string, error) {
+	var out []string
+	for seed := range uint64(VariantSeeds) {
+		sol, err := e.Instance(seed).Solve()
+		if err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
+		if !slices.Contains(out, sol.Text()) {
+			out = append(out, sol.Text())
+		}
+	}
+	return out, nil
+}

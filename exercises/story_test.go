@@ -11,19 +11,6 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
-// possibleAnswers is how many different answers a question of the kind can
-// have: two for yes or no, one per subset of the lanes for which, and
-// many for a number or a moment.
-func possibleAnswers(e *Exercise) int {
-	switch e.Ask {
-	case AskOutcome:
-		return 2
-	case AskWhich:
-		return 1 << len(e.Policies)
-	}
-	return 1 << 30
-}
-
 // "Another one" asks another problem, not the same one with another
 // instant: over seeds 0 to 19 every exercise gives at least three answers
 // (two for a yes-or-no question, which has no third).
@@ -44,7 +31,7 @@ func TestEveryExercisesVariantsChangeTheAnswer(t *testing.T) {
 				t.Errorf("%s seed %d: %s", e.ID, seed, c)
 			}
 		}
-		if want := min(3, possibleAnswers(e)); len(answers) < want {
+		if want := e.WantAnswers(); len(answers) < want {
 			t.Errorf("%s: seeds 0-19 give %d answer(s) %v; want at least %d", e.ID, len(answers), keys(answers), want)
 		}
 	}

@@ -15,7 +15,7 @@ func TestCheckPrintsTheComputedAnswerAndWorking(t *testing.T) {
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
-	for _, want := range []string{"answer    refused", "33 s", "sliding-counter (exact)", "5 × 9/10 = 4.5 carried"} {
+	for _, want := range []string{"answer    refused", "33 s", "sliding-counter (exact)", "5 × 9/10 = 4.5 carried", "variants  2 answers over seeds 0 to 19: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -83,6 +83,14 @@ func TestCheckRefusesAnAuthorsMistakes(t *testing.T) {
 		{"story the data contradict",
 			`{"title": "x", "question": "A request at {at} is refused. When is the first moment one passes?", "scenario": {"limit": 5, "windowMs": 30000, "requests": [{"at": 30000, "count": 5}]}, "ask": "first-admit", "policy": "sliding-counter/floor", "at": "10 s"}`,
 			"question: it says the request at {at} (10 s) is refused, but the sliding counter (floor) admits it"},
+		// Only the asked instant moves: the fill at 30 s always lets the
+		// next request in at 60.001 s.
+		{"variants with one answer",
+			`{"title": "x", "question": "Limit {limit} per {window}. A request at {at} is refused. When does one pass?", "scenario": {"limit": 5, "windowMs": 30000, "requests": [{"at": 30000, "count": 5}]}, "ask": "first-admit", "policy": "sliding-counter/floor", "at": "40 s", "vary": {"at": {"from": "31 s", "to": "59 s", "step": "1 s"}}}`,
+			"vary: seeds 0 to 19 give 1 answer(s) (60.001 s)"},
+		{"no vary",
+			`{"title": "x", "question": "q at {at}", "scenario": "try-it", "ask": "outcome", "policy": "sliding-log", "at": "33 s"}`,
+			"vary: missing"},
 		{"malformed vary",
 			`{"title": "x", "question": "q at {at}", "scenario": "try-it", "ask": "outcome", "policy": "sliding-log", "at": "33 s", "vary": {"limit": {"from": 1, "to": 99999}}}`,
 			"vary.limit: a JSON object, where the field takes a list of two whole numbers [from, to]"},
