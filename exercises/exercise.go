@@ -85,6 +85,25 @@ type Range struct {
 	from, to, step int64
 }
 
+// parse reads the range's times, saying what is wrong under field: each
+// a time, from at least least, to no earlier than from, in steps of at
+// least a millisecond.
+func (r *Range) parse(field string, least int64, bad func(string, ...any)) {
+	for _, f := range []struct {
+		name string
+		text string
+		dst  *int64
+	}{{"from", r.From, &r.from}, {"to", r.To, &r.to}, {"step", r.Step, &r.step}} {
+		var err error
+		if *f.dst, err = scenario.ParseMoment(f.text, 0); err != nil {
+			bad("%s.%s: %v", field, f.name, err)
+		}
+	}
+	if r.from < least || r.step < 1 || r.to < r.from {
+		bad("%s: want %s <= from <= to and a step of at least 1 ms", field, scenario.FormatMs(least))
+	}
+}
+
 // Catalog is what an exercise file may name: the shared scenarios it runs
 // and the lesson it belongs to. The lessons library is the catalog the
 // site uses; declaring it here keeps this package free of the lessons'
@@ -224,31 +243,12 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 			if e.WholeScenario() {
 				bad("vary.at: a %s question has no time to vary", e.Ask)
 			}
-			for _, f := range []struct {
-				name string
-				text string
-				dst  *int64
-			}{{"from", v.At.From, &v.At.from}, {"to", v.At.To, &v.At.to}, {"step", v.At.Step, &v.At.step}} {
-				if *f.dst, err = scenario.ParseMoment(f.text, 0); err != nil {
-					bad("vary.at.%s: %v", f.name, err)
-				}
-			}
-			if v.At.step < 1 || v.At.to < v.At.from {
-				bad("vary.at: want from <= to and a step of at least 1 ms")
-			}
+			v.At.parse("vary.at", 0, bad)
 		}
-		if w := v.Window; w != nil {
-			for _, f := range []struct {
-				name string
-				text string
-				dst  *int64
-			}{{"from", w.From, &w.from}, {"to", w.To, &w.to}, {"step", w.Step, &w.step}} {
-				if *f.dst, err = scenario.ParseMoment(f.text, 0); err != nil {
-					bad("vary.window.%s: %v", f.name, err)
-				}
-			}
-			if w.from < 1 || w.step < 1 || w.to < w.from {
-				bad("vary.window: want 0 < from <= to and a step of at least 1 ms")
+		if v.Window != nil {
+			v.Window.parse("vary.window", 1, bad)
+			if v.Window.to > scenario.MaxWindowMs {
+				bad("vary.window.to: %s is longer than the longest window, %s", v.Window.To, scenario.FormatMs(scenario.MaxWindowMs))
 			}
 		}
 		if v.Limit != nil && (v.Limit[0] < 1 || v.Limit[1] < v.Limit[0] || v.Limit[1] > 1000) {

@@ -1,6 +1,7 @@
 package exercises
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -86,7 +87,12 @@ func (e *Exercise) draw(in Instance, rng *rand.Rand) (Instance, bool) {
 // it; false when one would fall between two milliseconds.
 func (in Instance) rescaled(w int64) (Instance, bool) {
 	old := in.Scenario.WindowMs
-	scale := func(t int64) (int64, bool) { return t * w / old, t*w%old == 0 }
+	scale := func(t int64) (int64, bool) {
+		if t != 0 && w > math.MaxInt64/t {
+			return 0, false // past any scenario's bounds
+		}
+		return t * w / old, t*w%old == 0
+	}
 	var ok bool
 	if in.At, ok = scale(in.At); !ok {
 		return in, false
