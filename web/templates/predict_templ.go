@@ -69,7 +69,7 @@ func predictionIntro() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"predict-intro\" data-testid=\"predict-intro\"><p>Before each worked example this lesson asks you to predict what the policies decide. Commit your prediction and the example opens, with the policies' own working beside your answer. Your predictions stay in this browser only.</p><p><button type=\"button\" class=\"link-button\" data-predict-reset hidden data-testid=\"predict-reset\">Reset my predictions on this page</button></p></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"predict-intro\" data-testid=\"predict-intro\"><p>Before each worked example this lesson asks you to predict what the policies decide. Commit your prediction and the example opens, with the policies' own working beside your answer; a wrong first try gets a hint and a second try before the answer, which you can also open at once. Your predictions stay in this browser only.</p><p><button type=\"button\" class=\"link-button\" data-predict-reset hidden data-testid=\"predict-reset\">Reset my predictions on this page</button></p></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
