@@ -48,3 +48,25 @@ func (cacheLineK) Solve(q Question) (Solution, error) {
 func (k cacheLineK) Grade(q Question, sol Solution, text string, choices []string) Feedback {
 	return k.grade(k, q, sol, text, choices)
 }
+
+// Clue works out the ring the learner named: whether it fits a line and
+// divides the window, or, for a k too small, that a larger one still does.
+func (cacheLineK) Clue(q Question, sol Solution, a Answer) string {
+	k := int64(a.Count)
+	if k < 1 {
+		return "k is how many sub-buckets the ring has: at least 1."
+	}
+	if k < int64(sol.Count) {
+		return fmt.Sprintf("A ring of %d sub-buckets fits, but it is not the largest: try larger rings that divide the window and still fit %d bytes.", k, scenario.CacheLineBytes)
+	}
+	name := RefName("sliding-buckets/" + strconv.FormatInt(k, 10))
+	for _, st := range sol.Trace {
+		if st.Policy == name {
+			return fmt.Sprintf("For the %s: %s, %s; %s.", name, st.Working, st.Outcome, st.Note)
+		}
+	}
+	if q.Scenario.WindowMs%k != 0 {
+		return fmt.Sprintf("%d sub-buckets do not divide the %s window into whole milliseconds.", k, scenario.FormatMs(q.Scenario.WindowMs))
+	}
+	return fmt.Sprintf("Count the numbers a ring of %d sub-buckets keeps for one key, 8 bytes each: do they fit %d bytes?", k, scenario.CacheLineBytes)
+}

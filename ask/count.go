@@ -131,3 +131,6 @@ func (count) Choices(q Question) []int64 {
 
 // countOf is how many requests q asks about: a count of 0 means one.
 func countOf(q Question) int64 { return max(q.Request.Count, 1) }
+
+// Clue points at the request the count most likely went wrong at.
+func (count) Clue(_ Question, sol Solution, a Answer) string { return countClue(sol, 0, a.Count) }

@@ -201,3 +201,56 @@ func (firstAdmit) Word(_ Question, v int64) string {
 	}
 	return scenario.FormatMs(v)
 }
+
+// Clue says how a wrong moment is off: before the question, by whole
+// windows, by the retry-after the first refusal gave, by a millisecond at
+// the edge, or else what the policy's working says at the learner's moment.
+func (firstAdmit) Clue(q Question, sol Solution, a Answer) string {
+	at, right, given := q.Request.At, sol.Moment, a.Moment
+	if right == Never || given == right {
+		return ""
+	}
+	spec := q.Lanes[0].Spec
+	w := spec.Params(q.Scenario).WindowMs
+	d := given - right
+	switch {
+	case given < at:
+		return fmt.Sprintf("%s is before the question's moment, %s: the answer is at or after it.", scenario.FormatMs(given), scenario.FormatMs(at))
+	case d == 1 || d == -1:
+		return "Off by one millisecond at the edge: check whether the window's bound is strict (< or ≤) at that moment."
+	case windowed(spec.Name) && w > 0 && d%w == 0:
+		n := max(d/w, -d/w)
+		return fmt.Sprintf("Off by exactly %s (%d %s): check which window the requests that block it fall in.", scenario.FormatMs(max(d, -d)), n, plural(n, "window", "windows"))
+	}
+	r := q.request()
+	first, err := scenario.WhatIf(q.Scenario, spec, r)
+	retry, hasRetry := first.RetryAfter()
+	hasRetry = hasRetry && err == nil
+	if hasRetry && given == at+retry {
+		return fmt.Sprintf("%s is where the refusal at %s says to retry; the policy still refuses then, so look past it.", scenario.FormatMs(given), scenario.FormatMs(at))
+	}
+	probe := r
+	probe.At = given
+	dg, err := scenario.WhatIf(q.Scenario, spec, probe)
+	if err != nil {
+		return ""
+	}
+	st := step(q, 0, dg, "")
+	if dg.Allowed() {
+		// Not the working: at a moment past the answer it names what the
+		// answer is (the window that began at it, the tokens since).
+		return fmt.Sprintf("At %s the request passes, but an earlier moment already admits it: look for the first.", st.When())
+	}
+	c := fmt.Sprintf("At %s the request is still refused: %s.", st.When(), st.Working)
+	if hasRetry && right == at+retry {
+		c += fmt.Sprintf(" The refusal at %s comes with a retry-after: work out what it says.", scenario.FormatMs(at))
+	}
+	return c
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

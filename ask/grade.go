@@ -7,7 +7,9 @@ func Check(q Question, sol Solution, text string, choices []string) (Feedback, e
 	if err != nil {
 		return Feedback{}, err
 	}
-	return k.Grade(q, sol, text, choices), nil
+	fb := k.Grade(q, sol, text, choices)
+	clue(k, q, sol, text, choices, &fb)
+	return fb, nil
 }
 
 // Right is the single answer sol states, as an Answer.

@@ -36,6 +36,11 @@ type Kind interface {
 	Parse(q Question, text string, choices []string) (Answer, error)
 	// Grade reads text (and choices) and compares the answer with sol.
 	Grade(q Question, sol Solution, text string, choices []string) Feedback
+	// Clue says, for a wrong answer a, which part of the working it differs
+	// in (a request miscounted, a window, the retry, a millisecond at the
+	// edge) without stating the right answer: the step between "Not quite"
+	// and the answer. "" when there is nothing to point at.
+	Clue(q Question, sol Solution, a Answer) string
 	// Text words an answer, given or right, as the pages state it.
 	Text(q Question, a Answer) string
 	// Hint says what kind of answer the field takes, in the words of the
@@ -206,6 +211,9 @@ type Feedback struct {
 	// "too many") without giving the answer away, so the learner can try
 	// again before looking.
 	Direction string
+	// Clue is, for a wrong answer, the kind's hint worked out from it
+	// (Kind.Clue).
+	Clue string
 }
 
 // kinds is the registry: every kind, by name, in the order registered.

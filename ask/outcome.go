@@ -92,3 +92,12 @@ func (outcome) Check(_ Question, _ int, v int64) string {
 }
 
 func (outcome) Word(_ Question, v int64) string { return explain.Verdict(v == 1) }
+
+// Clue says what to work out at the instant: any word of which way the
+// answer goes would give a yes-or-no answer away.
+func (outcome) Clue(q Question, _ Solution, _ Answer) string {
+	if q.Request == nil || len(q.Lanes) == 0 {
+		return ""
+	}
+	return "Work it again: " + whatDecides(q, 0, q.Request.At)
+}

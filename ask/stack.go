@@ -45,3 +45,13 @@ func (stack) Solve(q Question) (Solution, error) {
 func (k stack) Grade(q Question, sol Solution, text string, choices []string) Feedback {
 	return k.grade(k, q, sol, text, choices)
 }
+
+// Clue points at the request the count most likely went wrong at; a
+// request passes only if every lane admits it.
+func (stack) Clue(_ Question, sol Solution, a Answer) string {
+	c := countClue(sol, 0, a.Count)
+	if a.Count > sol.Count && c != "" {
+		c += " A request passes only when every lane admits it."
+	}
+	return c
+}

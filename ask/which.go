@@ -214,3 +214,29 @@ func (which) Check(q Question, lane int, v int64) string {
 }
 func (which) Word(q Question, v int64) string { return outcome{name: "outcome"}.Word(q, v) }
 func (which) Choices(q Question) []int64      { return outcome{name: "outcome"}.Choices(q) }
+
+// Clue names the lanes the answer has wrong, and what to work out for
+// the first of them, without saying which way each goes.
+func (which) Clue(q Question, sol Solution, a Answer) string {
+	var wrong []string
+	first := -1
+	for i, l := range q.Lanes {
+		if slices.Contains(a.Admit, l.Ref) != slices.Contains(sol.Admit, l.Ref) {
+			wrong = append(wrong, Name(l))
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if first < 0 {
+		return ""
+	}
+	right := "Look again at every one"
+	if len(wrong) < len(q.Lanes) {
+		for i := range wrong {
+			wrong[i] = "the " + wrong[i]
+		}
+		right = "The others are right. Look again at " + joinAnd(wrong)
+	}
+	return fmt.Sprintf("%s: for the %s, %s", right, Name(q.Lanes[first]), whatDecides(q, first, q.Request.At))
+}

@@ -69,6 +69,11 @@ type Exercise struct {
 type Vary struct {
 	At    *Range    `json:"at"`    // a new question time, in steps
 	Limit *[2]int64 `json:"limit"` // a new limit in [from, to]; requests whose count was the limit keep filling it, an evenly spread full window is spread again
+	// Window is a new window, in steps; every instant of the scenario and
+	// the question's (drawn or written) is scaled with it, so the story
+	// keeps its shape while its answer moves. A draw whose instants would
+	// not fall on whole milliseconds is drawn again.
+	Window *Range `json:"window"`
 }
 
 // Range is an inclusive span of times written as people write them.
@@ -78,6 +83,25 @@ type Range struct {
 	Step string `json:"step"`
 
 	from, to, step int64
+}
+
+// parse reads the range's times, saying what is wrong under field: each
+// a time, from at least least, to no earlier than from, in steps of at
+// least a millisecond.
+func (r *Range) parse(field string, least int64, bad func(string, ...any)) {
+	for _, f := range []struct {
+		name string
+		text string
+		dst  *int64
+	}{{"from", r.From, &r.from}, {"to", r.To, &r.to}, {"step", r.Step, &r.step}} {
+		var err error
+		if *f.dst, err = scenario.ParseMoment(f.text, 0); err != nil {
+			bad("%s.%s: %v", field, f.name, err)
+		}
+	}
+	if r.from < least || r.step < 1 || r.to < r.from {
+		bad("%s: want %s <= from <= to and a step of at least 1 ms", field, scenario.FormatMs(least))
+	}
 }
 
 // Catalog is what an exercise file may name: the shared scenarios it runs
@@ -145,7 +169,7 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("exercises: %s: not a valid exercise file: %v", name, err)
+		return nil, fmt.Errorf("exercises: %s: %s", name, decodeProblem(err))
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -163,6 +187,9 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 	}
 	if e.Question == "" {
 		bad("question: missing")
+	}
+	if unknown := unknownPlaceholders(e.Question); len(unknown) > 0 {
+		bad("question: %s %s not a placeholder; the question may use %s", strings.Join(unknown, ", "), isAre(len(unknown)), strings.Join(placeholderNames(), ", "))
 	}
 	if lib != nil && e.Lesson != "" && !lib.HasLesson(e.Lesson) {
 		bad("lesson: no lesson %q", e.Lesson)
@@ -216,17 +243,12 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 			if e.WholeScenario() {
 				bad("vary.at: a %s question has no time to vary", e.Ask)
 			}
-			for _, f := range []struct {
-				name string
-				text string
-				dst  *int64
-			}{{"from", v.At.From, &v.At.from}, {"to", v.At.To, &v.At.to}, {"step", v.At.Step, &v.At.step}} {
-				if *f.dst, err = scenario.ParseMoment(f.text, 0); err != nil {
-					bad("vary.at.%s: %v", f.name, err)
-				}
-			}
-			if v.At.step < 1 || v.At.to < v.At.from {
-				bad("vary.at: want from <= to and a step of at least 1 ms")
+			v.At.parse("vary.at", 0, bad)
+		}
+		if v.Window != nil {
+			v.Window.parse("vary.window", 1, bad)
+			if v.Window.to > scenario.MaxWindowMs {
+				bad("vary.window.to: %s is longer than the longest window, %s", v.Window.To, scenario.FormatMs(scenario.MaxWindowMs))
 			}
 		}
 		if v.Limit != nil && (v.Limit[0] < 1 || v.Limit[1] < v.Limit[0] || v.Limit[1] > 1000) {
@@ -241,6 +263,8 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 			bad("computing the answer: %v", err)
 		} else if !in.onGrid(sol) {
 			bad("computing the answer: %s is a moment between two milliseconds rounded up, which no one working by hand would write; choose numbers whose answer falls on a millisecond", sol.Text())
+		} else if c := in.contradiction(sol); c != "" {
+			bad("question: %s", c)
 		}
 	}
 	if len(problems) > 0 {

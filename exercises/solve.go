@@ -1,8 +1,8 @@
 package exercises
 
 import (
+	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/windowlab/playground/ask"
@@ -36,7 +36,9 @@ func (e *Exercise) Instance(seed uint64) Instance {
 		if !ok {
 			continue
 		}
-		if sol, err := v.Solve(); err == nil && v.onGrid(sol) {
+		// A variant must be one a learner can work out, that does not
+		// answer itself, and whose story its data bear out.
+		if sol, err := v.Solve(); err == nil && v.onGrid(sol) && !v.trivial(sol) && v.contradiction(sol) == "" {
 			return v
 		}
 	}
@@ -66,11 +68,46 @@ func (e *Exercise) draw(in Instance, rng *rand.Rand) (Instance, bool) {
 				in.Scenario.Requests[i] = first
 				in.Scenario.Requests[i].At = i * (w / limit)
 			}
-			return in, true
+		} else {
+			for i, r := range in.Scenario.Requests {
+				if r.Count == old {
+					in.Scenario.Requests[i].Count = limit
+				}
+			}
 		}
-		for i, r := range in.Scenario.Requests {
-			if r.Count == old {
-				in.Scenario.Requests[i].Count = limit
+	}
+	if v := e.Vary.Window; v != nil {
+		steps := (v.to - v.from) / v.step
+		return in.rescaled(v.from + rng.Int64N(steps+1)*v.step)
+	}
+	return in, true
+}
+
+// rescaled is the variant with a window of w and every instant scaled with
+// it; false when one would fall between two milliseconds.
+func (in Instance) rescaled(w int64) (Instance, bool) {
+	old := in.Scenario.WindowMs
+	scale := func(t int64) (int64, bool) {
+		if t != 0 && w > math.MaxInt64/t {
+			return 0, false // past any scenario's bounds
+		}
+		return t * w / old, t*w%old == 0
+	}
+	var ok bool
+	if in.At, ok = scale(in.At); !ok {
+		return in, false
+	}
+	in.Scenario.WindowMs = w
+	for i, r := range in.Scenario.Requests {
+		if in.Scenario.Requests[i].At, ok = scale(r.At); !ok {
+			return in, false
+		}
+	}
+	in.Scenario.Policies = append([]scenario.PolicySpec(nil), in.Scenario.Policies...)
+	for i, p := range in.Scenario.Policies {
+		if p.WindowMs != 0 {
+			if in.Scenario.Policies[i].WindowMs, ok = scale(p.WindowMs); !ok {
+				return in, false
 			}
 		}
 	}
@@ -92,14 +129,15 @@ func evenlySpread(reqs []scenario.Request, n, w int64) bool {
 	return true
 }
 
-// Question is the exercise's question with {at}, {limit} and {window}
-// filled in for this variant.
+// Question is the exercise's question with its placeholders ({at},
+// {limit}, {window}, {requests}, {last}) filled in for this variant.
 func (in Instance) Question() string {
-	return strings.NewReplacer(
-		"{at}", scenario.FormatMs(in.At),
-		"{limit}", strconv.FormatInt(in.Scenario.Limit, 10),
-		"{window}", scenario.FormatMs(in.Scenario.WindowMs),
-	).Replace(in.Exercise.Question)
+	return braced.ReplaceAllStringFunc(in.Exercise.Question, func(m string) string {
+		if fill, ok := placeholders[strings.Trim(m, "{}")]; ok {
+			return fill(in)
+		}
+		return m // Parse refused the file
+	})
 }
 
 // Solution is the computed answer with the working that produced it.

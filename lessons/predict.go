@@ -179,6 +179,9 @@ type predictView struct {
 	// the page it leads back to (without the page's script) keeps them
 	// open beside this one.
 	Open []string
+	// Tried says the page was reached back from a first wrong try at this
+	// prediction (?tried=ID), which the form then counts.
+	Tried bool
 }
 
 type predictChoice struct {
@@ -202,7 +205,8 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 		return "", err
 	}
 	v := predictView{ID: p.ID, Action: PredictionURL(st.lesson.Slug, p.ID), Question: in.Question(), Form: "text",
-		Numeric: ask.AnswersInWholeNumbers(p.Exercise.Ask), Hint: PredictionHint(in, sol), Open: st.pageOpen()}
+		Numeric: ask.AnswersInWholeNumbers(p.Exercise.Ask), Hint: PredictionHint(in, sol), Open: st.pageOpen(),
+		Tried: slices.Contains(st.in[triedParam], p.ID)}
 	if st.lib.Exercises != nil && st.lib.Exercises.Get(p.ID) == p.Exercise {
 		v.Exercise = "/exercises/" + p.ID
 	}
@@ -232,6 +236,10 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 	// stepping through one example must not reveal the next one's answer.
 	return template.HTML(b.String() + revealOpen(p.ID, slices.Contains(st.in[openParam], p.ID))), nil //nolint:gosec // templ output and a fixed tag around an id of [a-z0-9-]
 }
+
+// triedParam names, in a lesson's query, the prediction just tried wrongly
+// once without the page's script (web's PredictionResult.BackURL).
+const triedParam = "tried"
 
 // openParam names, in a lesson's query, the predictions whose examples are
 // drawn open: the links and forms inside an example add their own.

@@ -122,6 +122,14 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="predict-reset"]`)))
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-admitted"]`)),
 		chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-commit"]`)))
+	// A first wrong try gives a hint; the second opens the example.
+	tab.WaitText(`[data-predict="car-park-35s"] [data-testid="predict-verdict"]`, "Not quite: try again")
+	for _, v := range run("lesson after a first wrong prediction") {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("lesson after a first wrong prediction: %s (%s): %s", v.ID, v.Impact, v.Help)
+		}
+	}
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-commit"]`)))
 	tab.WaitText(`[data-predict="car-park-35s"] [data-testid="predict-verdict"]`, "Not what the policies decide")
 	for _, v := range run("lesson after a prediction") {
 		if v.Impact == "serious" || v.Impact == "critical" {

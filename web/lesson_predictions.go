@@ -58,6 +58,9 @@ func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
 		Feedback: *feedbackView(p.Exercise, in, fb),
 		Open:     openAgain(ps, r.PostForm["open"], p.ID),
 	}
+	if fb.Readable && !fb.Correct {
+		v.Feedback.Wrong = wrongTries(r.PostForm.Get("wrong")) + 1
+	}
 	// The result's own address takes only POST; its page links (the
 	// presentation-mode toggle) reopen the lesson instead.
 	v.Page.Path = "/lessons/" + l.Slug

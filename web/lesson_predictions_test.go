@@ -44,14 +44,19 @@ func TestCheckingAPrediction(t *testing.T) {
 		verdict  string // the words of the verdict, "" for none
 		contains string
 	}{
-		{"wrong outcome", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"admitted"}}, 200, "Not what the policies decide", "the policies decide <strong data-testid=\"predict-right\">refused</strong>"},
+		// A first wrong try gets a hint, with the answer behind "Show the
+		// answer"; the second (wrong=1, as the first one's feedback sends)
+		// is told the answer.
+		{"a first wrong try", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"admitted"}}, 200, "Not quite: try again", "<strong>Hint:</strong> Work it again: at 35 s, add the previous window"},
+		{"a first wrong time", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"60.001 s"}}, 200, "Not quite: try again", "At 60.001 s the request is still refused: "},
+		{"wrong outcome", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"admitted"}, "wrong": {"1"}}, 200, "Not what the policies decide", "the policies decide <strong data-testid=\"predict-right\">refused</strong>"},
 		{"right outcome", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"refused"}}, 200, "Your prediction was right", "5 × 5/6 = 4.17 carried"},
 		{"right which", "/lessons/sliding-counter/predictions/floor-vector", url.Values{"choice": {"sliding-counter/floor"}}, 200, "Your prediction was right", "sliding counter (floor)"},
-		{"time off", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"60.001 s"}}, 200, "Not what the policies decide", "your answer is 5.999 s too early"},
+		{"time off", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"60.001 s"}, "wrong": {"1"}}, 200, "Not what the policies decide", "your answer is 5.999 s too early"},
 		{"decimal comma", "/lessons/sliding-counter/predictions/full-window-exact", url.Values{"answer": {"66,0 s"}}, 200, "Your prediction was right", ""},
 		{"an exercise as a prediction", "/lessons/fixed-window/predictions/fw-car-park-count", url.Values{"answer": {"9"}}, 200, "Your prediction was right", ""},
-		{"a stack, answered with the first lane alone", "/lessons/where-they-disagree/predictions/stack", url.Values{"answer": {"125"}}, 200, "Not what the policies decide", "lane 2: sliding-counter (floor) limit 60"},
-		{"a ring's k, one too large", "/lessons/ring-of-buckets/predictions/cache-line-k", url.Values{"answer": {"k = 6"}}, 200, "Not what the policies decide", "over one 64-byte line"},
+		{"a stack, answered with the first lane alone", "/lessons/where-they-disagree/predictions/stack", url.Values{"answer": {"125"}, "wrong": {"1"}}, 200, "Not what the policies decide", "lane 2: sliding-counter (floor) limit 60"},
+		{"a ring's k, one too large", "/lessons/ring-of-buckets/predictions/cache-line-k", url.Values{"answer": {"k = 6"}, "wrong": {"1"}}, 200, "Not what the policies decide", "over one 64-byte line"},
 		{"an exact wait, in milliseconds", "/lessons/sliding-log/predictions/sl-exact-wait", url.Values{"answer": {"30000 ms"}}, 200, "Your prediction was right", ""},
 		{"unreadable", "/lessons/sliding-counter/predictions/car-park-35s", url.Values{"answer": {"perhaps"}}, 400, "Can't read that prediction", "Answer yes or no"},
 		{"empty", "/lessons/where-they-disagree/predictions/attack", url.Values{}, 400, "Can't read that prediction", "Give a whole number"},
@@ -160,6 +165,9 @@ func TestPredictionsWithoutJavaScriptKeepEarlierExamplesOpen(t *testing.T) {
 		wantOpen   []string
 	}{
 		{"fw-car-park-count", "9", []string{"fw-car-park-count"}},
+		// A first wrong try leads back with its example closed, and the
+		// form there counts the try: the second opens it.
+		{"fw-boundary-count", "10", []string{"fw-car-park-count"}},
 		{"fw-boundary-count", "10", []string{"fw-car-park-count", "fw-boundary-count"}},
 	} {
 		lesson := get(t, page)
@@ -196,7 +204,7 @@ func TestPredictionsWithoutJavaScriptKeepEarlierExamplesOpen(t *testing.T) {
 	}
 	// An open value naming no prediction of the lesson is not carried back.
 	status, body := postPrediction(t, lessonURL+"/predictions/fw-boundary-count",
-		url.Values{"answer": {"10"}, "open": {"no-such-example", "fw-car-park-count"}}, false)
+		url.Values{"answer": {"10"}, "wrong": {"1"}, "open": {"no-such-example", "fw-car-park-count"}}, false)
 	if status != http.StatusOK || !strings.Contains(body, `href="/lessons/fixed-window?open=fw-car-park-count&amp;open=fw-boundary-count#predict-fw-boundary-count"`) {
 		t.Errorf("status %d; the way back should keep fw-car-park-count and drop no-such-example: %.300s", status, body)
 	}

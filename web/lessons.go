@@ -219,16 +219,7 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	if e.Vary != nil {
 		v.Another = fmt.Sprintf("/exercises/%s?seed=%d", e.ID, nextSeed(seed))
 	}
-	for _, req := range in.Scenario.Requests {
-		text := scenario.FormatMs(req.At)
-		if req.Count > 1 {
-			text += fmt.Sprintf(" ×%d", req.Count)
-		}
-		if req.Cost > 1 {
-			text += fmt.Sprintf(" (cost %d)", req.Cost)
-		}
-		v.Requests = append(v.Requests, text)
-	}
+	v.Requests = in.RequestTexts() // as the question's {requests} tells them
 	if seed != 0 {
 		v.Original = "/exercises/" + e.ID
 	}
@@ -252,6 +243,9 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.Feedback = feedbackView(e, in, fb)
+		if fb.Readable && !fb.Correct {
+			v.Feedback.Wrong = wrongTries(r.PostForm.Get("wrong")) + 1
+		}
 		if !fb.Readable {
 			// As a lesson's prediction does: the page (or its feedback)
 			// says what would be read, and the status says this was not.
@@ -277,6 +271,21 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	h.s.Render(w, r, status, templates.ExerciseView(v))
 }
 
+// maxWrong bounds the wrong tries a form may claim: past the second, the
+// count changes nothing.
+const maxWrong = 9
+
+// wrongTries reads the form's count of wrong tries before this one; a
+// value the page never sent counts as none, so the worst a forged one does
+// is show the answer a try early.
+func wrongTries(raw string) int {
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return min(n, maxWrong)
+}
+
 // answerHint says what kind of answer the field takes; a time's examples
 // are worked out from the answer so that none of them is it.
 func answerHint(in exercises.Instance, sol exercises.Solution) string {
@@ -286,7 +295,7 @@ func answerHint(in exercises.Instance, sol exercises.Solution) string {
 func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Feedback) *templates.Feedback {
 	out := &templates.Feedback{
 		Readable: fb.Readable, Problem: fb.Problem, Correct: fb.Correct,
-		Given: fb.Given, Right: fb.Right, Off: fb.Difference, Direction: fb.Direction, Explain: e.Explain,
+		Given: fb.Given, Right: fb.Right, Off: fb.Difference, Direction: fb.Direction, Explain: e.Explain, Clue: fb.Clue,
 	}
 	for _, st := range fb.Solution.Trace {
 		out.Steps = append(out.Steps, templates.Step{At: st.When(), Policy: st.Policy, Outcome: st.Outcome, Working: st.Working, Note: st.Note})

@@ -116,6 +116,21 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	tab.WaitText(`[data-testid="reveal"]`, "The policies say refused")
 	tab.WaitText(`[data-testid="trace"]`, "= 4.5 carried")
 
+	// A first wrong try gives a hint; the second, sent by Datastar with the
+	// count of tries the feedback holds, shows the answer open.
+	tab.Do(chromedp.Navigate(url + "/exercises/fw-first-admit"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "60 s\r"))
+	tab.WaitText(`[data-testid="clue"]`, "Off by exactly 30 s (1 window)")
+	if vis := browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('[data-testid="right-answer"]').checkVisibility()`)); vis {
+		t.Error("a first wrong try shows the answer")
+	}
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid="answer"]').value = '', true)`))
+	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "25 s\r"))
+	tab.WaitText(`[data-testid="clue"]`, "At 25 s the request is still refused")
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="right-answer"]`)))
+	tab.WaitText(`[data-testid="right-answer"]`, "30 s")
+
 	// Progress: the right answer is remembered in this browser, the wrong one is not.
 	tab.Do(chromedp.Navigate(url + "/exercises"))
 	tab.WaitText(`[data-exercise-id="try-it-2-floor"]`, "solved")

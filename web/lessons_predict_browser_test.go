@@ -55,6 +55,17 @@ func TestBrowserPredictThenSee(t *testing.T) {
 	if shots != "" {
 		before = append(before, viewShot(t, tab, first))
 	}
+	// A first wrong try: a hint, the example still closed, the form open
+	// for a second try.
+	tab.Do(chromedp.Click(chromedp.CSS(first + ` [data-testid="predict-commit"]`)))
+	tab.WaitText(first+` [data-testid="predict-verdict"]`, "Not quite: try again")
+	tab.WaitText(first+` [data-testid="predict-clue"]`, "Hint: Work it again")
+	if revealOpen(tab, "car-park-35s") {
+		t.Error("a first wrong try opened the example")
+	}
+	if browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('`+first+` [data-testid="predict-commit"]').disabled`)) {
+		t.Error("after a first wrong try the prediction cannot be made again")
+	}
 	tab.Do(chromedp.Click(chromedp.CSS(first + ` [data-testid="predict-commit"]`)))
 	tab.WaitText(first+` [data-testid="predict-verdict"]`, "Not what the policies decide")
 	tab.WaitText(first+` [data-testid="predict-compare"]`, "You predicted admitted; the policies decide refused")
@@ -118,6 +129,8 @@ func TestBrowserPredictThenSee(t *testing.T) {
 			chromedp.Click(chromedp.CSS(front+` [data-testid="predict-choice-sliding-counter/exact"]`)))
 		before = append(before, viewShot(t, tab, front))
 		tab.Do(chromedp.Click(chromedp.CSS(front + ` [data-testid="predict-commit"]`)))
+		tab.WaitText(front+` [data-testid="predict-verdict"]`, "Not quite: try again")
+		tab.Do(chromedp.Click(chromedp.CSS(front + ` [data-testid="predict-commit"]`)))
 		tab.WaitText(front+` [data-testid="predict-verdict"]`, "Not what the policies decide")
 		after = append(after, viewShot(t, tab, front))
 		saveSideBySide(t, filepath.Join(shots, "lesson-predict-before.png"), before)
@@ -160,6 +173,14 @@ func TestBrowserPredictByKeyboardOnAPhone(t *testing.T) {
 	if revealOpen(tab, "attack") {
 		t.Error("an unreadable prediction opened the example")
 	}
+	tab.Do(chromedp.Focus(chromedp.CSS(attack + ` [data-testid="predict-answer"]`)))
+	browsertest.Run(tab, chromedp.Evaluate[bool](`document.activeElement.select(), true`))
+	tab.Do(chromedp.KeyEvent("10\r"))
+	tab.WaitText(attack+` [data-testid="predict-verdict"]`, "Not quite: try again")
+	if revealOpen(tab, "attack") {
+		t.Error("a first wrong try opened the example")
+	}
+	// The second try, by keyboard again, shows the answer.
 	tab.Do(chromedp.Focus(chromedp.CSS(attack + ` [data-testid="predict-answer"]`)))
 	browsertest.Run(tab, chromedp.Evaluate[bool](`document.activeElement.select(), true`))
 	tab.Do(chromedp.KeyEvent("10\r"))

@@ -154,6 +154,62 @@ func TestWrongAnswerLetsTheLearnerTryAgain(t *testing.T) {
 	}
 }
 
+// A first wrong try gives a hint worked out from the answer, with the
+// answer still behind "Show the answer"; the second shows the answer open.
+// The count of tries rides in the feedback, tied to the form, so the plain
+// POST and Datastar's (which replaces only the feedback) both carry it.
+func TestAWrongTryGivesAHintAndTheSecondTheAnswer(t *testing.T) {
+	base := lessonsSite(t)
+	post := func(form url.Values) *goquery.Document {
+		t.Helper()
+		res, err := http.PostForm(base+"/exercises/fw-first-admit", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("POST %v: status %d", form, res.StatusCode)
+		}
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	// The fixed window opens again at 30 s; 60 s is one window late.
+	doc := post(url.Values{"answer": {"60 s"}})
+	if got := doc.Find(`[data-testid="clue"]`).Text(); !strings.Contains(got, "Hint: Off by exactly 30 s (1 window)") {
+		t.Errorf("first wrong try: hint %q, want it to say the answer is a window off", got)
+	}
+	if _, open := doc.Find(`details[data-testid="reveal"]`).Attr("open"); open {
+		t.Error("first wrong try: the answer is open before it is asked for")
+	}
+	tries := doc.Find(`input[name="wrong"]`)
+	if tries.AttrOr("value", "") != "1" || tries.AttrOr("form", "") != doc.Find(`[data-testid="answer-form"]`).AttrOr("id", "-") {
+		t.Errorf("first wrong try: the count of tries is %q, tied to form %q; want 1, tied to the answer form", tries.AttrOr("value", ""), tries.AttrOr("form", ""))
+	}
+	doc = post(url.Values{"answer": {"25 s"}, "wrong": {"1"}})
+	if _, open := doc.Find(`details[data-testid="reveal"]`).Attr("open"); !open {
+		t.Error("second wrong try: the answer is still closed")
+	}
+	if got := doc.Find(`[data-testid="try-again"]`).Text(); !strings.Contains(got, "Here is the answer") {
+		t.Errorf("second wrong try: %q, want it to say the answer is shown", got)
+	}
+	if got := doc.Find(`[data-testid="clue"]`).Text(); !strings.Contains(got, "At 25 s the request is still refused") {
+		t.Errorf("second wrong try: hint %q, want the working at 25 s", got)
+	}
+	// A forged count is read as none, not refused: the worst it does is
+	// show the answer early.
+	doc = post(url.Values{"answer": {"60 s"}, "wrong": {"banana"}})
+	if _, open := doc.Find(`details[data-testid="reveal"]`).Attr("open"); open {
+		t.Error("a count of tries that is not a number opened the answer")
+	}
+	doc = post(url.Values{"answer": {"30 s"}, "wrong": {"1"}})
+	if doc.Find(`[data-testid="clue"]`).Length() != 0 || doc.Find(`input[name="wrong"]`).Length() != 0 {
+		t.Error("a right answer still shows a hint or counts tries")
+	}
+}
+
 // Which-questions label their boxes as people read the policies, and the
 // time hint never uses the answer as an example.
 func TestExercisePageWording(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/lessons"
@@ -52,10 +53,24 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("check: %s: computing the answer: %v", name, err)
 	}
+	// "Another one" must ask another problem: the variants' answers are
+	// checked here as the exercises' tests check them.
+	if e.Vary == nil {
+		return usagef("check: %s: vary: missing; every exercise varies, so that its page can offer another one (see exercises/README.md)", name)
+	}
+	answers, err := e.VariantAnswers()
+	if err != nil {
+		return usagef("check: %s: computing a variant's answer: %v", name, err)
+	}
+	if len(answers) < e.WantAnswers() {
+		return usagef("check: %s: vary: seeds 0 to %d give %d answer(s) (%s); a variant must change the answer, so give vary a range that does (at least %d)",
+			name, exercises.VariantSeeds-1, len(answers), strings.Join(answers, "; "), e.WantAnswers())
+	}
 	fmt.Fprintf(stdout, "exercise  %s: %s\n", e.ID, e.Title)
 	fmt.Fprintf(stdout, "question  %s\n", in.Question())
 	fmt.Fprintf(stdout, "policy    %s\n", joinLanes(e.Lanes()))
 	fmt.Fprintf(stdout, "answer    %s (computed by running the scenario)\n", sol.Text())
+	fmt.Fprintf(stdout, "variants  %d answers over seeds 0 to %d: %s\n", len(answers), exercises.VariantSeeds-1, strings.Join(answers, "; "))
 	fmt.Fprintln(stdout, "working:")
 	for _, st := range sol.Trace {
 		note := ""

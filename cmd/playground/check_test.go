@@ -15,7 +15,7 @@ func TestCheckPrintsTheComputedAnswerAndWorking(t *testing.T) {
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
-	for _, want := range []string{"answer    refused", "33 s", "sliding-counter (exact)", "5 × 9/10 = 4.5 carried"} {
+	for _, want := range []string{"answer    refused", "33 s", "sliding-counter (exact)", "5 × 9/10 = 4.5 carried", "variants  2 answers over seeds 0 to 19: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -66,5 +66,49 @@ func TestCheckReadsStandardInput(t *testing.T) {
 	}
 	if code := exitCode(err, &errOut); code != 2 {
 		t.Errorf("check - with a bad exercise: exit status %d, want 2", code)
+	}
+}
+
+// check refuses the three mistakes an author makes most, each with exit
+// status 2 and a message naming the field: a placeholder nothing fills, a
+// story the policies contradict and a vary block of the wrong shape.
+func TestCheckRefusesAnAuthorsMistakes(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, file, want string
+	}{
+		{"unknown placeholder",
+			`{"title": "x", "question": "limit {limit} {bogus}", "scenario": "try-it", "ask": "outcome", "policy": "sliding-log", "at": "33 s"}`,
+			"question: {bogus} is not a placeholder"},
+		{"story the data contradict",
+			`{"title": "x", "question": "A request at {at} is refused. When is the first moment one passes?", "scenario": {"limit": 5, "windowMs": 30000, "requests": [{"at": 30000, "count": 5}]}, "ask": "first-admit", "policy": "sliding-counter/floor", "at": "10 s"}`,
+			"question: it says the request at {at} (10 s) is refused, but the sliding counter (floor) admits it"},
+		// Only the asked instant moves: the fill at 30 s always lets the
+		// next request in at 60.001 s.
+		{"variants with one answer",
+			`{"title": "x", "question": "Limit {limit} per {window}. A request at {at} is refused. When does one pass?", "scenario": {"limit": 5, "windowMs": 30000, "requests": [{"at": 30000, "count": 5}]}, "ask": "first-admit", "policy": "sliding-counter/floor", "at": "40 s", "vary": {"at": {"from": "31 s", "to": "59 s", "step": "1 s"}}}`,
+			"vary: seeds 0 to 19 give 1 answer(s) (60.001 s)"},
+		{"no vary",
+			`{"title": "x", "question": "q at {at}", "scenario": "try-it", "ask": "outcome", "policy": "sliding-log", "at": "33 s"}`,
+			"vary: missing"},
+		{"malformed vary",
+			`{"title": "x", "question": "q at {at}", "scenario": "try-it", "ask": "outcome", "policy": "sliding-log", "at": "33 s", "vary": {"limit": {"from": 1, "to": 99999}}}`,
+			"vary.limit: a JSON object, where the field takes a list of two whole numbers [from, to]"},
+	} {
+		file := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".json")
+		if err := os.WriteFile(file, []byte(tt.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{"check", file}, strings.NewReader(""), &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to say %q", tt.name, err, tt.want)
+		}
+		if code := exitCode(err, &errOut); code != 2 {
+			t.Errorf("%s: exit status %d, want 2", tt.name, code)
+		}
+		if strings.Contains(out.String(), "answer") {
+			t.Errorf("%s: check printed an answer for a refused file:\n%s", tt.name, out.String())
+		}
 	}
 }

@@ -55,6 +55,12 @@ async function check(section, fields, restoring) {
   }
   if (res.status === 404) storage()?.removeItem(prefix + id); // the lesson no longer asks it
   if (!res.ok) return; // an unreadable prediction: the learner fixes it and commits again
+  if (slot.querySelector('[data-final="false"]')) {
+    // A first wrong try: a hint, the answer behind "Show the answer", and
+    // the form left open for a second try, which the feedback counts.
+    if (!restoring) slot.focus();
+    return;
+  }
   // Focus the feedback before the form is disabled, so keyboard focus is
   // not lost to the top of the page.
   if (!restoring) slot.focus();

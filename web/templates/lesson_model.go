@@ -101,7 +101,17 @@ type Feedback struct {
 	Explain   string
 	Steps     []Step
 	PlayURL   string
+	// Clue is, for a wrong answer, a hint worked out from it (ask's
+	// Kind.Clue): the step between "Not quite" and the answer.
+	Clue string
+	// Wrong counts the wrong tries at this question so far, this one
+	// included; from the second, the answer is shown without being asked.
+	Wrong int
 }
+
+// ShowAnswer reports whether the answer is shown open: after a second
+// wrong try. Before it, it is behind "Show the answer".
+func (f Feedback) ShowAnswer() bool { return f.Wrong >= 2 }
 
 // Step is one line of the computed working.
 type Step struct {

@@ -1,0 +1,119 @@
+package ask
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// A clue is the step between "Not quite" and the whole answer: worked out
+// from the learner's own answer, it says which part of the working theirs
+// differs in (a request miscounted, a window, the retry, a millisecond at
+// the edge) without stating the answer. Each kind words its own (Kind.Clue);
+// this file holds what several share.
+
+// clue fills fb.Clue for a wrong answer that was read.
+func clue(k Kind, q Question, sol Solution, text string, choices []string, fb *Feedback) {
+	if !fb.Readable || fb.Correct {
+		return
+	}
+	if ans, err := k.Parse(q, text, choices); err == nil {
+		fb.Clue = k.Clue(q, sol, ans)
+	}
+}
+
+// countClue points a wrong count at the request where it most likely went
+// astray, from the decisions of lane (the trace of a count or a stack).
+func countClue(sol Solution, lane, given int) string {
+	var steps []Step
+	for _, st := range sol.Trace {
+		if st.Lane == lane && !st.NoInstant {
+			steps = append(steps, st)
+		}
+	}
+	right := sol.Count
+	if len(steps) == 0 || given == right {
+		return ""
+	}
+	if given >= len(steps) {
+		return "That counts every request sent, the refused ones too: count only the ones admitted."
+	}
+	firstRefused := -1
+	for i, st := range steps {
+		if !st.Decision.Allowed() {
+			firstRefused = i
+			break
+		}
+	}
+	if given > right && firstRefused >= 0 {
+		return fmt.Sprintf("Check the request at %s: there is no room for it when it arrives, so it is the first one not to count.", steps[firstRefused].When())
+	}
+	if given > right {
+		return ""
+	}
+	// Too few: counted in order, the learner's count runs out at the
+	// (given+1)th admitted request; it is often one let in after a refusal,
+	// once something has left the window or refilled.
+	admitted := 0
+	for i, st := range steps {
+		if !st.Decision.Allowed() {
+			continue
+		}
+		if admitted++; admitted == given+1 {
+			after := ""
+			if firstRefused >= 0 && i > firstRefused {
+				after = ", after the refusals before it: room has come back by then"
+			}
+			return fmt.Sprintf("Counted in order, your count runs out before the request at %s, which the policy admits%s. Check it and the ones after it.", st.When(), after)
+		}
+	}
+	return ""
+}
+
+// windowed reports whether the policy counts in windows, so that an answer
+// off by a whole window is a window miscounted: a bucket and GCRA refill
+// instead.
+func windowed(name string) bool {
+	switch name {
+	case policies.FixedWindow, policies.SlidingLog, policies.SlidingCounter, policies.SlidingBuckets:
+		return true
+	}
+	return false
+}
+
+// joinAnd joins names as a sentence does: "a, b and c".
+func joinAnd(names []string) string {
+	if n := len(names); n > 1 {
+		return strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return strings.Join(names, "")
+}
+
+// whatDecides says what to work out for lane i at the instant, by the
+// policy's own arithmetic, without saying how it comes out.
+func whatDecides(q Question, i int, at int64) string {
+	spec := q.Lanes[i].Spec
+	p := spec.Params(q.Scenario)
+	w, when := scenario.FormatMs(p.WindowMs), scenario.FormatMs(at)
+	switch spec.Name {
+	case policies.FixedWindow:
+		return fmt.Sprintf("count the requests in the fixed window that holds %s: when did that window start?", when)
+	case policies.SlidingLog:
+		return fmt.Sprintf("count the requests in the %s before %s; one exactly %s old no longer counts.", w, when, w)
+	case policies.SlidingCounter:
+		carried := "the previous window's count weighted by how much of it the last " + w + " still covers"
+		if p.Arithmetic == policies.Floor {
+			carried += ", rounded down,"
+		}
+		return fmt.Sprintf("at %s, add %s to the current window's count.", when, carried)
+	case policies.SlidingBuckets:
+		return fmt.Sprintf("add up the sub-buckets still inside the %s window at %s, the oldest one weighted.", w, when)
+	case policies.TokenBucket:
+		return fmt.Sprintf("count the tokens left after the last request and those refilled by %s.", when)
+	case policies.GCRA:
+		return fmt.Sprintf("compare %s with the theoretical arrival time less the burst's allowance.", when)
+	}
+	return fmt.Sprintf("work through what the %s holds at %s.", Name(q.Lanes[i]), when)
+}
