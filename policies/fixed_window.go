@@ -42,10 +42,16 @@ func (f *fixedWindowPolicy) Params() Params { return f.p }
 // view is the key's window start and count at instant at >= st.latest.
 func (f *fixedWindowPolicy) view(st fixedWindowState, at int64) (start, count int64) {
 	start = f.window.startOf(at)
-	if st.latest >= start { // latest <= at, so it is in at's window
-		return start, st.count
+	return start, st.countIn(start)
+}
+
+// countIn is the count in the window starting at start, which holds an
+// instant at or after st.latest: the count if latest is in it, else 0.
+func (st fixedWindowState) countIn(start int64) int64 {
+	if st.latest >= start {
+		return st.count
 	}
-	return start, 0
+	return 0
 }
 
 // Decide implements Policy. It fills its named result field by field: a
@@ -104,7 +110,15 @@ func (f *fixedWindowPolicy) Allow(key Key, now, cost int64) Verdict {
 	}
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
-	start, count := f.view(*st, at)
+	return f.allowIn(st, now, at, f.window.startOf(at), cost)
+}
+
+// allowIn is Allow on one key's state, for a request that fits, decided at
+// instant at (now, or the key's latest) in the window starting at start.
+// FixedWindowRule shares it, finding start with its own clock; it is small
+// enough to be inlined into both.
+func (f *fixedWindowPolicy) allowIn(st *fixedWindowState, now, at, start, cost int64) Verdict {
+	count := st.countIn(start)
 	if count+cost > f.p.Limit {
 		*st = fixedWindowState{latest: at, count: count}
 		return Verdict{RetryAfterMs: start + f.p.WindowMs - now}

@@ -100,7 +100,14 @@ func (g *gcraPolicy) Allow(key Key, now, cost int64) Verdict {
 	if st == nil {
 		st = g.keys.insert(key)
 	}
-	now = clampTime(now)
+	return g.allowOn(st, clampTime(now), cost)
+}
+
+// allowOn is Allow on one key's state, for a request that fits and a now
+// already clamped, shared with GCRARule. It is small enough to be inlined
+// into both (the clamp, left to the callers, is what makes it so): a call
+// here cost the hot key about 1 ns of 4.
+func (g *gcraPolicy) allowOn(st *gcraState, now, cost int64) Verdict {
 	t := now * g.p.Limit
 	tat := max(st.tat, t)
 	next := tat + cost*g.p.WindowMs

@@ -136,7 +136,7 @@ type Terms struct {
 
 // Policy decides requests for many keys. The policies New builds are not
 // safe for concurrent use; callers serialise access (one playground session
-// owns its policies), or use NewConcurrent, which is.
+// owns its policies), or use limiter.NewConcurrent, which is.
 type Policy interface {
 	Name() string
 	Params() Params

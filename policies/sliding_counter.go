@@ -59,15 +59,21 @@ func (s *slidingCounterPolicy) Params() Params { return s.p }
 // view moves the state to instant at >= st.latest and returns the window
 // start with the two counts there.
 func (s *slidingCounterPolicy) view(st slidingCounterState, at int64) (start, previous, current int64) {
-	w := s.p.WindowMs
 	start = s.window.startOf(at)
+	previous, current = s.countsIn(st, start)
+	return start, previous, current
+}
+
+// countsIn is the previous and current counts in the window starting at
+// start, which holds an instant at or after st.latest.
+func (s *slidingCounterPolicy) countsIn(st slidingCounterState, start int64) (previous, current int64) {
 	switch { // latest <= at: in at's window, the one before, or older
 	case st.latest >= start:
-		return start, st.previous, st.current
-	case st.latest >= start-w:
-		return start, st.current, 0
+		return st.previous, st.current
+	case st.latest >= start-s.p.WindowMs:
+		return st.current, 0
 	}
-	return start, 0, 0
+	return 0, 0
 }
 
 // estimate returns the weighted estimate and the carried part of previous at

@@ -129,13 +129,24 @@ func (t *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
 	}
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
-	used := t.used(*st, at)
-	if missing := used + cost*t.p.WindowMs - t.capacity; missing > 0 {
-		*st = tokenBucketState{latest: at, used: used}
+	if used, ok := t.take(st, at, cost); !ok {
 		return Verdict{RetryAfterMs: t.retryAt(at, used, cost) - now}
 	}
-	*st = tokenBucketState{latest: at, used: used + cost*t.p.WindowMs}
 	return Verdict{Allowed: true}
+}
+
+// take is Allow's change of state for a request that fits, decided at
+// instant at >= st.latest: it admits the request if the bucket holds its
+// cost, and reports the units in use before it. TokenBucketRule shares it;
+// it is small enough to be inlined into both.
+func (t *tokenBucketPolicy) take(st *tokenBucketState, at, cost int64) (used int64, ok bool) {
+	used = t.used(*st, at)
+	if used+cost*t.p.WindowMs > t.capacity {
+		*st = tokenBucketState{latest: at, used: used}
+		return used, false
+	}
+	*st = tokenBucketState{latest: at, used: used + cost*t.p.WindowMs}
+	return used, true
 }
 
 // Peek implements Policy: permits in use at now.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the policies' benchmarks once and prints the speed tables of
-# docs/performance.md computed from that run (cmd/benchreport), as Markdown
-# on standard output.
+# Runs the policies' benchmarks (./policies, and their concurrent forms in
+# ./limiter) once and prints the speed tables of docs/performance.md
+# computed from that run (cmd/benchreport), as Markdown on standard output.
 # The raw `go test -bench` output goes to standard error as it runs and is
 # kept in a file under /tmp (never in the repository), named at the end.
 #
@@ -36,7 +36,7 @@ loadavg() {
 
 before=$(loadavg)
 start=$(date +%s)
-go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -count "$count" -cpu 1,2 ./policies/ | tee "$out" >&2
+go test -run '^$' -bench . -benchmem -benchtime "$benchtime" -count "$count" -cpu 1,2 ./policies/ ./limiter/ | tee "$out" >&2
 minutes=$(awk -v s="$(($(date +%s) - start))" 'BEGIN { printf "%.1f", s / 60 }')
 after=$(loadavg)
 

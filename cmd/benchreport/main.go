@@ -1,9 +1,10 @@
-// Command benchreport turns the output of one run of the policies'
-// benchmarks into the speed tables of docs/performance.md, as Markdown, with every ratio
-// computed from that run and each goal line marked met or not met by one
-// rule (a ratio at most 1.00 as printed is met):
+// Command benchreport turns the output of one run of the policies' and
+// their concurrent forms' benchmarks into the speed tables of
+// docs/performance.md, as Markdown, with every ratio computed from that run
+// and each goal line marked met or not met by one rule (a ratio at most
+// 1.00 as printed is met):
 //
-//	go test -run '^$' -bench . -benchmem -cpu 1,2 ./policies/ > /tmp/bench.txt
+//	go test -run '^$' -bench . -benchmem -cpu 1,2 ./policies/ ./limiter/ > /tmp/bench.txt
 //	go run ./cmd/benchreport /tmp/bench.txt                 # print the tables
 //	go run ./cmd/benchreport -doc docs/performance.md /tmp/bench.txt   # replace them in the doc
 //
@@ -48,7 +49,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	note := fs.String("note", "", "a sentence added to the opening paragraph, e.g. the machine's load")
 	const usage = "usage: benchreport [-doc FILE] [-note TEXT] [BENCH-OUTPUT]"
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, "%s\n\nTurn one `go test -bench` run of ./policies into the speed tables and goal lines of docs/performance.md.\n\nflags:\n", usage)
+		fmt.Fprintf(stdout, "%s\n\nTurn one `go test -bench` run of ./policies and ./limiter into the speed tables and goal lines of docs/performance.md.\n\nflags:\n", usage)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return nil

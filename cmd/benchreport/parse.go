@@ -89,7 +89,7 @@ func parseRun(r io.Reader) (*benchRun, error) {
 		return nil, fmt.Errorf("reading line %d: %w", lines+1, err)
 	}
 	if len(out.results) == 0 {
-		return nil, fmt.Errorf("no benchmark results in %d lines; give the output of `go test -run '^$' -bench . -benchmem -cpu 1,2 ./policies/`", lines)
+		return nil, fmt.Errorf("no benchmark results in %d lines; give the output of `go test -run '^$' -bench . -benchmem -cpu 1,2 ./policies/ ./limiter/`", lines)
 	}
 	return out, nil
 }

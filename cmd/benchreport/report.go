@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// The benchmark names this report reads, as policies/bench_test.go names
-// them:
+// The benchmark names this report reads, as policies/bench_test.go (the
+// single-goroutine policies) and limiter/parallel_bench_test.go (their
+// concurrent forms) name them:
 //
 //	BenchmarkDecide/{hot,uniform,zipf}/{map-lookup,map-fixed-window,x-time-rate}
 //	BenchmarkDecide/{hot,uniform,zipf}/<policy>.{Allow,Decide}

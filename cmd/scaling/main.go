@@ -1,5 +1,5 @@
 // Command scaling measures whether the concurrency-safe policies
-// (policies.NewConcurrent) scale with processors, beside x/time/rate
+// (limiter.NewConcurrent) scale with processors, beside x/time/rate
 // limiters in a map under a mutex: decisions per second of wall time with
 // 1 and 2 goroutines at GOMAXPROCS 1 and 2, over 1e6 keys drawn uniformly,
 // every key decided once before timing.
@@ -9,7 +9,7 @@
 //	go run ./cmd/scaling -subjects gcra,sharded-gcra,x-time-rate-mutex-map   # A/B with the sharded-mutex form
 //	go run ./cmd/scaling -pingpong           # what one cache line handed between two processors costs
 //
-// The sharded-<policy> subjects (policies.NewSharded, a mutex per shard, the
+// The sharded-<policy> subjects (limiter.NewSharded, a mutex per shard, the
 // concurrent form before the per-slot one) run only when -subjects names
 // them.
 //
@@ -47,6 +47,7 @@ import (
 
 	"github.com/windowlab/playground/internal/procstat"
 	"github.com/windowlab/playground/internal/summary"
+	"github.com/windowlab/playground/limiter"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -99,7 +100,7 @@ type subject struct {
 func concurrent(name string, p policies.Params) func([]uint64) (decider, error) {
 	return filled(func() (policies.Policy, error) {
 		p.Limit, p.WindowMs = limit, windowMs
-		return policies.NewConcurrent(name, p, 0)
+		return limiter.NewConcurrent(name, p, 0)
 	})
 }
 
@@ -108,7 +109,7 @@ func concurrent(name string, p policies.Params) func([]uint64) (decider, error) 
 func sharded(name string, p policies.Params) func([]uint64) (decider, error) {
 	return filled(func() (policies.Policy, error) {
 		p.Limit, p.WindowMs = limit, windowMs
-		return policies.NewSharded(name, p, 0)
+		return limiter.NewSharded(name, p, 0)
 	})
 }
 

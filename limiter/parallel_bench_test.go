@@ -1,4 +1,4 @@
-package policies
+package limiter
 
 import (
 	"sync"
@@ -7,10 +7,13 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/windowlab/playground/internal/benchload"
+	"github.com/windowlab/playground/policies"
 )
 
 // BenchmarkDecideParallel runs the uniform workload (1e6 keys; see
-// bench_test.go) from every goroutine at once, and BenchmarkDecideParallelHot
+// internal/benchload) from every goroutine at once, and BenchmarkDecideParallelHot
 // and BenchmarkDecideParallelZipf the other two: the concurrency-safe form
 // of each policy (NewConcurrent with its default shards, Allow) beside
 // x/time/rate limiters in a map under a mutex and in a sync.Map, and the
@@ -34,45 +37,65 @@ import (
 // keys, heapB/key. cmd/scaling measures the same subjects' wall-time
 // throughput at 1 and 2 processors in interleaved rounds, which is what
 // shows scaling.
-func BenchmarkDecideParallel(b *testing.B) { parallelSubjects(b, benchWorkloads()[1]) }
+func BenchmarkDecideParallel(b *testing.B) { parallelSubjects(b, benchload.Workloads()[1]) }
 
 // BenchmarkDecideParallelHot is every goroutine on one key: one shard, one
 // lock, for the concurrent form and for x/time/rate alike.
-func BenchmarkDecideParallelHot(b *testing.B) { parallelSubjects(b, benchWorkloads()[0]) }
+func BenchmarkDecideParallelHot(b *testing.B) { parallelSubjects(b, benchload.Workloads()[0]) }
 
 // BenchmarkDecideParallelZipf is the zipf workload from every goroutine.
-func BenchmarkDecideParallelZipf(b *testing.B) { parallelSubjects(b, benchWorkloads()[2]) }
+func BenchmarkDecideParallelZipf(b *testing.B) { parallelSubjects(b, benchload.Workloads()[2]) }
 
-func parallelSubjects(b *testing.B, w benchWorkload) {
-	t0 := time.UnixMilli(benchBase)
+// benchPolicies are the subjects, labelled as policies' BenchmarkDecide
+// labels them, so that cmd/benchreport can set the two side by side.
+var benchPolicies = []struct {
+	label, name string
+	p           policies.Params
+}{
+	{"fixed-window", policies.FixedWindow, policies.Params{}},
+	{"sliding-log", policies.SlidingLog, policies.Params{}},
+	{"sliding-counter-floor", policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}},
+	{"sliding-counter-exact", policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}},
+	{"sliding-buckets-k6", policies.SlidingBuckets, policies.Params{Buckets: 6}},
+	{"token-bucket", policies.TokenBucket, policies.Params{}},
+	{"gcra", policies.GCRA, policies.Params{}},
+}
+
+func benchParams(p policies.Params) policies.Params {
+	p.Limit, p.WindowMs = benchload.Limit, benchload.Window
+	return p
+}
+
+func parallelSubjects(b *testing.B, w benchload.Workload) {
+	t0 := time.UnixMilli(benchload.Base)
 	for _, bp := range benchPolicies {
-		runParallel(b, bp.label, w, func(b *testing.B) (*Concurrent, benchHeap) {
-			return measureHeap(b, len(w.keys), func() *Concurrent {
+		runParallel(b, bp.label, w, func(b *testing.B) (*Concurrent, benchload.Heap) {
+			return benchload.MeasureHeap(b, len(w.Keys), func() *Concurrent {
 				c, err := NewConcurrent(bp.name, benchParams(bp.p), 0)
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, k := range w.keys {
-					c.Allow(k, benchBase, 1)
+				for _, k := range w.Keys {
+					c.Allow(k, benchload.Base, 1)
 				}
 				return c
 			})
-		}, func(c *Concurrent, k Key, now int64) bool { return c.Allow(k, now, 1).Allowed })
+		}, func(c *Concurrent, k uint64, now int64) bool { return c.Allow(k, now, 1).Allowed })
 	}
 	// The floor under every subject: a map lookup and nothing else. Only
 	// reads, so no lock is needed (Go's map allows concurrent readers) and
 	// nothing is decided: what a decision costs beyond finding its key.
-	runParallel(b, "map-lookup", w, func(b *testing.B) (map[Key]uint64, benchHeap) {
-		return fillMap(b, w.keys)
-	}, func(m map[Key]uint64, k Key, _ int64) bool { return m[k]&1 == 0 })
+	runParallel(b, "map-lookup", w, func(b *testing.B) (map[uint64]uint64, benchload.Heap) {
+		return benchload.FillMap(b, w.Keys)
+	}, func(m map[uint64]uint64, k uint64, _ int64) bool { return m[k]&1 == 0 })
 	type lockedMap struct {
 		mu sync.Mutex
-		m  *mapFixedWindow
+		m  *benchload.MapFixedWindow
 	}
-	runParallel(b, "map-fixed-window-mutex", w, func(b *testing.B) (*lockedMap, benchHeap) {
-		m, heap := fillMapFixedWindow(b, w.keys)
+	runParallel(b, "map-fixed-window-mutex", w, func(b *testing.B) (*lockedMap, benchload.Heap) {
+		m, heap := benchload.FillMapFixedWindow(b, w.Keys)
 		return &lockedMap{m: m}, heap
-	}, func(l *lockedMap, k Key, now int64) bool {
+	}, func(l *lockedMap, k uint64, now int64) bool {
 		l.mu.Lock()
 		ok, _, _ := l.m.Allow(k, now, 1)
 		l.mu.Unlock()
@@ -80,31 +103,31 @@ func parallelSubjects(b *testing.B, w benchWorkload) {
 	})
 	type lockedRate struct {
 		mu sync.Mutex
-		m  map[Key]*rate.Limiter
+		m  map[uint64]*rate.Limiter
 	}
 	// The map's lock covers only the lookup; each limiter has a lock of
 	// its own. (A server would also insert new keys under it; the
 	// benchmark's keys are all inserted before timing.)
-	runParallel(b, "x-time-rate-mutex-map", w, func(b *testing.B) (*lockedRate, benchHeap) {
-		m, heap := fillRateMap(b, w.keys)
+	runParallel(b, "x-time-rate-mutex-map", w, func(b *testing.B) (*lockedRate, benchload.Heap) {
+		m, heap := benchload.FillRateMap(b, w.Keys)
 		return &lockedRate{m: m}, heap
-	}, func(l *lockedRate, k Key, now int64) bool {
+	}, func(l *lockedRate, k uint64, now int64) bool {
 		l.mu.Lock()
 		lim := l.m[k]
 		l.mu.Unlock()
-		return lim.AllowN(t0.Add(time.Duration(now-benchBase)*time.Millisecond), 1)
+		return lim.AllowN(t0.Add(time.Duration(now-benchload.Base)*time.Millisecond), 1)
 	})
-	runParallel(b, "x-time-rate-sync-map", w, func(b *testing.B) (*sync.Map, benchHeap) {
-		return measureHeap(b, len(w.keys), func() *sync.Map {
+	runParallel(b, "x-time-rate-sync-map", w, func(b *testing.B) (*sync.Map, benchload.Heap) {
+		return benchload.MeasureHeap(b, len(w.Keys), func() *sync.Map {
 			var m sync.Map
-			for _, k := range w.keys {
-				m.Store(k, newRateLimiter())
+			for _, k := range w.Keys {
+				m.Store(k, benchload.NewRateLimiter())
 			}
 			return &m
 		})
-	}, func(m *sync.Map, k Key, now int64) bool {
+	}, func(m *sync.Map, k uint64, now int64) bool {
 		v, _ := m.Load(k)
-		return v.(*rate.Limiter).AllowN(t0.Add(time.Duration(now-benchBase)*time.Millisecond), 1)
+		return v.(*rate.Limiter).AllowN(t0.Add(time.Duration(now-benchload.Base)*time.Millisecond), 1)
 	})
 }
 
@@ -112,10 +135,10 @@ func parallelSubjects(b *testing.B, w benchWorkload) {
 // runs once, outside the timer, however many times the testing package
 // calls the sub-benchmark (RunParallel benchmarks are called once per
 // round).
-func runParallel[T any](b *testing.B, name string, w benchWorkload, build func(*testing.B) (T, benchHeap), op func(v T, k Key, now int64) bool) {
-	mask := len(w.seq) - 1
+func runParallel[T any](b *testing.B, name string, w benchload.Workload, build func(*testing.B) (T, benchload.Heap), op func(v T, k uint64, now int64) bool) {
+	mask := len(w.Seq) - 1
 	var v T
-	var heap benchHeap
+	var heap benchload.Heap
 	built := false
 	b.Run(name, func(b *testing.B) {
 		if !built {
@@ -125,13 +148,13 @@ func runParallel[T any](b *testing.B, name string, w benchWorkload, build func(*
 		var next atomic.Int64
 		b.ReportAllocs()
 		b.ResetTimer()
-		cpu := startCPU()
+		cpu := benchload.StartCPU()
 		b.RunParallel(func(pb *testing.PB) {
-			i, now := int(next.Add(1))*1_000_003, benchBase
+			i, now := int(next.Add(1))*1_000_003, benchload.Base
 			admitted := 0
 			for pb.Next() {
 				now++
-				if op(v, w.seq[i&mask], now) {
+				if op(v, w.Seq[i&mask], now) {
 					admitted++
 				}
 				i++
@@ -139,8 +162,8 @@ func runParallel[T any](b *testing.B, name string, w benchWorkload, build func(*
 			sinkAdmitted.Add(int64(admitted))
 		})
 		b.StopTimer()
-		used := processCPU() - time.Duration(cpu)
-		cpu.report(b, heap)
+		used := benchload.ProcessCPU() - time.Duration(cpu)
+		cpu.Report(b, heap)
 		if wall := b.Elapsed(); wall > 0 {
 			b.ReportMetric(float64(used)/float64(wall), "cpus")
 		}

@@ -1,4 +1,4 @@
-package policies
+package limiter
 
 import (
 	"fmt"
@@ -8,34 +8,40 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/windowlab/playground/policies"
 )
 
 // concurrentKinds are the two concurrency-safe forms: the per-slot one every
 // caller gets from NewConcurrent and the sharded-mutex one kept beside it.
 var concurrentKinds = []struct {
 	kind  string
-	build func(name string, p Params, shards int) (Policy, error)
+	build func(name string, p policies.Params, shards int) (policies.Policy, error)
 }{
-	{"concurrent", func(name string, p Params, shards int) (Policy, error) { return NewConcurrent(name, p, shards) }},
-	{"sharded", func(name string, p Params, shards int) (Policy, error) { return NewSharded(name, p, shards) }},
+	{"concurrent", func(name string, p policies.Params, shards int) (policies.Policy, error) {
+		return NewConcurrent(name, p, shards)
+	}},
+	{"sharded", func(name string, p policies.Params, shards int) (policies.Policy, error) {
+		return NewSharded(name, p, shards)
+	}},
 }
 
 // concurrentPolicyForms is every policy form: the six names, with
 // sliding-counter in both arithmetics.
 var concurrentPolicyForms = []struct {
 	name string
-	p    Params
+	p    policies.Params
 }{
-	{FixedWindow, Params{}},
-	{SlidingLog, Params{}},
-	{SlidingCounter, Params{Arithmetic: Floor}},
-	{SlidingCounter, Params{Arithmetic: Exact}},
-	{SlidingBuckets, Params{Buckets: 3}},
-	{TokenBucket, Params{}},
-	{GCRA, Params{}},
+	{policies.FixedWindow, policies.Params{}},
+	{policies.SlidingLog, policies.Params{}},
+	{policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}},
+	{policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}},
+	{policies.SlidingBuckets, policies.Params{Buckets: 3}},
+	{policies.TokenBucket, policies.Params{}},
+	{policies.GCRA, policies.Params{}},
 }
 
-func mustConcurrent(t testing.TB, build func(string, Params, int) (Policy, error), name string, p Params, shards int) Policy {
+func mustConcurrent(t testing.TB, build func(string, policies.Params, int) (policies.Policy, error), name string, p policies.Params, shards int) policies.Policy {
 	t.Helper()
 	c, err := build(name, p, shards)
 	if err != nil {
@@ -45,26 +51,28 @@ func mustConcurrent(t testing.TB, build func(string, Params, int) (Policy, error
 }
 
 func TestNewConcurrentRejects(t *testing.T) {
-	ok := Params{Limit: 5, WindowMs: 1000}
+	ok := policies.Params{Limit: 5, WindowMs: 1000}
 	for _, ck := range concurrentKinds {
 		for _, tc := range []struct {
 			name   string
-			p      Params
+			p      policies.Params
 			shards int
-			want   string
+			// The shards are this package's to check; the policy and its
+			// parameters, policies.New's.
+			prefix, want string
 		}{
-			{FixedWindow, ok, -1, "shards -1 is out of range"},
-			{FixedWindow, ok, MaxShards + 1, "shards 4097 is out of range"},
-			{"leaky", ok, 4, `unknown policy "leaky"`},
-			{SlidingBuckets, Params{Limit: 5, WindowMs: 1000, Buckets: 7}, 4, "not a multiple of buckets 7"},
+			{policies.FixedWindow, ok, -1, "limiter: ", "shards -1 is out of range"},
+			{policies.FixedWindow, ok, MaxShards + 1, "limiter: ", "shards 4097 is out of range"},
+			{"leaky", ok, 4, "policies: ", `unknown policy "leaky"`},
+			{policies.SlidingBuckets, policies.Params{Limit: 5, WindowMs: 1000, Buckets: 7}, 4, "policies: ", "not a multiple of buckets 7"},
 		} {
 			_, err := ck.build(tc.name, tc.p, tc.shards)
-			if err == nil || !strings.HasPrefix(err.Error(), "policies: ") || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s(%q, %+v, %d) error = %v, want one containing %q", ck.kind, tc.name, tc.p, tc.shards, err, tc.want)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.prefix) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s(%q, %+v, %d) error = %v, want one starting %q and containing %q", ck.kind, tc.name, tc.p, tc.shards, err, tc.prefix, tc.want)
 			}
 		}
 		for _, tc := range []struct{ shards, want int }{{1, 1}, {3, 4}, {64, 64}, {MaxShards, MaxShards}} {
-			c := mustConcurrent(t, ck.build, FixedWindow, ok, tc.shards)
+			c := mustConcurrent(t, ck.build, policies.FixedWindow, ok, tc.shards)
 			if got := c.(interface{ Shards() int }).Shards(); got != tc.want {
 				t.Errorf("%s(..., %d).Shards() = %d, want %d", ck.kind, tc.shards, got, tc.want)
 			}
@@ -77,9 +85,9 @@ func TestNewConcurrentRejects(t *testing.T) {
 type concurrentStep struct {
 	q        request
 	allow    bool
-	decision Decision
-	verdict  Verdict
-	peek     Fraction
+	decision policies.Decision
+	verdict  policies.Verdict
+	peek     policies.Fraction
 }
 
 // TestConcurrentAgreesPerKey hammers one concurrent policy from many
@@ -98,7 +106,7 @@ func TestConcurrentAgreesPerKey(t *testing.T) {
 		for _, form := range concurrentPolicyForms {
 			for _, shards := range []int{1, 4} {
 				p := randomParams(r, form.name)
-				if form.name == SlidingCounter {
+				if form.name == policies.SlidingCounter {
 					p.Arithmetic = form.p.Arithmetic
 				}
 				label := fmt.Sprintf("%s %s %+v shards %d", ck.kind, form.name, p, shards)
@@ -107,7 +115,7 @@ func TestConcurrentAgreesPerKey(t *testing.T) {
 				for g := range steps {
 					for i, q := range traffic(r, p, perGoroutine, true) {
 						// Disjoint keys per goroutine; key 0 is goroutine 0's.
-						q.key = Key(r.IntN(keysEach))*goroutines + Key(g)
+						q.key = policies.Key(r.IntN(keysEach))*goroutines + policies.Key(g)
 						steps[g] = append(steps[g], concurrentStep{q: q, allow: i%2 == 1})
 					}
 				}
@@ -143,8 +151,8 @@ func TestConcurrentAgreesPerKey(t *testing.T) {
 							t.Fatalf("%s, goroutine %d step %d: Peek(%d, %d) = %v, want %v", label, g, i, s.q.key, s.q.at, s.peek, w)
 						}
 					}
-					for k := range Key(keysEach) {
-						key, at := k*goroutines+Key(g), steps[g][len(steps[g])-1].q.at
+					for k := range policies.Key(keysEach) {
+						key, at := k*goroutines+policies.Key(g), steps[g][len(steps[g])-1].q.at
 						if got, want := c.Snapshot(key, at), single.Snapshot(key, at); !reflect.DeepEqual(got, want) {
 							t.Fatalf("%s: Snapshot(%d, %d) = %+v, want %+v", label, key, at, got, want)
 						}
@@ -163,7 +171,7 @@ func TestConcurrentAgreesPerKey(t *testing.T) {
 }
 
 // perKeyEntries is Stats().Entries of one key of the single-goroutine form.
-func perKeyEntries(t *testing.T, name string, p Params) int64 {
+func perKeyEntries(t *testing.T, name string, p policies.Params) int64 {
 	t.Helper()
 	single := mustNew(t, name, p)
 	single.Decide(1, 0, 1)
@@ -177,7 +185,7 @@ func TestConcurrentSharedKeyAdmitsLimit(t *testing.T) {
 	const goroutines, each, limit = 8, 150, 50
 	for _, ck := range concurrentKinds {
 		for _, form := range concurrentPolicyForms {
-			for _, key := range []Key{42, 0} {
+			for _, key := range []policies.Key{42, 0} {
 				p := form.p
 				p.Limit, p.WindowMs = limit, 1200
 				c := mustConcurrent(t, ck.build, form.name, p, 0)
@@ -223,7 +231,7 @@ func TestConcurrentGrowthLosesNothing(t *testing.T) {
 				order := rand.New(rand.NewPCG(propertySeed, uint64(g))).Perm(keys)
 				for range rounds {
 					for _, k := range order {
-						if c.Allow(Key(k)*0x9e3779b97f4a7c15, 7000, 1).Allowed {
+						if c.Allow(policies.Key(k)*0x9e3779b97f4a7c15, 7000, 1).Allowed {
 							admitted[k].Add(1)
 						}
 					}
@@ -251,11 +259,11 @@ func TestConcurrentNeverAddsNoKey(t *testing.T) {
 		p.Limit, p.WindowMs = 4, 1200
 		c := mustConcurrent(t, concurrentKinds[0].build, form.name, p, 2)
 		single := mustNew(t, form.name, p)
-		for _, key := range []Key{0, 9} {
+		for _, key := range []policies.Key{0, 9} {
 			if got, want := c.Decide(key, 100, 5), single.Decide(key, 100, 5); got != want {
 				t.Errorf("%s: Decide(%d, 100, 5) = %+v, want %+v", form.name, key, got, want)
 			}
-			if got := c.Allow(key, 100, 0); got != (Verdict{Never: true}) {
+			if got := c.Allow(key, 100, 0); got != (policies.Verdict{Never: true}) {
 				t.Errorf("%s: Allow(%d, 100, 0) = %+v, want never", form.name, key, got)
 			}
 			if got, want := c.Snapshot(key, 100), single.Snapshot(key, 100); !reflect.DeepEqual(got, want) {

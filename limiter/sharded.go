@@ -1,10 +1,12 @@
-package policies
+package limiter
 
 import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/windowlab/playground/policies"
 )
 
 // Sharded is the first concurrency-safe form, kept so that cmd/scaling and
@@ -23,7 +25,7 @@ import (
 // (see Concurrent). Two processors decide fewer requests a second than one.
 type Sharded struct {
 	name   string
-	p      Params
+	p      policies.Params
 	seed   uint64
 	shift  uint // 64 - log2(len(shards))
 	shards []concurrentShard
@@ -33,16 +35,16 @@ type Sharded struct {
 // locking neighbouring shards do not contend for one line.
 type concurrentShard struct {
 	mu  sync.Mutex
-	pol Policy
+	pol policies.Policy
 	_   [64 - 8 - 16]byte
 }
 
 // NewSharded builds the sharded-mutex form by name, validating its
 // parameters as New does. shards is as for NewConcurrent. Errors are
 // prefixed with "policies: ".
-func NewSharded(name string, p Params, shards int) (*Sharded, error) {
+func NewSharded(name string, p policies.Params, shards int) (*Sharded, error) {
 	if shards < 0 || shards > MaxShards {
-		return nil, fmt.Errorf("policies: shards %d is out of range [0, %d]", shards, MaxShards)
+		return nil, fmt.Errorf("limiter: shards %d is out of range [0, %d]", shards, MaxShards)
 	}
 	shards = defaultShards(shards)
 	logN := bits.Len(uint(shards - 1)) // shards rounded up to 1<<logN
@@ -53,7 +55,7 @@ func NewSharded(name string, p Params, shards int) (*Sharded, error) {
 		shards: make([]concurrentShard, 1<<logN),
 	}
 	for i := range c.shards {
-		pol, err := newPolicy(name, p)
+		pol, err := policies.New(name, p)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +69,7 @@ func NewSharded(name string, p Params, shards int) (*Sharded, error) {
 // multiplicative hash, so that keys chosen to crowd one shard cannot be
 // chosen without the seed. (Each shard's table hashes keys with its own
 // seed, so sharing a shard does not put keys in one probe chain.)
-func (c *Sharded) shard(key Key) *concurrentShard {
+func (c *Sharded) shard(key policies.Key) *concurrentShard {
 	if c.shift == 64 {
 		return &c.shards[0]
 	}
@@ -78,14 +80,14 @@ func (c *Sharded) shard(key Key) *concurrentShard {
 // Shards is the number of shards, a power of two.
 func (c *Sharded) Shards() int { return len(c.shards) }
 
-// Name implements Policy.
+// Name implements policies.Policy.
 func (c *Sharded) Name() string { return c.name }
 
-// Params implements Policy: the normalised parameters, as New reports them.
-func (c *Sharded) Params() Params { return c.p }
+// Params implements policies.Policy: the normalised parameters, as New reports them.
+func (c *Sharded) Params() policies.Params { return c.p }
 
-// Decide implements Policy.
-func (c *Sharded) Decide(key Key, now, cost int64) Decision {
+// Decide implements policies.Policy.
+func (c *Sharded) Decide(key policies.Key, now, cost int64) policies.Decision {
 	s := c.shard(key)
 	s.mu.Lock()
 	d := s.pol.Decide(key, now, cost)
@@ -93,8 +95,8 @@ func (c *Sharded) Decide(key Key, now, cost int64) Decision {
 	return d
 }
 
-// Allow implements Policy.
-func (c *Sharded) Allow(key Key, now, cost int64) Verdict {
+// Allow implements policies.Policy.
+func (c *Sharded) Allow(key policies.Key, now, cost int64) policies.Verdict {
 	s := c.shard(key)
 	s.mu.Lock()
 	v := s.pol.Allow(key, now, cost)
@@ -102,26 +104,26 @@ func (c *Sharded) Allow(key Key, now, cost int64) Verdict {
 	return v
 }
 
-// Peek implements Policy.
-func (c *Sharded) Peek(key Key, now int64) Fraction {
+// Peek implements policies.Policy.
+func (c *Sharded) Peek(key policies.Key, now int64) policies.Fraction {
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pol.Peek(key, now)
 }
 
-// Snapshot implements Policy.
-func (c *Sharded) Snapshot(key Key, now int64) State {
+// Snapshot implements policies.Policy.
+func (c *Sharded) Snapshot(key policies.Key, now int64) policies.State {
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pol.Snapshot(key, now)
 }
 
-// Stats implements Policy: the shards' sums, each shard read under its lock
+// Stats implements policies.Policy: the shards' sums, each shard read under its lock
 // (so the sum is not one instant's picture while other goroutines decide).
-func (c *Sharded) Stats() Stats {
-	var total Stats
+func (c *Sharded) Stats() policies.Stats {
+	var total policies.Stats
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()

@@ -1,4 +1,4 @@
-package policies
+package limiter
 
 import (
 	"math/bits"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/windowlab/playground/policies"
 )
 
 // slotTable is the concurrent key table: keys to per-key state of type S,
@@ -86,8 +88,17 @@ type ringChunks struct {
 	held int64   // bytes of every chunk, as allocated
 }
 
-// take returns a zeroed ring of n int64.
+// chunkBytes is about how much of the rings one chunk holds, as
+// sliding-log's own chunks do (see policies' sliding-log): large enough
+// that few are allocated, small enough that the newest one's unused tail,
+// the only memory held for no key, is small.
+const chunkBytes = 64 << 10
+
+// take returns a zeroed ring of n int64, or nil for n 0.
 func (r *ringChunks) take(n int64) []int64 {
+	if n == 0 {
+		return nil
+	}
 	if int64(len(r.free)) < n {
 		per := max(1, chunkBytes/8/n) // rings a chunk holds
 		// Sized as the allocator rounds it, so that held (and Stats'
@@ -119,7 +130,7 @@ func newSlotTable[S any](shards int, fresh func(*ringChunks) S) *slotTable[S] {
 
 // where is k's shard and hash; home(a, h) is then its first slot in the
 // shard's array a: the bits just below the shard's.
-func (t *slotTable[S]) where(k Key) (*slotShard[S], uint64) {
+func (t *slotTable[S]) where(k policies.Key) (*slotShard[S], uint64) {
 	h := k * t.seed
 	return &t.shards[h>>(64-t.shardBits)&(1<<t.shardBits-1)], h << t.shardBits
 }
@@ -149,7 +160,7 @@ func (s *slot[S]) unlock() { s.lock.Store(slotFree) }
 
 // acquire returns k's slot locked, or nil (nothing locked) if k is not in
 // the table. The caller unlocks it.
-func (t *slotTable[S]) acquire(k Key) *slot[S] {
+func (t *slotTable[S]) acquire(k policies.Key) *slot[S] {
 	if k == 0 {
 		if t.zero.key.Load() == 0 {
 			return nil
@@ -174,7 +185,7 @@ func (t *slotTable[S]) acquire(k Key) *slot[S] {
 }
 
 // find returns k's slot in a, or nil.
-func (a *slotArray[S]) find(k Key, h uint64) *slot[S] {
+func (a *slotArray[S]) find(k policies.Key, h uint64) *slot[S] {
 	mask := uint64(len(a.slots) - 1)
 	for i := home(a, h); ; i = (i + 1) & mask {
 		s := &a.slots[i]
@@ -189,7 +200,7 @@ func (a *slotArray[S]) find(k Key, h uint64) *slot[S] {
 
 // insert returns k's slot locked, adding k with t.fresh's state if it is
 // not in the table yet. The caller unlocks it.
-func (t *slotTable[S]) insert(k Key) *slot[S] {
+func (t *slotTable[S]) insert(k policies.Key) *slot[S] {
 	if k == 0 {
 		t.zero.tryLock()
 		if t.zero.key.Load() == 0 {
