@@ -12,6 +12,13 @@
 // lessons, exercises, the playground's view and the web templates then show
 // these words; none of them switch on a policy's name to word a decision.
 //
+// What is particular to one policy lives in that policy's own file here
+// (fixed_window.go, …): a type implementing the wording interface
+// (policy.go), registered from the file's init, reading the policy's own
+// terms and state (policies.Terms.FixedWindow, policies.FixedWindowHeld).
+// The exported functions look the policy up; a test checks that every
+// policy in the policies registry has its wording.
+//
 // Every number is exact: fractions are written as fractions (with their
 // value to two decimals), and GCRA's theoretical arrival time is never
 // rounded through a float.

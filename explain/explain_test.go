@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dunglas/httpsfv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -107,6 +108,47 @@ func TestHeadersOfARefusal(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	assert.Equal(t, "HTTP/1.1 429 Too Many Requests\nRetry-After: 5\nRateLimit-Policy: \"sliding-log\";q=5;w=30\nRateLimit: \"sliding-log\";r=0;t=5", got)
+}
+
+// RateLimit-Policy tells a bucket's capacity and the rate it refills at:
+// burst 10 at 5 per 30 s is 10 per 60 s, not the limit's 5 per 30 s. The
+// fields are read back with a structured-field parser.
+func TestRateLimitPolicyTellsTheCapacityAndRefill(t *testing.T) {
+	for _, tt := range []struct {
+		spec scenario.PolicySpec
+		q, w int64
+	}{
+		{scenario.PolicySpec{Name: policies.TokenBucket, Burst: 10}, 10, 60},
+		{scenario.PolicySpec{Name: policies.GCRA, Burst: 10}, 10, 60},
+		{scenario.PolicySpec{Name: policies.TokenBucket, Burst: 2}, 2, 12},
+		{scenario.PolicySpec{Name: policies.TokenBucket, Burst: 7}, 7, 42},
+		{scenario.PolicySpec{Name: policies.TokenBucket}, 5, 30},
+		{scenario.PolicySpec{Name: policies.FixedWindow}, 5, 30},
+		{scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: 6}, 5, 30},
+	} {
+		s := scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: []scenario.PolicySpec{tt.spec}, Requests: []scenario.Request{{At: 1000, Cost: 1, Count: 1}}}
+		var hs []Header
+		_, err := scenario.ReplayLane(context.Background(), s, 0, scenario.Hooks{After: func(pol policies.Policy, d scenario.Decision) error {
+			hs = Headers(For(s, tt.spec), d.Detail, pol.Snapshot(scenario.KeyOf(d.Key), d.At))
+			return nil
+		}})
+		require.NoError(t, err)
+		var field string
+		for _, h := range hs {
+			if h.Name == "RateLimit-Policy" {
+				field = h.Value
+			}
+		}
+		list, err := httpsfv.UnmarshalList([]string{field})
+		require.NoError(t, err, "%s: %q", tt.spec.Name, field)
+		require.Len(t, list, 1, "%s: %q", tt.spec.Name, field)
+		item := list[0].(httpsfv.Item)
+		assert.Equal(t, tt.spec.Name, item.Value, "%s: the policy's name", tt.spec.Name)
+		q, _ := item.Params.Get("q")
+		w, _ := item.Params.Get("w")
+		assert.Equal(t, tt.q, q, "%s (burst %d): q in %q", tt.spec.Name, tt.spec.Burst, field)
+		assert.Equal(t, tt.w, w, "%s (burst %d): w in %q", tt.spec.Name, tt.spec.Burst, field)
+	}
 }
 
 func TestWeightedIsExact(t *testing.T) {

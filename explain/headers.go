@@ -25,9 +25,16 @@ func ceilSeconds(ms int64) int64 {
 // Headers returns the status line and the header fields a server enforcing
 // this policy would send: Retry-After (RFC 9110, whole seconds, rounded up)
 // on a refusal, and the IETF RateLimit-Policy and RateLimit fields
-// (draft-ietf-httpapi-ratelimit-headers: q the quota, w the window in
-// seconds; r the quota remaining, t the seconds until it is whole again if
-// nothing else arrives).
+// (draft-ietf-httpapi-ratelimit-headers, -11: q the quota, w its window in
+// whole seconds; r the quota remaining, t the seconds until it is whole
+// again if nothing else arrives).
+//
+// The quota is the policy's capacity, and its window the time the whole
+// capacity takes to come back at the policy's rate of limit per window:
+// the window itself for the window policies, whose capacity is the limit,
+// and for a bucket with a burst above or below the limit, burst × window ÷
+// limit, so that a token bucket of burst 10 refilling 5 per 30 s says
+// q=10;w=60 — the 10 it can take at once, and the rate it refills at.
 func Headers(pol Policy, det policies.Decision, after policies.State) []Header {
 	policy, p := pol.Name, pol.Params
 	status := "200 OK"
@@ -40,40 +47,25 @@ func Headers(pol Policy, det policies.Decision, after policies.State) []Header {
 	}
 	remaining := max(det.Capacity-ceilFraction(after.Estimate), 0)
 	var reset int64 // ms until the quota is whole again
-	at := det.At
-	switch {
-	case !det.Allowed && !det.Never:
+	if !det.Allowed && !det.Never {
 		reset = det.RetryAfterMs
-	case policy == policies.FixedWindow:
-		if after.Count > 0 {
-			reset = after.WindowStart + p.WindowMs - at
-		}
-	case policy == policies.SlidingLog:
-		if n := len(after.Log); n > 0 {
-			reset = after.Log[n-1] + p.WindowMs - at
-		}
-	case policy == policies.SlidingCounter:
-		switch {
-		case after.Current > 0:
-			reset = after.WindowStart + 2*p.WindowMs - at
-		case after.Previous > 0:
-			reset = after.WindowStart + p.WindowMs - at
-		}
-	case policy == policies.SlidingBuckets:
-		if after.Estimate.Num > 0 {
-			reset = p.WindowMs
-		}
-	default: // token-bucket, gcra: the permits in use refill at limit per window
-		inUse := after.Estimate
-		if inUse.Den > 0 {
-			reset = (inUse.Num*p.WindowMs + inUse.Den*p.Limit - 1) / (inUse.Den * p.Limit)
-		}
+	} else {
+		reset = wordingOf(policy).resetMs(p, det.At, after)
 	}
 	out = append(out,
-		Header{"RateLimit-Policy", structured(policy, "q", p.Limit, "w", max(ceilSeconds(p.WindowMs), 1))},
+		Header{"RateLimit-Policy", structured(policy, "q", det.Capacity, "w", max(ceilSeconds(refillAllMs(p, det.Capacity)), 1))},
 		Header{"RateLimit", structured(policy, "r", remaining, "t", ceilSeconds(reset))},
 	)
 	return out
+}
+
+// refillAllMs is how long capacity permits take to come back at limit per
+// window, rounded up to a whole ms.
+func refillAllMs(p policies.Params, capacity int64) int64 {
+	if p.Limit <= 0 {
+		return p.WindowMs
+	}
+	return (capacity*p.WindowMs + p.Limit - 1) / p.Limit
 }
 
 // HeaderLines writes headers as an HTTP/1.1 response starts: the status

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/windowlab/playground/policies"
@@ -12,30 +11,7 @@ import (
 // State describes what a policy holds for one key in one line: "window
 // from 30 s, previous 5, current 1, estimate 4.5".
 func State(policy string, s policies.State) string {
-	est := scenario.FormatFraction(s.Estimate)
-	switch policy {
-	case policies.FixedWindow:
-		return fmt.Sprintf("window from %s, count %d", scenario.FormatMs(s.WindowStart), s.Count)
-	case policies.SlidingLog:
-		ts := make([]string, len(s.Log))
-		for i, t := range s.Log {
-			ts[i] = scenario.FormatMs(t)
-		}
-		return fmt.Sprintf("%d in the log: [%s]", len(s.Log), strings.Join(ts, ", "))
-	case policies.SlidingCounter:
-		return fmt.Sprintf("window from %s, previous %d, current %d, estimate %s", scenario.FormatMs(s.WindowStart), s.Previous, s.Current, est)
-	case policies.SlidingBuckets:
-		cs := make([]string, len(s.Slots))
-		for i, sl := range s.Slots {
-			cs[i] = strconv.FormatInt(sl.Count, 10)
-		}
-		return fmt.Sprintf("slots [%s], estimate %s", strings.Join(cs, " "), est)
-	case policies.TokenBucket:
-		return fmt.Sprintf("tokens %s of %d", scenario.FormatFraction(s.Tokens), s.Capacity)
-	case policies.GCRA:
-		return fmt.Sprintf("TAT %s, in use %s", Instant(s.TAT), est)
-	}
-	return "estimate " + est
+	return wordingOf(policy).state(s)
 }
 
 // Status is the line under a playground lane: the count or estimate at
@@ -45,14 +21,10 @@ func State(policy string, s policies.State) string {
 func Status(policy string, now, capacity int64, s policies.State, next *policies.Decision) string {
 	var b strings.Builder
 	est := s.Estimate
-	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), estimateWord(policy), Fraction(est), capacity)
+	w := wordingOf(policy)
+	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), w.estimateWord(), Fraction(est), capacity)
 	fmt.Fprintf(&b, " · %d left", max(capacity-ceilFraction(est), 0))
-	switch policy {
-	case policies.TokenBucket:
-		fmt.Fprintf(&b, " (tokens %s)", Fraction(s.Tokens))
-	case policies.GCRA:
-		fmt.Fprintf(&b, " (TAT %s)", Instant(s.TAT))
-	}
+	b.WriteString(w.status(s))
 	switch {
 	case next == nil:
 		b.WriteString(" · the clock is before the last request")
@@ -84,38 +56,14 @@ const WorkingWhileAsked = "While a question is open only each policy's verdict i
 
 // Legend says what a playground lane draws for the policy besides the
 // requests' marks.
-func Legend(policy string) string {
-	switch policy {
-	case policies.FixedWindow:
-		return "Blocks: the fixed windows, labelled with the permits each admitted (every few windows when they are too narrow for a label each; every block's title has its count). Line: the count."
-	case policies.SlidingLog:
-		return "Shaded: the look-back (now − window, now]. Ticks on the axis: the timestamps the log holds. Line: the count in the look-back."
-	case policies.SlidingCounter:
-		return "Line: the estimate, previous × (window − elapsed) ÷ window + current, falling as the window fills. Blocks: the windows and their counts. Shaded: the part of the previous window still counted, labelled its count × the weight it fades to."
-	case policies.SlidingBuckets:
-		return "Bars: the sub-buckets at the clock, the oldest weighted by the part of it still inside the window. Line: the estimate."
-	case policies.TokenBucket:
-		return "Line: permits in use (burst − tokens), draining as the bucket refills at limit per window."
-	case policies.GCRA:
-		return "Line: permits in use, (TAT − now) ÷ interval. Dotted: the theoretical arrival time (TAT)."
-	}
-	return ""
-}
+func Legend(policy string) string { return wordingOf(policy).legend() }
 
 // LegendWhileAsked is Legend for a lane drawn while a workshop room's
 // question about it is open, which draws no line, bars, ticks or TAT
 // (lane.Options.Asked): it names only what is drawn, the windows and the
 // log's look-back, and is empty for a policy whose lane then draws the
 // requests alone.
-func LegendWhileAsked(policy string) string {
-	switch policy {
-	case policies.FixedWindow, policies.SlidingCounter:
-		return "Blocks: the windows, those that ended before the question labelled with the permits each admitted (every few when they are too narrow for a label each), ? on one still open."
-	case policies.SlidingLog:
-		return "Shaded: the look-back (now − window, now]."
-	}
-	return ""
-}
+func LegendWhileAsked(policy string) string { return wordingOf(policy).legendWhileAsked() }
 
 // WindowCount is a drawn window's count in words, for its block's title
 // when the short label ("10/10") does not fit: "window from 3 s to 4 s:
@@ -132,7 +80,9 @@ func WindowOpenWhileAsked(start, end int64) string {
 }
 
 // DrawsWindows reports whether a lane of the policy shows its
-// epoch-aligned windows, with the permits admitted in each.
+// epoch-aligned windows, with the permits admitted in each: those the
+// registry marks as counting in such windows (policies.Info.Windows).
 func DrawsWindows(policy string) bool {
-	return policy == policies.FixedWindow || policy == policies.SlidingCounter
+	in, ok := policies.Lookup(policy)
+	return ok && in.Windows
 }

@@ -69,18 +69,6 @@ func Wait(d policies.Decision) string {
 	return retry(d.RetryAfterMs)
 }
 
-// estimateWord is what the policy calls the number it compares with its
-// capacity: a count, an estimate, or the permits in use.
-func estimateWord(policy string) string {
-	switch policy {
-	case policies.FixedWindow, policies.SlidingLog:
-		return "count"
-	case policies.TokenBucket, policies.GCRA:
-		return "in use"
-	}
-	return "estimate"
-}
-
 // Fraction shows a whole number as is, else the reduced fraction and its
 // value: "25/6 ≈ 4.17".
 func Fraction(f policies.Fraction) string {

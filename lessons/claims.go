@@ -155,8 +155,8 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 			return q, "", fmt.Errorf("bytes-per-key needs \"limit N\"")
 		}
 	case measureCacheLineK:
-		if q.window == 0 || q.policy != policies.SlidingBuckets {
-			return q, "", fmt.Errorf("cache-line-k needs \"sliding-buckets window TIME\"")
+		if q.window == 0 || scenario.OptionOf(q.policy) != scenario.BucketsOption {
+			return q, "", fmt.Errorf("cache-line-k needs \"%s window TIME\"", strings.Join(policies.Taking(policies.BucketsOptionName), " or "))
 		}
 	}
 	return q, expected, nil
@@ -276,7 +276,7 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		if spec.Name != policies.SlidingCounter {
 			return "", fmt.Errorf("carried applies to sliding-counter only")
 		}
-		return scenario.FormatFraction(d.Detail.Terms.Carried), nil
+		return scenario.FormatFraction(d.Detail.Terms.SlidingCounter().Carried), nil
 	case measureRetry:
 		retry, ok := d.RetryAfter()
 		if !ok {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -93,7 +94,7 @@ func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 		return "", err
 	}
 	if len(b.Policies) == 0 {
-		b.Policies = []string{"fixed-window", "sliding-counter", "sliding-buckets/10", "sliding-log", "token-bucket", "gcra"}
+		b.Policies = lessonRefs(false)
 	}
 	const maxKeys = 1_000_000_000
 	var warns []string
@@ -112,8 +113,8 @@ func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 			return "", err
 		}
 		window := int64(1000)
-		if spec.Name == policies.SlidingBuckets {
-			window = 1000 * spec.Buckets
+		if scenario.OptionOf(spec.Name) == scenario.BucketsOption {
+			window = 1000 * spec.Buckets // a whole number of ms per sub-bucket
 		}
 		per, err := EntryBytesPerKey(spec, limit, window)
 		if err != nil {
@@ -267,19 +268,35 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 // order it shows them.
 var comparedShapes = []scenario.Shape{scenario.Steady, scenario.Poisson, scenario.Bursty, scenario.EndLoaded, scenario.Adversarial}
 
-// RedisForm is how each policy is usually kept in Redis: the commands one
-// request sends. It is general knowledge about the usual implementations,
-// not something these policies compute.
-var RedisForm = map[string]struct {
-	Commands int
-	How      string
-}{
-	policies.FixedWindow:    {2, "INCR key:window, EXPIRE"},
-	policies.SlidingLog:     {3, "ZREMRANGEBYSCORE, ZCARD, ZADD on a sorted set"},
-	policies.SlidingCounter: {3, "GET previous, INCR current, EXPIRE (one Lua script)"},
-	policies.SlidingBuckets: {3, "MGET the ring, INCR the newest, EXPIRE (one Lua script)"},
-	policies.TokenBucket:    {1, "one Lua script reading and writing a hash"},
-	policies.GCRA:           {1, "one Lua script (or CL.THROTTLE) on a single value"},
+// lessonBuckets is the k a widget gives a policy that takes sub-buckets
+// when the block names no policies: finer than the default 6, as the
+// lessons compare a ring of ten.
+const lessonBuckets = 10
+
+// lessonRefs are the policies a widget shows when its block names none:
+// every registered policy in the registry's order, sub-buckets at
+// lessonBuckets, and, when eachChoice, once per choice of a choice option
+// (sliding-counter/floor and /exact: their accuracy differs, their memory
+// does not).
+func lessonRefs(eachChoice bool) []string {
+	var out []string
+	for _, in := range policies.Registered() {
+		spec := scenario.PolicySpec{Name: in.Name}
+		switch scenario.OptionOf(in.Name) {
+		case scenario.BucketsOption:
+			spec.Buckets = lessonBuckets
+		case scenario.ArithmeticOption:
+			if eachChoice {
+				for _, c := range policies.ArithmeticOption.Choices {
+					spec.Arithmetic = policies.Arithmetic(c)
+					out = append(out, spec.Ref())
+				}
+				continue
+			}
+		}
+		out = append(out, spec.Ref())
+	}
+	return out
 }
 
 // compareBlock is the JSON of a ```compare block.
@@ -307,7 +324,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		return "", err
 	}
 	if len(b.Policies) == 0 {
-		b.Policies = []string{"fixed-window", "sliding-log", "sliding-counter/floor", "sliding-counter/exact", "sliding-buckets/10", "token-bucket", "gcra"}
+		b.Policies = lessonRefs(true)
 	}
 	shape := b.Shape
 	if in := scenario.Shape(st.in.Get("shape")); slices.Contains(comparedShapes, in) {
@@ -354,8 +371,8 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		if err != nil {
 			return "", err
 		}
-		form := RedisForm[p.Policy]
-		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Accuracy: acc[i], Bytes: FormatBytes(per), Redis: form.Commands, How: form.How}
+		commands, how := explain.RedisForm(p.Policy)
+		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Accuracy: acc[i], Bytes: FormatBytes(per), Redis: commands, How: how}
 		rows = append(rows, r)
 		t.Rows = append(t.Rows, []string{r.Policy, strconv.Itoa(r.Admitted), strconv.Itoa(acc[i].WronglyAllowed), strconv.Itoa(acc[i].WronglyRefused),
 			strconv.FormatInt(acc[i].MostInWindow, 10), r.Bytes, strconv.Itoa(r.Redis)})

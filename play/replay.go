@@ -116,14 +116,17 @@ func (c *replayCache) markDisagreements(v *View) {
 // (the visible span's start when it last ran) on. finish turns it into the
 // Lane of one view.
 type laneAcc struct {
-	index    int
-	spec     scenario.PolicySpec
-	wording  explain.Policy
-	label    string
-	client   string
-	viewed   policies.Key
-	selected int
-	replay   *scenario.LaneReplay
+	index   int
+	spec    scenario.PolicySpec
+	wording explain.Policy
+	// windows is whether the lane's policy counts in epoch-aligned
+	// windows (policies.Info.Windows), which the lane draws.
+	drawsWindows bool
+	label        string
+	client       string
+	viewed       policies.Key
+	selected     int
+	replay       *scenario.LaneReplay
 
 	// What is kept: points, marks and windows before lo are dropped;
 	// marks after marksHi and curve points after curveHi are not taken.
@@ -175,7 +178,7 @@ func newLaneAcc(v *View, index int, spec scenario.PolicySpec, selected int) *lan
 	}
 	span := SpanWindows * sc.WindowMs
 	return &laneAcc{
-		index: index, spec: spec, wording: explain.For(sc, spec), label: spec.Label(sc),
+		index: index, spec: spec, wording: explain.For(sc, spec), drawsWindows: countsInWindows(spec.Name), label: spec.Label(sc),
 		client: v.Client, viewed: keyOf(v.Client), selected: selected, replay: replay,
 		lo: v.From, entry: -1, gridStep: max(1, span/(2*CurveSamples)),
 		allowed: make([]bool, 0, v.Total),
@@ -314,7 +317,7 @@ func (a *laneAcc) afterDecision(pol policies.Policy, d scenario.Decision) error 
 // countInWindow adds an admitted request to the window of the lane's
 // policy it fell in, for the windows a view can draw.
 func (a *laneAcc) countInWindow(d scenario.Decision) {
-	if !explain.DrawsWindows(a.spec.Name) {
+	if !a.drawsWindows {
 		return
 	}
 	w := a.wording.Params.WindowMs
@@ -327,6 +330,13 @@ func (a *laneAcc) countInWindow(d scenario.Decision) {
 		return
 	}
 	a.windows = append(a.windows, Band{Start: start, End: start + w, Admitted: d.Cost})
+}
+
+// countsInWindows is whether the named policy counts in windows aligned
+// to the epoch, as its registry entry says.
+func countsInWindows(name string) bool {
+	in, ok := policies.Lookup(name)
+	return ok && in.Windows
 }
 
 // mark keeps a drawn request; past 2 × MaxMarks only the newest MaxMarks
@@ -370,7 +380,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 			lane.NextKnown = true
 		}
 	}
-	if explain.DrawsWindows(a.spec.Name) {
+	if a.drawsWindows {
 		lane.Windows = bands(a.wording.Params.WindowMs, v.From, v.To)
 		kept := a.windows
 		for i := range lane.Windows {

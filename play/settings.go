@@ -9,8 +9,9 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
-// Kind is one box of the settings form: a policy and, for sliding-counter,
-// its arithmetic. Every lane belongs to exactly one kind.
+// Kind is one box of the settings form: a policy and, for a policy whose
+// option is a choice (sliding-counter's arithmetic), one of its choices.
+// Every lane belongs to exactly one kind.
 type Kind struct {
 	Name       string
 	Arithmetic policies.Arithmetic
@@ -20,13 +21,106 @@ type Kind struct {
 // arithmetic is a floor one, as it runs).
 func KindOf(p scenario.PolicySpec) Kind {
 	k := Kind{Name: p.Name}
-	if p.Name == policies.SlidingCounter {
-		k.Arithmetic = p.Arithmetic
-		if k.Arithmetic == "" {
-			k.Arithmetic = policies.Floor
-		}
+	if scenario.OptionOf(p.Name) == scenario.ArithmeticOption {
+		k.Arithmetic = p.Params(scenario.Scenario{}).Arithmetic
 	}
 	return k
+}
+
+// Kinds lists the form's boxes in the order it shows them: each
+// registered policy, once per choice of a choice option.
+func Kinds() []Kind {
+	var out []Kind
+	for _, in := range policies.Registered() {
+		if scenario.OptionOf(in.Name) != scenario.ArithmeticOption {
+			out = append(out, Kind{Name: in.Name})
+			continue
+		}
+		for _, c := range policies.ArithmeticOption.Choices {
+			out = append(out, Kind{Name: in.Name, Arithmetic: policies.Arithmetic(c)})
+		}
+	}
+	return out
+}
+
+// Label is how the form names the box: "sliding-counter (floor)".
+func (k Kind) Label() string {
+	if k.Arithmetic != "" {
+		return k.Name + " (" + string(k.Arithmetic) + ")"
+	}
+	return k.Name
+}
+
+// Signal is the name of the box's signal on the page: "useSlidingLog",
+// "useSlidingCounterFloor", "useGcra".
+func (k Kind) Signal() string {
+	var b strings.Builder
+	b.WriteString("use")
+	for _, w := range strings.FieldsFunc(k.Name+"-"+string(k.Arithmetic), func(r rune) bool { return r == '-' }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
+
+// Field is one number field of the settings form: an option that some
+// policies take (k, burst), with the policies that take it. A checked box
+// of one of them sends the field.
+type Field struct {
+	Option   policies.Option
+	Policies []string
+	// Max is the option's bound in a scenario, which caps every count
+	// at scenario.MaxLimit.
+	Max int64
+}
+
+// Fields lists the form's number fields, in the order of the first policy
+// that takes each.
+func Fields() []Field {
+	var out []Field
+	for _, in := range policies.Registered() {
+		for _, o := range in.Options {
+			if o.Kind != policies.Number || slices.ContainsFunc(out, func(f Field) bool { return f.Option.Name == o.Name }) {
+				continue
+			}
+			out = append(out, Field{Option: o, Policies: policies.Taking(o.Name), Max: min(o.Max, scenario.MaxLimit)})
+		}
+	}
+	return out
+}
+
+// Sends reports whether the field is read with the checked kinds: some
+// checked box is a policy that takes its option.
+func (f Field) Sends(checked []Kind) bool {
+	return slices.ContainsFunc(checked, func(k Kind) bool { return slices.Contains(f.Policies, k.Name) })
+}
+
+// Shown is the value the field stands for with sc's lanes: the option of
+// the first lane (in registry order of the policies taking it) that sets
+// it, or the option's default.
+func (f Field) Shown(sc scenario.Scenario) int64 {
+	for _, name := range f.Policies {
+		for _, p := range sc.Specs() {
+			if p.Name != name {
+				continue
+			}
+			if v := number(p, sc, scenario.Option(f.Option.Name)); v != 0 {
+				return v
+			}
+		}
+	}
+	return f.Option.Default
+}
+
+// number is the lane's value of a number option as the form shows it: k
+// as it runs, a burst as given (0: the limit).
+func number(p scenario.PolicySpec, sc scenario.Scenario, o scenario.Option) int64 {
+	switch o {
+	case scenario.BucketsOption:
+		return p.Params(sc).Buckets
+	case scenario.BurstOption:
+		return p.Burst
+	}
+	return 0
 }
 
 // Form is what the settings form sends: the shared settings, the checked
@@ -61,11 +155,8 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 			continue
 		}
 		have[k] = true
-		switch option := scenario.OptionOf(p.Name); {
-		case option == scenario.BucketsOption && f.SetBuckets:
-			p.Buckets = f.Buckets
-		case option == scenario.BurstOption && f.SetBurst:
-			p.Burst = f.Burst
+		if v, set := f.Number(scenario.OptionOf(p.Name)); set {
+			p = withNumber(p, scenario.OptionOf(p.Name), v)
 		}
 		out = append(out, p)
 	}
@@ -75,15 +166,44 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 		}
 		have[k] = true
 		p := scenario.PolicySpec{Name: k.Name, Arithmetic: k.Arithmetic}
-		switch scenario.OptionOf(k.Name) {
-		case scenario.BucketsOption:
-			p.Buckets = f.Buckets
-		case scenario.BurstOption:
-			p.Burst = f.Burst
-		}
-		out = append(out, p)
+		v, _ := f.Number(scenario.OptionOf(k.Name))
+		out = append(out, withNumber(p, scenario.OptionOf(k.Name), v))
 	}
 	return out
+}
+
+// Number is the form's value of a number option and whether the visitor
+// changed it from what the form showed.
+func (f Form) Number(o scenario.Option) (v int64, set bool) {
+	switch o {
+	case scenario.BucketsOption:
+		return f.Buckets, f.SetBuckets
+	case scenario.BurstOption:
+		return f.Burst, f.SetBurst
+	}
+	return 0, false
+}
+
+// SetNumber records the form's value of a number option and whether the
+// visitor changed it.
+func (f *Form) SetNumber(o scenario.Option, v int64, set bool) {
+	switch o {
+	case scenario.BucketsOption:
+		f.Buckets, f.SetBuckets = v, set
+	case scenario.BurstOption:
+		f.Burst, f.SetBurst = v, set
+	}
+}
+
+// withNumber is p with its number option o set to v.
+func withNumber(p scenario.PolicySpec, o scenario.Option, v int64) scenario.PolicySpec {
+	switch o {
+	case scenario.BucketsOption:
+		p.Buckets = v
+	case scenario.BurstOption:
+		p.Burst = v
+	}
+	return p
 }
 
 // ApplyForm applies the settings form: the lanes become f.Merge of the
@@ -106,7 +226,7 @@ func (s *Session) ApplyForm(f Form) error {
 func bucketsDivide(sc scenario.Scenario) error {
 	var errs scenario.Errors
 	for _, p := range sc.Policies {
-		if p.Name != policies.SlidingBuckets {
+		if scenario.OptionOf(p.Name) != scenario.BucketsOption {
 			continue
 		}
 		prm := p.Params(sc)
@@ -168,29 +288,21 @@ func Overrides(sc scenario.Scenario) []string {
 		base.Limit, base.WindowMs = 0, 0
 		out = append(out, base.Label(sc)+" keeps its own "+strings.Join(own, " and "))
 	}
-	for _, o := range []struct {
-		field, kinds string
-		option       scenario.Option
-	}{
-		{"k", policies.SlidingBuckets, scenario.BucketsOption},
-		{"burst", policies.TokenBucket + " and " + policies.GCRA, scenario.BurstOption},
-	} {
+	for _, fld := range Fields() {
+		o := scenario.Option(fld.Option.Name)
+		field := strings.ToLower(fld.Option.Label)
 		var labels []string
 		values := map[int64]bool{}
 		for _, p := range specs {
-			if scenario.OptionOf(p.Name) != o.option {
+			if scenario.OptionOf(p.Name) != o {
 				continue
 			}
-			if o.option == scenario.BucketsOption {
-				values[p.Params(sc).Buckets] = true
-			} else {
-				values[p.Burst] = true
-			}
+			values[number(p, sc, o)] = true
 			labels = append(labels, p.Label(sc))
 		}
 		if len(values) > 1 {
 			out = append(out, fmt.Sprintf("%s differ in %s: a changed %s applies to all %d %s lanes",
-				strings.Join(labels, ", "), o.field, o.field, len(labels), o.kinds))
+				strings.Join(labels, ", "), field, field, len(labels), policies.JoinNames(fld.Policies)))
 		}
 	}
 	return out

@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// FixedWindow is the policy's name in scenarios, URLs and JSON.
+const FixedWindow = "fixed-window"
+
+var fixedWindowInfo = Info{
+	Name: FixedWindow, Human: "fixed window", Options: nil, Windows: true,
+	make: func(p Params) Policy { return newFixedWindow(p) },
+}
+
 // fixedWindowPolicy is fixed-window (vectors: testdata/fixed-window-edges.json): windows of
 // windowMs aligned to the epoch (window = now - now mod windowMs), one count
 // per key, reset at each window edge.
@@ -84,7 +92,7 @@ func (f *fixedWindowPolicy) decideOn(st *fixedWindowState, now, cost int64, d *D
 	d.At, d.Late = at, late
 	d.Estimate = Whole(count)
 	d.Capacity, d.Cost = f.p.Limit, cost
-	d.Terms.WindowStart, d.Terms.Elapsed, d.Terms.Count = start, at-start, count
+	d.Terms = FixedWindowTerms{WindowStart: start, Elapsed: at - start, Count: count}.pack()
 	if neverFits(cost, f.p.Limit) {
 		d.Never = true // and changes nothing
 		return false
@@ -147,7 +155,7 @@ func (f *fixedWindowPolicy) Snapshot(key Key, now int64) State {
 func (f *fixedWindowPolicy) snapshotOn(st fixedWindowState, now int64) State {
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, count := f.view(st, at)
-	return State{Estimate: Whole(count), Capacity: f.p.Limit, WindowStart: start, Count: count}
+	return State{Estimate: Whole(count), Capacity: f.p.Limit, Held: FixedWindowHeld{WindowStart: start, Count: count}}
 }
 
 // Stats implements Policy: two integers per key.
@@ -165,3 +173,32 @@ func fixedWindowStats(keys int) Stats {
 func (f *fixedWindowPolicy) clone() Policy {
 	return &fixedWindowPolicy{p: f.p, keys: f.keys.clone(), window: f.window}
 }
+
+// FixedWindowTerms are the numbers a fixed-window decision was computed
+// from.
+type FixedWindowTerms struct {
+	WindowStart int64 // aligned start of the window decided in
+	Elapsed     int64 // ms since WindowStart
+	Count       int64 // permits the window held before the request
+}
+
+func (t FixedWindowTerms) pack() Terms {
+	return Terms{policy: FixedWindow, w: [termsWords]int64{t.WindowStart, t.Elapsed, t.Count}}
+}
+
+// FixedWindow reads a fixed-window decision's terms (zero for another
+// policy's).
+func (t Terms) FixedWindow() FixedWindowTerms {
+	w := t.termsOf(FixedWindow)
+	return FixedWindowTerms{WindowStart: w[0], Elapsed: w[1], Count: w[2]}
+}
+
+// FixedWindowHeld is what fixed-window holds for a key: its window and
+// count.
+type FixedWindowHeld struct {
+	WindowStart int64
+	Count       int64
+}
+
+// Policy implements Held.
+func (FixedWindowHeld) Policy() string { return FixedWindow }

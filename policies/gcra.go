@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// GCRA is the policy's name in scenarios, URLs and JSON.
+const GCRA = "gcra"
+
+var gcraInfo = Info{
+	Name: GCRA, Human: "GCRA", Options: []Option{BurstOption},
+	make: func(p Params) Policy { return newGCRA(p) },
+}
+
 // gcraPolicy is the generic cell rate algorithm: each key keeps its
 // theoretical arrival time (TAT), the instant at which its bucket would be
 // full again. Permits are emitted every windowMs/limit ms with a tolerance
@@ -74,7 +82,7 @@ func (g *gcraPolicy) decideOn(st *gcraState, now, cost int64, d *Decision) bool 
 	d.At = now
 	d.Estimate = Fraction{tat - t, g.p.WindowMs}
 	d.Capacity, d.Cost = g.p.Burst, cost
-	d.Terms.TAT = Fraction{tat, g.p.Limit}
+	d.Terms = GCRATerms{TAT: Fraction{tat, g.p.Limit}}.pack()
 	if neverFits(cost, g.p.Burst) {
 		d.Never = true // and changes nothing
 		return false
@@ -134,7 +142,7 @@ func (g *gcraPolicy) Snapshot(key Key, now int64) State { return g.snapshotOn(g.
 func (g *gcraPolicy) snapshotOn(st gcraState, now int64) State {
 	t := clampTime(now) * g.p.Limit
 	tat := max(st.tat, t)
-	return State{Estimate: Fraction{tat - t, g.p.WindowMs}, Capacity: g.p.Burst, TAT: Fraction{tat, g.p.Limit}}
+	return State{Estimate: Fraction{tat - t, g.p.WindowMs}, Capacity: g.p.Burst, Held: GCRAHeld{TAT: Fraction{tat, g.p.Limit}}}
 }
 
 // Stats implements Policy: one integer, the TAT, per key.
@@ -154,3 +162,27 @@ func (g *gcraPolicy) clone() Policy {
 	c.keys = g.keys.clone()
 	return &c
 }
+
+// GCRATerms are the numbers a gcra decision was computed from.
+type GCRATerms struct {
+	TAT Fraction // theoretical arrival time in ms, before the request
+}
+
+func (t GCRATerms) pack() Terms {
+	return Terms{policy: GCRA, w: [termsWords]int64{t.TAT.Num, t.TAT.Den}}
+}
+
+// GCRA reads a gcra decision's terms (zero for another policy's).
+func (t Terms) GCRA() GCRATerms {
+	w := t.termsOf(GCRA)
+	return GCRATerms{TAT: Fraction{w[0], w[1]}}
+}
+
+// GCRAHeld is what gcra holds for a key: its theoretical arrival time, in
+// ms, never earlier than the instant described.
+type GCRAHeld struct {
+	TAT Fraction
+}
+
+// Policy implements Held.
+func (GCRAHeld) Policy() string { return GCRA }

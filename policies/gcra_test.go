@@ -29,15 +29,15 @@ func TestGCRATAT(t *testing.T) {
 	// 1000 units of 1/3 ms.
 	pol := mustNew(t, GCRA, Params{Limit: 3, WindowMs: 1000})
 	d := pol.Decide(1, 100, 1)
-	if d.Terms.TAT != frac(300, 3) {
-		t.Errorf("first Decide: TAT = %v, want 300/3 (= now, 100 ms)", d.Terms.TAT)
+	if d.Terms.GCRA().TAT != frac(300, 3) {
+		t.Errorf("first Decide: TAT = %v, want 300/3 (= now, 100 ms)", d.Terms.GCRA().TAT)
 	}
 	d = pol.Decide(1, 100, 1)
-	if d.Terms.TAT != frac(1300, 3) {
-		t.Errorf("second Decide: TAT = %v, want 1300/3 (100 + 333⅓ ms)", d.Terms.TAT)
+	if d.Terms.GCRA().TAT != frac(1300, 3) {
+		t.Errorf("second Decide: TAT = %v, want 1300/3 (100 + 333⅓ ms)", d.Terms.GCRA().TAT)
 	}
 	s := pol.Snapshot(1, 200)
-	if s.TAT != frac(2300, 3) || s.Estimate != frac(2300-600, 1000) {
+	if s.Held.(GCRAHeld).TAT != frac(2300, 3) || s.Estimate != frac(2300-600, 1000) {
 		t.Errorf("Snapshot(1, 200) = %+v, want TAT 2300/3 and 1700/1000 in use", s)
 	}
 	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 1, BytesPerKey: 8}); got != want {

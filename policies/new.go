@@ -10,9 +10,8 @@ const MaxBuckets = 1024
 // policy does not use are not checked. The policy's Params() reports the
 // normalised values: Arithmetic "" becomes Floor, Burst 0 becomes Limit.
 func newPolicy(name string, p Params) (Policy, error) {
-	switch name {
-	case FixedWindow, SlidingLog, SlidingCounter, SlidingBuckets, TokenBucket, GCRA:
-	default:
+	info, ok := Lookup(name)
+	if !ok {
 		return nil, fmt.Errorf("policies: unknown policy %q (want one of %v)", name, Names)
 	}
 	if p.Limit < 1 || p.Limit > MaxLimit {
@@ -21,38 +20,10 @@ func newPolicy(name string, p Params) (Policy, error) {
 	if p.WindowMs < 1 || p.WindowMs > MaxWindowMs {
 		return nil, fmt.Errorf("policies: %s: windowMs %d is out of range [1, %d]", name, p.WindowMs, int64(MaxWindowMs))
 	}
-	switch name {
-	case FixedWindow:
-		return newFixedWindow(p), nil
-	case SlidingLog:
-		return newSlidingLog(p), nil
-	case SlidingCounter:
-		switch p.Arithmetic {
-		case "":
-			p.Arithmetic = Floor
-		case Floor, Exact:
-		default:
-			return nil, fmt.Errorf("policies: %s: arithmetic %q is neither %q nor %q", name, p.Arithmetic, Floor, Exact)
+	for _, o := range info.Options {
+		if err := o.normalise(name, &p); err != nil {
+			return nil, err
 		}
-		return newSlidingCounter(p), nil
-	case SlidingBuckets:
-		if p.Buckets < 1 || p.Buckets > MaxBuckets {
-			return nil, fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
-		}
-		if p.WindowMs%p.Buckets != 0 {
-			return nil, fmt.Errorf("policies: %s: windowMs %d is not a multiple of buckets %d", name, p.WindowMs, p.Buckets)
-		}
-		return newSlidingBuckets(p), nil
-	default: // TokenBucket, GCRA
-		if p.Burst < 0 || p.Burst > MaxLimit {
-			return nil, fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", name, p.Burst, MaxLimit)
-		}
-		if p.Burst == 0 {
-			p.Burst = p.Limit
-		}
-		if name == TokenBucket {
-			return newTokenBucket(p), nil
-		}
-		return newGCRA(p), nil
 	}
+	return info.make(p), nil
 }

@@ -28,19 +28,6 @@ const (
 	Exact Arithmetic = "exact"
 )
 
-// Names of the policies, as used in scenarios, URLs and JSON.
-const (
-	FixedWindow    = "fixed-window"
-	SlidingLog     = "sliding-log"
-	SlidingCounter = "sliding-counter"
-	SlidingBuckets = "sliding-buckets"
-	TokenBucket    = "token-bucket"
-	GCRA           = "gcra"
-)
-
-// Names lists every policy in the order pages show them.
-var Names = []string{FixedWindow, SlidingLog, SlidingCounter, SlidingBuckets, TokenBucket, GCRA}
-
 // Params configures one policy. Fields a policy does not use are ignored.
 type Params struct {
 	Limit    int64 // permits per window
@@ -119,19 +106,32 @@ func verdictOf(d Decision) Verdict {
 	return Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs}
 }
 
-// Terms carries the numbers a decision was computed from. Each policy fills
-// the fields that apply to it and leaves the rest zero.
+// termsWords is how many numbers any policy's terms may hold: a policy's
+// own terms type packs into them.
+const termsWords = 6
+
+// Terms are the numbers one decision was computed from, for explaining it.
+// Each policy has its own terms type (FixedWindowTerms, …, in its file),
+// which it packs in here and which the matching accessor reads back
+// (Terms.FixedWindow, …). They live in a small fixed array held by value,
+// so that Decide, which returns them in its Decision, still allocates
+// nothing, where an interface holding a policy's struct would allocate on
+// every decision.
 type Terms struct {
-	WindowStart int64 // fixed-window, sliding-counter: aligned start of the current window
-	Elapsed     int64 // ms since WindowStart (sliding-buckets: since the current bucket's start)
-	Count       int64 // fixed-window count; sliding-log entries inside the window
-	Previous    int64 // sliding-counter previous count; sliding-buckets oldest slot
-	Current     int64 // sliding-counter current count; sliding-buckets sum of the other slots
-	Carried     Fraction
-	BucketMs    int64    // sliding-buckets bucket width
-	Tokens      Fraction // token-bucket tokens available before the request
-	TAT         Fraction // gcra theoretical arrival time in ms, before the request
-	OldestMs    int64    // sliding-log: timestamp of the oldest entry inside the window (0 when empty)
+	policy string // the name of the policy that packed them
+	w      [termsWords]int64
+}
+
+// Policy names the policy whose terms these are ("" for none).
+func (t Terms) Policy() string { return t.policy }
+
+// termsOf reads back the words a policy packed, or zeros when the terms are
+// another policy's.
+func (t Terms) termsOf(policy string) [termsWords]int64 {
+	if t.policy != policy {
+		return [termsWords]int64{}
+	}
+	return t.w
 }
 
 // Policy decides requests for many keys. The policies New builds are not
@@ -155,18 +155,21 @@ type Policy interface {
 	Stats() Stats
 }
 
-// State is a drawable picture of one key at one instant.
+// State is a drawable picture of one key at one instant: what every policy
+// has (its estimate and capacity), and what only it holds, in its own type
+// (FixedWindowHeld, …, in its file). Snapshot allocates anyway, so the
+// policy's part is an interface value.
 type State struct {
-	Estimate    Fraction
-	Capacity    int64
-	WindowStart int64    // fixed-window, sliding-counter
-	Count       int64    // fixed-window
-	Previous    int64    // sliding-counter
-	Current     int64    // sliding-counter
-	Log         []int64  // sliding-log: timestamps inside (now-windowMs, now], oldest first
-	Slots       []Slot   // sliding-buckets: oldest first, with each slot's weight
-	Tokens      Fraction // token-bucket
-	TAT         Fraction // gcra, in ms
+	Estimate Fraction
+	Capacity int64
+	// Held is what the policy holds for the key; nil in a zero State.
+	Held Held
+}
+
+// Held is the part of a State only its policy has.
+type Held interface {
+	// Policy names the policy that holds it.
+	Policy() string
 }
 
 // Slot is one sub-bucket of sliding-buckets.

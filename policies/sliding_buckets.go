@@ -5,6 +5,14 @@ import (
 	"unsafe"
 )
 
+// SlidingBuckets is the policy's name in scenarios, URLs and JSON.
+const SlidingBuckets = "sliding-buckets"
+
+var slidingBucketsInfo = Info{
+	Name: SlidingBuckets, Human: "sliding buckets", Options: []Option{BucketsOption},
+	make: func(p Params) Policy { return newSlidingBuckets(p) },
+}
+
 // slidingBucketsPolicy is sliding-buckets (vectors: testdata/sliding-buckets-seed.json): each window of
 // windowMs is split into k = Buckets sub-buckets of width b = windowMs/k,
 // and each key keeps a ring of n = k+1 slot counters indexed by the absolute
@@ -167,7 +175,7 @@ func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) (d Decision) {
 func (s *slidingBucketsPolicy) unseenNever(now, cost int64) Decision {
 	now = clampTime(now)
 	d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost,
-		Terms: Terms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}}
+		Terms: SlidingBucketsTerms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}.pack()}
 	return refusedNever(d)
 }
 
@@ -195,8 +203,8 @@ func (s *slidingBucketsPolicy) decideOn(st *slidingBucketsState, ring []int64, n
 		Estimate: est,
 		Capacity: s.p.Limit,
 		Cost:     cost,
-		Terms: Terms{Elapsed: elapsed, Previous: oldest, Current: rest, Carried: carried,
-			BucketMs: s.width},
+		Terms: SlidingBucketsTerms{Elapsed: elapsed, Oldest: oldest, Rest: rest, Carried: carried,
+			BucketMs: s.width}.pack(),
 	}
 	if neverFits(cost, s.p.Limit) {
 		*d = refusedNever(*d)
@@ -398,7 +406,7 @@ func (s *slidingBucketsPolicy) snapshotOn(ps *slidingBucketsState, keyRing []int
 	}
 	b, elapsed, oldest, rest := s.view(st, ring, now)
 	est, _ := s.estimate(oldest, rest, elapsed)
-	state := State{Estimate: est, Capacity: s.p.Limit, Slots: make([]Slot, 0, s.n)}
+	held := SlidingBucketsHeld{Slots: make([]Slot, 0, s.n)}
 	for x := b - s.k; x <= b; x++ {
 		slot := Slot{Start: x * s.width, Weight: Whole(1)}
 		if x <= st.newest {
@@ -407,9 +415,9 @@ func (s *slidingBucketsPolicy) snapshotOn(ps *slidingBucketsState, keyRing []int
 		if x == b-s.k {
 			slot.Weight = Fraction{s.width - elapsed, s.width}
 		}
-		state.Slots = append(state.Slots, slot)
+		held.Slots = append(held.Slots, slot)
 	}
-	return state
+	return State{Estimate: est, Capacity: s.p.Limit, Held: held}
 }
 
 // Stats implements Policy: k+1 slots per key plus the newest bucket and the
@@ -431,3 +439,33 @@ func (s *slidingBucketsPolicy) clone() Policy {
 	c.slots = slices.Clone(s.slots)
 	return &c
 }
+
+// SlidingBucketsTerms are the numbers a sliding-buckets decision was
+// computed from.
+type SlidingBucketsTerms struct {
+	Elapsed  int64    // ms into the newest bucket
+	BucketMs int64    // the width of a bucket
+	Oldest   int64    // the oldest bucket's count, partly outside the window
+	Rest     int64    // the sum of the other buckets
+	Carried  Fraction // the part of Oldest still counted
+}
+
+func (t SlidingBucketsTerms) pack() Terms {
+	return Terms{policy: SlidingBuckets, w: [termsWords]int64{t.Elapsed, t.BucketMs, t.Oldest, t.Rest, t.Carried.Num, t.Carried.Den}}
+}
+
+// SlidingBuckets reads a sliding-buckets decision's terms (zero for another
+// policy's).
+func (t Terms) SlidingBuckets() SlidingBucketsTerms {
+	w := t.termsOf(SlidingBuckets)
+	return SlidingBucketsTerms{Elapsed: w[0], BucketMs: w[1], Oldest: w[2], Rest: w[3], Carried: Fraction{w[4], w[5]}}
+}
+
+// SlidingBucketsHeld is what sliding-buckets holds for a key: its slots,
+// oldest first, with each one's weight.
+type SlidingBucketsHeld struct {
+	Slots []Slot
+}
+
+// Policy implements Held.
+func (SlidingBucketsHeld) Policy() string { return SlidingBuckets }

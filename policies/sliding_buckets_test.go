@@ -140,8 +140,8 @@ func TestSlidingBucketsSnapshotAndStats(t *testing.T) {
 		{Start: 20, Count: 8, Weight: Whole(1)},
 		{Start: 30, Count: 8, Weight: Whole(1)},
 	}
-	if !slices.Equal(got.Slots, want) {
-		t.Errorf("Snapshot(1, 37).Slots = %+v, want %+v", got.Slots, want)
+	if !slices.Equal(got.Held.(SlidingBucketsHeld).Slots, want) {
+		t.Errorf("Snapshot(1, 37).Held.(SlidingBucketsHeld).Slots = %+v, want %+v", got.Held.(SlidingBucketsHeld).Slots, want)
 	}
 	if !sameFraction(got.Estimate, frac(24*10+8*3, 10)) {
 		t.Errorf("Snapshot(1, 37).Estimate = %v, want 26.4", got.Estimate)
@@ -154,8 +154,8 @@ func TestSlidingBucketsSnapshotAndStats(t *testing.T) {
 		{Start: 40, Count: 0, Weight: Whole(1)},
 		{Start: 50, Count: 0, Weight: Whole(1)},
 	}
-	if !slices.Equal(got.Slots, want) {
-		t.Errorf("Snapshot(1, 52).Slots = %+v, want %+v", got.Slots, want)
+	if !slices.Equal(got.Held.(SlidingBucketsHeld).Slots, want) {
+		t.Errorf("Snapshot(1, 52).Held.(SlidingBucketsHeld).Slots = %+v, want %+v", got.Held.(SlidingBucketsHeld).Slots, want)
 	}
 	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 6, BytesPerKey: 4*8 + 24}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)

@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// SlidingCounter is the policy's name in scenarios, URLs and JSON.
+const SlidingCounter = "sliding-counter"
+
+var slidingCounterInfo = Info{
+	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption}, Windows: true,
+	make: func(p Params) Policy { return newSlidingCounter(p) },
+}
+
 // slidingCounterPolicy is sliding-counter (vectors: testdata/sliding-counter-*.json):
 // counts for the current epoch-aligned window and the previous one, the
 // previous count fading out linearly as the current window fills.
@@ -223,8 +231,7 @@ func (s *slidingCounterPolicy) decideOn(st *slidingCounterState, now, cost int64
 	d.At, d.Late = at, late
 	d.Estimate = est
 	d.Capacity, d.Cost = s.p.Limit, cost
-	d.Terms.WindowStart, d.Terms.Elapsed = start, elapsed
-	d.Terms.Previous, d.Terms.Current, d.Terms.Carried = previous, current, carried
+	d.Terms = SlidingCounterTerms{WindowStart: start, Elapsed: elapsed, Previous: previous, Current: current, Carried: carried}.pack()
 	if neverFits(cost, s.p.Limit) {
 		d.Never = true // and changes nothing
 		return false
@@ -294,7 +301,7 @@ func (s *slidingCounterPolicy) snapshotOn(st slidingCounterState, now int64) Sta
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
 	est, _ := s.estimate(previous, current, at-start)
-	return State{Estimate: est, Capacity: s.p.Limit, WindowStart: start, Previous: previous, Current: current}
+	return State{Estimate: est, Capacity: s.p.Limit, Held: SlidingCounterHeld{WindowStart: start, Previous: previous, Current: current}}
 }
 
 // Stats implements Policy: three integers per key.
@@ -314,3 +321,35 @@ func (s *slidingCounterPolicy) clone() Policy {
 	c.keys = s.keys.clone()
 	return &c
 }
+
+// SlidingCounterTerms are the numbers a sliding-counter decision was
+// computed from.
+type SlidingCounterTerms struct {
+	WindowStart int64    // aligned start of the current window
+	Elapsed     int64    // ms since WindowStart
+	Previous    int64    // the previous window's count
+	Current     int64    // the current window's count
+	Carried     Fraction // the part of Previous still counted
+}
+
+func (t SlidingCounterTerms) pack() Terms {
+	return Terms{policy: SlidingCounter, w: [termsWords]int64{t.WindowStart, t.Elapsed, t.Previous, t.Current, t.Carried.Num, t.Carried.Den}}
+}
+
+// SlidingCounter reads a sliding-counter decision's terms (zero for another
+// policy's).
+func (t Terms) SlidingCounter() SlidingCounterTerms {
+	w := t.termsOf(SlidingCounter)
+	return SlidingCounterTerms{WindowStart: w[0], Elapsed: w[1], Previous: w[2], Current: w[3], Carried: Fraction{w[4], w[5]}}
+}
+
+// SlidingCounterHeld is what sliding-counter holds for a key: its current
+// window and the counts of that window and the one before.
+type SlidingCounterHeld struct {
+	WindowStart int64
+	Previous    int64
+	Current     int64
+}
+
+// Policy implements Held.
+func (SlidingCounterHeld) Policy() string { return SlidingCounter }

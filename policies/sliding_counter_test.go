@@ -195,15 +195,18 @@ func TestSlidingCounterTermsAndSnapshot(t *testing.T) {
 	pol := mustNew(t, SlidingCounter, Params{Limit: 5, WindowMs: 30000, Arithmetic: Exact})
 	pol.Decide(1, 0, 5)
 	d := pol.Decide(1, 33000, 1)
-	want := Terms{WindowStart: 30000, Elapsed: 3000, Previous: 5, Current: 0, Carried: frac(5*27000, 30000)}
-	if d.Terms != want {
-		t.Errorf("Decide(1, 33000, 1).Terms = %+v, want %+v", d.Terms, want)
+	want := SlidingCounterTerms{WindowStart: 30000, Elapsed: 3000, Previous: 5, Current: 0, Carried: frac(5*27000, 30000)}
+	if got := d.Terms.SlidingCounter(); got != want {
+		t.Errorf("Decide(1, 33000, 1).Terms = %+v, want %+v", got, want)
+	}
+	if got := d.Terms.FixedWindow(); got != (FixedWindowTerms{}) {
+		t.Errorf("read as fixed-window's, the terms = %+v, want zero", got)
 	}
 	if got := d.Estimate; got != frac(135000, 30000) {
 		t.Errorf("estimate = %v, want the unreduced 135000/30000", got)
 	}
 	s := pol.Snapshot(1, 40000)
-	if s.Previous != 5 || s.Current != 0 || s.WindowStart != 30000 || s.Estimate != frac(100000, 30000) {
+	if h := s.Held.(SlidingCounterHeld); h.Previous != 5 || h.Current != 0 || h.WindowStart != 30000 || s.Estimate != frac(100000, 30000) {
 		t.Errorf("Snapshot(1, 40000) = %+v", s)
 	}
 	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 3, BytesPerKey: 24}); got != want {

@@ -5,6 +5,14 @@ import (
 	"unsafe"
 )
 
+// SlidingLog is the policy's name in scenarios, URLs and JSON.
+const SlidingLog = "sliding-log"
+
+var slidingLogInfo = Info{
+	Name: SlidingLog, Human: "sliding log", Options: nil,
+	make: func(p Params) Policy { return newSlidingLog(p) },
+}
+
 // slidingLogPolicy is sliding-log (vectors: testdata/sliding-log-edges.json): the timestamp of
 // every admitted permit, in a ring of exactly limit int64 per key.
 //
@@ -130,10 +138,10 @@ func (l *slidingLogPolicy) decideOn(st *slidingLogState, ring []int64, now, cost
 		Estimate: Whole(int64(count)),
 		Capacity: l.p.Limit,
 		Cost:     cost,
-		Terms:    Terms{Count: int64(count)},
+		Terms:    SlidingLogTerms{Count: int64(count)}.pack(),
 	}
 	if count > 0 {
-		d.Terms.OldestMs = ring[head]
+		d.Terms = SlidingLogTerms{Count: int64(count), OldestMs: ring[head]}.pack()
 	}
 	if neverFits(cost, l.p.Limit) {
 		*d = refusedNever(*d)
@@ -257,17 +265,18 @@ func (l *slidingLogPolicy) Snapshot(key Key, now int64) State {
 // snapshotOn is Snapshot of one key's state and ring; st nil is a key never
 // seen.
 func (l *slidingLogPolicy) snapshotOn(st *slidingLogState, ring []int64, now int64) State {
-	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Log: []int64{}}
+	held := SlidingLogHeld{Log: []int64{}}
+	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Held: held}
 	if st == nil {
 		return s
 	}
 	at, _ := decideAt(clampTime(now), st.latest)
 	head, count := l.live(*st, ring, at)
 	s.Estimate = Whole(int64(count))
-	s.Count = int64(count)
 	for j := range int64(count) {
-		s.Log = append(s.Log, l.entry(ring, head, j))
+		held.Log = append(held.Log, l.entry(ring, head, j))
 	}
+	s.Held = held
 	return s
 }
 
@@ -300,3 +309,29 @@ func (l *slidingLogPolicy) clone() Policy {
 	}
 	return &slidingLogPolicy{p: l.p, keys: l.keys.clone(), chunks: chunks, shift: l.shift, mask: l.mask}
 }
+
+// SlidingLogTerms are the numbers a sliding-log decision was computed from.
+type SlidingLogTerms struct {
+	Count    int64 // entries inside the window before the request
+	OldestMs int64 // timestamp of the oldest of them (0 when there are none)
+}
+
+func (t SlidingLogTerms) pack() Terms {
+	return Terms{policy: SlidingLog, w: [termsWords]int64{t.Count, t.OldestMs}}
+}
+
+// SlidingLog reads a sliding-log decision's terms (zero for another
+// policy's).
+func (t Terms) SlidingLog() SlidingLogTerms {
+	w := t.termsOf(SlidingLog)
+	return SlidingLogTerms{Count: w[0], OldestMs: w[1]}
+}
+
+// SlidingLogHeld is what sliding-log holds for a key: the timestamps inside
+// (now-windowMs, now], oldest first.
+type SlidingLogHeld struct {
+	Log []int64
+}
+
+// Policy implements Held.
+func (SlidingLogHeld) Policy() string { return SlidingLog }

@@ -81,20 +81,20 @@ func TestSlidingLogSnapshotAndStats(t *testing.T) {
 	for _, at := range []int64{0, 10, 20, 30, 100, 110} {
 		pol.Decide(1, at, 1)
 	}
-	if got, want := pol.Snapshot(1, 115).Log, []int64{20, 30, 100, 110}; !slices.Equal(got, want) {
+	if got, want := pol.Snapshot(1, 115).Held.(SlidingLogHeld).Log, []int64{20, 30, 100, 110}; !slices.Equal(got, want) {
 		t.Errorf("Snapshot(1, 115).Log = %v, want %v", got, want)
 	}
-	if got, want := pol.Snapshot(1, 125).Log, []int64{30, 100, 110}; !slices.Equal(got, want) {
+	if got, want := pol.Snapshot(1, 125).Held.(SlidingLogHeld).Log, []int64{30, 100, 110}; !slices.Equal(got, want) {
 		t.Errorf("Snapshot(1, 125).Log = %v, want %v", got, want)
 	}
 	if got := pol.Peek(1, 125); got != Whole(3) {
 		t.Errorf("Peek(1, 125) = %v, want 3", got)
 	}
 	d := pol.Decide(1, 115, 1)
-	if d.Allowed || d.Terms.OldestMs != 20 || d.Terms.Count != 4 || d.RetryAfterMs != 5 {
+	if d.Allowed || d.Terms.SlidingLog().OldestMs != 20 || d.Terms.SlidingLog().Count != 4 || d.RetryAfterMs != 5 {
 		t.Errorf("Decide(1, 115, 1) = %+v, want refused, oldest 20, count 4, retry 5", d)
 	}
-	if got := pol.Snapshot(9, 0); len(got.Log) != 0 || got.Estimate != Whole(0) {
+	if got := pol.Snapshot(9, 0); len(got.Held.(SlidingLogHeld).Log) != 0 || got.Estimate != Whole(0) {
 		t.Errorf("Snapshot of an unseen key = %+v, want an empty log", got)
 	}
 	pol.Decide(2, 0, 1)

@@ -2,6 +2,14 @@ package policies
 
 import "unsafe"
 
+// TokenBucket is the policy's name in scenarios, URLs and JSON.
+const TokenBucket = "token-bucket"
+
+var tokenBucketInfo = Info{
+	Name: TokenBucket, Human: "token bucket", Options: []Option{BurstOption},
+	make: func(p Params) Policy { return newTokenBucket(p) },
+}
+
 // tokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
 // means Limit) that refills at Limit permits per windowMs and starts full.
 //
@@ -13,8 +21,8 @@ import "unsafe"
 //
 // Estimate is the permits in use, burst - tokens, as a Fraction with
 // denominator windowMs, so that like every other policy a request is
-// admitted iff Estimate + cost <= Capacity (= burst). Terms.Tokens and
-// State.Tokens give the tokens themselves. RetryAfterMs is exact and
+// admitted iff Estimate + cost <= Capacity (= burst). TokenBucketTerms.Tokens and
+// TokenBucketHeld.Tokens give the tokens themselves. RetryAfterMs is exact and
 // minimal: ⌈(units missing)/limit⌉. A cost above burst is refused with Never
 // set and changes nothing.
 //
@@ -103,7 +111,7 @@ func (t *tokenBucketPolicy) decideOn(st *tokenBucketState, now, cost int64, d *D
 	d.At, d.Late = at, late
 	d.Estimate = Fraction{used, w}
 	d.Capacity, d.Cost = t.p.Burst, cost
-	d.Terms.Tokens = Fraction{t.capacity - used, w}
+	d.Terms = TokenBucketTerms{Tokens: Fraction{t.capacity - used, w}}.pack()
 	if neverFits(cost, t.p.Burst) {
 		d.Never = true // and changes nothing
 		return false
@@ -165,7 +173,7 @@ func (t *tokenBucketPolicy) Snapshot(key Key, now int64) State {
 func (t *tokenBucketPolicy) snapshotOn(st tokenBucketState, now int64) State {
 	at, _ := decideAt(clampTime(now), st.latest)
 	used := t.used(st, at)
-	return State{Estimate: Fraction{used, t.p.WindowMs}, Capacity: t.p.Burst, Tokens: Fraction{t.capacity - used, t.p.WindowMs}}
+	return State{Estimate: Fraction{used, t.p.WindowMs}, Capacity: t.p.Burst, Held: TokenBucketHeld{Tokens: Fraction{t.capacity - used, t.p.WindowMs}}}
 }
 
 // Stats implements Policy: two integers per key.
@@ -185,3 +193,28 @@ func (t *tokenBucketPolicy) clone() Policy {
 	c.keys = t.keys.clone()
 	return &c
 }
+
+// TokenBucketTerms are the numbers a token-bucket decision was computed
+// from.
+type TokenBucketTerms struct {
+	Tokens Fraction // tokens available before the request
+}
+
+func (t TokenBucketTerms) pack() Terms {
+	return Terms{policy: TokenBucket, w: [termsWords]int64{t.Tokens.Num, t.Tokens.Den}}
+}
+
+// TokenBucket reads a token-bucket decision's terms (zero for another
+// policy's).
+func (t Terms) TokenBucket() TokenBucketTerms {
+	w := t.termsOf(TokenBucket)
+	return TokenBucketTerms{Tokens: Fraction{w[0], w[1]}}
+}
+
+// TokenBucketHeld is what token-bucket holds for a key: its tokens.
+type TokenBucketHeld struct {
+	Tokens Fraction
+}
+
+// Policy implements Held.
+func (TokenBucketHeld) Policy() string { return TokenBucket }

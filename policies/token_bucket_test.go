@@ -65,11 +65,11 @@ func TestTokenBucket(t *testing.T) {
 
 func TestTokenBucketTokens(t *testing.T) {
 	pol := mustNew(t, TokenBucket, Params{Limit: 4, WindowMs: 1000, Burst: 8})
-	if d := pol.Decide(1, 100, 3); d.Terms.Tokens != frac(8000, 1000) || d.Capacity != 8 {
-		t.Errorf("first Decide: tokens %v capacity %d, want 8000/1000 and 8", d.Terms.Tokens, d.Capacity)
+	if d := pol.Decide(1, 100, 3); d.Terms.TokenBucket().Tokens != frac(8000, 1000) || d.Capacity != 8 {
+		t.Errorf("first Decide: tokens %v capacity %d, want 8000/1000 and 8", d.Terms.TokenBucket().Tokens, d.Capacity)
 	}
 	s := pol.Snapshot(1, 350) // 5 tokens + 250 ms * 4/1000 = 6
-	if s.Tokens != frac(6000, 1000) || s.Estimate != frac(2000, 1000) {
+	if s.Held.(TokenBucketHeld).Tokens != frac(6000, 1000) || s.Estimate != frac(2000, 1000) {
 		t.Errorf("Snapshot(1, 350) = %+v, want tokens 6 and 2 in use", s)
 	}
 	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 2, BytesPerKey: 16}); got != want {

@@ -409,19 +409,30 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 	return errs
 }
 
-// notTaken says why the policy name takes no option o, or "" if it does.
+// notTaken says why the policy name takes no option o, or "" if it does:
+// "only token-bucket and gcra take a burst", from the registry.
 func notTaken(name string, o Option) string {
 	if OptionOf(name) == o {
 		return ""
 	}
+	takers := policies.Taking(string(o))
+	verb := "takes"
+	if len(takers) > 1 {
+		verb = "take"
+	}
+	return fmt.Sprintf("only %s %s %s", policies.JoinNames(takers), verb, optionNoun(o))
+}
+
+// optionNoun is how a sentence names option o: "an arithmetic", "buckets",
+// "a burst".
+func optionNoun(o Option) string {
 	switch o {
 	case ArithmeticOption:
-		return "only sliding-counter takes an arithmetic"
+		return "an arithmetic"
 	case BucketsOption:
-		return "only sliding-buckets takes buckets"
-	default:
-		return "only token-bucket and gcra take a burst"
+		return "buckets"
 	}
+	return "a " + string(o)
 }
 
 func checkLimit(add func(string, string, ...any), field string, v int64) {

@@ -19,11 +19,7 @@ import (
 // It checks the shape only; running the policy checks the values.
 func ParsePolicyRef(ref string) (PolicySpec, error) {
 	name, opt, hasOpt := strings.Cut(strings.TrimSpace(ref), "/")
-	known := false
-	for _, n := range policies.Names {
-		known = known || n == name
-	}
-	if !known {
+	if _, known := policies.Lookup(name); !known {
 		return PolicySpec{}, fmt.Errorf("unknown policy %q (want one of %s)", name, strings.Join(policies.Names, ", "))
 	}
 	spec := PolicySpec{Name: name}

@@ -69,7 +69,7 @@ type Request struct {
 }
 
 // DefaultBuckets is k for sliding-buckets when a spec leaves it out.
-const DefaultBuckets = 6
+const DefaultBuckets = policies.DefaultBuckets
 
 // Params resolves the spec against the scenario's shared settings.
 func (p PolicySpec) Params(s Scenario) policies.Params {
@@ -106,22 +106,17 @@ type Option string
 // The options.
 const (
 	NoOption         Option = ""
-	ArithmeticOption Option = "arithmetic" // sliding-counter: floor or exact
-	BucketsOption    Option = "buckets"    // sliding-buckets: k
-	BurstOption      Option = "burst"      // token-bucket and gcra: the capacity
+	ArithmeticOption        = Option(policies.ArithmeticOptionName) // floor or exact
+	BucketsOption           = Option(policies.BucketsOptionName)    // k sub-buckets
+	BurstOption             = Option(policies.BurstOptionName)      // the capacity
 )
 
-// OptionOf is the option the named policy takes: the one place outside
-// package policies that knows which policy takes which setting, so that
-// labels, short refs, validation and the playground's form agree.
+// OptionOf is the option the named policy takes, as its registry entry
+// (policies.Lookup) lists it, so that labels, short refs, validation and
+// the playground's form agree. A policy takes at most one option here.
 func OptionOf(name string) Option {
-	switch name {
-	case policies.SlidingCounter:
-		return ArithmeticOption
-	case policies.SlidingBuckets:
-		return BucketsOption
-	case policies.TokenBucket, policies.GCRA:
-		return BurstOption
+	if in, ok := policies.Lookup(name); ok && len(in.Options) > 0 {
+		return Option(in.Options[0].Name)
 	}
 	return NoOption
 }

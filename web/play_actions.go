@@ -15,7 +15,6 @@ import (
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/play"
-	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web/templates"
 )
@@ -26,30 +25,82 @@ import (
 // A number field's signal arrives as the field's text (see numberField);
 // each action validates the ones it uses.
 type playSignals struct {
-	Limit                  numberField `json:"limit"`
-	WindowSeconds          numberField `json:"windowSeconds"`
-	UseFixedWindow         bool        `json:"useFixedWindow"`
-	UseSlidingLog          bool        `json:"useSlidingLog"`
-	UseSlidingCounterFloor bool        `json:"useSlidingCounterFloor"`
-	UseSlidingCounterExact bool        `json:"useSlidingCounterExact"`
-	UseSlidingBuckets      bool        `json:"useSlidingBuckets"`
-	Buckets                numberField `json:"buckets"`
-	UseTokenBucket         bool        `json:"useTokenBucket"`
-	UseGCRA                bool        `json:"useGcra"`
-	Burst                  numberField `json:"burst"`
-	Cost                   numberField `json:"cost"`
-	BurstCount             numberField `json:"burstCount"`
-	Pattern                string      `json:"pattern"`
-	PatternCount           numberField `json:"patternCount"`
-	PatternSeconds         numberField `json:"patternSeconds"`
-	JumpSeconds            numberField `json:"jumpSeconds"`
-	Speed                  string      `json:"speed"`
-	ClientName             string      `json:"clientName"`
-	// BucketsShown and BurstShown are the k and burst the form last
-	// showed: a field the visitor left as shown does not override the
-	// lanes' own. Absent (a caller other than the page), the fields apply.
-	BucketsShown *float64 `json:"bucketsShown"`
-	BurstShown   *float64 `json:"burstShown"`
+	Limit          numberField `json:"limit"`
+	WindowSeconds  numberField `json:"windowSeconds"`
+	Cost           numberField `json:"cost"`
+	BurstCount     numberField `json:"burstCount"`
+	Pattern        string      `json:"pattern"`
+	PatternCount   numberField `json:"patternCount"`
+	PatternSeconds numberField `json:"patternSeconds"`
+	JumpSeconds    numberField `json:"jumpSeconds"`
+	Speed          string      `json:"speed"`
+	ClientName     string      `json:"clientName"`
+	// The settings form's boxes and number fields, named by play.Kinds
+	// and play.Fields and read by readSignals: Use by a kind's signal
+	// (useSlidingLog), Numbers by an option's name (buckets, burst), and
+	// Shown by the option's name with what the form last showed for it
+	// (signal bucketsShown): a field the visitor left as shown does not
+	// override the lanes' own. Absent (a caller other than the page), the
+	// fields apply.
+	Use     map[string]bool        `json:"-"`
+	Numbers map[string]numberField `json:"-"`
+	Shown   map[string]*float64    `json:"-"`
+}
+
+// readSignals reads a request's signals into v, a playSignals or a struct
+// that embeds one (pg, the embedded one), then the settings form's into pg.
+// Those are named by the policies registry rather than by struct fields, so
+// they are picked from the same JSON by name. (A json.Unmarshaler on
+// playSignals would not do: a struct embedding it would inherit the
+// method, and its own fields would go unread.)
+func readSignals(r *http.Request, v any, pg *playSignals) error {
+	var raw json.RawMessage
+	if err := datastar.ReadSignals(r, &raw); err != nil {
+		return err
+	}
+	if len(raw) == 0 { // a GET without signals
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return err
+	}
+	return pg.readForm(raw)
+}
+
+// readForm reads the settings form's signals from the page's signals.
+func (sig *playSignals) readForm(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	sig.Use, sig.Numbers, sig.Shown = map[string]bool{}, map[string]numberField{}, map[string]*float64{}
+	for _, k := range play.Kinds() {
+		if v, ok := raw[k.Signal()]; ok {
+			var on bool
+			if err := json.Unmarshal(v, &on); err != nil {
+				return fmt.Errorf("%s: %w", k.Signal(), err)
+			}
+			sig.Use[k.Signal()] = on
+		}
+	}
+	for _, f := range play.Fields() {
+		name := f.Option.Name
+		if v, ok := raw[name]; ok {
+			var n numberField
+			if err := json.Unmarshal(v, &n); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			sig.Numbers[name] = n
+		}
+		if v, ok := raw[name+"Shown"]; ok {
+			var shown *float64
+			if err := json.Unmarshal(v, &shown); err != nil {
+				return fmt.Errorf("%sShown: %w", name, err)
+			}
+			sig.Shown[name] = shown
+		}
+	}
+	return nil
 }
 
 // numberField is the signal of a number field. The page declares these
@@ -183,31 +234,20 @@ func (sig playSignals) settings() (play.Form, error) {
 	window, err := millis("windowMs", sig.WindowSeconds, 1, scenario.MaxWindowMs)
 	add(err)
 	f := play.Form{Limit: limit, WindowMs: window}
-	for _, c := range []struct {
-		on   bool
-		kind play.Kind
-	}{
-		{sig.UseFixedWindow, play.Kind{Name: policies.FixedWindow}},
-		{sig.UseSlidingLog, play.Kind{Name: policies.SlidingLog}},
-		{sig.UseSlidingCounterFloor, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Floor}},
-		{sig.UseSlidingCounterExact, play.Kind{Name: policies.SlidingCounter, Arithmetic: policies.Exact}},
-		{sig.UseSlidingBuckets, play.Kind{Name: policies.SlidingBuckets}},
-		{sig.UseTokenBucket, play.Kind{Name: policies.TokenBucket}},
-		{sig.UseGCRA, play.Kind{Name: policies.GCRA}},
-	} {
-		if c.on {
-			f.Checked = append(f.Checked, c.kind)
+	for _, k := range play.Kinds() {
+		if sig.Use[k.Signal()] {
+			f.Checked = append(f.Checked, k)
 		}
 	}
-	if sig.UseSlidingBuckets {
-		f.Buckets, err = whole("buckets", sig.Buckets, 1, policies.MaxBuckets)
+	for _, fld := range play.Fields() {
+		if !fld.Sends(f.Checked) {
+			continue
+		}
+		name := fld.Option.Name
+		v, err := whole(name, sig.Numbers[name], fld.Option.Min, fld.Max)
 		add(err)
-		f.SetBuckets = sig.BucketsShown == nil || *sig.BucketsShown != sig.Buckets.value
-	}
-	if sig.UseTokenBucket || sig.UseGCRA {
-		f.Burst, err = whole("burst", sig.Burst, 0, scenario.MaxLimit)
-		add(err)
-		f.SetBurst = sig.BurstShown == nil || *sig.BurstShown != sig.Burst.value
+		shown := sig.Shown[name]
+		f.SetNumber(scenario.Option(name), v, shown == nil || *shown != sig.Numbers[name].value)
 	}
 	if len(errs) > 0 {
 		return f, errs
@@ -264,7 +304,7 @@ func (p *playground) action(a playAction) http.HandlerFunc {
 		}
 		var sig playSignals
 		r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
-		if err := datastar.ReadSignals(r, &sig); err != nil {
+		if err := readSignals(r, &sig, &sig); err != nil {
 			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
 			return
 		}

@@ -377,7 +377,7 @@ func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
 		}
 		var sig roomSignals
 		r.Body = http.MaxBytesReader(w, r.Body, maxSignalBytes)
-		if err := datastar.ReadSignals(r, &sig); err != nil {
+		if err := readSignals(r, &sig, &sig.playSignals); err != nil {
 			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
 			return
 		}

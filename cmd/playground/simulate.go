@@ -14,7 +14,7 @@ import (
 // runSimulate reads a scenario from a file or standard input and prints the
 // decisions of every policy side by side, or as JSON with --json.
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("simulate", "[--json] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.", stderr)
+	fs := newFlagSet("simulate", "[--json] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.\n\n"+policyHelp(), stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := fs.Parse(args); err != nil {
 		return flagError(err)

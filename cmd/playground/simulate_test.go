@@ -84,6 +84,8 @@ func TestHelpPrintsUsageAndSucceeds(t *testing.T) {
 	}{
 		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [FILE|-]"},
 		{[]string{"simulate", "--help"}, "print JSON instead of a table"},
+		{[]string{"simulate", "-h"}, "burst: 0 to 10000 (0 = limit)"},
+		{[]string{"simulate", "-h"}, "arithmetic: floor or exact (default floor)"},
 		{[]string{"check", "-h"}, "usage: playground check FILE|-"},
 		{[]string{"-h"}, "check FILE|-"},
 		{[]string{"--help"}, `"playground COMMAND -h" describes a command`},

@@ -88,11 +88,13 @@ type plot struct {
 	width, height         int
 	left, right, top, bot float64
 	yMax                  float64
+	// state draws what the lane's policy holds (drawingOf).
+	state stateDrawing
 }
 
 func newPlot(in Input, o Options) plot {
 	p := plot{Input: in, opts: o, from: in.From, to: in.To,
-		width: DefaultWidth, height: DefaultHeight, yMax: float64(in.Capacity) * 1.5}
+		width: DefaultWidth, height: DefaultHeight, yMax: float64(in.Capacity) * 1.5, state: drawingOf(in.Policy)}
 	if o.To > o.From {
 		p.from, p.to = o.From, o.To
 	}
@@ -302,49 +304,6 @@ func (p plot) thinLabels(bands []BandRect, starts []int64, centres []float64, wi
 	}
 }
 
-// LookBack is the sliding log's window (now − window, now], when drawn.
-func (p plot) LookBack() (x, w string, ok bool) {
-	if p.Policy != policies.SlidingLog {
-		return "", "", false
-	}
-	x0 := max(p.X(p.Now-p.Params.WindowMs), p.left)
-	x1 := min(p.X(p.Now), p.right)
-	if x1 <= x0 {
-		return "", "", false
-	}
-	return num(x0), num(x1 - x0), true
-}
-
-// PrevWeight is the part of sliding-counter's previous window still inside
-// the look-back (now − window, now], which its estimate counts at the
-// weight it fades to: the label says how many it held and that weight.
-func (p plot) PrevWeight() (x, w, labelX, label string, ok bool) {
-	if p.Policy != policies.SlidingCounter || p.Params.WindowMs <= 0 || p.opts.Asked {
-		return "", "", "", "", false
-	}
-	start := p.Now - p.Params.WindowMs
-	x0 := max(p.X(start), p.X(p.State.WindowStart-p.Params.WindowMs), p.left)
-	x1 := min(p.X(p.State.WindowStart), p.right)
-	if x1 <= x0 {
-		return "", "", "", "", false
-	}
-	left := p.State.WindowStart - start // ms of the previous window still counted
-	weight := policies.Fraction{Num: left, Den: p.Params.WindowMs}
-	return num(x0), num(x1 - x0), num((x0 + x1) / 2), explain.Weighted(p.State.Previous, weight), true
-}
-
-// LogTicks draws the sliding log's timestamps inside the look-back as one
-// path of short vertical strokes.
-func (p plot) LogTicks() string {
-	var b strings.Builder
-	for _, t := range p.State.Log {
-		if t >= p.from {
-			b.WriteString("M" + px(p.X(t)) + " " + itoa(int(p.bot)-6) + "v12")
-		}
-	}
-	return b.String()
-}
-
 // DisagreePath marks, along the top of the plot, the instants of requests
 // the lanes decided differently: one downward triangle per instant.
 func (p plot) DisagreePath() string {
@@ -401,40 +360,6 @@ func (p plot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, se
 		}
 	}
 	return a.String(), r.String(), fa.String(), fr.String(), sel.String()
-}
-
-// SlotRect is one sub-bucket of sliding-buckets at the clock.
-type SlotRect struct{ X, Y, W, H string }
-
-// Slots draws sliding-buckets' slots, each as high as its weighted count.
-func (p plot) Slots() []SlotRect {
-	var out []SlotRect
-	width := int64(0)
-	if p.Params.Buckets > 0 {
-		width = p.Params.WindowMs / p.Params.Buckets
-	}
-	for _, s := range p.State.Slots {
-		x0 := max(p.X(s.Start), p.left)
-		x1 := min(p.X(s.Start+width), p.right)
-		if x1 <= x0 {
-			continue
-		}
-		h := float64(s.Count) * s.Weight.Float()
-		out = append(out, SlotRect{X: num(x0), Y: num(p.Y(h)), W: num(x1 - x0), H: num(p.Y(0) - p.Y(h))})
-	}
-	return out
-}
-
-// TATX is where GCRA's theoretical arrival time goes, when it is in view.
-func (p plot) TATX() (string, bool) {
-	if p.Policy != policies.GCRA || p.State.TAT.Den == 0 {
-		return "", false
-	}
-	tat := p.State.TAT.Float()
-	if tat < float64(p.from) || tat > float64(p.to) {
-		return "", false
-	}
-	return num(p.X(int64(tat))), true
 }
 
 // MarkPos is one request's drawing position.

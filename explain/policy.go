@@ -1,0 +1,146 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
+)
+
+// wording is how this package words one policy. Each policy has a file of
+// its own here (fixed_window.go, …) whose type implements it and registers
+// itself, so the exported functions look a policy up instead of switching
+// on its name; a test checks that every policy in the policies registry
+// has one.
+type wording interface {
+	// name is the policy as people read it, from its human name and the
+	// options the spec sets.
+	name(human string, spec scenario.PolicySpec) string
+	// estimateWord is what the policy calls the number it compares with
+	// its capacity: a count, an estimate, or the permits in use.
+	estimateWord() string
+	// working is one decision's arithmetic on one line (see Working).
+	working(p Policy, d scenario.Decision) string
+	// state is what the policy holds for a key in one line (see State).
+	state(s policies.State) string
+	// status is what the lane's status line adds about the policy's own
+	// state after what is left, "" for nothing (see Status).
+	status(s policies.State) string
+	// legend says what a lane draws for the policy (see Legend);
+	// legendWhileAsked, what it draws while a question is open.
+	legend() string
+	legendWhileAsked() string
+	// stepsInSeconds is true when the policy's steps put durations side by
+	// side in a formula, so every one of them, the retry included, is
+	// written in seconds.
+	stepsInSeconds() bool
+	// steps writes the policy's own part of Steps into st.
+	steps(st *stepper, pol Policy, det policies.Decision, after policies.State)
+	// resetMs is, for an admitted request, the wait in ms from at until
+	// the quota is whole again if nothing else arrives (RateLimit's t).
+	resetMs(p policies.Params, at int64, after policies.State) int64
+	// redis is how the policy is usually kept in Redis: the commands one
+	// request sends, and which.
+	redis() (commands int, how string)
+}
+
+// wordings holds each policy's wording by name, filled by register from
+// the policies' own files.
+var wordings = map[string]wording{}
+
+// register records the wording of the named policy; each policy's file
+// calls it once, from init.
+func register(name string, w wording) {
+	if _, dup := wordings[name]; dup {
+		panic("explain: " + name + " registered twice")
+	}
+	wordings[name] = w
+}
+
+// wordingOf is the named policy's wording; a name no policy has (a
+// scenario built in Go without validation) gets words that claim nothing
+// about its state.
+func wordingOf(name string) wording {
+	if w, ok := wordings[name]; ok {
+		return w
+	}
+	return unknownPolicy{}
+}
+
+// humanName is what people call the policy: its registry entry's human
+// name, or its id with spaces for dashes.
+func humanName(name string) string {
+	if in, ok := policies.Lookup(name); ok {
+		return in.Human
+	}
+	return strings.ReplaceAll(name, "-", " ")
+}
+
+// stepper collects the lines of Steps.
+type stepper struct {
+	lines    []string
+	ms       func(int64) string // how the steps write a duration or instant
+	capacity int64
+}
+
+func (st *stepper) add(format string, args ...any) {
+	st.lines = append(st.lines, fmt.Sprintf(format, args...))
+}
+
+// verdict compares a total with the capacity: "6 > 5: refused".
+func (st *stepper) verdict(total string, fits bool) string {
+	if fits {
+		return fmt.Sprintf("%s ≤ %d: %s", total, st.capacity, Admitted)
+	}
+	return fmt.Sprintf("%s > %d: %s", total, st.capacity, Refused)
+}
+
+// plusCost is the estimate before the request plus its cost, exactly.
+func plusCost(det policies.Decision) policies.Fraction {
+	return policies.Fraction{Num: det.Estimate.Num + det.Cost*det.Estimate.Den, Den: det.Estimate.Den}
+}
+
+// withBurst names a bucket with the burst its spec sets: "token bucket
+// (burst 10)".
+func withBurst(human string, spec scenario.PolicySpec) string {
+	if spec.Burst != 0 {
+		return human + fmt.Sprintf(" (burst %d)", spec.Burst)
+	}
+	return human
+}
+
+// refillMs is how long permits in use take to drain at limit per window,
+// rounded up to a whole ms.
+func refillMs(p policies.Params, inUse policies.Fraction) int64 {
+	if inUse.Den <= 0 {
+		return 0
+	}
+	return (inUse.Num*p.WindowMs + inUse.Den*p.Limit - 1) / (inUse.Den * p.Limit)
+}
+
+// unknownPolicy words a policy no file here registered: only its
+// estimate, which every decision has.
+type unknownPolicy struct{}
+
+func (unknownPolicy) name(human string, _ scenario.PolicySpec) string { return human }
+func (unknownPolicy) estimateWord() string                            { return "estimate" }
+func (unknownPolicy) working(_ Policy, d scenario.Decision) string {
+	return "estimate " + scenario.FormatFraction(d.Estimate)
+}
+func (unknownPolicy) state(s policies.State) string {
+	return "estimate " + scenario.FormatFraction(s.Estimate)
+}
+func (unknownPolicy) status(policies.State) string                              { return "" }
+func (unknownPolicy) legend() string                                            { return "" }
+func (unknownPolicy) legendWhileAsked() string                                  { return "" }
+func (unknownPolicy) stepsInSeconds() bool                                      { return false }
+func (unknownPolicy) steps(*stepper, Policy, policies.Decision, policies.State) {}
+func (unknownPolicy) resetMs(policies.Params, int64, policies.State) int64      { return 0 }
+
+func (unknownPolicy) redis() (int, string) { return 0, "" }
+
+// RedisForm is how the policy is usually kept in Redis: the commands one
+// request sends, and which. It is general knowledge about the usual
+// implementations, not something these policies compute.
+func RedisForm(policy string) (commands int, how string) { return wordingOf(policy).redis() }

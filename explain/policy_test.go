@@ -1,0 +1,33 @@
+package explain
+
+import (
+	"testing"
+
+	"github.com/windowlab/playground/policies"
+)
+
+// Every policy in the registry has its own wording here: without one it
+// would fall back to words that say nothing of its state.
+func TestEveryRegisteredPolicyHasItsWording(t *testing.T) {
+	for _, in := range policies.Registered() {
+		w, ok := wordings[in.Name]
+		if !ok {
+			t.Errorf("%s: no wording registered (add explain/%s.go)", in.Name, in.Name)
+			continue
+		}
+		if w.legend() == "" {
+			t.Errorf("%s: no legend", in.Name)
+		}
+		if n, how := w.redis(); n < 1 || how == "" {
+			t.Errorf("%s: no Redis form (%d commands, %q)", in.Name, n, how)
+		}
+		if w.estimateWord() == "" {
+			t.Errorf("%s: no word for its estimate", in.Name)
+		}
+	}
+	for name := range wordings {
+		if _, ok := policies.Lookup(name); !ok {
+			t.Errorf("%s: a wording for a policy the registry does not have", name)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package policies
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The registry is the one list of policies. Every layer that names, builds,
+// decodes, offers, words or draws a policy iterates it (or looks a name up
+// in it) instead of switching on the name.
+//
+// Adding a policy, say leaky-bucket, adds these files and one line below:
+//
+//   - policies/leaky_bucket.go: the policy type (Decide, Allow, Peek,
+//     Snapshot, Stats), its name constant, its Info (name, human name, the
+//     Options it takes, its constructor), its terms type with pack and the
+//     Terms.LeakyBucket accessor (at most termsWords numbers), and its Held
+//     type for State;
+//   - policies/leaky_bucket_test.go and testdata/leaky-bucket-*.json: its
+//     vectors;
+//   - explain/leaky_bucket.go: its wording (the explain.wording interface:
+//     name, working, state and status lines, legend, steps, the headers'
+//     reset, its Redis form), registered from that file's init;
+//   - web/lane/leaky_bucket.go (or .templ, with its generated file): its
+//     state drawing (lane.stateDrawing), registered from that file's init;
+//   - the line `leakyBucketInfo,` in registry below.
+//
+// Tests in policies, explain and web/lane check that every registry entry
+// builds, is worded and is drawn. An option no policy took before (a new
+// Params field) is declared once next to the others in this file, and
+// needs a case where scenario, play and the form copy an option's value.
+var registry = []Info{
+	fixedWindowInfo,
+	slidingLogInfo,
+	slidingCounterInfo,
+	slidingBucketsInfo,
+	tokenBucketInfo,
+	gcraInfo,
+}
+
+// Info describes one policy: what scenarios, URLs and JSON call it, what
+// people call it, the options it takes besides its limit and window, and
+// how to build it.
+type Info struct {
+	Name  string // "sliding-counter"
+	Human string // "sliding counter"
+	// Options are the settings the policy takes besides Limit and
+	// WindowMs, in the order forms show them.
+	Options []Option
+	// Windows is true for a policy that counts permits in windows of
+	// WindowMs aligned to the epoch, which its lanes draw with the permits
+	// each admitted.
+	Windows bool
+	// make builds the policy from parameters that New has validated and
+	// normalised.
+	make func(Params) Policy
+}
+
+// Takes reports whether the policy takes the option named o.
+func (i Info) Takes(o string) bool {
+	return slices.ContainsFunc(i.Options, func(opt Option) bool { return opt.Name == o })
+}
+
+// OptionKind is what values an option holds.
+type OptionKind int
+
+const (
+	// Choice is one word of Option.Choices.
+	Choice OptionKind = iota + 1
+	// Number is a whole number in [Option.Min, Option.Max].
+	Number
+)
+
+// Option is one setting a policy takes besides its limit and window.
+type Option struct {
+	// Name is the option's field in scenarios and JSON, and its signal in
+	// the playground's form: "arithmetic", "buckets", "burst".
+	Name  string
+	Label string // what a form's field calls it: "k"
+	Help  string // a form's hint beside the field, "" for none
+	Kind  OptionKind
+	// Choices are the words a Choice option takes, its default first.
+	Choices []string
+	// Default is what a Number option runs with when a spec leaves it out;
+	// 0 means the policy derives it (burst: the limit).
+	Default  int64
+	Min, Max int64
+	// normalise checks the option in p for the named policy and fills its
+	// default, returning an error that names the option.
+	normalise func(policy string, p *Params) error
+}
+
+// DefaultBuckets is k for sliding-buckets when a spec leaves it out.
+const DefaultBuckets = 6
+
+// The names of the options, as Option.Name holds them.
+const (
+	ArithmeticOptionName = "arithmetic"
+	BucketsOptionName    = "buckets"
+	BurstOptionName      = "burst"
+)
+
+// The options the policies take. Each is a field of Params.
+var (
+	ArithmeticOption = Option{
+		Name: ArithmeticOptionName, Label: "arithmetic", Kind: Choice,
+		Choices: []string{string(Floor), string(Exact)},
+		normalise: func(name string, p *Params) error {
+			switch p.Arithmetic {
+			case "":
+				p.Arithmetic = Floor
+			case Floor, Exact:
+			default:
+				return fmt.Errorf("policies: %s: arithmetic %q is neither %q nor %q", name, p.Arithmetic, Floor, Exact)
+			}
+			return nil
+		},
+	}
+	BucketsOption = Option{
+		Name: BucketsOptionName, Label: "k", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		normalise: func(name string, p *Params) error {
+			if p.Buckets < 1 || p.Buckets > MaxBuckets {
+				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
+			}
+			if p.WindowMs%p.Buckets != 0 {
+				return fmt.Errorf("policies: %s: windowMs %d is not a multiple of buckets %d", name, p.WindowMs, p.Buckets)
+			}
+			return nil
+		},
+	}
+	BurstOption = Option{
+		Name: BurstOptionName, Label: "Burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		normalise: func(name string, p *Params) error {
+			if p.Burst < 0 || p.Burst > MaxLimit {
+				return fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", name, p.Burst, MaxLimit)
+			}
+			if p.Burst == 0 {
+				p.Burst = p.Limit
+			}
+			return nil
+		},
+	}
+)
+
+// Registered lists every policy in the order pages show them. The slice is
+// the caller's own.
+func Registered() []Info { return slices.Clone(registry) }
+
+// Lookup finds the named policy.
+func Lookup(name string) (Info, bool) {
+	i := slices.IndexFunc(registry, func(in Info) bool { return in.Name == name })
+	if i < 0 {
+		return Info{}, false
+	}
+	return registry[i], true
+}
+
+// Names lists every policy's name in the order pages show them.
+var Names = func() []string {
+	out := make([]string, len(registry))
+	for i, in := range registry {
+		out[i] = in.Name
+	}
+	return out
+}()
+
+// Taking lists, in registry order, the names of the policies that take the
+// option named o.
+func Taking(o string) []string {
+	var out []string
+	for _, in := range registry {
+		if in.Takes(o) {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// JoinNames writes names as a sentence does: "a", "a and b", "a, b and c".
+func JoinNames(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

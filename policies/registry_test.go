@@ -1,0 +1,81 @@
+package policies
+
+import "testing"
+
+// Every registry entry builds a policy that answers to the entry's name,
+// and the options it lists are the ones New checks for it.
+func TestRegistryEntriesBuildTheirPolicy(t *testing.T) {
+	seen := map[string]bool{}
+	for _, in := range Registered() {
+		if seen[in.Name] {
+			t.Fatalf("%s: registered twice", in.Name)
+		}
+		seen[in.Name] = true
+		if in.Human == "" {
+			t.Errorf("%s: no human name", in.Name)
+		}
+		p, err := New(in.Name, Params{Limit: 5, WindowMs: 60_000, Buckets: 6})
+		if err != nil {
+			t.Fatalf("%s: %v", in.Name, err)
+		}
+		if p.Name() != in.Name {
+			t.Errorf("%s: builds a policy named %q", in.Name, p.Name())
+		}
+		for _, o := range in.Options {
+			bad := Params{Limit: 5, WindowMs: 60_000, Buckets: 6}
+			switch o.Name {
+			case "arithmetic":
+				bad.Arithmetic = "round"
+			case "buckets":
+				bad.Buckets = MaxBuckets + 1
+			case "burst":
+				bad.Burst = -1
+			default:
+				t.Fatalf("%s: option %q has no bad value in this test", in.Name, o.Name)
+			}
+			if _, err := New(in.Name, bad); err == nil {
+				t.Errorf("%s: a bad %s was accepted", in.Name, o.Name)
+			}
+		}
+	}
+	if len(Names) != len(seen) {
+		t.Errorf("Names has %d entries, the registry %d", len(Names), len(seen))
+	}
+}
+
+func TestTakingListsThePoliciesOfAnOption(t *testing.T) {
+	for _, o := range []string{"arithmetic", "buckets", "burst"} {
+		taking := Taking(o)
+		if len(taking) == 0 {
+			t.Errorf("Taking(%s) is empty", o)
+		}
+		for _, in := range Registered() {
+			listed := false
+			for _, n := range taking {
+				listed = listed || n == in.Name
+			}
+			if listed != in.Takes(o) {
+				t.Errorf("Taking(%s) lists %s: %v, but Takes says %v", o, in.Name, listed, in.Takes(o))
+			}
+		}
+	}
+	if got := Taking("nothing"); len(got) != 0 {
+		t.Errorf("Taking(nothing) = %v, want none", got)
+	}
+}
+
+func TestJoinNames(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"a", "b"}, "a and b"},
+		{[]string{"a", "b", "c"}, "a, b and c"},
+	} {
+		if got := JoinNames(c.in); got != c.want {
+			t.Errorf("JoinNames(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package lane
+
+import (
+	"github.com/a-h/templ"
+)
+
+// stateDrawing draws what one policy holds, around the parts every lane
+// draws (axis, windows, curve, marks). Each policy has a file of its own
+// here (sliding_log.go, …) whose type implements it and registers itself,
+// so a lane looks its policy up instead of switching on the name; a test
+// checks that every policy in the policies registry has one.
+type stateDrawing interface {
+	// behind is drawn behind the axis and the marks (shading, bars).
+	behind(p plot) templ.Component
+	// front is drawn over the axis (ticks, lines).
+	front(p plot) templ.Component
+}
+
+// drawings holds each policy's drawing by name, filled by register from
+// the policies' own files.
+var drawings = map[string]stateDrawing{}
+
+// register records the drawing of the named policy; each policy's file
+// calls it once, from init.
+func register(name string, d stateDrawing) {
+	if _, dup := drawings[name]; dup {
+		panic("lane: " + name + " registered twice")
+	}
+	drawings[name] = d
+}
+
+// drawingOf is the named policy's drawing; a policy with none draws only
+// what every lane draws.
+func drawingOf(name string) stateDrawing {
+	if d, ok := drawings[name]; ok {
+		return d
+	}
+	return nothingHeld{}
+}
+
+// nothingHeld draws no state of its own: the policy's line (the curve)
+// and, for a policy counting in aligned windows, its windows say it all.
+type nothingHeld struct{}
+
+func (nothingHeld) behind(plot) templ.Component { return templ.NopComponent }
+func (nothingHeld) front(plot) templ.Component  { return templ.NopComponent }
