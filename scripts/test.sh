@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test, installing first what the tests need on a fresh machine:
-# Debian's Chromium for the browser tests and the pinned Datastar bundle.
+# Debian's Chromium for the browser tests, Debian's redis-server for the
+# Redis forms' tests, and the pinned Datastar bundle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -x /usr/bin/chromium ]; then
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/redis-server ]; then
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "the browser tests need Debian's chromium: run 'sudo apt-get install -y chromium', then this again" >&2
+		echo "the browser and Redis tests need Debian's chromium and redis-server: run 'sudo apt-get install -y chromium redis-server', then this again" >&2
 		exit 2
 	fi
 	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+	DEBIAN_FRONTEND=noninteractive apt-get install -y chromium redis-server
 fi
 npm ci --no-audit --no-fund
 go test -race -count=1 -timeout 30m ./...

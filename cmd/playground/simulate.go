@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
@@ -16,8 +17,16 @@ import (
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("simulate", "[--json] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.\n\n"+policyHelp(), stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	redisURL := fs.String("redis", "", "also decide every request through each policy's Redis script at this URL (redis://host:port) and say where it differs from Go; with --json this goes to standard error")
 	if err := fs.Parse(args); err != nil {
 		return flagError(err)
+	}
+	var redisOpts *redis.Options
+	if *redisURL != "" {
+		var err error
+		if redisOpts, err = parseRedisURL(*redisURL); err != nil {
+			return err
+		}
 	}
 	if fs.NArg() > 1 {
 		return usagef("simulate: one scenario at a time (usage: playground simulate [--json] [FILE|-])")
@@ -46,10 +55,19 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+		if redisOpts != nil {
+			replayOnRedis(redisOpts, s, res, stderr)
+		}
+		return nil
 	}
 	if err := explain.Table(stdout, res); err != nil {
 		return fmt.Errorf("writing table: %w", err)
+	}
+	if redisOpts != nil {
+		replayOnRedis(redisOpts, s, res, stdout)
 	}
 	return nil
 }

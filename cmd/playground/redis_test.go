@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/windowlab/playground/internal/redistest"
+)
+
+var carParkLabels = []string{"fixed-window", "sliding-log", "sliding-counter (floor)", "sliding-counter (exact)", "sliding-buckets (k=6)", "token-bucket", "gcra"}
+
+func TestSimulateRedisAgrees(t *testing.T) {
+	srv := redistest.Start(t)
+	code, out, errOut := runCmd(t, "", "simulate", "-redis", "redis://"+srv.Addr, "../../lessons/scenarios/car-park.json")
+	require.Equal(t, 0, code, errOut)
+	_, redisPart, ok := strings.Cut(out, "Redis at "+srv.Addr)
+	require.True(t, ok, out)
+	for _, label := range carParkLabels {
+		assert.Contains(t, redisPart, "  "+label+": 10 decisions, all as in Go\n")
+	}
+	n, err := srv.Client(t).DBSize(context.Background()).Result()
+	require.NoError(t, err)
+	assert.Zero(t, n, "keys left behind")
+}
+
+func TestSimulateRedisJSONKeepsStdoutJSON(t *testing.T) {
+	srv := redistest.Start(t)
+	code, out, errOut := runCmd(t, "", "simulate", "--json", "-redis", "redis://"+srv.Addr, "../../lessons/scenarios/car-park.json")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "{"), out)
+	assert.NotContains(t, out, "Redis at")
+	assert.Contains(t, errOut, "gcra: 10 decisions, all as in Go")
+}
+
+func TestSimulateRedisUnavailable(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Stop()
+	code, out, errOut := runCmd(t, "", "simulate", "-redis", "redis://"+srv.Addr, "../../lessons/scenarios/car-park.json")
+	require.Equal(t, 0, code, errOut)
+	table, redisPart, ok := strings.Cut(out, "Redis at")
+	require.True(t, ok, out)
+	assert.Contains(t, table, "admitted", "the Go decisions are printed without Redis")
+	for _, label := range carParkLabels {
+		assert.Contains(t, redisPart, "  "+label+": Redis unavailable (")
+	}
+}
+
+func TestSimulateRedisBadURLExitsTwo(t *testing.T) {
+	code, _, errOut := runCmd(t, "", "simulate", "-redis", "http://example.com", "../../lessons/scenarios/car-park.json")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `-redis: "http://example.com" is not a Redis URL`)
+}
