@@ -202,3 +202,26 @@ type FixedWindowHeld struct {
 
 // Policy implements Held.
 func (FixedWindowHeld) Policy() string { return FixedWindow }
+
+// Absorb implements Absorber. A request at or after the key's latest
+// instant moves the key there, as Decide does, and counts in that window. An
+// earlier one counts only if it is in the key's window: a request in an
+// earlier window is dropped, and that is exact, not an approximation, since
+// every decision from the latest instant on (late ones included, which are
+// decided at it) looks at the latest window or a later one, where a single
+// server would not have counted it either.
+func (f *fixedWindowPolicy) Absorb(key Key, at, cost int64) {
+	if neverFits(cost, f.p.Limit) {
+		return
+	}
+	at = clampTime(at)
+	st := f.keys.insert(key)
+	if at >= st.latest {
+		_, count := f.view(*st, at)
+		*st = fixedWindowState{latest: at, count: min(count+cost, countCap)}
+		return
+	}
+	if f.window.startOf(at) == f.window.startOf(st.latest) {
+		st.count = min(st.count+cost, countCap)
+	}
+}

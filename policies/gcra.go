@@ -186,3 +186,23 @@ type GCRAHeld struct {
 
 // Policy implements Held.
 func (GCRAHeld) Policy() string { return GCRA }
+
+// Absorb implements Absorber: TAT = max(TAT, at) + cost, the update of a
+// Decide at at that admits, applied whether or not the request fits and
+// whenever it arrives. For an at earlier than instants already applied it
+// is the upper bound of the in-order TAT: with a request of cost d at b
+// applied first and the late one of cost c at a <= b after it,
+// max(max(TAT, b)+d, a) + c is never below the in-order
+// max(max(TAT, a)+c, b) + d, the reordered sum charging the late cost in
+// full where in order part of it might have fallen into an idle gap. So a
+// late report never admits more than the report on time would have.
+//
+// The TAT saturates at lineCap, which changes no decision up to MaxTime.
+func (g *gcraPolicy) Absorb(key Key, at, cost int64) {
+	if neverFits(cost, g.p.Burst) {
+		return
+	}
+	st := g.keys.insert(key)
+	tat := max(st.tat, clampTime(at)*g.p.Limit) + cost*g.p.WindowMs
+	st.tat = min(tat, lineCap(g.p.Limit, g.capacity))
+}

@@ -469,3 +469,29 @@ type SlidingBucketsHeld struct {
 
 // Policy implements Held.
 func (SlidingBucketsHeld) Policy() string { return SlidingBuckets }
+
+// Absorb implements Absorber: the request is counted in its own bucket,
+// advancing the ring first if that bucket is newer (as Decide does), and
+// dropped if its bucket has left the ring. That is the seed's raw add,
+// record, which the late rule refuses to use for admitting (it would charge
+// a late request at a fraction of its cost), but which is exact for a
+// request that passed elsewhere at its own instant: in the oldest slot it
+// weighs exactly as that bucket's own requests do, and a bucket that has
+// left the ring weighs in no decision from the newest bucket on.
+//
+// The ring's total saturates at 2^61/bucket width (see windowCountCap); a
+// request that would pass it is counted only up to it.
+func (s *slidingBucketsPolicy) Absorb(key Key, at, cost int64) {
+	if neverFits(cost, s.p.Limit) {
+		return
+	}
+	at = clampTime(at)
+	st := s.keys.find(key)
+	if st == nil {
+		st = s.add(key)
+	}
+	s.advance(st, s.ring(st.ring), at/s.width)
+	if add := min(cost, windowCountCap(s.width)-st.total); add > 0 {
+		s.record(key, at, add)
+	}
+}

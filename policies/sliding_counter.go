@@ -353,3 +353,35 @@ type SlidingCounterHeld struct {
 
 // Policy implements Held.
 func (SlidingCounterHeld) Policy() string { return SlidingCounter }
+
+// Absorb implements Absorber. A request at or after the key's latest
+// instant moves the key there, as Decide does, and counts in the current
+// window. An earlier one counts in the window it arrived in, if the key
+// still holds it: in current when it is the latest instant's window, in
+// previous when it is the one before, where it weighs exactly as the
+// previous window's own requests do. Older ones are dropped, exactly: no
+// decision from the latest instant on weighs a window two back.
+//
+// Both counts saturate at 2^61/windowMs (see windowCountCap): a saturated
+// current refuses as the true one would, and a saturated previous could
+// weigh less than the true one only near the end of a window longer than
+// about 25 minutes, after more than 10^12 permits were absorbed into it.
+func (s *slidingCounterPolicy) Absorb(key Key, at, cost int64) {
+	if neverFits(cost, s.p.Limit) {
+		return
+	}
+	at = clampTime(at)
+	limit := windowCountCap(s.p.WindowMs)
+	st := s.keys.insert(key)
+	if at >= st.latest {
+		_, previous, current := s.view(*st, at)
+		*st = slidingCounterState{latest: at, previous: previous, current: min(current+cost, limit)}
+		return
+	}
+	switch latest := s.window.startOf(st.latest); s.window.startOf(at) {
+	case latest:
+		st.current = min(st.current+cost, limit)
+	case latest - s.p.WindowMs:
+		st.previous = min(st.previous+cost, limit)
+	}
+}

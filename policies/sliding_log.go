@@ -335,3 +335,59 @@ type SlidingLogHeld struct {
 
 // Policy implements Held.
 func (SlidingLogHeld) Policy() string { return SlidingLog }
+
+// Absorb implements Absorber: cost timestamps of at, merged into the log in
+// order, so that the log stays sorted and expiry from its head stays right
+// however late the report comes. A timestamp already outside the window at
+// the latest instant is dropped: no decision from then on counts it. A
+// later at moves the latest instant to it, as Decide does, which keeps
+// every entry at or before the latest instant, as allowOn relies on.
+//
+// The ring holds limit entries, and absorbed requests can put more than
+// limit inside the window; the oldest are then dropped. Admitting stays
+// exact: a request of cost c >= 1 is admitted at t iff the (limit-c+1)-th
+// newest entry has left the window at t, and that entry is among the limit
+// newest. What a full ring reports as its count (Estimate, Terms.Count,
+// State.Log) is then limit, not the larger number inside the window.
+func (l *slidingLogPolicy) Absorb(key Key, at, cost int64) {
+	if neverFits(cost, l.p.Limit) {
+		return
+	}
+	at = clampTime(at)
+	st := l.keys.find(key)
+	if st == nil {
+		st = l.add(key)
+	}
+	ring := l.ring(st.ring)
+	st.latest = max(st.latest, at)
+	head, count := l.live(*st, ring, st.latest)
+	st.head, st.count = head, count
+	if at <= st.latest-l.p.WindowMs {
+		return
+	}
+	// older is how many entries are at or before at; the copies of at go
+	// after them. Reports are mostly of recent requests, so count from
+	// the newest end.
+	older := int64(count)
+	for older > 0 && l.entry(ring, head, older-1) > at {
+		older--
+	}
+	copies := cost
+	if over := int64(count) + cost - l.p.Limit; over > 0 {
+		// Drop the over oldest of the merged log: first entries older
+		// than at, then, if those run out, copies of at (never a newer
+		// entry, since over - older <= cost as count <= limit).
+		gone := min(over, older)
+		head = int32(l.at(head, gone))
+		count -= int32(gone)
+		older -= gone
+		copies -= over - gone
+	}
+	for j := int64(count) - 1; j >= older; j-- {
+		ring[l.at(head, j+copies)] = ring[l.at(head, j)]
+	}
+	for j := older; j < older+copies; j++ {
+		ring[l.at(head, j)] = at
+	}
+	st.head, st.count = head, count+int32(copies)
+}

@@ -218,3 +218,24 @@ type TokenBucketHeld struct {
 
 // Policy implements Held.
 func (TokenBucketHeld) Policy() string { return TokenBucket }
+
+// Absorb implements Absorber: the request is charged at max(at, latest),
+// as the late rule decides, whether or not it fits. At or after the latest
+// instant that is what Decide does. Earlier, the bucket cannot know whether
+// it would have refilled to full between at and latest, which would have
+// spilled part of the refill and so part of the charge; charging the whole
+// cost is the upper bound of the truth (by at most the refill over
+// latest-at), so a report that comes late never admits more than the
+// report on time would have.
+//
+// The units in use saturate at lineCap, which changes no decision up to
+// MaxTime.
+func (t *tokenBucketPolicy) Absorb(key Key, at, cost int64) {
+	if neverFits(cost, t.p.Burst) {
+		return
+	}
+	st := t.keys.insert(key)
+	at = max(clampTime(at), st.latest)
+	used := t.used(*st, at) + cost*t.p.WindowMs
+	*st = tokenBucketState{latest: at, used: min(used, lineCap(t.p.Limit, t.capacity)-at*t.p.Limit)}
+}
