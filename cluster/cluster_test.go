@@ -411,13 +411,13 @@ func TestSkewedReports(t *testing.T) {
 				i, d.Policy.Allowed, d.Node, d.Local, d.Unheard, want.node, want.local, want.unheard)
 		}
 	}
-	if got := c.Snapshot(0, 0, 1000); got.Count != 0 {
+	if got := fixedWindowHeld(t, c.Snapshot(0, 0, 1000)); got.Count != 0 {
 		t.Errorf("node 0 at 1000: count %d, want 0 (1050 is still ahead of it)", got.Count)
 	}
-	if got := c.Snapshot(0, 0, 1100); got.Count != 1 || got.WindowStart != 1000 {
+	if got := fixedWindowHeld(t, c.Snapshot(0, 0, 1100)); got.Count != 1 || got.WindowStart != 1000 {
 		t.Errorf("node 0 at 1100: window %d count %d, want window 1000 count 1 (node 1's report)", got.WindowStart, got.Count)
 	}
-	if got := c.Snapshot(1, 0, 1100); got.Count != 1 || got.WindowStart != 1000 {
+	if got := fixedWindowHeld(t, c.Snapshot(1, 0, 1100)); got.Count != 1 || got.WindowStart != 1000 {
 		t.Errorf("node 1 at 1100 (local 1400): window %d count %d, want window 1000 count 1 (its own; node 0's fell in window 0)",
 			got.WindowStart, got.Count)
 	}
@@ -443,4 +443,14 @@ func TestPropertyRouteByKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fixedWindowHeld is the window and count a fixed-window node holds.
+func fixedWindowHeld(t *testing.T, st policies.State) policies.FixedWindowHeld {
+	t.Helper()
+	h, ok := st.Held.(policies.FixedWindowHeld)
+	if !ok {
+		t.Fatalf("the state holds %T, want policies.FixedWindowHeld", st.Held)
+	}
+	return h
 }
