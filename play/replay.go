@@ -166,6 +166,7 @@ type keptMark struct {
 	retry          int64
 	level          float64
 	allowed, never bool
+	node           int // the node that decided, from 1; 0 on one server
 }
 
 // newLaneAcc starts lane index of v's scenario before its first request.
@@ -348,7 +349,7 @@ func (a *laneAcc) mark(d scenario.Decision) {
 	}
 	a.marks = append(a.marks, keptMark{
 		index: d.Index, at: d.At, cost: d.Cost, allowed: d.Detail.Allowed, never: d.Detail.Never,
-		retry: d.Detail.RetryAfterMs, level: d.Estimate.Float() + float64(d.Cost),
+		retry: d.Detail.RetryAfterMs, level: d.Estimate.Float() + float64(d.Cost), node: nodeOf(d),
 	})
 }
 
@@ -362,7 +363,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	pol, now := a.replay.Policy(), v.Clock.Now
 	lane := Lane{
 		Index: a.index, ID: fmt.Sprintf("lane-%d", a.index), Policy: a.spec.Name, Label: a.label,
-		Params: a.wording.Params, Admitted: a.admitted, Refused: a.refused,
+		Params: a.wording.Params, Admitted: a.admitted, Refused: a.refused, Deployment: a.spec.Deployment,
 	}
 	lane.Curve = a.curve(pol, v.From, v.To, now, detail)
 	if a.snapped {
@@ -421,8 +422,16 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 func (a *laneAcc) shown(m keptMark, now int64) Mark {
 	return Mark{
 		Index: m.index, At: m.at, Key: a.client, Cost: m.cost, Allowed: m.allowed, Never: m.never,
-		Retry: m.retry, Level: m.level, Future: m.at > now, Selected: m.index == a.selected,
+		Retry: m.retry, Level: m.level, Future: m.at > now, Selected: m.index == a.selected, Node: m.node,
 	}
+}
+
+// nodeOf is the node that decided d, from 1, or 0 on one server.
+func nodeOf(d scenario.Decision) int {
+	if d.Nodes == nil {
+		return 0
+	}
+	return d.Nodes.Node + 1
 }
 
 // curve is the lane's estimate for the viewed client over [from, now], in
