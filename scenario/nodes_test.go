@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -196,4 +197,23 @@ func mustSkews(ms ...int64) Skews {
 		panic("too many skews")
 	}
 	return s
+}
+
+// The playground's preset says in its comment what each lane admits.
+func TestSeveralServersPreset(t *testing.T) {
+	data, err := os.ReadFile("../lessons/scenarios/several-servers.json")
+	require.NoError(t, err)
+	s, err := Parse(data)
+	require.NoError(t, err)
+	res, err := Run(s)
+	require.NoError(t, err)
+	var got []int
+	for _, r := range res.Results {
+		got = append(got, r.Admitted)
+		if r.OneServer != nil && *r.OneServer != 10 {
+			t.Errorf("%s: one server would admit %d, want 10", r.Label, *r.OneServer)
+		}
+	}
+	// one server, syncing, never syncing, central
+	assert.Equal(t, []int{10, 15, 24, 10}, got)
 }
