@@ -59,6 +59,16 @@ func Several(d scenario.Decision, cfg scenario.Deployment) string {
 		plural64(n.Admitted, "permit"), n.SingleAdmitted)
 }
 
+// SeveralStep is Several as the first of a decision's Steps: a sentence,
+// "Node 2 had not yet heard of …". "" for a one-server decision.
+func SeveralStep(d scenario.Decision, cfg scenario.Deployment) string {
+	s := Several(d, cfg)
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
 // SyncLine says when the nodes last shared what they admitted: "last sync
 // at 500 ms", "no sync yet", "the nodes never sync".
 func SyncLine(n *cluster.Decision, cfg scenario.Deployment) string {

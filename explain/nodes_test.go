@@ -57,6 +57,11 @@ func TestSeveralServersWording(t *testing.T) {
 			if got := Several(d, cfg); tt.several != "" && got != tt.several {
 				t.Errorf("request %d: Several = %q, want %q", tt.index+1, got, tt.several)
 			}
+			if tt.several != "" {
+				if got, want := SeveralStep(d, cfg), "N"+tt.several[1:]+"."; got != want {
+					t.Errorf("request %d: SeveralStep = %q, want %q", tt.index+1, got, want)
+				}
+			}
 			if got := SyncLine(d.Nodes, cfg); got != tt.sync {
 				t.Errorf("request %d: SyncLine = %q, want %q", tt.index+1, got, tt.sync)
 			}
@@ -67,7 +72,7 @@ func TestSeveralServersWording(t *testing.T) {
 func TestOneServerHasNoNodeWords(t *testing.T) {
 	s, r := runLane(t, `{"limit": 2, "windowMs": 1000, "policy": "fixed-window", "requests": [{"at": 0, "count": 3}]}`)
 	for i, d := range r.Decisions {
-		if got := Unheard(d, s.Policies[0].Deployment) + Several(d, s.Policies[0].Deployment) + NodeCell(d); got != "" {
+		if got := Unheard(d, s.Policies[0].Deployment) + Several(d, s.Policies[0].Deployment) + SeveralStep(d, s.Policies[0].Deployment) + NodeCell(d); got != "" {
 			t.Errorf("request %d: one server worded %q, want nothing", i+1, got)
 		}
 	}

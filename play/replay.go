@@ -301,6 +301,11 @@ func (a *laneAcc) afterDecision(pol policies.Policy, d scenario.Decision) error 
 	}
 	if d.Index == a.selected {
 		a.expl = explained(a.wording, a.label, d, a.before, pol.Snapshot(scenario.KeyOf(d.Key), d.At))
+		if first := explain.SeveralStep(d, a.spec.Deployment); first != "" {
+			// Which node decided, and what it knew, comes before its
+			// arithmetic: the numbers that follow are that node's.
+			a.expl.Steps = append([]string{first}, a.expl.Steps...)
+		}
 		a.sel = d
 	}
 	if d.Key != a.client { // names and keys match one to one: validation refuses collisions
