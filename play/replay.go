@@ -377,7 +377,9 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 		lane.State = pol.Snapshot(a.viewed, now)
 	}
 	lane.Capacity = lane.State.Capacity
-	if continuable(v) {
+	// On several servers the next request's answer depends on the node
+	// it reaches, which the combined lane cannot say: no guess is shown.
+	if continuable(v) && !a.spec.Several() {
 		// Nothing is decided after the clock, so a request there is
 		// what the next one would get; it is decided on a copy, since
 		// the replay is kept for the next view.

@@ -258,7 +258,11 @@ func WorstCase() Scenario {
 // label tells a several-server lane apart: " on 3 nodes, sync 500 ms".
 func (d Deployment) label() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, " on %d nodes", max(d.Nodes, 1))
+	if n := max(d.Nodes, 1); n == 1 {
+		b.WriteString(" on 1 node")
+	} else {
+		fmt.Fprintf(&b, " on %d nodes", n)
+	}
 	switch {
 	case d.Central:
 		b.WriteString(", central")
