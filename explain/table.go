@@ -17,6 +17,9 @@ func Table(w io.Writer, r scenario.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"#", "at", "key", "cost"}
 	for _, p := range r.Results {
+		if p.OneServer != nil { // several servers: which decided, first
+			head = append(head, "node")
+		}
 		head = append(head, p.Label)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
@@ -27,6 +30,9 @@ func Table(w io.Writer, r scenario.Result) error {
 				row[3] = "probe"
 			}
 			for _, p := range r.Results {
+				if p.OneServer != nil {
+					row = append(row, NodeCell(p.Decisions[i]))
+				}
 				row = append(row, cell(p.Decisions[i]))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
@@ -34,7 +40,13 @@ func Table(w io.Writer, r scenario.Result) error {
 	}
 	total := []string{"", "", "admitted", ""}
 	for _, p := range r.Results {
+		if p.OneServer != nil {
+			total = append(total, "")
+		}
 		total = append(total, fmt.Sprintf("%d of %d", p.Admitted, p.Admitted+p.Refused))
+		if p.OneServer != nil {
+			total[len(total)-1] += fmt.Sprintf(" (one server: %d)", *p.OneServer)
+		}
 	}
 	fmt.Fprintln(tw, strings.Join(total, "\t"))
 	return tw.Flush()

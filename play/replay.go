@@ -166,6 +166,7 @@ type keptMark struct {
 	retry, delay   int64
 	level          float64
 	allowed, never bool
+	node           int // the node that decided, from 1; 0 on one server
 }
 
 // newLaneAcc starts lane index of v's scenario before its first request.
@@ -300,6 +301,11 @@ func (a *laneAcc) afterDecision(pol policies.Policy, d scenario.Decision) error 
 	}
 	if d.Index == a.selected {
 		a.expl = explained(a.wording, a.label, d, a.before, pol.Snapshot(scenario.KeyOf(d.Key), d.At))
+		if first := explain.SeveralStep(d, a.spec.Deployment); first != "" {
+			// Which node decided, and what it knew, comes before its
+			// arithmetic: the numbers that follow are that node's.
+			a.expl.Steps = append([]string{first}, a.expl.Steps...)
+		}
 		a.sel = d
 	}
 	if d.Key != a.client { // names and keys match one to one: validation refuses collisions
@@ -348,7 +354,7 @@ func (a *laneAcc) mark(d scenario.Decision) {
 	}
 	a.marks = append(a.marks, keptMark{
 		index: d.Index, at: d.At, cost: d.Cost, allowed: d.Detail.Allowed, never: d.Detail.Never,
-		retry: d.Detail.RetryAfterMs, delay: d.Detail.DelayMs, level: d.Estimate.Float() + float64(d.Cost),
+		retry: d.Detail.RetryAfterMs, delay: d.Detail.DelayMs, level: d.Estimate.Float() + float64(d.Cost), node: nodeOf(d),
 	})
 }
 
@@ -362,7 +368,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	pol, now := a.replay.Policy(), v.Clock.Now
 	lane := Lane{
 		Index: a.index, ID: fmt.Sprintf("lane-%d", a.index), Policy: a.spec.Name, Label: a.label,
-		Params: a.wording.Params, Admitted: a.admitted, Refused: a.refused,
+		Params: a.wording.Params, Admitted: a.admitted, Refused: a.refused, Deployment: a.spec.Deployment,
 	}
 	lane.Curve = a.curve(pol, v.From, v.To, now, detail)
 	if a.snapped {
@@ -371,7 +377,9 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 		lane.State = pol.Snapshot(a.viewed, now)
 	}
 	lane.Capacity = lane.State.Capacity
-	if continuable(v) {
+	// On several servers the next request's answer depends on the node
+	// it reaches, which the combined lane cannot say: no guess is shown.
+	if continuable(v) && !a.spec.Several() {
 		// Nothing is decided after the clock, so a request there is
 		// what the next one would get; it is decided on a copy, since
 		// the replay is kept for the next view.
@@ -421,8 +429,16 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 func (a *laneAcc) shown(m keptMark, now int64) Mark {
 	return Mark{
 		Index: m.index, At: m.at, Key: a.client, Cost: m.cost, Allowed: m.allowed, Never: m.never,
-		Retry: m.retry, Delay: m.delay, Level: m.level, Future: m.at > now, Selected: m.index == a.selected,
+		Retry: m.retry, Delay: m.delay, Level: m.level, Future: m.at > now, Selected: m.index == a.selected, Node: m.node,
 	}
+}
+
+// nodeOf is the node that decided d, from 1, or 0 on one server.
+func nodeOf(d scenario.Decision) int {
+	if d.Nodes == nil {
+		return 0
+	}
+	return d.Nodes.Node + 1
 }
 
 // curve is the lane's estimate for the viewed client over [from, now], in

@@ -92,6 +92,10 @@ type Lane struct {
 	// Latest are the viewed client's latest decisions at or before the
 	// clock, newest last.
 	Latest []Mark
+	// Deployment is the lane's servers; on several, Curve, Windows and
+	// State are the combined lane's (what passed across every node,
+	// against the one limit) and each mark's Level its node's own.
+	Deployment scenario.Deployment
 }
 
 // Mark is one request drawn in a lane.
@@ -109,6 +113,7 @@ type Mark struct {
 	Disagree bool    // lanes decided this request differently
 	Future   bool    // later than the clock (after a jump back)
 	Selected bool
+	Node     int // on several servers, the node that decided, from 1; else 0
 }
 
 // Point is one sample of a lane's estimate.
@@ -356,6 +361,9 @@ func (l Lane) LatestText() string {
 func (m Mark) Describe() string {
 	d := policies.Decision{Allowed: m.Allowed, Never: m.Never, RetryAfterMs: m.Retry, DelayMs: m.Delay}
 	text := fmt.Sprintf("request %d at %s %s", m.Index+1, scenario.FormatMs(m.At), explain.Outcome(d))
+	if m.Node > 0 {
+		text += " by " + explain.NodeName(m.Node-1)
+	}
 	if m.Disagree {
 		text += " (lanes disagree)"
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/windowlab/playground/cluster"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -286,13 +287,17 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 		Buckets    *int64              `json:"buckets"`
 		Burst      *int64              `json:"burst"`
 		Delay      Delay               `json:"delay"` // 0, its default, may be written
+		wireDeployment
 	}
 	errs := decodeFields(raw, &w, map[string]any{
 		"name": &w.Name, "limit": &w.Limit, "windowMs": &w.WindowMs,
 		"arithmetic": &w.Arithmetic, "buckets": &w.Buckets, "burst": &w.Burst,
 		"delay": &w.Delay,
+		"nodes": &w.Nodes, "route": &w.Route, "seed": &w.Seed, "syncMs": &w.SyncMs,
+		"central": &w.Central, "skewMs": &w.SkewMs,
 	})
 	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic, Delay: w.Delay}
+	errs = w.wireDeployment.read(&p.Deployment, errs)
 	for _, f := range []struct {
 		name, leftOut string
 		option        Option // "" for the settings every policy has
@@ -315,6 +320,97 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 		}
 	}
 	return errs
+}
+
+// wireDeployment is a policy object's deployment fields as written:
+// pointers tell "nodes": 0 and "seed": 0 from left out.
+type wireDeployment struct {
+	Nodes   *int64  `json:"nodes"`
+	Route   string  `json:"route"`
+	Seed    *uint64 `json:"seed"`
+	SyncMs  *int64  `json:"syncMs"`
+	Central bool    `json:"central"`
+	SkewMs  []int64 `json:"skewMs"`
+}
+
+// read copies the fields into d, adding to errs what only the written form
+// shows (a 0 node count, a seed given for a route that draws none, more
+// offsets than a Skews holds); validate checks the rest, for scenarios
+// built in Go too.
+func (w wireDeployment) read(d *Deployment, errs Errors) Errors {
+	route := w.Route
+	if route == "" {
+		route = string(cluster.RoundRobin)
+	}
+	switch {
+	case w.Nodes == nil, errs.Field("nodes") != "":
+	case *w.Nodes < 1 || *w.Nodes > MaxNodes:
+		errs = append(errs, FieldError{"nodes", nodesRange(*w.Nodes)})
+	default:
+		d.Nodes = int(*w.Nodes)
+	}
+	d.Route, d.Central = w.Route, w.Central
+	if w.Seed != nil && errs.Field("seed") == "" {
+		if route != string(cluster.Random) {
+			errs = append(errs, FieldError{"seed", fmt.Sprintf(`only route "random" draws from a seed; this lane's route is %q`, route)})
+		}
+		d.Seed = *w.Seed
+	}
+	if w.SyncMs != nil {
+		d.SyncMs = *w.SyncMs
+	}
+	if w.SkewMs != nil {
+		var ok bool
+		if d.SkewMs, ok = SkewsOf(w.SkewMs...); !ok {
+			errs = append(errs, FieldError{"skewMs", fmt.Sprintf("%d entries; give one per node, at most %d", len(w.SkewMs), MaxNodes)})
+		}
+	}
+	return errs
+}
+
+func nodesRange(n int64) string {
+	return fmt.Sprintf("%d is out of range [1, %d] (servers running the policy)", n, MaxNodes)
+}
+
+// checkDeployment checks a lane's deployment against the bounds package
+// cluster documents; field is the lane's path ("policies[0]").
+func checkDeployment(add func(string, string, ...any), field string, d Deployment) {
+	if d.Nodes < 0 || d.Nodes > MaxNodes {
+		add(field+".nodes", "%s", nodesRange(int64(d.Nodes)))
+		return
+	}
+	switch cluster.Route(d.Route) {
+	case "", cluster.RoundRobin, cluster.Random, cluster.ByKey:
+	default:
+		add(field+".route", "%q is none of %q (the default), %q, %q", d.Route, cluster.RoundRobin, cluster.Random, cluster.ByKey)
+	}
+	if d.Seed != 0 && cluster.Route(d.Route) != cluster.Random {
+		add(field+".seed", `only route "random" draws from a seed`)
+	}
+	if d.SyncMs < 0 || d.SyncMs > MaxSyncMs {
+		add(field+".syncMs", "%d is out of range [0, %d] (milliseconds between syncs; 0 never syncs)", d.SyncMs, int64(MaxSyncMs))
+	}
+	nodes := max(d.Nodes, 1)
+	if skews := d.SkewMs.Ms(); len(skews) > 0 && len(skews) != nodes {
+		add(field+".skewMs", "%d entries for %d nodes: give one offset per node", len(skews), nodes)
+	}
+	for i, v := range d.SkewMs.Ms() {
+		if v < -MaxSkewMs || v > MaxSkewMs {
+			add(fmt.Sprintf("%s.skewMs[%d]", field, i), "%d is out of range [%d, %d] (milliseconds)", v, -int64(MaxSkewMs), int64(MaxSkewMs))
+		}
+	}
+	if !d.Several() {
+		// One server has no one to sync with, route to or be skewed
+		// against: a field that changes nothing is likely a mistake.
+		for _, f := range []struct {
+			name  string
+			given bool
+		}{{"route", d.Route != ""}, {"syncMs", d.SyncMs != 0}, {"skewMs", d.SkewMs.n > 0}} {
+			if f.given {
+				add(field+"."+f.name, "applies to several servers only: give nodes above 1, or central")
+			}
+		}
+	}
 }
 
 // appendUnder appends es, found in the part of the document at prefix, to
@@ -349,6 +445,7 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		specs = specs[:MaxPolicies]
 	}
 	needLimit, needWindow := false, false
+	instances := 0
 	for i, p := range specs {
 		field := fmt.Sprintf("policies[%d]", i)
 		if !slices.Contains(policies.Names, p.Name) {
@@ -391,6 +488,11 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		if p.Delay < 0 && int64(p.Delay) != policies.NoDelay || p.Delay > MaxLimit {
 			add(field+".delay", "%d is out of range (0 to the burst, or %q)", int64(p.Delay), policies.DelayOption.Word)
 		}
+		checkDeployment(add, field, p.Deployment)
+		instances += p.instances()
+	}
+	if instances > MaxInstances {
+		add("policies", "the lanes hold %d policies across their nodes (each node one, and 2 more per lane on several servers); at most %d", instances, MaxInstances)
 	}
 	if needLimit {
 		if !hasLimit {
@@ -412,6 +514,10 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		for i, p := range specs {
 			if _, err := policies.New(p.Name, p.Params(s)); err != nil {
 				add(fmt.Sprintf("policies[%d]", i), "%s", strings.TrimPrefix(err.Error(), "policies: "))
+			} else if p.Several() {
+				if _, err := cluster.New(p.config(s)); err != nil {
+					add(fmt.Sprintf("policies[%d]", i), "%s", strings.TrimPrefix(err.Error(), "cluster: "))
+				}
 			}
 		}
 	}
@@ -567,8 +673,10 @@ func jsonError(err error) FieldError {
 	case errors.As(err, &typ):
 		want := typ.Type.String()
 		switch want {
-		case "int64", "*int64":
+		case "int64", "*int64", "uint64", "*uint64":
 			want = "a whole number"
+		case "[]int64":
+			want = "a list of whole numbers"
 		case "string":
 			want = "a string"
 		case "bool":

@@ -12,7 +12,11 @@
 //
 // ReplayLane is the only loop that turns a scenario into decisions; Run,
 // WhatIf, the playground's lanes, lessons, exercises and downloads all go
-// through it, and it stops when its context is done. Its LaneReplay form
+// through it, and it stops when its context is done. A lane whose policy
+// object runs on several servers (Deployment: "nodes", "central", …) is
+// decided there by package cluster, request by request, beside a combined
+// policy that takes in whatever any node admitted (the lane the pages
+// draw). Its LaneReplay form
 // (StartLane, then Continue) can be taken up again after requests are
 // appended: the playground keeps one per lane between updates. Traffic generates
 // requests in named shapes for the playground's patterns and the lessons'

@@ -19,7 +19,7 @@ func TestDocNamesEveryField(t *testing.T) {
 	require.NoError(t, err)
 
 	fields := map[string]string{}
-	for _, v := range []any{wire{}, wireRequest{}, ParamsOut{}} {
+	for _, v := range []any{wire{}, wireRequest{}, wireDeployment{}, ParamsOut{}} {
 		for _, name := range jsonNames(reflect.TypeOf(v)) {
 			fields[name] = "input " + reflect.TypeOf(v).Name()
 		}
@@ -29,7 +29,8 @@ func TestDocNamesEveryField(t *testing.T) {
 	// The answer's fields are read off a real answer, probes included, so
 	// that what MarshalJSON writes is what is checked.
 	s, err := Parse([]byte(`{"limit": 5, "windowMs": 30000,
-		"policies": [{"name": "sliding-counter", "arithmetic": "exact"}, {"name": "sliding-buckets", "buckets": 6}, {"name": "gcra", "burst": 3}],
+		"policies": [{"name": "sliding-counter", "arithmetic": "exact"}, {"name": "sliding-buckets", "buckets": 6}, {"name": "gcra", "burst": 3},
+			{"name": "fixed-window", "nodes": 2, "syncMs": 500}],
 		"requests": [{"at": 0, "probe": true}, {"at": 1000, "key": "a", "cost": 2, "count": 3}]}`))
 	require.NoError(t, err)
 	res, err := Run(s)

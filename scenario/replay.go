@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/windowlab/playground/cluster"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -46,9 +47,15 @@ func ReplayLane(ctx context.Context, s Scenario, lane int, h Hooks) (policies.Po
 // (the playground does, per lane) decides only the entries appended since,
 // instead of every request from the first.
 type LaneReplay struct {
-	pol     policies.Policy
-	lane    int
-	params  policies.Params
+	pol    policies.Policy
+	lane   int
+	params policies.Params
+	deploy Deployment
+	// On several servers (Deployment.Several) the cluster decides, and pol
+	// is the combined lane: one instance of the policy that takes in every
+	// request any node admitted, at its real instant, so that its count
+	// shows what passed across the nodes against the one limit.
+	cl      *cluster.Cluster
 	entries int // scenario entries decided; -1 once spoiled
 	index   int // decisions made, after expanding count
 	last    Request
@@ -67,7 +74,16 @@ func StartLane(s Scenario, lane int) (*LaneReplay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &LaneReplay{pol: pol, lane: lane, params: params}, nil
+	r := &LaneReplay{pol: pol, lane: lane, params: params, deploy: spec.Deployment}
+	if spec.Several() {
+		if _, ok := pol.(policies.Absorber); !ok {
+			return nil, fmt.Errorf("scenario: %s cannot run on several servers", spec.Name)
+		}
+		if r.cl, err = cluster.New(spec.config(s)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // Policy is the lane's policy as the decided requests left it. It belongs
@@ -92,7 +108,7 @@ func (r *LaneReplay) Continue(ctx context.Context, s Scenario, h Hooks) error {
 	case len(s.Requests) < r.entries || r.entries > 0 && s.Requests[r.entries-1] != r.last:
 		return fmt.Errorf("scenario: the replay has decided %d entries and the scenario does not begin with them", r.entries)
 	}
-	if specs := s.Specs(); r.lane >= len(specs) || specs[r.lane].Name != r.pol.Name() || specs[r.lane].Params(s) != r.params {
+	if specs := s.Specs(); r.lane >= len(specs) || specs[r.lane].Name != r.pol.Name() || specs[r.lane].Params(s) != r.params || specs[r.lane].Deployment != r.deploy {
 		return fmt.Errorf("scenario: lane %d's policy or settings changed since its replay started", r.lane)
 	}
 	pol := r.pol
@@ -114,9 +130,16 @@ func (r *LaneReplay) Continue(ctx context.Context, s Scenario, h Hooks) error {
 			if h.Before != nil {
 				h.Before(pol, d)
 			}
-			if req.Probe {
+			switch {
+			case req.Probe:
 				d.Estimate = pol.Peek(key, req.At)
-			} else {
+			case r.cl != nil:
+				c := r.cl.Decide(key, req.At, req.Cost)
+				d.Detail, d.Estimate, d.Nodes = c.Policy, c.Policy.Estimate, &c
+				if c.Policy.Allowed {
+					pol.(policies.Absorber).Absorb(key, req.At, req.Cost)
+				}
+			default:
 				d.Detail = pol.Decide(key, req.At, req.Cost)
 				d.Estimate = d.Detail.Estimate
 			}

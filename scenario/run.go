@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/windowlab/playground/cluster"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -15,11 +16,15 @@ type Result struct {
 
 // PolicyResult is one policy's decisions.
 type PolicyResult struct {
-	Policy    string         `json:"policy"`
-	Label     string         `json:"label"`
-	Params    ParamsOut      `json:"params"`
-	Admitted  int            `json:"admitted"`
-	Refused   int            `json:"refused"`
+	Policy   string    `json:"policy"`
+	Label    string    `json:"label"`
+	Params   ParamsOut `json:"params"`
+	Admitted int       `json:"admitted"`
+	Refused  int       `json:"refused"`
+	// OneServer is, on several servers, how many of the requests one
+	// server seeing them all would have admitted: Admitted beyond it is
+	// the over-admission. Nil on one server.
+	OneServer *int           `json:"oneServer,omitempty"`
 	Decisions []Decision     `json:"decisions"`
 	Stats     policies.Stats `json:"-"`
 }
@@ -32,6 +37,13 @@ type ParamsOut struct {
 	Buckets    int64               `json:"buckets,omitempty"`
 	Burst      int64               `json:"burst,omitempty"`
 	Delay      *int64              `json:"delay,omitempty"` // leaky-bucket's, nodelay as the burst
+	// The deployment, on several servers only, defaults filled in.
+	Nodes   int    `json:"nodes,omitempty"`
+	Route   string `json:"route,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	SyncMs  int64  `json:"syncMs,omitempty"`
+	Central bool   `json:"central,omitempty"`
+	SkewMs  Skews  `json:"skewMs,omitzero"`
 }
 
 // Decision is one request's outcome under one policy, or one probe.
@@ -45,8 +57,13 @@ type Decision struct {
 	// Estimate is the policy's count or estimate before the request (for a
 	// probe, at that instant).
 	Estimate policies.Fraction
-	// Detail is the policy's full decision; zero for a probe.
+	// Detail is the policy's full decision; zero for a probe. On several
+	// servers it is the deciding node's, made at that node's instant.
 	Detail policies.Decision
+	// Nodes is what a lane on several servers adds: the node that decided
+	// (from 0), what it had not heard of, the reference server's outcome
+	// and the running totals. Nil on one server, and for probes.
+	Nodes *cluster.Decision
 }
 
 // Allowed reports whether a (non-probe) request was admitted.
@@ -79,7 +96,7 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 	if !d.Detail.Never {
 		retry = &d.Detail.RetryAfterMs
 	}
-	return json.Marshal(struct {
+	out := struct {
 		At            int64   `json:"at"`
 		Key           string  `json:"key"`
 		Cost          int64   `json:"cost"`
@@ -89,7 +106,21 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 		Estimate      float64 `json:"estimate"`
 		EstimateExact string  `json:"estimateExact"`
 		Capacity      int64   `json:"capacity"`
-	}{d.At, d.Key, d.Cost, d.Detail.Allowed, retry, d.Detail.DelayMs, d.Estimate.Float(), d.Estimate.Reduced().String(), d.Detail.Capacity})
+		// Only on several servers, so that one server's answer is the
+		// same bytes as before lanes could have nodes.
+		Node        int   `json:"node,omitempty"` // from 1, as pages number them
+		Unheard     *int  `json:"unheard,omitempty"`
+		UnheardFrom []int `json:"unheardFrom,omitempty"`
+		OneServer   *bool `json:"oneServer,omitempty"`
+	}{At: d.At, Key: d.Key, Cost: d.Cost, Allowed: d.Detail.Allowed, RetryAfterMs: retry, DelayMs: d.Detail.DelayMs,
+		Estimate: d.Estimate.Float(), EstimateExact: d.Estimate.Reduced().String(), Capacity: d.Detail.Capacity}
+	if n := d.Nodes; n != nil {
+		out.Node, out.Unheard, out.OneServer = n.Node+1, &n.Unheard, &n.Single
+		for _, from := range n.UnheardFrom {
+			out.UnheardFrom = append(out.UnheardFrom, from+1)
+		}
+	}
+	return json.Marshal(out)
 }
 
 // KeyOf maps a key name to the integer key the policies use.
@@ -139,6 +170,14 @@ func (p *PolicyResult) add(d Decision) {
 			p.Refused++
 		}
 	}
+	if d.Nodes != nil {
+		if p.OneServer == nil {
+			p.OneServer = new(int)
+		}
+		if d.Nodes.Single {
+			*p.OneServer++
+		}
+	}
 	p.Decisions = append(p.Decisions, d)
 }
 
@@ -163,6 +202,12 @@ func (p PolicySpec) Out(s Scenario) ParamsOut {
 		if pol, err := policies.New(p.Name, params); err == nil {
 			delay := pol.Params().Delay
 			out.Delay = &delay
+		}
+	}
+	if d := p.Deployment; d.Several() {
+		out.Nodes, out.Route, out.Seed, out.SyncMs, out.Central, out.SkewMs = max(d.Nodes, 1), d.Route, d.Seed, d.SyncMs, d.Central, d.SkewMs
+		if out.Route == "" {
+			out.Route = string(cluster.RoundRobin)
 		}
 	}
 	return out

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/windowlab/playground/cluster"
 	"github.com/windowlab/playground/policies"
 )
 
@@ -24,6 +26,17 @@ const (
 	MaxKeyLen    = 64
 	// MaxWindowMs is one year: long enough for any quota a lesson discusses.
 	MaxWindowMs = 366 * 24 * 3600 * 1000
+	// MaxNodes bounds a lane's "nodes" (cluster.MaxNodes). A lane on
+	// several servers holds a policy per node, one for the reference
+	// server and one for the combined lane, so MaxInstances bounds their
+	// sum over the lanes (a one-server lane holds one): at most 3 times
+	// the policies 8 one-server lanes hold, 192 MB for sliding logs.
+	MaxNodes = cluster.MaxNodes
+	// MaxSyncMs and MaxSkewMs are a year, as the window is; package
+	// cluster allows more.
+	MaxSyncMs    = MaxWindowMs
+	MaxSkewMs    = MaxWindowMs
+	MaxInstances = 3 * MaxPolicies
 )
 
 // DefaultKey is the key of requests that do not name one.
@@ -59,6 +72,10 @@ type PolicySpec struct {
 	Buckets    int64               `json:"buckets,omitempty"`
 	Burst      int64               `json:"burst,omitempty"`
 	Delay      Delay               `json:"delay,omitempty"` // leaky-bucket: 0 waits every excess request
+	// Deployment says on how many servers the policy runs; its fields
+	// are the policy object's own in JSON ("nodes", "syncMs", …). They
+	// apply to every policy alike, so they are not registry options.
+	Deployment
 }
 
 // Delay is leaky-bucket's delay option: how many excess permits pass
@@ -99,6 +116,59 @@ func (d Delay) String() string {
 	}
 	return fmt.Sprintf("delay %d", int64(d))
 }
+
+// Deployment is how many servers ("nodes") run one lane's policy and how
+// they share what they admitted; package cluster gives each field's exact
+// meaning. The zero value is one server, the lane as it always was.
+type Deployment struct {
+	Nodes   int    `json:"nodes,omitempty"` // 1 to MaxNodes; 0 means 1
+	Route   string `json:"route,omitempty"` // "round-robin" (""), "random" or "key"
+	Seed    uint64 `json:"seed,omitempty"`  // only with route "random"
+	SyncMs  int64  `json:"syncMs,omitempty"`
+	Central bool   `json:"central,omitempty"`
+	SkewMs  Skews  `json:"skewMs,omitzero"` // one per node when given
+}
+
+// Skews is a list of at most MaxNodes clock offsets in ms, held in an
+// array so that a PolicySpec stays comparable (sessions and questions
+// compare lanes with ==). In JSON it is a plain list.
+type Skews struct {
+	n  int
+	ms [MaxNodes]int64
+}
+
+// SkewsOf holds ms; it reports false for more than MaxNodes entries.
+func SkewsOf(ms ...int64) (Skews, bool) {
+	var s Skews
+	if len(ms) > MaxNodes {
+		return s, false
+	}
+	s.n = copy(s.ms[:], ms)
+	return s, true
+}
+
+// Ms returns the offsets, node by node.
+func (s Skews) Ms() []int64 { return s.ms[:s.n:s.n] }
+
+// MarshalJSON writes the offsets as a list.
+func (s Skews) MarshalJSON() ([]byte, error) { return json.Marshal(s.Ms()) }
+
+// UnmarshalJSON reads a list of at most MaxNodes offsets.
+func (s *Skews) UnmarshalJSON(data []byte) error {
+	var ms []int64
+	if err := json.Unmarshal(data, &ms); err != nil {
+		return err
+	}
+	var ok bool
+	if *s, ok = SkewsOf(ms...); !ok {
+		return fmt.Errorf("skewMs: %d entries; at most %d, one per node", len(ms), MaxNodes)
+	}
+	return nil
+}
+
+// Several reports whether the lane runs on several servers or a central
+// store, and so is replayed through package cluster.
+func (d Deployment) Several() bool { return d.Nodes > 1 || d.Central }
 
 // Request is one entry of the request list. Count repeats it at the same
 // instant; a probe asks for the estimate without deciding.
@@ -192,6 +262,9 @@ func (p PolicySpec) Label(s Scenario) string {
 	if p.WindowMs != 0 {
 		fmt.Fprintf(&b, " window %s", FormatMs(p.WindowMs))
 	}
+	if p.Several() {
+		b.WriteString(p.Deployment.label())
+	}
 	return b.String()
 }
 
@@ -228,4 +301,46 @@ func WorstCase() Scenario {
 		s.Requests = append(s.Requests, Request{At: int64(i), Key: fmt.Sprintf("k%d", i%MaxKeys), Cost: 1, Count: 1})
 	}
 	return s
+}
+
+// label tells a several-server lane apart: " on 3 nodes, sync 500 ms".
+func (d Deployment) label() string {
+	var b strings.Builder
+	if n := max(d.Nodes, 1); n == 1 {
+		b.WriteString(" on 1 node")
+	} else {
+		fmt.Fprintf(&b, " on %d nodes", n)
+	}
+	switch {
+	case d.Central:
+		b.WriteString(", central")
+	case d.SyncMs > 0:
+		fmt.Fprintf(&b, ", sync %s", FormatMs(d.SyncMs))
+	default:
+		b.WriteString(", no sync")
+	}
+	if d.Route != "" && d.Route != string(cluster.RoundRobin) {
+		fmt.Fprintf(&b, ", route %s", d.Route)
+	}
+	if slices.ContainsFunc(d.SkewMs.Ms(), func(v int64) bool { return v != 0 }) {
+		b.WriteString(", skewed")
+	}
+	return b.String()
+}
+
+// instances is how many policy instances the lane holds (see MaxInstances).
+func (d Deployment) instances() int {
+	switch {
+	case d.Central:
+		return 3 // the store, the reference, the combined lane
+	case d.Several():
+		return d.Nodes + 2
+	}
+	return 1
+}
+
+// config is the lane's cluster.Config.
+func (p PolicySpec) config(s Scenario) cluster.Config {
+	return cluster.Config{Policy: p.Name, Params: p.Params(s), Nodes: max(p.Nodes, 1),
+		Route: cluster.Route(p.Route), Seed: p.Seed, SyncMs: p.SyncMs, Central: p.Central, SkewMs: p.SkewMs.Ms()}
 }

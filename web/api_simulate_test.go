@@ -62,6 +62,8 @@ func TestSimulateRejectsBadScenariosWithTheField(t *testing.T) {
 		{"window negative", `{"limit": 5, "windowMs": -1}`, "windowMs", "out of range"},
 		{"backwards", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 10}, {"at": 5}]}`, "requests[1].at", "backwards"},
 		{"count over bound", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0, "count": 20000}]}`, "requests[0].count", "out of range"},
+		{"too many nodes", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 17}]}`, "policies[0].nodes", "17 is out of range [1, 16]"},
+		{"skews for other nodes", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "skewMs": [0, 300]}]}`, "policies[0].skewMs", "2 entries for 3 nodes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,5 +179,46 @@ func TestSimulateDecidesTheQueue(t *testing.T) {
 		assert.False(t, d.Allowed, "request %d: admitted, want refused", i+1)
 		assert.Equal(t, int64(1000), *d.RetryAfterMs, "request %d: retryAfterMs", i+1)
 		assert.Equal(t, int64(0), *d.DelayMs, "request %d: a refusal waits for nothing", i+1)
+	}
+}
+
+// The issue's example over HTTP: three servers that have not yet synced
+// admit 15 of a limit of 5, a central store 5, each decision naming the
+// node (from 1) that made it.
+func TestSimulateSeveralServers(t *testing.T) {
+	_, base, _ := newTestServer(t)
+	tests := []struct {
+		name, central     string
+		admitted, unheard int
+	}{
+		{"local counting", "", 15, 10},
+		{"central store", `, "central": true`, 5, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, _, got := postJSON(t, base+"/api/simulate", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500`+tt.central+`}], "requests": [{"at": 0, "count": 15}]}`)
+			require.Equal(t, http.StatusOK, status, string(got))
+			var res struct {
+				Results []struct {
+					Admitted, OneServer int
+					Decisions           []struct {
+						Allowed       bool
+						Node, Unheard int
+					}
+				}
+			}
+			require.NoError(t, json.Unmarshal(got, &res), string(got))
+			require.Len(t, res.Results, 1)
+			r := res.Results[0]
+			assert.Equal(t, tt.admitted, r.Admitted, "admitted")
+			assert.Equal(t, 5, r.OneServer, "one server")
+			require.Len(t, r.Decisions, 15)
+			for i, d := range r.Decisions {
+				if d.Node != i%3+1 {
+					t.Errorf("decision %d: node = %d, want %d", i, d.Node, i%3+1)
+				}
+			}
+			assert.Equal(t, tt.unheard, r.Decisions[14].Unheard, "what the last node had not heard of")
+		})
 	}
 }

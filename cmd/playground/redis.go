@@ -48,6 +48,12 @@ func replayOnRedis(opts *redis.Options, s scenario.Scenario, res scenario.Result
 			fmt.Fprintf(w, "  %s: Redis unavailable (%v)\n", pr.Label, down)
 			continue
 		}
+		if spec.Several() && !spec.Central {
+			// Redis is one store: it decides as a central store does,
+			// not as servers counting on their own.
+			fmt.Fprintf(w, "  %s: not compared (Redis is one shared store; give the lane \"central\": true to compare)\n", pr.Label)
+			continue
+		}
 		prefix := fmt.Sprintf("wl:simulate:%d:%d:", run, lane)
 		line, err := replayLane(ctx, rdb, spec.Name, spec.Params(s), prefix, pr)
 		if err != nil {

@@ -53,3 +53,17 @@ func TestSimulateRedisBadURLExitsTwo(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `-redis: "http://example.com" is not a Redis URL`)
 }
+
+// Redis is one store: a central lane is compared with it and agrees, a
+// lane of servers counting on their own is not compared.
+func TestSimulateRedisSeveralServers(t *testing.T) {
+	srv := redistest.Start(t)
+	code, out, errOut := runCmd(t, "", "simulate", "-redis", "redis://"+srv.Addr, "../../lessons/scenarios/several-servers.json")
+	require.Equal(t, 0, code, errOut)
+	_, redisPart, ok := strings.Cut(out, "Redis at "+srv.Addr)
+	require.True(t, ok, out)
+	assert.Contains(t, redisPart, "  fixed-window: 24 decisions, all as in Go\n")
+	assert.Contains(t, redisPart, "  fixed-window on 3 nodes, central: 24 decisions, all as in Go\n")
+	assert.Contains(t, redisPart, "  fixed-window on 3 nodes, sync 500 ms: not compared (Redis is one shared store")
+	assert.Contains(t, redisPart, "  fixed-window on 3 nodes, no sync: not compared (")
+}

@@ -53,6 +53,47 @@ func TestSimulateJSONFromStdin(t *testing.T) {
 	assert.Equal(t, int64(1000), *res.Results[0].Decisions[1].RetryAfterMs)
 }
 
+// The issue's example: three servers syncing every 500 ms each admit a
+// full limit before the first sync tells them of the others; a central
+// store admits the limit.
+func TestSimulateSeveralServers(t *testing.T) {
+	example := func(central string) string {
+		return `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500` + central + `}], "requests": [{"at": 0, "count": 15}]}`
+	}
+	tests := []struct {
+		name, central string
+		admitted      int
+		total         string // the table's totals row
+	}{
+		{"local counting", "", 15, "15 of 15 (one server: 5)"},
+		{"central store", `, "central": true`, 5, "5 of 15 (one server: 5)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, example(tt.central), "simulate", "--json")
+			require.Equal(t, 0, code, errOut)
+			var res struct {
+				Results []struct {
+					Admitted  int
+					Decisions []struct{ Node int }
+				}
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &res))
+			require.Len(t, res.Results, 1)
+			assert.Equal(t, tt.admitted, res.Results[0].Admitted, "admitted")
+			require.Len(t, res.Results[0].Decisions, 15)
+			assert.Equal(t, 3, res.Results[0].Decisions[2].Node, "the third request's node, from 1")
+
+			code, out, errOut = runCmd(t, example(tt.central), "simulate")
+			require.Equal(t, 0, code, errOut)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			assert.Contains(t, lines[0], "node")
+			assert.Contains(t, lines[2], "node 2")
+			assert.Contains(t, lines[len(lines)-1], tt.total)
+		})
+	}
+}
+
 func TestSimulateBadInputExitsTwo(t *testing.T) {
 	tests := []struct {
 		name, stdin string
@@ -67,6 +108,8 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		{"bad flag", ``, []string{"simulate", "--yaml"}, "usage: playground simulate"},
 		{"two files", ``, []string{"simulate", "a", "b"}, "one scenario at a time"},
 		{"unknown command", ``, []string{"simulat"}, `unknown command "simulat"`},
+		{"too many nodes", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 17}]}`, []string{"simulate"}, "policies[0].nodes: 17 is out of range [1, 16]"},
+		{"seed without random", `{"limit": 5, "windowMs": 1000, "policy": {"name": "gcra", "nodes": 2, "seed": 4}}`, []string{"simulate"}, `policy.seed: only route "random"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

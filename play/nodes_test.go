@@ -1,0 +1,32 @@
+package play
+
+import (
+	"testing"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// On several servers the selected request's explanation starts with the
+// node that decided it and what it had not heard of; on one it does not.
+func TestExplainSeveralServers(t *testing.T) {
+	s := newSession(t, scenario.Scenario{Limit: 2, WindowMs: 1000, Policies: []scenario.PolicySpec{
+		{Name: "fixed-window"}, {Name: "fixed-window", Deployment: scenario.Deployment{Nodes: 3}},
+	}})
+	must(t, "fire", s.Fire(8))
+	must(t, "select", s.Select(7))
+	lanes := s.View().Selected.Lanes
+	const want = "Node 2 had not yet heard of 4 requests admitted by nodes 1 and 3; one server would have refused it too; across the nodes 6 permits admitted so far, one server 2."
+	if got := lanes[1].Steps[0]; got != want {
+		t.Errorf("several servers: first step = %q, want %q", got, want)
+	}
+	view := s.View()
+	if !view.Lanes[0].NextKnown || view.Lanes[1].NextKnown {
+		t.Errorf("next known = %v on one server, %v on several; want true, false (the next answer depends on the node)",
+			view.Lanes[0].NextKnown, view.Lanes[1].NextKnown)
+	}
+	for _, step := range lanes[0].Steps {
+		if step == want || len(step) > 4 && step[:4] == "Node" {
+			t.Errorf("one server: a step speaks of nodes: %q", step)
+		}
+	}
+}

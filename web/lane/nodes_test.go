@@ -1,0 +1,109 @@
+package lane
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/scenario"
+)
+
+// severalServers is the issue's example in the playground: a one-server
+// fixed window beside three servers syncing every 500 ms, 15 requests at
+// 0 and one more at 1.2 s, the clock at 1.5 s.
+func severalServers(t *testing.T, lane string) play.View {
+	t.Helper()
+	sc, err := scenario.Parse([]byte(`{"limit": 5, "windowMs": 1000, "policies": ["fixed-window", ` + lane + `],
+		"requests": [{"at": 0, "count": 15}, {"at": 1200}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := play.NewStore(nil).New(scenario.Scenario{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Load(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Jump(1500); err != nil {
+		t.Fatal(err)
+	}
+	return sess.View()
+}
+
+func TestSeveralServersLane(t *testing.T) {
+	tests := []struct {
+		name, lane string
+		syncs      int    // sync ticks in the span
+		desc       string // in the text alternative
+		window     string // the first window's title: the combined count
+	}{
+		{"syncing", `{"name": "fixed-window", "nodes": 3, "syncMs": 500}`, -1, "3 nodes, each counting on its own and syncing every 500 ms (the short ticks above the axis).", "15"},
+		{"never syncing", `{"name": "fixed-window", "nodes": 3}`, 0, "3 nodes, each counting on its own and never syncing.", "15"},
+		{"central", `{"name": "fixed-window", "nodes": 3, "syncMs": 500, "central": true}`, 0, "3 nodes sharing one central store.", "5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := severalServers(t, tt.lane)
+			in := FromView(v, v.Lanes[1])
+			doc := render(t, in, Options{})
+			ticks := doc.Find("[data-testid=sync-tick]")
+			want := tt.syncs
+			if want < 0 { // every 500 ms of the span
+				want = int((in.To-in.From)/500) + 1
+			}
+			if ticks.Length() != want {
+				t.Errorf("%d sync ticks, want %d", ticks.Length(), want)
+			}
+			if want > 1 {
+				if got := ticks.Eq(1).Find("title").Text(); got != "sync at 500 ms" {
+					t.Errorf("the second sync tick's title = %q, want %q", got, "sync at 500 ms")
+				}
+			}
+			desc := doc.Find("desc").Text()
+			if !strings.Contains(desc, tt.desc) || !strings.Contains(desc, "against the one limit") {
+				t.Errorf("the text alternative %q does not say %q and how to read the lane", desc, tt.desc)
+			}
+			var nodes []string
+			doc.Find("g.mark").Each(func(i int, m *goquery.Selection) {
+				nodes = append(nodes, m.Find("text.mark-node").Text())
+				title := m.Find("title").Text()
+				if !strings.Contains(title, "by node "+m.Find("text.mark-node").Text()) {
+					t.Errorf("mark %d's title %q does not name its node", i+1, title)
+				}
+			})
+			if got, want := strings.Join(nodes, ""), "1231231231231231"; got != want {
+				t.Errorf("the marks' nodes read %q, want %q (round-robin)", got, want)
+			}
+			if got := doc.Find("rect").First().Find("title").Text(); !strings.Contains(got, tt.window) {
+				t.Errorf("the first window says %q, want the combined count %s", got, tt.window)
+			}
+		})
+	}
+}
+
+// A one-server lane draws nothing of the above.
+func TestOneServerLaneHasNoNodes(t *testing.T) {
+	v := severalServers(t, `{"name": "fixed-window", "nodes": 3, "syncMs": 500}`)
+	doc := render(t, FromView(v, v.Lanes[0]), Options{})
+	if n := doc.Find("[data-testid=sync-tick], text.mark-node").Length(); n != 0 {
+		t.Errorf("a one-server lane draws %d sync ticks or node numbers", n)
+	}
+	if desc := doc.Find("desc").Text(); strings.Contains(desc, "nodes") {
+		t.Errorf("a one-server lane's text alternative speaks of nodes: %q", desc)
+	}
+}
+
+// Syncs too close to draw apart are said, not drawn.
+func TestSyncTicksAreBounded(t *testing.T) {
+	v := severalServers(t, `{"name": "fixed-window", "nodes": 2, "syncMs": 1}`)
+	doc := render(t, FromView(v, v.Lanes[1]), Options{})
+	if n := doc.Find("[data-testid=sync-tick]").Length(); n != 0 {
+		t.Errorf("%d sync ticks 1 ms apart drawn, want none beyond %d", n, MaxSyncTicks)
+	}
+	if desc := doc.Find("desc").Text(); !strings.Contains(desc, "syncing every 1 ms.") {
+		t.Errorf("the text alternative %q does not give the interval", desc)
+	}
+}
