@@ -127,7 +127,7 @@ func LaneWord(ref string, lanes []string) string {
 	if err != nil {
 		return ref
 	}
-	candidates := append([]string{string(spec.Arithmetic)}, shortNames[spec.Name]...)
+	candidates := append(append([]string{string(spec.Arithmetic)}, shortNames(spec.Name)...), spec.Name)
 	for _, w := range candidates {
 		if w == "" {
 			continue
@@ -146,15 +146,11 @@ func LaneWord(ref string, lanes []string) string {
 }
 
 // shortNames are the words, besides its full ref and name, that name a
-// policy: the log, the counter, the fixed window, the bucket, …
-var shortNames = map[string][]string{
-	policies.FixedWindow:    {"fixed", "fixed-window"},
-	policies.SlidingLog:     {"log", "sliding-log"},
-	policies.SlidingCounter: {"counter", "sliding-counter"},
-	policies.SlidingBuckets: {"buckets", "ring", "sliding-buckets"},
-	policies.TokenBucket:    {"token", "bucket", "token-bucket"},
-	policies.GCRA:           {"gcra"},
-	policies.LeakyBucket:    {"leaky", "queue", "leaky-bucket"},
+// policy: the log, the counter, the fixed window, the bucket, … Each
+// policy's registry entry lists its own.
+func shortNames(name string) []string {
+	in, _ := policies.Lookup(name)
+	return in.Words
 }
 
 // laneMatches reports whether a learner's word names the lane: its full
@@ -171,7 +167,7 @@ func laneMatches(ref, word string) bool {
 	if word == spec.Name || spec.Arithmetic != "" && word == string(spec.Arithmetic) {
 		return true
 	}
-	return slices.Contains(shortNames[spec.Name], word)
+	return slices.Contains(shortNames(spec.Name), word)
 }
 
 func (k which) Grade(q Question, sol Solution, text string, choices []string) Feedback {

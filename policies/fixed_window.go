@@ -10,7 +10,8 @@ var fixedWindowTag = termsTag(FixedWindow)
 
 var fixedWindowInfo = Info{
 	Name: FixedWindow, Human: "fixed window", Options: nil, Windows: true,
-	make: func(p Params) Policy { return newFixedWindow(p) },
+	Words: []string{"fixed"},
+	make:  func(p Params) Policy { return newFixedWindow(p) },
 }
 
 // fixedWindowPolicy is fixed-window (vectors: testdata/fixed-window-edges.json): windows of

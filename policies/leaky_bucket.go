@@ -10,7 +10,8 @@ var leakyBucketTag = termsTag(LeakyBucket)
 
 var leakyBucketInfo = Info{
 	Name: LeakyBucket, Human: "leaky bucket", Options: []Option{BurstOption, DelayOption},
-	make: func(p Params) Policy { return newLeakyBucket(p) },
+	Words: []string{"leaky", "queue"},
+	make:  func(p Params) Policy { return newLeakyBucket(p) },
 }
 
 // leakyBucketPolicy is the leaky bucket as a queue, with the semantics of

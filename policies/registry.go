@@ -46,6 +46,9 @@ var registry = []Info{
 type Info struct {
 	Name  string // "sliding-counter"
 	Human string // "sliding counter"
+	// Words are what a learner may write for the policy besides its
+	// name: "log", "counter".
+	Words []string
 	// Options are the settings the policy takes besides Limit and
 	// WindowMs, in the order forms show them.
 	Options []Option

@@ -13,7 +13,8 @@ var slidingBucketsTag = termsTag(SlidingBuckets)
 
 var slidingBucketsInfo = Info{
 	Name: SlidingBuckets, Human: "sliding buckets", Options: []Option{BucketsOption},
-	make: func(p Params) Policy { return newSlidingBuckets(p) },
+	Words: []string{"buckets", "ring"},
+	make:  func(p Params) Policy { return newSlidingBuckets(p) },
 }
 
 // slidingBucketsPolicy is sliding-buckets (vectors: testdata/sliding-buckets-seed.json): each window of

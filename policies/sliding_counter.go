@@ -10,7 +10,8 @@ var slidingCounterTag = termsTag(SlidingCounter)
 
 var slidingCounterInfo = Info{
 	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption}, Windows: true,
-	make: func(p Params) Policy { return newSlidingCounter(p) },
+	Words: []string{"counter"},
+	make:  func(p Params) Policy { return newSlidingCounter(p) },
 }
 
 // slidingCounterPolicy is sliding-counter (vectors: testdata/sliding-counter-*.json):

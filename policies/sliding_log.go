@@ -13,7 +13,8 @@ var slidingLogTag = termsTag(SlidingLog)
 
 var slidingLogInfo = Info{
 	Name: SlidingLog, Human: "sliding log", Options: nil,
-	make: func(p Params) Policy { return newSlidingLog(p) },
+	Words: []string{"log"},
+	make:  func(p Params) Policy { return newSlidingLog(p) },
 }
 
 // slidingLogPolicy is sliding-log (vectors: testdata/sliding-log-edges.json): the timestamp of

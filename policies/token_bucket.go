@@ -10,7 +10,8 @@ var tokenBucketTag = termsTag(TokenBucket)
 
 var tokenBucketInfo = Info{
 	Name: TokenBucket, Human: "token bucket", Options: []Option{BurstOption},
-	make: func(p Params) Policy { return newTokenBucket(p) },
+	Words: []string{"token", "bucket"},
+	make:  func(p Params) Policy { return newTokenBucket(p) },
 }
 
 // tokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
