@@ -60,7 +60,8 @@ const usage = `usage: playground [COMMAND] [flags] [args]
 
 commands:
   serve                      start the web server (the default; flags -addr, -datastar, …)
-  simulate [--json] [FILE|-] run a scenario through its policies and print the decisions
+  simulate [--json] [-redis URL] [FILE|-]
+                             run a scenario through its policies and print the decisions
   check FILE|-               validate an exercise file and print its computed answer
   nats [-listen ADDR]        run the NATS server replicas of serve share (serve -nats nats://ADDR)
 

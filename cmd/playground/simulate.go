@@ -15,7 +15,7 @@ import (
 // runSimulate reads a scenario from a file or standard input and prints the
 // decisions of every policy side by side, or as JSON with --json.
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("simulate", "[--json] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.\n\n"+policyHelp(), stderr)
+	fs := newFlagSet("simulate", "[--json] [-redis URL] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.\n\n"+policyHelp(), stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	redisURL := fs.String("redis", "", "also decide every request through each policy's Redis script at this URL (redis://host:port) and say where it differs from Go; with --json this goes to standard error")
 	if err := fs.Parse(args); err != nil {
