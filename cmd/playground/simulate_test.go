@@ -126,14 +126,14 @@ func TestHelpPrintsUsageAndSucceeds(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [FILE|-]"},
+		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [-redis URL] [FILE|-]"},
 		{[]string{"simulate", "--help"}, "print JSON instead of a table"},
 		{[]string{"simulate", "-h"}, "burst: 0 to 10000 (0 = limit)"},
 		{[]string{"simulate", "-h"}, "arithmetic: floor or exact (default floor)"},
 		{[]string{"check", "-h"}, "usage: playground check FILE|-"},
 		{[]string{"-h"}, "check FILE|-"},
 		{[]string{"--help"}, `"playground COMMAND -h" describes a command`},
-		{[]string{"help"}, "simulate [--json] [FILE|-]"},
+		{[]string{"help"}, "simulate [--json] [-redis URL] [FILE|-]"},
 		{[]string{"serve", "-h"}, "usage: playground serve [flags]"},
 	} {
 		code, out, errOut := runCmd(t, "", tt.args...)
