@@ -22,7 +22,6 @@ func mustNew(t testing.TB, name string, p policies.Params) policies.Policy {
 	return pol
 }
 
-
 type request struct {
 	key      policies.Key
 	at, cost int64
