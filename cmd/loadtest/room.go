@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -107,6 +108,10 @@ type follower struct {
 // the POST's own time) for o.duration, and reports action-to-event
 // latency, updates a second per follower, the server's memory, and the CPU
 // both sides used (the followers run on the same machine as the server).
+// followersPerAddress is how many followers share a source address: a
+// class behind one school address, within the server's per-address cap.
+const followersPerAddress = 250
+
 func runRoom(ctx context.Context, o options, base string, followBases []string, mem *memSampler, stdout io.Writer) error {
 	jar, _ := cookiejar.New(nil)
 	control := &http.Client{
@@ -156,8 +161,15 @@ func runRoom(ctx context.Context, o options, base string, followBases []string, 
 	streamCtx, closeStreams := context.WithCancel(ctx)
 	defer closeStreams()
 	fires := &fireLog{at: map[int]time.Time{}}
-	transport := &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: o.followers}
-	client := &http.Client{Transport: transport}
+	// A classroom's phones come from many addresses, and the server caps
+	// the streams one address may hold (web.StreamsPerClient): the
+	// followers leave from loopback addresses of their own, at most
+	// followersPerAddress each (Linux answers for all of 127.0.0.0/8).
+	clients := make([]*http.Client, (o.followers+followersPerAddress-1)/followersPerAddress)
+	for g := range clients {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(1+g))}}
+		clients[g] = &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: followersPerAddress, DialContext: d.DialContext}}
+	}
 	followers := make([]follower, o.followers)
 	var connected atomic.Int64
 	var ready, done sync.WaitGroup
@@ -178,7 +190,7 @@ func runRoom(ctx context.Context, o options, base string, followBases []string, 
 			defer signal()
 			// With replicas the followers are dealt out between them,
 			// the presenter's fires reaching the second through NATS.
-			f.err = follow(streamCtx, client, followBases[i%len(followBases)]+roomPath+"/stream?view=phone", f, fires, signal, &connected)
+			f.err = follow(streamCtx, clients[i/followersPerAddress], followBases[i%len(followBases)]+roomPath+"/stream?view=phone", f, fires, signal, &connected)
 		})
 	}
 	waited := make(chan struct{})
