@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -73,14 +74,11 @@ func countClue(sol Solution, lane, given int) string {
 }
 
 // windowed reports whether the policy counts in windows, so that an answer
-// off by a whole window is a window miscounted: a bucket and GCRA refill
-// instead.
+// off by a whole window is a window miscounted: the policies that take a
+// burst (the buckets, GCRA) refill instead.
 func windowed(name string) bool {
-	switch name {
-	case policies.FixedWindow, policies.SlidingLog, policies.SlidingCounter, policies.SlidingBuckets:
-		return true
-	}
-	return false
+	in, ok := policies.Lookup(name)
+	return ok && !in.Takes(string(scenario.BurstOption))
 }
 
 // joinAnd joins names as a sentence does: "a, b and c".
@@ -92,28 +90,12 @@ func joinAnd(names []string) string {
 }
 
 // whatDecides says what to work out for lane i at the instant, by the
-// policy's own arithmetic, without saying how it comes out.
+// policy's own arithmetic (its wording's, in explain), without saying how
+// it comes out.
 func whatDecides(q Question, i int, at int64) string {
 	spec := q.Lanes[i].Spec
-	p := spec.Params(q.Scenario)
-	w, when := scenario.FormatMs(p.WindowMs), scenario.FormatMs(at)
-	switch spec.Name {
-	case policies.FixedWindow:
-		return fmt.Sprintf("count the requests in the fixed window that holds %s: when did that window start?", when)
-	case policies.SlidingLog:
-		return fmt.Sprintf("count the requests in the %s before %s; one exactly %s old no longer counts.", w, when, w)
-	case policies.SlidingCounter:
-		carried := "the previous window's count weighted by how much of it the last " + w + " still covers"
-		if p.Arithmetic == policies.Floor {
-			carried += ", rounded down,"
-		}
-		return fmt.Sprintf("at %s, add %s to the current window's count.", when, carried)
-	case policies.SlidingBuckets:
-		return fmt.Sprintf("add up the sub-buckets still inside the %s window at %s, the oldest one weighted.", w, when)
-	case policies.TokenBucket:
-		return fmt.Sprintf("count the tokens left after the last request and those refilled by %s.", when)
-	case policies.GCRA:
-		return fmt.Sprintf("compare %s with the theoretical arrival time less the burst's allowance.", when)
+	if s := explain.ToWorkOut(spec.Name, spec.Params(q.Scenario), at); s != "" {
+		return s
 	}
-	return fmt.Sprintf("work through what the %s holds at %s.", Name(q.Lanes[i]), when)
+	return fmt.Sprintf("work through what the %s holds at %s.", Name(q.Lanes[i]), scenario.FormatMs(at))
 }

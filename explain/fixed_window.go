@@ -55,3 +55,7 @@ func (fixedWindow) resetMs(p policies.Params, at int64, after policies.State) in
 }
 
 func (fixedWindow) redis() (int, string) { return 2, "INCR key:window, EXPIRE" }
+
+func (fixedWindow) toWorkOut(p policies.Params, window, when string) string {
+	return fmt.Sprintf("count the requests in the fixed window that holds %s: when did that window start?", when)
+}

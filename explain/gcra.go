@@ -55,3 +55,7 @@ func (gcra) resetMs(p policies.Params, _ int64, after policies.State) int64 {
 }
 
 func (gcra) redis() (int, string) { return 1, "one Lua script (or CL.THROTTLE) on a single value" }
+
+func (gcra) toWorkOut(p policies.Params, window, when string) string {
+	return fmt.Sprintf("compare %s with the theoretical arrival time less the burst's allowance.", when)
+}

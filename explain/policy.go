@@ -43,6 +43,17 @@ type wording interface {
 	// redis is how the policy is usually kept in Redis: the commands one
 	// request sends, and which.
 	redis() (commands int, how string)
+	// toWorkOut says what to work out to decide a request at when (the
+	// window written as window), by the policy's own arithmetic, without
+	// saying how it comes out: a hint's words.
+	toWorkOut(p policies.Params, window, when string) string
+}
+
+// ToWorkOut says what to work out, by the policy's own arithmetic, to
+// decide a request at instant at, without giving the outcome away; "" for
+// a policy this package does not word.
+func ToWorkOut(name string, p policies.Params, at int64) string {
+	return wordingOf(name).toWorkOut(p, scenario.FormatMs(p.WindowMs), scenario.FormatMs(at))
 }
 
 // wordings holds each policy's wording by name, filled by register from
@@ -122,6 +133,8 @@ func refillMs(p policies.Params, inUse policies.Fraction) int64 {
 // unknownPolicy words a policy no file here registered: only its
 // estimate, which every decision has.
 type unknownPolicy struct{}
+
+func (unknownPolicy) toWorkOut(policies.Params, string, string) string { return "" }
 
 func (unknownPolicy) name(human string, _ scenario.PolicySpec) string { return human }
 func (unknownPolicy) estimateWord() string                            { return "estimate" }

@@ -71,3 +71,7 @@ func (slidingBuckets) resetMs(p policies.Params, _ int64, after policies.State) 
 func (slidingBuckets) redis() (int, string) {
 	return 3, "MGET the ring, INCR the newest, EXPIRE (one Lua script)"
 }
+
+func (slidingBuckets) toWorkOut(p policies.Params, window, when string) string {
+	return fmt.Sprintf("add up the sub-buckets still inside the %s window at %s, the oldest one weighted.", window, when)
+}

@@ -76,3 +76,11 @@ func (slidingCounter) resetMs(p policies.Params, at int64, after policies.State)
 func (slidingCounter) redis() (int, string) {
 	return 3, "GET previous, INCR current, EXPIRE (one Lua script)"
 }
+
+func (slidingCounter) toWorkOut(p policies.Params, window, when string) string {
+	carried := "the previous window's count weighted by how much of it the last " + window + " still covers"
+	if p.Arithmetic == policies.Floor {
+		carried += ", rounded down,"
+	}
+	return fmt.Sprintf("at %s, add %s to the current window's count.", when, carried)
+}

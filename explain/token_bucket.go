@@ -60,3 +60,7 @@ func (tokenBucket) resetMs(p policies.Params, _ int64, after policies.State) int
 }
 
 func (tokenBucket) redis() (int, string) { return 1, "one Lua script reading and writing a hash" }
+
+func (tokenBucket) toWorkOut(p policies.Params, window, when string) string {
+	return fmt.Sprintf("count the tokens left after the last request and those refilled by %s.", when)
+}
