@@ -32,6 +32,9 @@ var scripts = func() map[string]*redis.Script {
 	}
 	out := map[string]*redis.Script{}
 	for _, name := range policies.Names {
+		if _, ok := redisFormOf(name); !ok {
+			continue
+		}
 		if body, err := redisScripts.ReadFile("redis/" + strings.ReplaceAll(name, "-", "_") + ".lua"); err == nil {
 			out[name] = redis.NewScript(string(prelude) + string(body))
 			RedisNames = append(RedisNames, name)
@@ -43,6 +46,44 @@ var scripts = func() map[string]*redis.Script {
 // RedisNames lists the policies that have a Redis form, in the order of
 // policies.Names.
 var RedisNames []string
+
+// redisForm is what one policy's script takes besides the instant, the
+// cost, the TTL pad, the limit and the window, and how its reply reads.
+// Each policy's own file (redis_<policy>.go, beside its script) holds one,
+// listed once in redisForms, so NewRedis looks a policy up instead of
+// switching on its name.
+type redisForm struct {
+	name string
+	// args are the policy's own settings, in the order its script reads
+	// them after the limit and the window.
+	args func(p policies.Params) []any
+	// capacity is what the estimate is compared with (the limit unless
+	// set); estDen the estimate's denominator (1 unless set).
+	capacity, estDen func(p policies.Params) int64
+	// multiplies is true for a script that multiplies counts by times, so
+	// that RedisMaxExact bounds its settings.
+	multiplies bool
+	// wholeMs is true for a reply whose estimate carries whole ms in a
+	// sixth number (gcra's TAT, joined in int64 where Lua could not).
+	wholeMs bool
+}
+
+// redisForms lists the policies' Redis forms, one line each; a policy
+// added to package policies without one has no Redis form yet, which
+// NewRedis says.
+var redisForms = []redisForm{
+	fixedWindowRedis, slidingLogRedis, slidingCounterRedis, slidingBucketsRedis, tokenBucketRedis, gcraRedis,
+}
+
+// redisFormOf is the named policy's Redis form.
+func redisFormOf(name string) (redisForm, bool) {
+	for _, f := range redisForms {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return redisForm{}, false
+}
 
 // RedisMaxExact bounds (max(limit, burst)+1) × windowMs for the policies whose
 // scripts multiply counts by times: Lua numbers are doubles, exact integers
@@ -79,6 +120,7 @@ type Redis struct {
 	name     string
 	p        policies.Params
 	script   *redis.Script
+	form     redisForm
 	args     []any // the policy's own settings, after now, cost and pad
 	capacity int64
 	estDen   int64 // the estimate's denominator
@@ -106,22 +148,19 @@ func NewRedis(rdb redis.UniversalClient, name string, p policies.Params, opts Re
 	if opts.Now == nil {
 		opts.Now = func() int64 { return time.Now().UnixMilli() }
 	}
-	r := &Redis{rdb: rdb, name: name, p: p, script: scripts[name], capacity: p.Limit, estDen: 1, opts: opts}
+	form, _ := redisFormOf(name)
+	r := &Redis{rdb: rdb, name: name, p: p, script: scripts[name], form: form, capacity: p.Limit, estDen: 1, opts: opts}
 	r.args = []any{p.Limit, p.WindowMs}
-	switch name {
-	case policies.SlidingCounter:
-		r.args = append(r.args, string(p.Arithmetic))
-		if p.Arithmetic == policies.Exact {
-			r.estDen = p.WindowMs
-		}
-	case policies.SlidingBuckets:
-		r.args = append(r.args, p.Buckets)
-		r.estDen = p.WindowMs / p.Buckets
-	case policies.TokenBucket, policies.GCRA:
-		r.args = append(r.args, p.Burst)
-		r.capacity, r.estDen = p.Burst, p.WindowMs
+	if form.args != nil {
+		r.args = append(r.args, form.args(p)...)
 	}
-	if name != policies.FixedWindow && name != policies.SlidingLog {
+	if form.capacity != nil {
+		r.capacity = form.capacity(p)
+	}
+	if form.estDen != nil {
+		r.estDen = form.estDen(p)
+	}
+	if form.multiplies {
 		if m := (max(p.Limit, p.Burst) + 1) * p.WindowMs; m > RedisMaxExact {
 			return nil, fmt.Errorf("limiter: %s: (limit+1) × windowMs = %d is above 2^51, past which the script's Lua numbers (doubles) are not exact integers", name, m)
 		}
@@ -251,7 +290,7 @@ func (r *Redis) decision(v []int64, cost int64) (policies.Decision, error) {
 		return policies.Decision{}, fmt.Errorf("limiter: %s: the script replied %v, not {code, now, at, retry, estimate}", r.name, v)
 	}
 	num := v[4]
-	if r.name == policies.GCRA {
+	if r.form.wholeMs {
 		if len(v) < 6 {
 			return policies.Decision{}, errors.New("limiter: gcra: the script's reply lacks the TAT's whole ms")
 		}

@@ -1,0 +1,14 @@
+package limiter
+
+import "github.com/windowlab/playground/policies"
+
+// The Redis form of gcra: its script, redis/gcra.lua, keeps
+// the theoretical arrival time, as whole ms and a remainder.
+var gcraRedis = redisForm{
+	name:       policies.GCRA,
+	args:       func(p policies.Params) []any { return []any{p.Burst} },
+	capacity:   func(p policies.Params) int64 { return p.Burst },
+	estDen:     func(p policies.Params) int64 { return p.WindowMs },
+	multiplies: true,
+	wholeMs:    true,
+}

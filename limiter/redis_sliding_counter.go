@@ -1,0 +1,17 @@
+package limiter
+
+import "github.com/windowlab/playground/policies"
+
+// The Redis form of sliding-counter: its script, redis/sliding_counter.lua, keeps
+// the two windows' counts, floor or exact.
+var slidingCounterRedis = redisForm{
+	name: policies.SlidingCounter,
+	args: func(p policies.Params) []any { return []any{string(p.Arithmetic)} },
+	estDen: func(p policies.Params) int64 {
+		if p.Arithmetic == policies.Exact {
+			return p.WindowMs
+		}
+		return 1
+	},
+	multiplies: true,
+}
