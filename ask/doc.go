@@ -16,7 +16,8 @@
 // and the single answer an exercise states (Outcome, Moment, Count or
 // Admit, whichever the kind answers in).
 //
-// Adding a kind ("how long does this request wait?") is one file: a type
+// Adding a kind is one file (as wait.go added "how long does this request
+// wait?"): a type
 // implementing Kind, registered from init; InRoom as well if a room may
 // ask it (its place in the presenter's menu, and a prompt if typed). What
 // the forms need to know beyond that is said by small optional

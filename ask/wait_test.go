@@ -146,3 +146,43 @@ func TestWaitClueSaysHowTheWaitIsOff(t *testing.T) {
 		}
 	}
 }
+
+// A room asks every lane about the last of the next N requests at the
+// clock: a queue holds it, a lane that never queues serves it at once, and
+// a lane whose queue is full turns it away.
+func TestWaitInARoom(t *testing.T) {
+	k, _ := Lookup("wait")
+	for _, tt := range []struct {
+		n    int64
+		want []int64
+	}{
+		{4, []int64{3000, 0}},
+		{6, []int64{5000, Never}},
+		{8, []int64{Never, Never}},
+	} {
+		q := Question{Kind: "wait", Scenario: scenario.Scenario{Limit: 1, WindowMs: 1000}, Lanes: lanes(t, "leaky-bucket/5", "token-bucket/5"),
+			Request: &scenario.Request{At: 0, Count: tt.n}, MaxN: 8, NeverAnswers: true}
+		sol, err := Solve(q)
+		if err != nil {
+			t.Fatalf("n %d: %v", tt.n, err)
+		}
+		for i, want := range tt.want {
+			if sol.Truth[i] != want {
+				t.Errorf("n %d, lane %d: wait = %d, want %d", tt.n, i, sol.Truth[i], want)
+			}
+			if bad := k.Check(q, i, sol.Truth[i]); bad != "" {
+				t.Errorf("n %d, lane %d: the truth is refused: %s", tt.n, i, bad)
+			}
+		}
+		if ask := k.Ask(q); !strings.Contains(ask, "the last of them") {
+			t.Errorf("n %d: asked %q, want it to say it is about the last of them", tt.n, ask)
+		}
+	}
+	q := Question{Kind: "wait", Scenario: scenario.Scenario{Limit: 1, WindowMs: 1000}, Lanes: lanes(t, "token-bucket/5"), Request: &scenario.Request{At: 0}}
+	if bad := k.Check(q, 0, 1000); bad == "" {
+		t.Error("a wait of 1 s in a lane that never queues is not refused")
+	}
+	if v, err := k.Value(q, 0, "2,5 s"); err != nil || v != 2500 {
+		t.Errorf("\"2,5 s\" reads as %d, %v; want 2500", v, err)
+	}
+}
