@@ -341,6 +341,18 @@ func AnswersInMoments(kind string) bool {
 	return ok
 }
 
+// inWaits is implemented by a kind whose answer is a wait in ms
+// (Solution.Wait), which the policy rounds up to the next millisecond
+// (see AnswersInWaits).
+type inWaits interface{ answersInWaits() }
+
+// AnswersInWaits reports whether the kind's answer is a wait in ms.
+func AnswersInWaits(kind string) bool {
+	k, _ := Lookup(kind)
+	_, ok := k.(inWaits)
+	return ok
+}
+
 // inWholes is implemented by a kind whose answer is a whole number, which
 // a form may ask for with a numeric keyboard.
 type inWholes interface{ answersInWholeNumbers() }

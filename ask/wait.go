@@ -29,7 +29,8 @@ func init() { register(wait{}) }
 func (wait) Menu() (string, int) { return "How long does the next request wait?", 4 }
 func (wait) Prompt() string      { return "Wait (e.g. 2 s, 2500 ms, 0, or “refused”)" }
 
-func (wait) asksAboutN() {}
+func (wait) asksAboutN()     {}
+func (wait) answersInWaits() {}
 
 func (wait) Name() string             { return "wait" }
 func (wait) Instant() Instant         { return AtInstant }
