@@ -28,7 +28,7 @@ func lanes(t *testing.T, refs ...string) []Lane {
 }
 
 func TestEveryKindIsRegisteredOnce(t *testing.T) {
-	want := []string{"outcome", "admit", "count", "first-admit", "which", "stack", "cache-line-k"}
+	want := []string{"outcome", "admit", "count", "first-admit", "which", "stack", "cache-line-k", "wait"}
 	got := Names()
 	for _, n := range want {
 		if !slices.Contains(got, n) {
@@ -164,7 +164,7 @@ func TestRoomMenuListsTheRoomKindsInOrder(t *testing.T) {
 		}
 		got = append(got, k.Name())
 	}
-	if want := []string{"admit", "count", "first-admit"}; !slices.Equal(got, want) {
+	if want := []string{"admit", "count", "first-admit", "wait"}; !slices.Equal(got, want) {
 		t.Errorf("room kinds %v, want %v", got, want)
 	}
 }

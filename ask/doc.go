@@ -16,11 +16,11 @@
 // and the single answer an exercise states (Outcome, Moment, Count or
 // Admit, whichever the kind answers in).
 //
-// Adding a kind ("how long does this request wait?") is one file: a type
-// implementing Kind, registered from init; InRoom as well if a room may
-// ask it (its place in the presenter's menu, and a prompt if typed). What
-// the forms need to know beyond that is said by small optional
-// interfaces the kind implements or not (AsksAboutN, AnswersInMoments,
+// Adding a kind is one file (as wait.go added "how long does this request
+// wait?"): a type implementing Kind, registered from init; InRoom as well
+// if a room may ask it (its place in the presenter's menu, and a prompt
+// if typed). What the forms need to know beyond that is said by small
+// optional interfaces the kind implements or not (AsksAboutN, AnswersInMoments,
 // AnswersInWholeNumbers, OnPlayground), never by its name.
 //
 // This package imports neither web nor room nor exercises: they import it.

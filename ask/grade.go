@@ -14,7 +14,7 @@ func Check(q Question, sol Solution, text string, choices []string) (Feedback, e
 
 // Right is the single answer sol states, as an Answer.
 func (sol Solution) Right() Answer {
-	return Answer{Outcome: sol.Outcome, Moment: sol.Moment, Count: sol.Count, Admit: sol.Admit}
+	return Answer{Outcome: sol.Outcome, Moment: sol.Moment, Wait: sol.Wait, Count: sol.Count, Admit: sol.Admit}
 }
 
 // read starts the feedback of most kinds: the right answer in words, and

@@ -147,6 +147,9 @@ type Question struct {
 	// NeverAnswers lets a first-admit question have no admitting instant
 	// as its truth (Never). Without it a question no instant answers
 	// cannot be asked: an exercise must have an answer to compute.
+	// Likewise a wait question whose request a lane refuses: with it that
+	// lane's truth is Never (refused, it never waits), without it the
+	// question cannot be asked.
 	NeverAnswers bool
 }
 
@@ -178,12 +181,13 @@ func (q Question) request() scenario.Request {
 type Solution struct {
 	Kind string
 	// Truth is the right value per lane (for a question about the whole
-	// scenario, one value): 1 admitted or 0 refused, a count, or a moment
-	// in ms (Never).
+	// scenario, one value): 1 admitted or 0 refused, a count, a moment
+	// in ms (Never), or a wait in ms (Never for a refusal).
 	Truth []int64
 	// The single answer an exercise states, in the field of its kind.
 	Outcome bool     // outcome: is the request admitted?
 	Moment  int64    // first-admit: ms
+	Wait    int64    // wait: ms (Never for a refused request, in a room)
 	Count   int      // count, stack; k for cache-line-k
 	Admit   []string // which: the refs of the lanes that admit
 	Trace   []Step
@@ -193,6 +197,7 @@ type Solution struct {
 type Answer struct {
 	Outcome bool
 	Moment  int64
+	Wait    int64 // ms
 	Count   int
 	Admit   []string // refs, in the question's lane order
 	Bare    bool     // a time written without a unit, read as seconds
@@ -333,6 +338,18 @@ type inMoments interface{ answersInMoments() }
 func AnswersInMoments(kind string) bool {
 	k, _ := Lookup(kind)
 	_, ok := k.(inMoments)
+	return ok
+}
+
+// inWaits is implemented by a kind whose answer is a wait in ms
+// (Solution.Wait), which the policy rounds up to the next millisecond
+// (see AnswersInWaits).
+type inWaits interface{ answersInWaits() }
+
+// AnswersInWaits reports whether the kind's answer is a wait in ms.
+func AnswersInWaits(kind string) bool {
+	k, _ := Lookup(kind)
+	_, ok := k.(inWaits)
 	return ok
 }
 

@@ -90,6 +90,34 @@ func TestOnGrid(t *testing.T) {
 	}
 }
 
+// A wait the policy rounded up to the next millisecond is off the grid.
+// In leaky-queue-wait, six permits are in the bucket at 0 s and one more
+// request comes at at, so at limit per second it waits 6/limit s - at.
+func TestOnGridForWaits(t *testing.T) {
+	e := load(t).Get("leaky-queue-wait")
+	for _, tt := range []struct {
+		limit int64
+		at    int64
+		want  bool
+	}{
+		{1, 2500, true}, // 3.5 s
+		{2, 2500, true}, // 500 ms
+		{4, 500, true},  // 1 s
+		{5, 500, true},  // 700 ms
+		{7, 500, false}, // 357.14… ms, said as 358 ms
+	} {
+		in := e.Instance(0)
+		in.Scenario.Limit, in.At = tt.limit, tt.at
+		sol, err := in.Solve()
+		if err != nil {
+			t.Fatalf("limit %d at %d ms: %v", tt.limit, tt.at, err)
+		}
+		if got := in.onGrid(sol); got != tt.want {
+			t.Errorf("limit %d at %d ms (waits %s): onGrid = %v, want %v", tt.limit, tt.at, sol.Text(), got, tt.want)
+		}
+	}
+}
+
 // The Try it exercises sit under the lesson's "try-it-here" scenario and
 // say "the same setting": as written they replay exactly its requests, and
 // a variant with another limit spreads that many requests the same way.

@@ -57,6 +57,9 @@ func TestExerciseAnswerAsPlainFormPost(t *testing.T) {
 		{"try-it-3-exact", url.Values{}, 400, "Tick at least one"},
 		{"try-it-3-floor", url.Values{"choice": {"sliding-log", "sliding-counter/floor"}}, 200, ">Right<"},
 		{"try-it-3-exact", url.Values{"choice": {"sliding-log", "sliding-counter/exact"}}, 200, "Not quite"},
+		{"leaky-queue-wait", url.Values{"answer": {"3,5 s"}}, 200, ">Right<"},
+		{"leaky-queue-wait", url.Values{"answer": {"2.5 s"}}, 200, "your answer is 1 s too short"},
+		{"leaky-queue-wait", url.Values{"answer": {"3500"}}, 400, "Did you mean 3500 ms"},
 	} {
 		res, err := http.PostForm(base+"/exercises/"+tt.id, tt.form)
 		if err != nil {
