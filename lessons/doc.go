@@ -20,7 +20,7 @@
 // written inline, or generated traffic); the block is run through package
 // scenario (scenario.Run, which replays the policies); package explain
 // words each decision for tables; live lanes replay the scenario's first N
-// requests in a play session and are drawn by package web/lane; every block
+// requests in a play session and are drawn by package lane; every block
 // is a templ component (blocks.templ, lanes.templ, widgets.templ) rendered
 // into goldmark's output, which goes to the lesson page that package web
 // serves (and, for one lanes block at one step, RenderLanes to its

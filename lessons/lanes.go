@@ -14,9 +14,9 @@ import (
 	"github.com/yuin/goldmark/ast"
 
 	"github.com/windowlab/playground/explain"
+	weblane "github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
-	weblane "github.com/windowlab/playground/web/lane"
 )
 
 // lanesBlock is the JSON of a ```lanes block: a scenario played out request

@@ -9,7 +9,7 @@ package lessons
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import weblane "github.com/windowlab/playground/web/lane"
+import weblane "github.com/windowlab/playground/lane"
 
 // liveLanes is a scenario played out request by request: step controls
 // (links that work without JavaScript, fetched as a fragment with it), one

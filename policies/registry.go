@@ -22,11 +22,11 @@ import (
 //   - explain/leaky_bucket.go: its wording (the explain.wording interface:
 //     name, working, state and status lines, legend, steps, the headers'
 //     reset, its Redis form), registered from that file's init;
-//   - web/lane/leaky_bucket.go (or .templ, with its generated file): its
+//   - lane/leaky_bucket.go (or .templ, with its generated file): its
 //     state drawing (lane.stateDrawing), registered from that file's init;
 //   - the line `leakyBucketInfo,` in registry below.
 //
-// Tests in policies, explain and web/lane check that every registry entry
+// Tests in policies, explain and lane check that every registry entry
 // builds, is worded and is drawn. An option no policy took before (a new
 // Params field) is declared once next to the others in this file, and
 // needs a case where scenario, play and the form copy an option's value.

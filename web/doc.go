@@ -10,7 +10,7 @@
 // What flows where: a request's signals or form are decoded here, a play
 // session, room or lesson (packages play, room, lessons) applies it and
 // replays its scenario through package scenario's one loop; package explain
-// words the decisions, package web/lane draws the lanes, web/templates lays
+// words the decisions, package lane draws the lanes, web/templates lays
 // out the page; then either a page is written, or the changed regions go out
 // as Datastar SSE events (sse.go) — to one page's stream (play_stream.go),
 // or rendered and compressed once for every follower of a room

@@ -38,7 +38,7 @@ const bandLabelOverlapsJS = `((size) => {
 // hold thirteen one-second windows in a few hundred units, on a desktop
 // and a phone: no window label runs into another as the browser draws
 // them, at the lesson's text size nor at the projector's 16 px (the size
-// web/lane spaces labels for).
+// lane spaces labels for).
 func TestBrowserWindowLabelsKeepApart(t *testing.T) {
 	url := lessonsSite(t)
 	for _, vp := range []struct{ w, h int64 }{{1440, 900}, {360, 740}} {

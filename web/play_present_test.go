@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
-	"github.com/windowlab/playground/web/lane"
 	"github.com/windowlab/playground/web/templates"
 )
 

@@ -15,10 +15,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
-	"github.com/windowlab/playground/web/lane"
 	"github.com/windowlab/playground/web/templates"
 )
 

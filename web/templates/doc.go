@@ -19,7 +19,7 @@
 //   - room.templ, room_model.go: a workshop room's projector, an attendee's phone
 //     page, joining and pairing, and the regions a room's hub fans out.
 //
-// A lane's drawing is package web/lane; package web renders these
+// A lane's drawing is package lane; package web renders these
 // components into responses and SSE events.
 //
 // Components take plain values. The layout needs a Page, which handlers in

@@ -10,8 +10,8 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
-	"github.com/windowlab/playground/web/lane"
 )
 
 // PlayPageView is the playground: settings and firing controls, the clock,

@@ -4,9 +4,9 @@ import (
 	"math"
 
 	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
-	"github.com/windowlab/playground/web/lane"
 )
 
 // PresentLaneHeight is a presentation lane's height in viewBox units: low

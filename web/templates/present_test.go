@@ -9,9 +9,9 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
-	"github.com/windowlab/playground/web/lane"
 )
 
 // TestPresentLaneOptions: more lanes share the height, so each is drawn

@@ -8,10 +8,10 @@ import (
 
 	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
-	"github.com/windowlab/playground/web/lane"
 )
 
 // The workshop room's pages (room.templ) and their view model.

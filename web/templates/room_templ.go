@@ -10,8 +10,8 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
-	"github.com/windowlab/playground/web/lane"
 )
 
 // PhoneLaneWidth is a phone's lane width in viewBox units: a 720-unit lane

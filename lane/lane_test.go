@@ -199,7 +199,7 @@ func TestAskedLaneStatesNothingThePolicyHolds(t *testing.T) {
 // playground session with the clock at now.
 func viewOf(t *testing.T, file string, now int64, edits ...func(*scenario.Scenario)) play.View {
 	t.Helper()
-	data, err := os.ReadFile("../../lessons/scenarios/" + file)
+	data, err := os.ReadFile("../lessons/scenarios/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}

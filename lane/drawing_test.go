@@ -11,7 +11,7 @@ import (
 func TestEveryRegisteredPolicyHasItsDrawing(t *testing.T) {
 	for _, in := range policies.Registered() {
 		if _, ok := drawings[in.Name]; !ok {
-			t.Errorf("%s: no drawing registered (add web/lane/%s.go or .templ)", in.Name, in.Name)
+			t.Errorf("%s: no drawing registered (add lane/%s.go or .templ)", in.Name, in.Name)
 		}
 	}
 	for name := range drawings {
