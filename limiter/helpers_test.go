@@ -68,6 +68,9 @@ func randomParams(r *rand.Rand, name string) policies.Params {
 		p.WindowMs = p.Buckets * (1 + r.Int64N(30))
 	case policies.TokenBucket, policies.GCRA:
 		p.Burst = r.Int64N(10)
+	case policies.LeakyBucket:
+		p.Burst = r.Int64N(10)
+		p.Delay = []int64{0, p.Burst / 2, policies.NoDelay}[r.IntN(3)]
 	}
 	return p
 }

@@ -50,6 +50,9 @@ func ruleDomain() []struct {
 				add(TokenBucket, Params{Limit: limit, WindowMs: w, Burst: burst})
 				add(GCRA, Params{Limit: limit, WindowMs: w, Burst: burst})
 			}
+			for _, bd := range [][2]int64{{1, 0}, {2, 1}, {2, NoDelay}} {
+				add(LeakyBucket, Params{Limit: limit, WindowMs: w, Burst: bd[0], Delay: bd[1]})
+			}
 		}
 		if limit > 3 {
 			continue
@@ -68,9 +71,9 @@ func ruleDomain() []struct {
 
 // TestRuleCopiesAgree holds together every copy of each policy's decision
 // rule: Decide (decideOn), the policy's Allow, and the rule's Decide and
-// Allow that limiter's concurrent form runs (the four small-state policies'
-// Allow arithmetic is written twice, see keyrule.go; limiter's Sharded runs
-// the policy itself). From a key never seen it explores every state the
+// Allow that limiter's concurrent form runs (each policy's verdict path is
+// its second copy, see keyrule.go; limiter's Sharded runs the policy
+// itself). From a key never seen it explores every state the
 // rule reaches with requests of every cost from 0 to capacity+1 at every
 // instant of a few windows, and in each state it tries every such request,
 // later and earlier (late) than the state's own instants, through each
@@ -124,6 +127,14 @@ func TestRuleCopiesAgree(t *testing.T) {
 				view: func(s gcraState) any { return s },
 				polView: func(pol Policy, key Key) any {
 					return derefOrNil(pol.(*gcraPolicy).keys.find(key))
+				},
+			})
+		case *LeakyBucketRule:
+			states = checkRuleCopies(t, label, r, ruleCase[leakyBucketState]{
+				copy: func(s leakyBucketState) leakyBucketState { return s },
+				view: func(s leakyBucketState) any { return s },
+				polView: func(pol Policy, key Key) any {
+					return derefOrNil(pol.(*leakyBucketPolicy).keys.find(key))
 				},
 			})
 		case *SlidingLogRule:
@@ -291,8 +302,8 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCa
 				}
 				for _, rr := range []R{primed, ahead} {
 					st := c.copy(node.st)
-					if got := rr.Allow(&st, now, cost); got != verdictOf(want) {
-						t.Fatalf("%s: rule Allow = %+v, want %+v (Decide: %+v)", call(), got, verdictOf(want), want)
+					if got := rr.Allow(&st, now, cost); got != want.Verdict() {
+						t.Fatalf("%s: rule Allow = %+v, want %+v (Decide: %+v)", call(), got, want.Verdict(), want)
 					}
 					if got := c.view(st); got != ruleState {
 						t.Fatalf("%s: rule Allow left %+v, Decide %+v", call(), got, ruleState)
@@ -314,8 +325,8 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCa
 					}
 					undo()
 					pol, undo = fork(replay.pol)
-					if got := pol.Allow(key, now, cost); got != verdictOf(want) {
-						t.Fatalf("%s: policy (replayed through %s) Allow = %+v, want %+v (Decide: %+v)", call(), replay.how, got, verdictOf(want), want)
+					if got := pol.Allow(key, now, cost); got != want.Verdict() {
+						t.Fatalf("%s: policy (replayed through %s) Allow = %+v, want %+v (Decide: %+v)", call(), replay.how, got, want.Verdict(), want)
 					}
 					if got := c.polView(pol, key); !reflect.DeepEqual(got, wantState) {
 						t.Fatalf("%s: policy (replayed through %s) Allow left %+v, rule Decide %+v", call(), replay.how, got, wantState)

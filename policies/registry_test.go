@@ -81,3 +81,16 @@ func TestJoinNames(t *testing.T) {
 		}
 	}
 }
+
+// Each policy's Terms carry a tag derived from its name; two policies whose
+// tags met would read each other's numbers without a word.
+func TestTermsTagsAreDistinct(t *testing.T) {
+	seen := map[uint32]string{}
+	for _, name := range Names {
+		tag := termsTag(name)
+		if other, dup := seen[tag]; dup {
+			t.Errorf("%s and %s share the terms tag %d", other, name, tag)
+		}
+		seen[tag] = name
+	}
+}
