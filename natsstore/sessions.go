@@ -191,7 +191,7 @@ func (s *Sessions) NewFor(ctx context.Context, client string, sc scenario.Scenar
 	}
 	all = s.dropIdle(ctx, all, now)
 	if mine := owned(all, client); len(mine) >= s.perClient && s.perClient < s.max {
-		all = s.remove(ctx, all, leastRecent(s.unheld(mine)))
+		all = s.remove(ctx, all, s.leastRecentUnheld(mine))
 	}
 	if len(all) >= s.max {
 		victim := s.abandoned(all, now)
@@ -298,15 +298,18 @@ func (s *Sessions) HoldWith(held func(id string) bool) { s.keep = held }
 
 func (s *Sessions) held(id string) bool { return s.keep != nil && s.keep(id) }
 
-// unheld is us without the sessions a room holds.
-func (s *Sessions) unheld(us []usage) []usage {
-	var out []usage
+// leastRecentUnheld is the least recently used of us that no room holds,
+// or "". Asking whether a room holds a session reads the rooms, so it asks
+// in order of use and stops at the first that is free, not of every one.
+func (s *Sessions) leastRecentUnheld(us []usage) string {
+	us = slices.Clone(us)
+	slices.SortStableFunc(us, func(a, b usage) int { return a.LastUsed.Compare(b.LastUsed) })
 	for _, u := range us {
 		if !s.held(u.ID) {
-			out = append(out, u)
+			return u.ID
 		}
 	}
-	return out
+	return ""
 }
 
 // expired is play's rule: unused for the idle time, watched by no one and
@@ -336,23 +339,16 @@ func owned(all []usage, client string) []usage {
 	return out
 }
 
-func leastRecent(us []usage) string {
-	if len(us) == 0 {
-		return ""
-	}
-	return slices.MinFunc(us, func(a, b usage) int { return a.LastUsed.Compare(b.LastUsed) }).ID
-}
-
-// abandoned is the least recently used session nobody watches that has
-// been idle for play.MinIdleForEviction, or "".
+// abandoned is the least recently used session nobody watches or holds
+// that has been idle for play.MinIdleForEviction, or "".
 func (s *Sessions) abandoned(all []usage, now time.Time) string {
 	var idle []usage
 	for _, u := range all {
-		if now.Sub(u.LastUsed) >= play.MinIdleForEviction && !s.watchedHere(u.ID) && !s.held(u.ID) {
+		if now.Sub(u.LastUsed) >= play.MinIdleForEviction && !s.watchedHere(u.ID) {
 			idle = append(idle, u)
 		}
 	}
-	return leastRecent(idle)
+	return s.leastRecentUnheld(idle)
 }
 
 // fromLargest is the least recently used session of the client holding
@@ -371,7 +367,7 @@ func (s *Sessions) fromLargest(all []usage, newcomer string) string {
 	if most <= held[newcomer]+1 {
 		return ""
 	}
-	return leastRecent(s.unheld(owned(all, largest)))
+	return s.leastRecentUnheld(owned(all, largest))
 }
 
 // remove forgets id and returns all without it.

@@ -100,10 +100,17 @@ func (f *sessionFeed) publish(s *play.Session, ended bool) {
 	f.next = make(chan struct{})
 }
 
+// touchEvery is how often a stream's follower tells the store its session
+// is in use: the store's bounds count use in seconds (play.MinIdleForEviction
+// is a minute), and on NATS each Touch is a round trip, so the clock's ten
+// ticks a second need not each be one.
+const touchEvery = time.Second
+
 // run follows the session until ctx ends or the store forgets it.
 func (f *sessionFeed) run(ctx context.Context, store play.Sessions, id string, changes <-chan struct{}) {
 	ticker := time.NewTicker(UpdateInterval)
 	defer ticker.Stop()
+	var touched time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -122,9 +129,12 @@ func (f *sessionFeed) run(ctx context.Context, store play.Sessions, id string, c
 		case now := <-ticker.C:
 			// A watched session never idles out (play.Sessions); the
 			// store also hears it is used.
-			if err := store.Touch(ctx, id); err != nil {
-				f.publish(nil, ctx.Err() == nil)
-				return
+			if now.Sub(touched) >= touchEvery {
+				if err := store.Touch(ctx, id); err != nil {
+					f.publish(nil, ctx.Err() == nil)
+					return
+				}
+				touched = now
 			}
 			if sess, _, _ := f.current(); sess.Playing() {
 				// Only the clock moved, and nothing is stored: read

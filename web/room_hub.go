@@ -207,6 +207,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 		render.Reset(time.Until(pace.change(time.Now(), settle)))
 	}
 	checked := time.Now()
+	var touched time.Time
 	// The session changed since it was last read; true at first, since
 	// follow read it before this Watch began.
 	stale := true
@@ -230,7 +231,10 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 		case <-h.poke:
 			changed(roomSettle)
 		case now := <-ticker.C:
-			_ = h.f.sessions.Touch(ctx, sess.ID())
+			if now.Sub(touched) >= touchEvery {
+				_ = h.f.sessions.Touch(ctx, sess.ID())
+				touched = now
+			}
 			// The clock's own move is whole at once: it need not settle.
 			if sess.Playing() {
 				changed(0)
@@ -541,7 +545,8 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	defer g.end()
 	token := cookieValue(r, presenterCookie)
 	var touch <-chan time.Time
-	if token != "" {
+	if presenter { // a stale or another room's cookie keeps nothing alive
+
 		t := time.NewTicker(presenterTouchEvery)
 		defer t.Stop()
 		touch = t.C
