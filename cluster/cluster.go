@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -218,7 +219,7 @@ func (c *Cluster) advance(at int64) {
 			}
 			c.undelivered = len(c.log)
 			for i := range c.nodes {
-				slices.SortStableFunc(c.nodes[i].inbox, func(a, b admission) int { return cmpInt(a.stamp, b.stamp) })
+				slices.SortStableFunc(c.nodes[i].inbox, func(a, b admission) int { return cmp.Compare(a.stamp, b.stamp) })
 				// Taken in now, not at the node's next decision, so
 				// that an idle node's inbox holds only what is stamped
 				// ahead of its clock. A request in time order reaches
@@ -229,16 +230,6 @@ func (c *Cluster) advance(at int64) {
 		}
 	}
 	c.trim()
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // trim forgets the delivered admissions older than a window: Unheard looks

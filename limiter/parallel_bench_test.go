@@ -23,7 +23,7 @@ import (
 // and keeps its own clock, so a key sometimes sees an instant earlier than
 // one another goroutine used (the late rule). Every subject is called
 // through a func value, so each pays the same indirect call. The names,
-// which the README's tables are built from, are
+// which docs/performance.md's tables are built from, are
 //
 //	BenchmarkDecideParallel{,Hot,Zipf}/<subject>-<procs>
 //

@@ -35,10 +35,12 @@ var scripts = func() map[string]*redis.Script {
 		if _, ok := redisFormOf(name); !ok {
 			continue
 		}
-		if body, err := redisScripts.ReadFile("redis/" + strings.ReplaceAll(name, "-", "_") + ".lua"); err == nil {
-			out[name] = redis.NewScript(string(prelude) + string(body))
-			RedisNames = append(RedisNames, name)
+		body, err := redisScripts.ReadFile("redis/" + strings.ReplaceAll(name, "-", "_") + ".lua")
+		if err != nil {
+			panic(fmt.Sprintf("limiter: %s has a Redis form but no script: %v", name, err)) // a build mistake
 		}
+		out[name] = redis.NewScript(string(prelude) + string(body))
+		RedisNames = append(RedisNames, name)
 	}
 	return out
 }()

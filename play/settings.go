@@ -129,7 +129,7 @@ func number(p scenario.PolicySpec, sc scenario.Scenario, o scenario.Option) int6
 }
 
 // Form is what the settings form sends: the shared settings, the checked
-// kinds, and the k and burst fields with whether the visitor changed them
+// kinds, and the k, burst and delay fields with whether the visitor changed them
 // from what the form showed.
 type Form struct {
 	Limit    int64

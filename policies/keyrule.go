@@ -15,9 +15,9 @@ import (
 // gives a key's requests to one rule in order gets exactly the decisions
 // that policy gives them.
 //
-// NewRule returns one of six types, each implementing Rule[S] for its own
+// NewRule returns one of seven types, each implementing Rule[S] for its own
 // state type S: *FixedWindowRule, *SlidingLogRule, *SlidingCounterRule,
-// *SlidingBucketsRule, *TokenBucketRule and *GCRARule. S is opaque: a
+// *SlidingBucketsRule, *TokenBucketRule, *GCRARule and *LeakyBucketRule. S is opaque: a
 // caller holds states it got from Fresh and passes pointers to them back.
 type KeyRule interface {
 	// Name is the policy's name; Params its parameters, normalised as the

@@ -121,9 +121,6 @@ func (d Decision) Verdict() Verdict {
 	return Verdict{Allowed: d.Allowed, Never: d.Never, RetryAfterMs: d.RetryAfterMs, DelayMs: d.DelayMs}
 }
 
-// verdictOf is d.Verdict(), for the policies' own Allow paths.
-func verdictOf(d Decision) Verdict { return d.Verdict() }
-
 // termsWords is how many numbers any policy's terms may hold: a policy's
 // own terms type packs into them.
 const termsWords = 6

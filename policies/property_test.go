@@ -229,7 +229,7 @@ func TestPropertyAllowIsDecide(t *testing.T) {
 			last := int64(0)
 			for i, q := range reqs {
 				d := decided.Decide(q.key, q.at, q.cost)
-				if got, want := allowed.Allow(q.key, q.at, q.cost), verdictOf(d); got != want {
+				if got, want := allowed.Allow(q.key, q.at, q.cost), d.Verdict(); got != want {
 					t.Fatalf("%s %+v round %d step %d: Allow(%d, %d, %d) = %+v, want Decide's %+v (seed %d)",
 						name, p, round, i, q.key, q.at, q.cost, got, want, propertySeed)
 				}
@@ -269,7 +269,7 @@ func TestPropertyHotKeyAllowIsDecide(t *testing.T) {
 					cost = 1 + r.Int64N(p.Limit)
 				}
 				d := decided.Decide(key, now, cost)
-				if got, want := allowed.Allow(key, now, cost), verdictOf(d); got != want {
+				if got, want := allowed.Allow(key, now, cost), d.Verdict(); got != want {
 					t.Fatalf("%s %+v round %d step %d: Allow(%d, %d, %d) = %+v, want Decide's %+v (seed %d)",
 						name, p, round, i, key, now, cost, got, want, propertySeed)
 				}
@@ -394,7 +394,7 @@ func TestPropertyLeakyBucketCostIsRequests(t *testing.T) {
 				all = all && last.Allowed
 			}
 			where := fmt.Sprintf("seed %d: %+v scenario %d step %d: Decide(%d, %d, %d) = %+v; as %d requests the last = %+v",
-				propertySeed, pol.Params(), scenario, i, q.key, q.at, q.cost, verdictOf(d), q.cost, verdictOf(last))
+				propertySeed, pol.Params(), scenario, i, q.key, q.at, q.cost, d.Verdict(), q.cost, last.Verdict())
 			switch {
 			case d.Allowed != all || d.Allowed != last.Allowed:
 				t.Fatalf("%s: allowed differs", where)
@@ -426,7 +426,7 @@ func TestPropertyLeakyBucketIsGCRAOneLarger(t *testing.T) {
 			dl, dg := leaky.Decide(q.key, q.at, q.cost), meter.Decide(q.key, q.at, q.cost)
 			if dl.Allowed != dg.Allowed || dl.Never != dg.Never || dl.RetryAfterMs != dg.RetryAfterMs || !sameFraction(dl.Estimate, dg.Estimate) {
 				t.Fatalf("seed %d: scenario %d %+v step %d: Decide(%d, %d, %d): leaky-bucket %+v estimate %v; gcra burst %d %+v estimate %v",
-					propertySeed, scenario, leaky.Params(), i, q.key, q.at, q.cost, verdictOf(dl), dl.Estimate, g.Burst, verdictOf(dg), dg.Estimate)
+					propertySeed, scenario, leaky.Params(), i, q.key, q.at, q.cost, dl.Verdict(), dl.Estimate, g.Burst, dg.Verdict(), dg.Estimate)
 			}
 		}
 	}

@@ -379,11 +379,11 @@ func runAllowBesideDecide(t *testing.T, p Params, steps []counterStep) {
 		}
 		var got Verdict
 		if s.viaDecide {
-			got = verdictOf(allowed.Decide(s.key, s.at, cost))
+			got = allowed.Decide(s.key, s.at, cost).Verdict()
 		} else {
 			got = allowed.Allow(s.key, s.at, cost)
 		}
-		if want := verdictOf(d); got != want {
+		if want := d.Verdict(); got != want {
 			t.Fatalf("step %d: Allow(%d, %d, %d) = %+v, want Decide's %+v", i, s.key, s.at, cost, got, want)
 		}
 		for k := range Key(3) {

@@ -13,15 +13,16 @@ import (
 )
 
 // Bounds on what one client holds open. A stream costs the server some
-// 130 KB (its buffers, its goroutine and its share of the kernel's send
-// queue), so 3,000 /play streams from one address took 402 MB.
+// 157 KB (its buffers, its goroutine and its share of the kernel's send
+// queue; docs/performance.md), so the caps bound what one address can
+// make the server hold.
 const (
 	// StreamsPerClient is how many event streams (GET …/stream: a
 	// playground's, a room's) one client (ClientAddress) may hold open at
 	// once. A class of 250 behind one public address, each with a room's
-	// page and a spare tab, fits; a flood from one address holds at most
-	// some 40 MB of streams and cannot take a room's attendee places (1,000)
-	// alone.
+	// page open, fits with some to spare; a flood from one address holds
+	// at most some 50 MB of streams and cannot take a room's attendee
+	// places (1,000) alone.
 	StreamsPerClient = 300
 	// ConnsPerClient is how many TCP connections one remote address may
 	// hold open (LimitConnsPerClient): a browser opens up to six to a
