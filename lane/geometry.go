@@ -55,6 +55,11 @@ type Options struct {
 	// sub-buckets, log entries or TAT, and a status line without numbers.
 	Asked bool
 	Cut   int64
+	// Follow makes a lane that is wider than its card (a phone) show the
+	// clock's instant rather than the span's start: the scroller starts at
+	// the end that holds it, a script then centres it, and a line says
+	// which way there is more. A lesson's lanes follow the step told.
+	Follow bool
 }
 
 // The default size of a lane and the smallest one that still leaves room
@@ -204,6 +209,17 @@ func (p plot) Ticks() []Tick {
 	}
 	return out
 }
+
+// FollowAt is where the clock is across the drawing, from 0 (its left
+// edge) to 1, in thousandths: what a script centres a narrow lane on.
+func (p plot) FollowAt() string {
+	return strconv.Itoa(int(math.Round(p.X(p.Now) / float64(p.width) * 1000)))
+}
+
+// FollowEnd reports whether a narrow lane starts scrolled to its end: the
+// clock is in the drawing's right half, which a card at least half the
+// drawing's width then shows without a script.
+func (p plot) FollowEnd() bool { return p.opts.Follow && p.X(p.Now)*2 > float64(p.width) }
 
 // NowX is where the clock's line goes.
 func (p plot) NowX() string { return num(p.X(p.Now)) }

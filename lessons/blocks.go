@@ -163,6 +163,12 @@ type tableView struct {
 	Play     string
 }
 
+// wide reports whether the table may be wider than a phone: three policy
+// columns or more, each decision given 4.5rem there (lessons.css). Its
+// cue then says that it scrolls sideways; without a script the cue is
+// shown on every narrow screen, with one only while the table is cut.
+func (v tableView) wide() bool { return len(v.Head)-max(v.FootSpan, 2) >= 3 }
+
 func (st *renderState) recordTable(v tableView) {
 	t := Table{Caption: v.Caption, Head: v.Head}
 	for _, row := range v.Rows {

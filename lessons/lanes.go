@@ -159,7 +159,7 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 		if err != nil {
 			return lanesView{}, err
 		}
-		v.Options = weblane.Options{Width: laneWidth, From: view.From, To: min(view.To, lanesEnd(s, view.From))}
+		v.Options = weblane.Options{Width: laneWidth, From: view.From, To: min(view.To, lanesEnd(s, view.From)), Follow: true}
 		for i, l := range view.Lanes {
 			l.ID = fmt.Sprintf("%s-%d", id, i)
 			v.Inputs = append(v.Inputs, weblane.FromView(view, l))
@@ -462,7 +462,7 @@ func (st *renderState) stackedLanes(v *lanesView, s scenario.Scenario, step int)
 		l := view.Lanes[0]
 		l.ID = fmt.Sprintf("%s-%d", v.ID, i)
 		l.Label = fmt.Sprintf("%d. %s", i+1, spec.Label(s))
-		v.Options = weblane.Options{Width: laneWidth, From: 0, To: to}
+		v.Options = weblane.Options{Width: laneWidth, From: 0, To: to, Follow: true}
 		v.Inputs = append(v.Inputs, weblane.FromView(view, l))
 	}
 	n := 0
