@@ -108,22 +108,24 @@ func decisionsJSON(w http.ResponseWriter, res scenario.Result) error {
 	return json.NewEncoder(w).Encode(res)
 }
 
-// decisionsCSV writes one row per request and policy. It stops at the
-// first failed write or once ctx is done (the client left), so an aborted
-// download gives its run ticket back without writing 80,000 rows to no one.
+// decisionsCSV writes one row per request and policy, each value spelled as
+// decisions.json spells it (jsonCells). It stops at the first failed write
+// or once ctx is done (the client left), so an aborted download gives its
+// run ticket back without writing 80,000 rows to no one.
 func decisionsCSV(ctx context.Context, w http.ResponseWriter, res scenario.Result) error {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="decisions.csv"`)
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"request", "at_ms", "key", "cost", "policy", "allowed", "retry_after_ms", "delay_ms", "estimate", "capacity"})
+	_ = cw.Write(csvHeader)
 	for _, pr := range res.Results {
 		for _, d := range pr.Decisions {
-			retry := ""
-			if ms, ok := d.RetryAfter(); ok {
-				retry = strconv.FormatInt(ms, 10)
+			cells, err := jsonCells(d)
+			if err != nil {
+				return err
 			}
-			if err := cw.Write([]string{strconv.Itoa(d.Index + 1), strconv.FormatInt(d.At, 10), neutraliseCell(d.Key), strconv.FormatInt(d.Cost, 10),
-				neutraliseCell(pr.Label), strconv.FormatBool(d.Allowed()), retry, delayCell(d), d.Estimate.Reduced().String(), strconv.FormatInt(d.Detail.Capacity, 10)}); err != nil {
+			row := []string{strconv.Itoa(d.Index + 1), cells["at"], neutraliseCell(d.Key), cells["cost"], neutraliseCell(pr.Label),
+				cells["allowed"], cells["retryAfterMs"], cells["delayMs"], cells["estimate"], cells["capacity"], cells["estimateExact"], cells["probe"]}
+			if err := cw.Write(row); err != nil {
 				return err
 			}
 			if err := ctx.Err(); err != nil {
@@ -135,13 +137,37 @@ func decisionsCSV(ctx context.Context, w http.ResponseWriter, res scenario.Resul
 	return cw.Error()
 }
 
-// delayCell is an admitted request's wait in a queue in ms ("0" when it
-// passed at once); empty for a refusal or a probe, which wait for nothing.
-func delayCell(d scenario.Decision) string {
-	if !d.Allowed() {
-		return ""
+// csvHeader names the CSV's columns: the JSON's field names in snake case,
+// at with the unit the JSON's name leaves out. The columns a spreadsheet
+// already read keep their places; the others follow.
+var csvHeader = []string{"request", "at_ms", "key", "cost", "policy", "allowed", "retry_after_ms", "delay_ms", "estimate", "capacity", "estimate_exact", "probe"}
+
+// jsonCells is one decision's fields as decisions.json writes them, for
+// the CSV: a number or true/false as the same characters, a string without
+// its quotes, and a field the JSON leaves out or writes as null as an
+// empty cell (a probe's verdict; the retry of a request that can never
+// pass). One spelling, encoding/json's, so that the two never disagree.
+func jsonCells(d scenario.Decision) (map[string]string, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
 	}
-	return strconv.FormatInt(d.Detail.DelayMs, 10)
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var s string
+		switch {
+		case string(v) == "null":
+		case json.Unmarshal(v, &s) == nil:
+			out[k] = s
+		default:
+			out[k] = string(v)
+		}
+	}
+	return out, nil
 }
 
 // neutraliseCell keeps a spreadsheet from reading a text cell as a formula,
