@@ -2,7 +2,6 @@ package explain
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -97,20 +96,9 @@ func Instant(f policies.Fraction) string {
 	return Fraction(r) + " ms"
 }
 
-// secs writes a duration or instant in ms always in seconds, exactly: "25 s",
-// "0.25 s", "2.001 s". Unlike scenario.FormatMs it never switches to ms for
-// short spans, so that the terms of one formula share a unit.
-func secs(ms int64) string {
-	sign := ""
-	if ms < 0 {
-		sign, ms = "-", -ms
-	}
-	if ms%1000 == 0 {
-		return fmt.Sprintf("%s%d s", sign, ms/1000)
-	}
-	frac := strings.TrimRight(fmt.Sprintf("%03d", ms%1000), "0")
-	return fmt.Sprintf("%s%d.%s s", sign, ms/1000, frac)
-}
+// secs writes a duration or instant always in seconds (scenario's one
+// spelling of it), so that the terms of one formula share a unit.
+func secs(ms int64) string { return scenario.FormatSeconds(ms) }
 
 // ceilFraction rounds a count of permits up: what is left of a capacity is
 // what the rounded-up use leaves.

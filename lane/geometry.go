@@ -200,14 +200,42 @@ type Tick struct {
 	Label string
 }
 
-// Ticks labels the time axis six times across the span.
+// Ticks labels the time axis at round instants: each multiple of
+// TickStep's step inside the span, in one unit (seconds, or ms for a span
+// inside the first second either side of 0).
 func (p plot) Ticks() []Tick {
+	step := TickStep(p.to - p.from)
+	label := scenario.FormatSeconds
+	if max(-p.from, p.to) <= 1000 {
+		label = func(ms int64) string { return itoa(ms) + " ms" }
+	}
 	var out []Tick
-	for i := range 7 {
-		t := p.from + int64(i)*(p.to-p.from)/6
-		out = append(out, Tick{X: num(p.X(t)), Label: scenario.FormatMs(t)})
+	for t := ceilTo(p.from, step); t <= p.to; t += step {
+		out = append(out, Tick{X: num(p.X(t)), Label: label(t)})
 	}
 	return out
+}
+
+// TickStep is the step between a time axis's labels: 1, 2 or 5 × 10ⁿ ms,
+// the smallest of them that leaves at most six steps across span, so that
+// the labels read 0 s, 5 s, 10 s rather than 0 s, 3.333 s, 6.666 s.
+func TickStep(span int64) int64 {
+	for mag := int64(1); ; mag *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if step := m * mag; step*6 >= span {
+				return step
+			}
+		}
+	}
+}
+
+// ceilTo is the first multiple of step at or after t.
+func ceilTo(t, step int64) int64 {
+	q := t / step
+	if q*step < t {
+		q++
+	}
+	return q * step
 }
 
 // FollowAt is where the clock is across the drawing, from 0 (its left

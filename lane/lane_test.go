@@ -114,12 +114,26 @@ func TestTimeRange(t *testing.T) {
 		render(t, in, o).Find("text.tick-label").Each(func(_ int, s *goquery.Selection) { out = append(out, s.Text()) })
 		return out
 	}
-	if got := labels(Options{}); got[0] != "0 s" || got[6] != "90 s" {
-		t.Errorf("the input's span is labelled %q, want 0 s to 90 s", got)
-	}
-	got := labels(Options{From: 30_000, To: 60_000})
-	if got[0] != "30 s" || got[3] != "45 s" || got[6] != "60 s" {
-		t.Errorf("30 s to 60 s is labelled %q", got)
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		// 90 s across: 15 s a sixth, so steps of 20 s.
+		{Options{}, "0 s, 20 s, 40 s, 60 s, 80 s"},
+		// 30 s across: 5 s a sixth.
+		{Options{From: 30_000, To: 60_000}, "30 s, 35 s, 40 s, 45 s, 50 s, 55 s, 60 s"},
+		// 20 s across (a lesson's attack): not 3.333 s, 6.666 s.
+		{Options{From: 0, To: 20_000}, "0 s, 5 s, 10 s, 15 s, 20 s"},
+		// A span that starts off a step: its first label is the step after.
+		{Options{From: 2_500, To: 9_500}, "4 s, 6 s, 8 s"},
+		// Seconds for all labels once the span leaves the first second...
+		{Options{From: 0, To: 1_500}, "0 s, 0.5 s, 1 s, 1.5 s"},
+		// ...and ms within it.
+		{Options{From: 0, To: 1_000}, "0 ms, 200 ms, 400 ms, 600 ms, 800 ms, 1000 ms"},
+	} {
+		if got := strings.Join(labels(c.o), ", "); got != c.want {
+			t.Errorf("%d–%d ms is labelled %q, want %q", c.o.From, c.o.To, got, c.want)
+		}
 	}
 	// Marks outside the range are placed off the plot, not squeezed in:
 	// the request at 5 s sits left of the plot's edge.
@@ -301,5 +315,19 @@ func TestWindowLabelsDoNotOverlap(t *testing.T) {
 				t.Errorf("width %d: window %d's title is %q, want %q", width, i, got, want)
 			}
 		})
+	}
+}
+
+// TestTickStep: the step between time labels is 1, 2 or 5 × 10ⁿ ms, the
+// smallest leaving at most six steps across the span.
+func TestTickStep(t *testing.T) {
+	for _, c := range []struct{ span, want int64 }{
+		{0, 1}, {6, 1}, {7, 2}, {12, 2}, {13, 5}, {30, 5}, {31, 10},
+		{1_000, 200}, {1_500, 500}, {6_000, 1_000}, {20_000, 5_000},
+		{30_000, 5_000}, {60_000, 10_000}, {90_000, 20_000}, {120_000, 20_000}, {121_000, 50_000},
+	} {
+		if got := TickStep(c.span); got != c.want {
+			t.Errorf("TickStep(%d) = %d, want %d", c.span, got, c.want)
+		}
 	}
 }

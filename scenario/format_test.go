@@ -27,3 +27,28 @@ func TestFormatFraction(t *testing.T) {
 		}
 	}
 }
+
+// Durations read as a person writes them: FormatMs picks the unit for one
+// number, FormatSeconds keeps seconds for numbers read side by side.
+func TestFormatDurations(t *testing.T) {
+	for _, tt := range []struct {
+		ms             int64
+		inMs, inSecond string
+	}{
+		{0, "0 s", "0 s"},
+		{250, "250 ms", "0.25 s"},
+		{1_000, "1 s", "1 s"},
+		{1_500, "1.5 s", "1.5 s"},
+		{2_001, "2.001 s", "2.001 s"},
+		{30_000, "30 s", "30 s"},
+		{-1_500, "-1.5 s", "-1.5 s"},
+		{-250, "-250 ms", "-0.25 s"},
+	} {
+		if got := FormatMs(tt.ms); got != tt.inMs {
+			t.Errorf("FormatMs(%d) = %q, want %q", tt.ms, got, tt.inMs)
+		}
+		if got := FormatSeconds(tt.ms); got != tt.inSecond {
+			t.Errorf("FormatSeconds(%d) = %q, want %q", tt.ms, got, tt.inSecond)
+		}
+	}
+}

@@ -289,6 +289,22 @@ func FormatMs(ms int64) string {
 	}
 }
 
+// FormatSeconds writes a duration or instant in milliseconds always in
+// seconds, exactly: "25 s", "0.25 s", "2.001 s", "-1.5 s". Unlike FormatMs
+// it never switches to ms, so that numbers read side by side (the terms
+// of one formula, the labels of one axis) share a unit.
+func FormatSeconds(ms int64) string {
+	sign := ""
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	if ms%1000 == 0 {
+		return fmt.Sprintf("%s%d s", sign, ms/1000)
+	}
+	frac := strings.TrimRight(fmt.Sprintf("%03d", ms%1000), "0")
+	return fmt.Sprintf("%s%d.%s s", sign, ms/1000, frac)
+}
+
 // WorstCase is the most expensive scenario that is still valid: every bound
 // at its top (8 sliding-log lanes with limit 10,000, 10,000 requests over
 // 100 keys). The load tool sends it, and the tests of the run limits use it.
