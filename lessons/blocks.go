@@ -46,6 +46,8 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		return st.bucketRing(body)
 	case "compare":
 		return st.compare(body)
+	case "sync-sweep":
+		return st.syncSweep(body)
 	case predictKind:
 		return st.predict(body)
 	case predictEndKind:
