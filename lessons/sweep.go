@@ -31,12 +31,13 @@ const maxSweepSyncs = 10
 
 // The chart's geometry, in the SVG's own units: a viewBox narrow enough
 // that its labels stay legible when a 360 px screen scales it down.
-// The templ's axis lines use the same numbers: the plot spans x 52 to 464
-// and y 16 to 248.
+// The templ's axis lines use the same numbers: the plot spans x 64 to 448
+// and y 16 to 248, leaving room for the y labels and the axis's title on
+// the left and for the last interval's label on the right.
 const (
 	sweepW                = 480.0
 	sweepH                = 300.0
-	sweepLeft, sweepRight = 52.0, 16.0
+	sweepLeft, sweepRight = 64.0, 32.0
 	sweepTop, sweepBottom = 16.0, 52.0
 	sweepPlotW            = sweepW - sweepLeft - sweepRight
 	sweepPlotH            = sweepH - sweepTop - sweepBottom
