@@ -88,7 +88,7 @@ func (e *Exercise) draw(in Instance, rng *rand.Rand) (Instance, bool) {
 func (in Instance) rescaled(w int64) (Instance, bool) {
 	old := in.Scenario.WindowMs
 	scale := func(t int64) (int64, bool) {
-		if t != 0 && w > math.MaxInt64/t {
+		if t != 0 && w > math.MaxInt64/max(t, -t) { // a clock offset may be negative
 			return 0, false // past any scenario's bounds
 		}
 		return t * w / old, t*w%old == 0
@@ -109,6 +109,14 @@ func (in Instance) rescaled(w int64) (Instance, bool) {
 			if in.Scenario.Policies[i].WindowMs, ok = scale(p.WindowMs); !ok {
 				return in, false
 			}
+		}
+		// Several servers keep their story too: syncs and clock offsets
+		// are instants, scaled with the window.
+		if in.Scenario.Policies[i].SyncMs, ok = scale(p.SyncMs); !ok {
+			return in, false
+		}
+		if in.Scenario.Policies[i].SkewMs, ok = scaledSkews(p.SkewMs, scale); !ok {
+			return in, false
 		}
 	}
 	return in, true
@@ -153,7 +161,7 @@ func (in Instance) Asked() ask.Question {
 	e := in.Exercise
 	q := ask.Question{Kind: e.Ask, Scenario: in.Scenario}
 	for _, ref := range e.Lanes() {
-		spec, err := scenario.ParsePolicyRef(ref)
+		spec, err := in.Scenario.Lane(ref)
 		if err != nil {
 			continue // Parse refused the file; Solve says so through the kind
 		}

@@ -69,7 +69,7 @@ func told(in Instance) (times, numbers map[int64]bool) {
 	numbers[total] = true
 	specs := slices.Clone(s.Policies)
 	for _, ref := range in.Exercise.Lanes() {
-		if spec, err := scenario.ParsePolicyRef(ref); err == nil {
+		if spec, err := s.Lane(ref); err == nil {
 			specs = append(specs, spec)
 		}
 	}
@@ -84,6 +84,13 @@ func told(in Instance) (times, numbers map[int64]bool) {
 		}
 		if p.Limit > 0 {
 			times[p.WindowMs/p.Limit] = true // one refill, or one emission interval
+		}
+		// On several servers: how many, how often they sync and how far
+		// their clocks are apart.
+		numbers[int64(p.Nodes)] = true
+		times[p.SyncMs] = true
+		for _, ms := range p.SkewMs.Ms() {
+			times[max(ms, -ms)] = true
 		}
 	}
 	return times, numbers

@@ -40,11 +40,11 @@ func (in Instance) onGrid(sol Solution) bool {
 	if sol.Moment == in.At {
 		return true // admitted at the question's own instant
 	}
-	spec, err := scenario.ParsePolicyRef(in.Exercise.Policy)
+	fine := in.scaled(finer).Scenario
+	spec, err := fine.Lane(in.Exercise.Policy)
 	if err != nil {
 		return false
 	}
-	fine := in.scaled(finer).Scenario
 	admits := func(at int64) bool {
 		d, err := scenario.WhatIf(fine, spec, scenario.Request{At: at})
 		return err == nil && d.Allowed()
@@ -65,7 +65,28 @@ func (in Instance) scaled(f int64) Instance {
 	}
 	out.Scenario.Policies = append([]scenario.PolicySpec(nil), in.Scenario.Policies...)
 	for i := range out.Scenario.Policies {
-		out.Scenario.Policies[i].WindowMs *= f
+		p := &out.Scenario.Policies[i]
+		p.WindowMs *= f
+		p.SyncMs *= f
+		p.SkewMs, _ = scaledSkews(p.SkewMs, func(ms int64) (int64, bool) { return ms * f, true })
 	}
 	return out
+}
+
+// scaledSkews is skews with each offset scaled; false when scale says one
+// would fall between two milliseconds.
+func scaledSkews(skews scenario.Skews, scale func(int64) (int64, bool)) (scenario.Skews, bool) {
+	ms := skews.Ms()
+	if len(ms) == 0 {
+		return skews, true
+	}
+	out := make([]int64, len(ms))
+	for i, v := range ms {
+		var ok bool
+		if out[i], ok = scale(v); !ok {
+			return skews, false
+		}
+	}
+	s, _ := scenario.SkewsOf(out...) // as many as there were
+	return s, true
 }

@@ -46,6 +46,8 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		return st.bucketRing(body)
 	case "compare":
 		return st.compare(body)
+	case "sync-sweep":
+		return st.syncSweep(body)
 	case predictKind:
 		return st.predict(body)
 	case predictEndKind:
@@ -321,6 +323,12 @@ func decisionCell(p scenario.PolicyResult, d scenario.Decision, show map[string]
 		return cell{Text: "estimate " + scenario.FormatFraction(d.Estimate)}
 	}
 	var extra []string
+	// On several servers the table says, in words, which server decided
+	// and what it had not heard of: the lane shows it only as a number by
+	// the mark.
+	if d.Nodes != nil {
+		extra = append(extra, explain.Unheard(d, scenario.Deployment{Nodes: p.Params.Nodes, Central: p.Params.Central}))
+	}
 	if show["terms"] {
 		extra = append(extra, explain.Working(explain.ForResult(p), d))
 	} else if show["estimate"] {

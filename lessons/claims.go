@@ -50,6 +50,10 @@ const (
 	measureFirstAdmit     = "first-admit"     // first instant at or after "from" that admits
 	measureMemory         = "memory"          // state bytes for "keys" keys at "limit"
 	measureBytes          = "bytes-per-key"
+	// measureRoundTrips is how often a lane's servers reach shared state
+	// over the scenario: one per decision with a central store, one per
+	// server at each sync (scenario.PolicySpec.RoundTrips).
+	measureRoundTrips = "round-trips"
 	// measureCacheLineK is the largest k for sliding-buckets that divides
 	// the window and whose state for one key fits a 64-byte cache line.
 	measureCacheLineK = "cache-line-k"
@@ -91,7 +95,7 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 	case measureMemory, measureBytes, measureCacheLineK:
 	case measureAdmitted, measureRefused, measureDiffer, measureOutcome, measureEstimate,
 		measureCount, measureCarried, measureRetry, measureWait, measureFirstAdmit,
-		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
+		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow, measureRoundTrips:
 		if len(rest) == 0 {
 			return q, "", fmt.Errorf("%s needs a scenario after the policy", q.measure)
 		}
@@ -225,6 +229,12 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 	}
 	one := s
 	one.Policies = []scenario.PolicySpec{spec}
+	if q.measure == measureRoundTrips {
+		if err := one.Validate(); err != nil {
+			return "", err
+		}
+		return strconv.FormatInt(spec.RoundTrips(one), 10), nil
+	}
 	switch q.measure {
 	case measureAdmitted, measureRefused, measureDiffer,
 		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
@@ -315,18 +325,8 @@ func decisionAt(s scenario.Scenario, spec scenario.PolicySpec, q claimQuery) (sc
 	return scenario.WhatIf(s, spec, scenario.Request{At: q.at, Cost: q.cost})
 }
 
-// lane resolves a claim's policy word against a scenario.
-func lane(s scenario.Scenario, ref string) (scenario.PolicySpec, error) {
-	if n, ok := strings.CutPrefix(ref, "#"); ok {
-		i, err := strconv.Atoi(n)
-		specs := s.Specs()
-		if err != nil || i < 1 || i > len(specs) {
-			return scenario.PolicySpec{}, fmt.Errorf("%q: the scenario has lanes #1 to #%d", ref, len(specs))
-		}
-		return specs[i-1], nil
-	}
-	return scenario.ParsePolicyRef(ref)
-}
+// lane resolves a claim's policy word against a scenario (Scenario.Lane).
+func lane(s scenario.Scenario, ref string) (scenario.PolicySpec, error) { return s.Lane(ref) }
 
 func maxWindow(s scenario.Scenario) int64 {
 	w := s.WindowMs

@@ -312,7 +312,7 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 	s := in.Scenario
 	s.Policies = nil
 	for _, lane := range e.Lanes() {
-		if spec, err := scenario.ParsePolicyRef(lane); err == nil {
+		if spec, err := in.Scenario.Lane(lane); err == nil { // "#N" keeps the lane's servers
 			s.Policies = append(s.Policies, spec)
 		}
 	}

@@ -44,7 +44,7 @@ func TestBrowserWalkTheLessonsWithTheKeyboard(t *testing.T) {
 	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
 	focusAndEnter(tab, `[data-testid="lesson-link"]`)
 	titles := []string{}
-	for i := 0; i < 7; i++ {
+	for i := 0; i < 8; i++ {
 		tab.WaitText(`[data-testid="lesson"]`, "minute read")
 		titles = append(titles, tab.Text("h1"))
 		if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="claim"], [data-testid="live-table"], .widget').length`)); n == 0 {
@@ -70,7 +70,7 @@ func TestBrowserWalkTheLessonsWithTheKeyboard(t *testing.T) {
 		focusAndEnter(tab, `[data-testid="next-lesson"]`)
 	}
 	tab.WaitText("h1", "Exercises")
-	if titles[0] != "Fixed window" || titles[6] != "Choosing a policy" {
+	if titles[0] != "Fixed window" || titles[6] != "Choosing a policy" || titles[7] != "Several servers" {
 		t.Errorf("walked %q", titles)
 	}
 	// On to an exercise, answered with the keyboard, still at 360 px.

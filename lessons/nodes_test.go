@@ -1,0 +1,30 @@
+package lessons
+
+import (
+	"strings"
+	"testing"
+)
+
+// A lane on several servers says in its table, in words, which server
+// decided each request and what it had not yet heard of; a one-server lane
+// beside it says nothing of servers.
+func TestLanesTableNamesTheDecidingNode(t *testing.T) {
+	lib, l := predictLib(t, "```lanes\n"+`{"caption": "three at once", "scenario": {"limit": 5, "windowMs": 1000, "policies": ["fixed-window", {"name": "fixed-window", "nodes": 3}], "requests": [{"at": 0, "count": 3}]}}`+"\n```\n")
+	r, _ := renderDoc(t, lib, l, nil)
+	if len(r.Tables) != 1 {
+		t.Fatalf("%d tables, want 1", len(r.Tables))
+	}
+	want := []string{
+		"admitted (node 1 had heard of every request the other nodes admitted in the last window)",
+		"admitted (node 2 had not yet heard of 1 request admitted by node 1)",
+		"admitted (node 3 had not yet heard of 2 requests admitted by nodes 1 and 2)",
+	}
+	for i, row := range r.Tables[0].Rows {
+		if got := row[len(row)-1]; got != want[i] {
+			t.Errorf("request %d on 3 nodes: %q, want %q", i+1, got, want[i])
+		}
+		if one := row[len(row)-2]; strings.Contains(one, "node") {
+			t.Errorf("request %d on one server: %q names a node", i+1, one)
+		}
+	}
+}
