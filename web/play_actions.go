@@ -45,6 +45,9 @@ type playSignals struct {
 	Use     map[string]bool        `json:"-"`
 	Numbers map[string]numberField `json:"-"`
 	Shown   map[string]*float64    `json:"-"`
+	// Servers are each lane's server fields, by the lane's index
+	// (readServers).
+	Servers map[int]serverSignals `json:"-"`
 }
 
 // readSignals reads a request's signals into v, a playSignals or a struct
@@ -100,7 +103,9 @@ func (sig *playSignals) readForm(data []byte) error {
 			sig.Shown[name] = shown
 		}
 	}
-	return nil
+	var err error
+	sig.Servers, err = readServers(raw)
+	return err
 }
 
 // numberField is the signal of a number field. The page declares these
@@ -448,9 +453,11 @@ func speed(sess *play.Session, sig playSignals, _ url.Values) error {
 
 func applySettings(sess *play.Session, sig playSignals, _ url.Values) error {
 	f, err := sig.settings()
-	if err != nil {
-		return err
+	servers, serr := sig.servers(sess.Scenario())
+	if errs := appendErrors(appendErrors(nil, err), serr); len(errs) > 0 {
+		return errs
 	}
+	f.Servers = servers
 	return sess.ApplyForm(f)
 }
 

@@ -47,6 +47,9 @@ func regions(pp templates.PlayPage, r *http.Request) ([]region, error) {
 	if err := render("play-clients", templates.PlayClients(v)); err != nil {
 		return nil, err
 	}
+	if err := render("play-servers", templates.PlayServers(v)); err != nil {
+		return nil, err
+	}
 	if err := render("play-overrides", templates.PlayOverrides(v)); err != nil {
 		return nil, err
 	}
