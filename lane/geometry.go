@@ -55,6 +55,10 @@ type Options struct {
 	// sub-buckets, log entries or TAT, and a status line without numbers.
 	Asked bool
 	Cut   int64
+	// FoldNodes draws each node's state under a lane on several servers
+	// folded, a heading to open, for a screen whose lanes must fit (the
+	// presentation view).
+	FoldNodes bool
 }
 
 // The default size of a lane and the smallest one that still leaves room

@@ -123,8 +123,13 @@ func TestPlaySettingsServersReachTheLaneAndTheLink(t *testing.T) {
 	if got := lane.AttrOr("data-label", ""); got != "fixed-window on 3 nodes, sync 500 ms" {
 		t.Errorf("the first lane is %q, want it on 3 nodes", got)
 	}
+	var drawn []string
+	lane.Find(`[data-testid="lane-node"] .lane-node-name`).Each(func(_ int, s *goquery.Selection) { drawn = append(drawn, s.Text()) })
+	if strings.Join(drawn, ", ") != "node 1, node 2, node 3" {
+		t.Errorf("the lane draws the states of %q, want node 1, node 2, node 3", drawn)
+	}
 	nodes := map[string]bool{}
-	lane.Find("text.mark-node").Each(func(_ int, s *goquery.Selection) { nodes[s.Text()] = true })
+	lane.Find("figure > .lane-scroll > svg text.mark-node").Each(func(_ int, s *goquery.Selection) { nodes[s.Text()] = true })
 	if len(nodes) != 3 || !nodes["1"] || !nodes["2"] || !nodes["3"] {
 		t.Errorf("the six requests' marks are numbered by nodes %v, want 1, 2 and 3", nodes)
 	}
