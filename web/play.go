@@ -40,7 +40,11 @@ func Playground(store play.Sessions) Feature {
 		if store == nil {
 			return errors.New("web: Playground expects a store")
 		}
-		p := &playground{s: s, store: store}
+		presets, err := presetLinks()
+		if err != nil {
+			return err
+		}
+		p := &playground{s: s, store: store, presets: presets}
 		r.Get("/play", p.page)
 		r.Post("/play/load", p.load)
 		r.Get("/play/decisions.json", p.decisions(true, false))
@@ -60,9 +64,10 @@ func Playground(store play.Sessions) Feature {
 }
 
 type playground struct {
-	s     *Server
-	store play.Sessions
-	feeds sessionFeeds
+	s       *Server
+	store   play.Sessions
+	feeds   sessionFeeds
+	presets []templates.Preset // with the links that open them
 }
 
 func (p *playground) pageData(r *http.Request, sess *play.Session) templates.PlayPage {
@@ -84,11 +89,12 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 		c.share, c.json = scenario.EncodeURL(v.Scenario), scenarioText(v.Scenario)
 	}
 	return templates.PlayPage{
-		Page:  p.s.Page(r, "Playground", templates.SectionPlay),
-		View:  v,
-		Base:  "/play/" + v.ID,
-		Share: c.share,
-		JSON:  c.json,
+		Page:    p.s.Page(r, "Playground", templates.SectionPlay),
+		View:    v,
+		Base:    "/play/" + v.ID,
+		Share:   c.share,
+		JSON:    c.json,
+		Presets: p.presets,
 	}
 }
 
