@@ -2,7 +2,6 @@ package ask
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/windowlab/playground/scenario"
@@ -28,36 +27,32 @@ func (count) About() string    { return "" }
 
 func (count) Validate(*Question) error { return nil }
 
+// Solve decides, in each lane, the N asked requests after the scenario's
+// requests before them (scenario.WhatIfN), or the scenario's own requests
+// (scenario.Run): the one replay loop either way, so that a lane on
+// several servers counts what gets through across its nodes as simulate
+// decides it.
 func (count) Solve(q Question) (Solution, error) {
 	sol := Solution{Kind: q.Kind}
 	for i, l := range q.Lanes {
-		s := q.Scenario
-		s.Policies = []scenario.PolicySpec{l.Spec}
-		asked := 0 // of the decisions, how many are the asked ones, at the end; 0: every one
+		spec := l.Spec
+		p := scenario.PolicyResult{Policy: spec.Name, Label: spec.Label(q.Scenario), Params: spec.Out(q.Scenario)}
+		var ds []scenario.Decision
 		if q.Request != nil {
-			// The requests before the instant, then the asked ones.
-			s.Requests = nil
-			for _, r := range q.Scenario.Requests {
-				if r.At >= q.Request.At {
-					break
-				}
-				s.Requests = append(s.Requests, r)
-			}
 			r := *q.Request
-			if r.Cost == 0 {
-				r.Cost = 1
+			r.Count = countOf(q)
+			var err error
+			if ds, err = scenario.WhatIfN(q.Scenario, spec, r); err != nil {
+				return Solution{}, err
 			}
-			s.Requests = append(slices.Clip(s.Requests), r)
-			asked = int(r.Count)
-		}
-		res, err := scenario.Run(s)
-		if err != nil {
-			return Solution{}, err
-		}
-		pr := res.Results[0]
-		ds := pr.Decisions[len(pr.Decisions)-asked:]
-		if asked == 0 {
-			ds = pr.Decisions
+		} else {
+			s := q.Scenario
+			s.Policies = []scenario.PolicySpec{spec}
+			res, err := scenario.Run(s)
+			if err != nil {
+				return Solution{}, err
+			}
+			p, ds = res.Results[0], res.Results[0].Decisions
 		}
 		var n int64
 		for _, d := range ds {
@@ -67,7 +62,7 @@ func (count) Solve(q Question) (Solution, error) {
 			if d.Allowed() {
 				n++
 			}
-			st := stepFrom(pr, d, "")
+			st := stepFrom(p, d, "")
 			st.Lane = i
 			sol.Trace = append(sol.Trace, st)
 		}

@@ -3,7 +3,7 @@
 //
 // Each kind is one type in a file of its own implementing Kind: it checks
 // what a question of its kind asks, solves it by running the policies
-// (through package scenario's one replay: WhatIf, FirstAdmitted, Run,
+// (through package scenario's one replay: WhatIf, WhatIfN, FirstAdmitted, Run,
 // StackedSteps), reads an answer as people type it, grades it against the
 // truth, words answers and the question, and offers the one-tap choices.
 // Lookup finds a kind by its name; the registry in kind.go is the only

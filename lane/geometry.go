@@ -60,6 +60,10 @@ type Options struct {
 	// the end that holds it, a script then centres it, and a line says
 	// which way there is more. A lesson's lanes follow the step told.
 	Follow bool
+	// FoldNodes draws each node's state under a lane on several servers
+	// folded, a heading to open, for a screen whose lanes must fit (the
+	// presentation view).
+	FoldNodes bool
 }
 
 // The default size of a lane and the smallest one that still leaves room

@@ -49,7 +49,9 @@ func TestSeveralServersLane(t *testing.T) {
 			v := severalServers(t, tt.lane)
 			in := FromView(v, v.Lanes[1])
 			doc := render(t, in, Options{})
-			ticks := doc.Find("[data-testid=sync-tick]")
+			// The lane's own timeline, not its nodes' under it.
+			main := doc.Find("figure > .lane-scroll > svg")
+			ticks := main.Find("[data-testid=sync-tick]")
 			want := tt.syncs
 			if want < 0 { // every 500 ms of the span
 				want = int((in.To-in.From)/500) + 1
@@ -62,12 +64,12 @@ func TestSeveralServersLane(t *testing.T) {
 					t.Errorf("the second sync tick's title = %q, want %q", got, "sync at 500 ms")
 				}
 			}
-			desc := doc.Find("desc").Text()
+			desc := main.Find("desc").Text()
 			if !strings.Contains(desc, tt.desc) || !strings.Contains(desc, "against the one limit") {
 				t.Errorf("the text alternative %q does not say %q and how to read the lane", desc, tt.desc)
 			}
 			var nodes []string
-			doc.Find("g.mark").Each(func(i int, m *goquery.Selection) {
+			main.Find("g.mark").Each(func(i int, m *goquery.Selection) {
 				nodes = append(nodes, m.Find("text.mark-node").Text())
 				title := m.Find("title").Text()
 				if !strings.Contains(title, "by node "+m.Find("text.mark-node").Text()) {
@@ -77,7 +79,7 @@ func TestSeveralServersLane(t *testing.T) {
 			if got, want := strings.Join(nodes, ""), "1231231231231231"; got != want {
 				t.Errorf("the marks' nodes read %q, want %q (round-robin)", got, want)
 			}
-			if got := doc.Find("rect").First().Find("title").Text(); !strings.Contains(got, tt.window) {
+			if got := main.Find("rect").First().Find("title").Text(); !strings.Contains(got, tt.window) {
 				t.Errorf("the first window says %q, want the combined count %s", got, tt.window)
 			}
 		})

@@ -137,6 +137,7 @@ type laneAcc struct {
 	snapped   bool
 	snapState policies.State
 	snapValue float64
+	snapNodes []scenario.NodeState
 
 	admitted, refused int
 	allowed           []bool // per decision, probes false
@@ -247,6 +248,7 @@ func (a *laneAcc) beforeDecision(pol policies.Policy, d scenario.Decision) {
 			a.sampleTo(pol, a.snapAt, true)
 			a.snapState = pol.Snapshot(a.viewed, a.snapAt)
 			a.snapValue = pol.Peek(a.viewed, a.snapAt).Float()
+			a.snapNodes = a.replay.NodeStates(a.viewed, a.snapAt)
 			a.snapped = true
 		}
 		a.sampleTo(pol, d.At, false)
@@ -372,9 +374,9 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	}
 	lane.Curve = a.curve(pol, v.From, v.To, now, detail)
 	if a.snapped {
-		lane.State = a.snapState
+		lane.State, lane.Nodes = a.snapState, a.snapNodes
 	} else {
-		lane.State = pol.Snapshot(a.viewed, now)
+		lane.State, lane.Nodes = pol.Snapshot(a.viewed, now), a.replay.NodeStates(a.viewed, now)
 	}
 	lane.Capacity = lane.State.Capacity
 	// On several servers the next request's answer depends on the node

@@ -143,6 +143,10 @@ type Form struct {
 	// Delay is leaky-bucket's delay, taken like Burst.
 	Delay    int64
 	SetDelay bool
+	// Servers sets the servers of current lane i (its index before the
+	// merge) to Servers[i]; a lane without an entry keeps its own, and a
+	// new lane runs on one server (see ServersRule).
+	Servers map[int]scenario.Deployment
 }
 
 // FormRule is the merge of Form.Merge in one sentence, as the page states it.
@@ -157,12 +161,15 @@ const FormRule = "Applying keeps every lane whose box stays checked, with its ow
 func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 	var out []scenario.PolicySpec
 	have := map[Kind]bool{}
-	for _, p := range current {
+	for i, p := range current {
 		k := KindOf(p)
 		if !slices.Contains(f.Checked, k) {
 			continue
 		}
 		have[k] = true
+		if d, ok := f.Servers[i]; ok {
+			p.Deployment = d
+		}
 		for _, o := range numberOptions(p.Name) {
 			if v, set := f.Number(o); set {
 				p = withNumber(p, o, v)

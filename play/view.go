@@ -96,6 +96,10 @@ type Lane struct {
 	// State are the combined lane's (what passed across every node,
 	// against the one limit) and each mark's Level its node's own.
 	Deployment scenario.Deployment
+	// Nodes are, on several servers, each node's own state for the viewed
+	// client at the clock (the store's alone with a central store): what
+	// each server knew. Nil on one server.
+	Nodes []scenario.NodeState
 }
 
 // Mark is one request drawn in a lane.

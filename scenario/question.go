@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -99,14 +100,31 @@ func takes(name string, o Option) bool {
 // came before it. An r without a key belongs to the scenario's client when
 // all its requests share one (asking about "one more car" in a car park
 // whose cars are named means that car park), and to DefaultKey otherwise.
+// A lane on several servers is decided as Run decides it: the request goes
+// to the node its routing picks and is decided with what that node knows.
 func WhatIf(s Scenario, spec PolicySpec, r Request) (Decision, error) {
+	r.Count = 1
+	ds, err := WhatIfN(s, spec, r)
+	if err != nil {
+		return Decision{}, err
+	}
+	return ds[0], nil
+}
+
+// WhatIfN is WhatIf of r.Count requests r at one instant (a count of 0 is
+// one): the scenario's requests before r.At, then the asked ones, decided
+// by Run through spec alone; it returns the asked ones' decisions, in
+// order. Questions about the next N requests (how many get through, how
+// long the last waits) ask it, so that they replay as every other question
+// does, deployment and all.
+func WhatIfN(s Scenario, spec PolicySpec, r Request) ([]Decision, error) {
 	if r.Cost == 0 {
 		r.Cost = 1
 	}
 	if r.Key == "" {
 		r.Key = s.soleKey()
 	}
-	r.Count = 1
+	r.Count = max(r.Count, 1)
 	r.Probe = false
 	q := s
 	q.Policies = []PolicySpec{spec}
@@ -120,10 +138,10 @@ func WhatIf(s Scenario, spec PolicySpec, r Request) (Decision, error) {
 	q.Requests = append(q.Requests, r)
 	res, err := Run(q)
 	if err != nil {
-		return Decision{}, err
+		return nil, err
 	}
 	ds := res.Results[0].Decisions
-	return ds[len(ds)-1], nil
+	return ds[len(ds)-int(r.Count):], nil
 }
 
 // ErrNeverAdmitted is returned by FirstAdmitted when no instant in the
@@ -197,31 +215,45 @@ type StackStep struct {
 }
 
 // StackedSteps is Stacked with the decision of every lane asked, so that a
-// stack's outcome can be explained lane by lane. Probes are left out.
+// stack's outcome can be explained lane by lane. Probes are left out. Each
+// lane is the one replay loop's (StartLane), fed only the requests the
+// lanes before it admitted: a lane on several servers routes and decides
+// what reaches it as Run would, had those been its only requests.
 func StackedSteps(s Scenario) ([]StackStep, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	specs := s.Specs()
-	pols := make([]policies.Policy, len(specs))
-	for i, spec := range specs {
+	lanes := make([]*LaneReplay, len(specs))
+	fed := make([]Scenario, len(specs)) // what reached each lane so far
+	for i := range specs {
 		var err error
-		if pols[i], err = policies.New(spec.Name, spec.Params(s)); err != nil {
+		if lanes[i], err = StartLane(s, i); err != nil {
 			return nil, err
 		}
+		fed[i] = Scenario{Limit: s.Limit, WindowMs: s.WindowMs, Policies: s.Policies}
 	}
+	ctx := context.Background()
 	var out []StackStep
 	for e, r := range s.Requests {
-		key := KeyOf(r.KeyName())
+		if r.Probe {
+			continue
+		}
+		one := Request{At: r.At, Key: r.Key, Cost: r.Cost, Count: 1}
 		for range r.Count {
-			if r.Probe {
-				continue
-			}
 			st := StackStep{At: r.At, RefusedBy: -1}
-			for i, p := range pols {
-				d := p.Decide(key, r.At, r.Cost)
-				st.Decisions = append(st.Decisions, Decision{Index: len(out), Entry: e, At: r.At, Key: r.KeyName(), Cost: r.Cost, Estimate: d.Estimate, Detail: d})
-				if !d.Allowed {
+			for i, lane := range lanes {
+				var d Decision
+				fed[i].Requests = append(fed[i].Requests, one)
+				if err := lane.Continue(ctx, fed[i], Hooks{After: func(_ policies.Policy, got Decision) error {
+					d = got
+					return nil
+				}}); err != nil {
+					return nil, err
+				}
+				d.Index, d.Entry = len(out), e
+				st.Decisions = append(st.Decisions, d)
+				if !d.Allowed() {
 					st.RefusedBy = i
 					break
 				}

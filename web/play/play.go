@@ -42,7 +42,11 @@ func Playground(store play.Sessions, observers ...ActionObserver) web.Feature {
 		if store == nil {
 			return errors.New("web: Playground expects a store")
 		}
-		p := &playground{s: s, store: store, observers: observers}
+		presets, err := presetLinks()
+		if err != nil {
+			return err
+		}
+		p := &playground{s: s, store: store, observers: observers, presets: presets}
 		r.Get("/play", p.page)
 		r.Post("/play/load", p.load)
 		r.Get("/play/decisions.json", p.decisions(true, false))
@@ -66,6 +70,7 @@ type playground struct {
 	s         *web.Server
 	store     play.Sessions
 	feeds     sessionFeeds
+	presets   []pages.Preset // with the links that open them
 }
 
 func (p *playground) pageData(r *http.Request, sess *play.Session) pages.PlayPage {
@@ -87,11 +92,12 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 		c.share, c.json = scenario.EncodeURL(v.Scenario), scenarioText(v.Scenario)
 	}
 	return pages.PlayPage{
-		Page:  p.s.Page(r, "Playground", templates.SectionPlay),
-		View:  v,
-		Base:  "/play/" + v.ID,
-		Share: c.share,
-		JSON:  c.json,
+		Page:    p.s.Page(r, "Playground", templates.SectionPlay),
+		View:    v,
+		Base:    "/play/" + v.ID,
+		Share:   c.share,
+		JSON:    c.json,
+		Presets: p.presets,
 	}
 }
 

@@ -46,6 +46,9 @@ type Signals struct {
 	Use     map[string]bool        `json:"-"`
 	Numbers map[string]NumberField `json:"-"`
 	Shown   map[string]*float64    `json:"-"`
+	// Servers are each lane's server fields, by the lane's index
+	// (readServers).
+	Servers map[int]serverSignals `json:"-"`
 }
 
 // ReadSignals reads a request's signals into v, a Signals or a struct
@@ -101,7 +104,9 @@ func (sig *Signals) readForm(data []byte) error {
 			sig.Shown[name] = shown
 		}
 	}
-	return nil
+	var err error
+	sig.Servers, err = readServers(raw)
+	return err
 }
 
 // NumberField is the signal of a number field. The page declares these
@@ -460,9 +465,11 @@ func speed(sess *play.Session, sig Signals, _ url.Values) error {
 
 func applySettings(sess *play.Session, sig Signals, _ url.Values) error {
 	f, err := sig.settings()
-	if err != nil {
-		return err
+	servers, serr := sig.servers(sess.Scenario())
+	if errs := appendErrors(appendErrors(nil, err), serr); len(errs) > 0 {
+		return errs
 	}
+	f.Servers = servers
 	return sess.ApplyForm(f)
 }
 

@@ -39,6 +39,9 @@ func regions(pp pages.PlayPage, r *http.Request) ([]region, error) {
 	if err := render("play-clients", pages.PlayClients(v)); err != nil {
 		return nil, err
 	}
+	if err := render("play-servers", pages.PlayServers(v)); err != nil {
+		return nil, err
+	}
 	if err := render("play-overrides", pages.PlayOverrides(v)); err != nil {
 		return nil, err
 	}

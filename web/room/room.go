@@ -22,6 +22,7 @@ import (
 
 	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/internal/qrsvg"
+	"github.com/windowlab/playground/lessons"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
@@ -39,15 +40,9 @@ type ScenarioCatalog interface {
 }
 
 // roomPresets are the scenarios the presenter's menu loads, by their names
-// in lessons/scenarios.
-var roomPresets = []pages.Preset{
-	{Name: "car-park", Label: "The car park"},
-	{Name: "boundary-burst", Label: "A burst at the boundary"},
-	{Name: "try-it-front", Label: "Front-loaded window"},
-	{Name: "end-loaded-attack", Label: "End-loaded attack"},
-	{Name: "stacking", Label: "Stacking"},
-	{Name: "quiet-then-burst", Label: "Quiet, then a burst"},
-}
+// in lessons/scenarios: the lessons' presets, which the playground offers
+// too.
+var roomPresets = presetsOf(lessons.Presets)
 
 // The cookies a room sets, each scoped to the room's own path: the
 // presenter's capability (SameSite=Strict: never sent by another site's

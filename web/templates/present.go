@@ -23,6 +23,7 @@ func PresentLaneOptions(lanes int, o lane.Options) lane.Options {
 	aspect := max(float64(lane.DefaultWidth)/lane.DefaultHeight, 1.1*float64(lanes))
 	o.Height = PresentLaneHeight
 	o.Width = int(math.Round(aspect * PresentLaneHeight))
+	o.FoldNodes = true // the lanes share the screen's height
 	return o
 }
 

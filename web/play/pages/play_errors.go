@@ -31,6 +31,8 @@ func LabelledMessage(errs scenario.Errors) string {
 	for _, e := range errs {
 		if label, ok := fieldLabels[e.Field]; ok {
 			e.Field = label
+		} else if label, ok := serverLabel(e.Field); ok {
+			e.Field = label
 		}
 		msgs = append(msgs, e.Error())
 	}

@@ -22,6 +22,9 @@ type PlayPage struct {
 	// LoadText is what was pasted into the load form, shown again next to
 	// its error.
 	LoadText string
+	// Presets are the scenarios the page offers to start from, each with
+	// its link.
+	Presets []Preset
 	// Problem, when set, is why the page is not what the visitor asked
 	// for (a shared link or a loaded scenario it could not open): shown
 	// first on the page, so the playground below is not taken for theirs.

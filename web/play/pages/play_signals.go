@@ -34,6 +34,9 @@ func playSignals(pp PlayPage) string {
 		sig[f.Option.Name] = templates.Itoa(f.Shown(v.Scenario))
 		sig[f.Option.Name+"Shown"] = f.Shown(v.Scenario)
 	}
+	for k, val := range serverSignals(v.Scenario) {
+		sig[k] = val
+	}
 	data, err := json.Marshal(sig)
 	if err != nil {
 		panic("templates: " + err.Error()) // numbers, strings and booleans only
@@ -42,15 +45,16 @@ func playSignals(pp PlayPage) string {
 }
 
 // ShownSignals are the k and burst the settings form stands for once sc's
-// lanes are applied (the signals bucketsShown and burstShown), as JSON.
+// lanes are applied (the signals bucketsShown and burstShown), and each
+// lane's servers, as JSON.
 func ShownSignals(sc scenario.Scenario) []byte {
-	shown := map[string]int64{}
+	shown := serverSignals(sc)
 	for _, f := range play.Fields() {
 		shown[f.Option.Name+"Shown"] = f.Shown(sc)
 	}
 	data, err := json.Marshal(shown)
 	if err != nil {
-		panic("templates: " + err.Error()) // numbers only
+		panic("templates: " + err.Error()) // numbers, strings and booleans only
 	}
 	return data
 }

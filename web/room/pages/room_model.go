@@ -59,9 +59,11 @@ type RoomPresent struct {
 	Presets    []Preset
 }
 
-// Preset is a scenario the presenter can load from the menu.
+// Preset is a scenario the presenter can load from the menu, or the
+// playground open from its list (by URL, a playground link).
 type Preset struct {
 	Name, Label string
+	URL         string
 }
 
 // RoomPhone is an attendee's page.

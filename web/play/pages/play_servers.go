@@ -1,0 +1,74 @@
+package pages
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/scenario"
+)
+
+// The settings form's view of each lane's servers (play.ServerFields).
+
+// serverSignals are the signals of the server fields of sc's lanes, with
+// the values each lane runs with: declared with the page, and sent again
+// after the settings are applied, since the lanes may have changed.
+func serverSignals(sc scenario.Scenario) map[string]any {
+	out := map[string]any{}
+	for i, spec := range sc.Specs() {
+		f, v := play.ServerFieldsOf(i), play.ServerValuesOf(spec.Deployment)
+		out[f.Nodes], out[f.Sync], out[f.Route], out[f.Central], out[f.Skew] = v.Nodes, v.Sync, v.Route, v.Central, v.Skew
+	}
+	return out
+}
+
+// severalLanes reports whether some lane of sc runs on several servers or
+// a central store: the form's servers are then shown open.
+func severalLanes(sc scenario.Scenario) bool {
+	for _, spec := range sc.Specs() {
+		if spec.Several() {
+			return true
+		}
+	}
+	return false
+}
+
+// laneField reads a lane's field path: "policies[1].syncMs" is lane 1's
+// syncMs.
+var laneField = regexp.MustCompile(`^policies\[(\d+)\]\.(nodes|syncMs|route|central|skewMs|seed)(\[\d+\])?$`)
+
+// serverFieldLabels name a lane's server fields as the form labels them.
+var serverFieldLabels = map[string]string{
+	"nodes": "nodes", "syncMs": "sync every (ms)", "route": "route", "central": "central store",
+	"skewMs": "clock offsets (ms)", "seed": "seed",
+}
+
+// serverLabel names a lane's server field next to its problem as the form
+// labels it ("Lane 2 nodes"); false for any other field.
+func serverLabel(field string) (string, bool) {
+	m := laneField.FindStringSubmatch(field)
+	if m == nil {
+		return "", false
+	}
+	i, err := strconv.Atoi(m[1])
+	if err != nil {
+		return "", false
+	}
+	label := fmt.Sprintf("Lane %d %s", i+1, serverFieldLabels[m[2]])
+	if m[3] != "" {
+		label += " " + m[3]
+	}
+	return label, true
+}
+
+// routeLabel is how the form names a route.
+func routeLabel(r string) string {
+	switch r {
+	case "random":
+		return "random"
+	case "key":
+		return "by client (key)"
+	}
+	return "round-robin"
+}

@@ -1,0 +1,71 @@
+package play
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/scenario"
+)
+
+// TestBrowserPlayServersWithTheKeyboard sets a lane's servers from the
+// keyboard on a desktop and on a phone: the servers open from their
+// heading, nodes and sync are typed and applied with Enter, the lane is
+// relabelled and, once fired at, draws its three nodes' states; a bad
+// node count is said next to the settings, naming the lane's field; the
+// page stays within the screen's width.
+func TestBrowserPlayServersWithTheKeyboard(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	for _, width := range []int64{1280, 360} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			tab := browsertest.NewTab(t)
+			tab.Do(chromedp.EmulateViewport(width, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
+			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+			time.Sleep(200 * time.Millisecond)
+
+			tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="play-servers"] > summary`)), chromedp.KeyEvent("\r"))
+			tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-nodes"]`)))
+			typeInto := func(sel, value string) {
+				browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+sel+`').value = '', true)`))
+				tab.Do(chromedp.Focus(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), value))
+			}
+			first := `[data-testid="lane-servers"]:first-of-type `
+			typeInto(first+`[data-testid="lane-nodes"]`, "3")
+			typeInto(first+`[data-testid="lane-sync"]`, "500")
+			tab.Do(chromedp.KeyEvent("\r")) // Enter in a field applies the settings
+			tab.WaitText(`#lane-0 .lane-label`, "fixed-window on 3 nodes, sync 500 ms")
+
+			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
+			tab.WaitText(`#lane-0 [data-testid="lane-nodes"]`, "node 3")
+			names := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#lane-0 [data-testid="lane-node"] .lane-node-name')].map(n => n.textContent)`))
+			if fmt.Sprint(names) != "[node 1 node 2 node 3]" {
+				t.Errorf("the lane draws the states of %v, want node 1, node 2, node 3", names)
+			}
+
+			tab.NoProblems()
+			if _, err := tab.Screenshot(fmt.Sprintf("play-servers-%d", width)); err != nil {
+				t.Log(err)
+			}
+
+			typeInto(first+`[data-testid="lane-nodes"]`, "0")
+			tab.Do(chromedp.KeyEvent("\r"))
+			tab.WaitText(`[data-testid="err-settings"]`, "Lane 1 nodes: 0 is out of range [1, 16]")
+			if w := browsertest.Run(tab, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)); w > width {
+				t.Errorf("the playground is %d px wide on a %d px screen", w, width)
+			}
+			for _, p := range tab.Problems() {
+				if !strings.Contains(p, "status of 400") { // the refused apply's answer
+					t.Errorf("browser console: %s", p)
+				}
+			}
+		})
+	}
+}
