@@ -49,6 +49,7 @@ func Playground(store play.Sessions, observers ...ActionObserver) web.Feature {
 		p := &playground{s: s, store: store, observers: observers, presets: presets}
 		r.Get("/play", p.page)
 		r.Post("/play/load", p.load)
+		r.Get("/play/preset/{name}", p.preset)
 		r.Get("/play/decisions.json", p.decisions(true, false))
 		r.Get("/play/decisions.csv", p.decisions(true, true))
 		r.Route("/play/{id}", func(r chi.Router) {
