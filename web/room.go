@@ -61,6 +61,7 @@ const (
 //	GET  /join, /join/{code}       type a code, or follow a join link → the room's page
 //	GET  /room/{id}                an attendee's page (phone first); opening it joins the device
 //	GET  /room/{id}/devices        the devices that joined; presenter only
+//	GET  /room/{id}/question.csv   the revealed question's tally and answers; presenter only
 //	POST /room/{id}/joins, /room/{id}/devices/remove  close to new devices, remove one; presenter only
 //	GET  /room/{id}/present        the projector; presenter only
 //	GET  /room/{id}/stream         the shared SSE stream (?view=phone|projector); no cookie needed
@@ -124,6 +125,7 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 				r.Post("/preset", f.presenterAction(f.preset))
 				r.Post("/close", f.closeRoom)
 				r.Get("/devices", f.devices)
+				r.Get("/question.csv", f.questionCSV)
 				r.Post("/joins", f.devicesAction)
 				r.Post("/devices/remove", f.devicesAction)
 			})
