@@ -64,6 +64,7 @@ const (
 //	GET  /room/{id}/question.csv   the revealed question's tally and answers; presenter only
 //	POST /room/{id}/joins, /room/{id}/devices/remove  close to new devices, remove one; presenter only
 //	GET  /room/{id}/present        the projector; presenter only
+//	GET  /room/{id}/screen         the projector-only window: no controls, no cookie needed
 //	GET  /room/{id}/stream         the shared SSE stream (?view=phone|projector); no cookie needed
 //	GET  /room/{id}/explain?i=     an attendee's own explanation of request i
 //	GET  /room/{id}/mine           an attendee's own answer
@@ -106,6 +107,7 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 			r.Route("/{id}", func(r chi.Router) {
 				r.Get("/", f.phone)
 				r.Get("/present", f.present)
+				r.Get("/screen", f.screen)
 				r.Get("/stream", f.stream)
 				r.Get("/explain", f.explain)
 				r.Get("/mine", f.mine)
