@@ -152,6 +152,9 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	}
 	grantControl(w, r, opened)
 	pp := p.pageData(r, sess)
+	if p.s.presenting != nil {
+		pp.Presenting = p.s.presenting(r)
+	}
 	status := http.StatusOK
 	if linkErr != nil {
 		// The visitor still gets a working playground, under a notice

@@ -95,6 +95,7 @@ func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) F
 			f.public = u
 		}
 		s.beforePlayAction = f.checkpointPlay
+		s.presenting = f.presentingRoom
 		// A session a live room shows is never forgotten while the room
 		// lives: a flood of /play sessions must not end workshops.
 		if h, ok := sessions.(interface{ HoldWith(func(id string) bool) }); ok {
@@ -251,6 +252,7 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setRoomCookie(w, r, presenterCookie, rm.ID, token, http.SameSiteStrictMode)
+	notePresenting(w, r, rm)
 	http.Redirect(w, r, "/room/"+rm.ID+"/present", http.StatusSeeOther)
 }
 

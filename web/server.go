@@ -108,6 +108,9 @@ type Server struct {
 	// once the action succeeded, with the session as the action left it
 	// (a room's undo checkpoint).
 	beforePlayAction func(ctx context.Context, sess *play.Session, label string) (after func(changed *play.Session))
+	// presenting, set by Rooms, is the live room the browser of r
+	// presents, or nil: /play offers the way back to it.
+	presenting func(r *http.Request) *templates.PlayRoomLink
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
