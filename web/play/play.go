@@ -162,6 +162,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	}
 	grantControl(w, r, opened)
 	pp := p.pageData(r, sess)
+	pp.Presenting = p.presentingRoom(r)
 	status := http.StatusOK
 	if linkErr != nil {
 		// The visitor still gets a working playground, under a notice

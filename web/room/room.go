@@ -60,8 +60,10 @@ const (
 //	GET  /join, /join/{code}       type a code, or follow a join link → the room's page
 //	GET  /room/{id}                an attendee's page (phone first); opening it joins the device
 //	GET  /room/{id}/devices        the devices that joined; presenter only
+//	GET  /room/{id}/question.csv   the revealed question's tally and answers; presenter only
 //	POST /room/{id}/joins, /room/{id}/devices/remove  close to new devices, remove one; presenter only
 //	GET  /room/{id}/present        the projector; presenter only
+//	GET  /room/{id}/screen         the projector-only window: no controls, no cookie needed
 //	GET  /room/{id}/stream         the shared SSE stream (?view=phone|projector); no cookie needed
 //	GET  /room/{id}/explain?i=     an attendee's own explanation of request i
 //	GET  /room/{id}/mine           an attendee's own answer
@@ -127,6 +129,7 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 		r.Route("/{id}", func(r chi.Router) {
 			r.Get("/", f.phone)
 			r.Get("/present", f.present)
+			r.Get("/screen", f.screen)
 			r.Get("/stream", f.stream)
 			r.Get("/explain", f.explain)
 			r.Get("/mine", f.mine)
@@ -146,6 +149,7 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 			r.Post("/preset", f.presenterAction(f.preset))
 			r.Post("/close", f.closeRoom)
 			r.Get("/devices", f.devices)
+			r.Get("/question.csv", f.questionCSV)
 			r.Post("/joins", f.devicesAction)
 			r.Post("/devices/remove", f.devicesAction)
 		})
@@ -268,6 +272,7 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setRoomCookie(w, r, presenterCookie, rm.ID, token, http.SameSiteStrictMode)
+	notePresenting(w, r, rm)
 	http.Redirect(w, r, "/room/"+rm.ID+"/present", http.StatusSeeOther)
 }
 

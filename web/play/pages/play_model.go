@@ -29,6 +29,9 @@ type PlayPage struct {
 	// for (a shared link or a loaded scenario it could not open): shown
 	// first on the page, so the playground below is not taken for theirs.
 	Problem *PlayProblem
+	// Presenting is the live room this browser presents, when it does:
+	// the page leads back to it.
+	Presenting *PlayRoomLink
 }
 
 // PlayProblem says what went wrong with a shared link or a loaded scenario,

@@ -300,8 +300,12 @@ func SpelledCode(code string) string {
 }
 
 // RoomProjectorLaneOptions sizes the projector's lanes as the presentation
-// view sizes any lanes: to share the screen's height.
+// view sizes any lanes, to share the screen's height; with six lanes or
+// more, see roomDenseLaneOptions.
 func RoomProjectorLaneOptions(s RoomShared) lane.Options {
+	if len(s.View.Lanes) >= 6 {
+		return roomDenseLaneOptions()
+	}
 	return templates.PresentLaneOptions(len(s.View.Lanes), lane.Options{})
 }
 

@@ -1,0 +1,40 @@
+package room
+
+import (
+	"net/http"
+
+	"github.com/windowlab/playground/internal/qrsvg"
+	"github.com/windowlab/playground/web/room/pages"
+	"github.com/windowlab/playground/web/templates"
+)
+
+// screen is the projector-only window (GET /room/{id}/screen): the
+// projector's screen without the presenter's controls, following the
+// room's projector stream. Watching is not control, so it asks for no
+// cookie and its address carries no secret: the presenter opens it from
+// the projector's page and drags it to the projector, keeping the controls
+// on the laptop's own screen. It shows what the cookie-less projector
+// stream already shows anyone who has the room's address.
+func (f *roomFeature) screen(w http.ResponseWriter, r *http.Request) {
+	rm, sess, ok := f.liveRoom(w, r)
+	if !ok {
+		return
+	}
+	p := pages.RoomPresent{
+		Page:   f.s.Page(r, "Room "+rm.Code+" on the projector", templates.SectionPlay),
+		Shared: f.shared(rm, sess, 0, f.askedCache(rm.ID)),
+		Code:   rm.Code,
+	}
+	p.Page.Presentation = true
+	p.Page.PresentationExit = "/room/" + rm.ID
+	p.JoinURL, p.Candidates, p.AddrNote = f.reachable(r, "/join/"+rm.Code)
+	if p.JoinURL != "" {
+		var err error
+		if p.QR, err = qrsvg.SVG(p.JoinURL, "QR code of the join link "+p.JoinURL); err != nil {
+			f.s.Fail(w, r, err)
+			return
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	f.s.Render(w, r, http.StatusOK, pages.RoomScreenView(p))
+}
