@@ -2,8 +2,11 @@ package explain
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dunglas/httpsfv"
 
@@ -74,17 +77,14 @@ func Headers(pol Policy, det policies.Decision, on Peeker, key policies.Key) []H
 	}
 	available := func(at int64) int64 { return max(det.Capacity-ceilFraction(on.Peek(key, at)), 0) }
 	remaining := available(det.At)
-	limit := httpsfv.NewParams()
-	limit.Add("r", remaining)
+	limit := []param{{"r", remaining}}
 	if more, ok := moreAfter(p, det, remaining, available); ok {
-		limit.Add("t", ceilSeconds(more))
+		limit = append(limit, param{"t", ceilSeconds(more)})
 	}
-	quota := httpsfv.NewParams()
-	quota.Add("q", det.Capacity)
-	quota.Add("w", max(ceilSeconds(refillAllMs(p, det.Capacity)), 1))
+	quota := []param{{"q", det.Capacity}, {"w", max(ceilSeconds(refillAllMs(p, det.Capacity)), 1)}}
 	return append(out,
-		Header{Name: "RateLimit-Policy", Value: structured(policy, quota)},
-		Header{Name: "RateLimit", Value: structured(policy, limit)},
+		Header{Name: "RateLimit-Policy", Value: structured(policy, quota...)},
+		Header{Name: "RateLimit", Value: structured(policy, limit...)},
 	)
 }
 
@@ -135,19 +135,43 @@ func HeaderLines(hs []Header) string {
 	return b.String()
 }
 
+// param is one Integer parameter of a RateLimit field's item.
+type param struct {
+	key   string
+	value int64
+}
+
+// maxInteger is the largest Integer a structured field holds (RFC 9651,
+// 15 digits). A window of 2^40 ms with a burst of 2^20 at a limit of 1
+// takes longer than that many seconds to refill: it says the largest.
+const maxInteger = 999_999_999_999_999
+
+// quotedNames holds each policy's name serialised as a String item, the
+// part of a field httpsfv writes: a run words every decision's fields,
+// and building the item each time was most of the cost.
+var quotedNames sync.Map
+
 // structured serialises one RateLimit field: a List of one Item, the
-// policy's name as a String with its parameters (RFC 9651), so that
-// quoting and parameter syntax are the library's, not hand-written.
-func structured(name string, params *httpsfv.Params) string {
-	item := httpsfv.NewItem(name)
-	item.Params = params
-	out, err := httpsfv.Marshal(httpsfv.List{item})
-	if err != nil {
-		// A policy name is plain ASCII and the parameters are whole
-		// numbers far inside the 15 digits a field may hold.
-		panic("explain: serialising a RateLimit field: " + err.Error())
+// policy's name as a String (serialised by httpsfv, so that quoting is the
+// library's), with Integer parameters, whose syntax is ";key=digits".
+// Tests read every field back with httpsfv.
+func structured(name string, params ...param) string {
+	quoted, ok := quotedNames.Load(name)
+	if !ok {
+		out, err := httpsfv.Marshal(httpsfv.List{httpsfv.NewItem(name)})
+		if err != nil {
+			// A policy name is plain ASCII: only a name with control
+			// characters could fail, and no policy has one.
+			panic("explain: serialising a policy's name: " + err.Error())
+		}
+		quoted, _ = quotedNames.LoadOrStore(name, out)
 	}
-	return out
+	b := []byte(quoted.(string))
+	for _, p := range params {
+		b = append(append(append(b, ';'), p.key...), '=')
+		b = strconv.AppendInt(b, min(max(p.value, 0), maxInteger), 10)
+	}
+	return string(b)
 }
 
 // Run is scenario.RunContext with every decision's Headers filled in, as
@@ -165,4 +189,28 @@ func Run(ctx context.Context, s scenario.Scenario) (scenario.Result, error) {
 			d.Headers = Headers(wordings[lane], d.Detail, deciding, scenario.KeyOf(d.Key))
 		}
 	})
+}
+
+// HeadersText prints every decision's response, one policy after another,
+// as a server would begin to write it (HeaderLines), each under the
+// request it answers; on several servers the request's line names the node
+// that answered. A run made by Run has the headers; probes have none and
+// are left out.
+func HeadersText(w io.Writer, r scenario.Result) error {
+	var b strings.Builder
+	for _, p := range r.Results {
+		b.WriteString("\n" + p.Label + "\n")
+		for i, d := range p.Decisions {
+			if d.Probe {
+				continue
+			}
+			fmt.Fprintf(&b, "  #%d at %s, %s", i+1, scenario.FormatMs(d.At), d.Key)
+			if d.Nodes != nil {
+				b.WriteString(", " + NodeCell(d))
+			}
+			b.WriteString("\n    " + strings.ReplaceAll(HeaderLines(d.Headers), "\n", "\n    ") + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
