@@ -125,3 +125,19 @@ func TestHeadersOnSeveralServersAreTheDecidingNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadersStayWithinAStructuredInteger: a burst of 2^20 at 1 per 2^40
+// ms refills in about 1.15e15 s, past the 15 digits an Integer holds; the
+// field says the largest instead of failing to serialise.
+func TestHeadersStayWithinAStructuredInteger(t *testing.T) {
+	p := policies.Params{Limit: 1, WindowMs: policies.MaxWindowMs, Burst: policies.MaxLimit}
+	pol, err := policies.New(policies.TokenBucket, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	det := pol.Decide(1, 0, 1)
+	got := ratelimittest.Parse(t, Headers(Policy{Name: policies.TokenBucket, Params: pol.Params()}, det, pol, 1))
+	if got.W != 999_999_999_999_999 || got.Q != policies.MaxLimit {
+		t.Errorf("q=%d;w=%d, want q=%d and w the largest Integer", got.Q, got.W, policies.MaxLimit)
+	}
+}
