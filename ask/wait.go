@@ -72,30 +72,16 @@ func (wait) Solve(q Question) (Solution, error) {
 
 // lastAsked decides the asked requests in one lane, after the scenario's
 // requests before them, and returns the last one's decision: of N
-// requests at one instant, the last waits longest. One request is
-// scenario.WhatIf's question; N of them are replayed as count replays
-// them.
+// requests at one instant, the last waits longest. They join the scenario
+// as scenario.WhatIfAll has them join, so that an asked request without a
+// key is the scenario's client's however many are asked.
 func lastAsked(q Question, spec scenario.PolicySpec) (scenario.Decision, error) {
 	r := q.request()
-	if countOf(q) == 1 {
-		return scenario.WhatIf(q.Scenario, spec, r)
-	}
-	s := q.Scenario
-	s.Policies = []scenario.PolicySpec{spec}
-	s.Requests = nil
-	for _, old := range q.Scenario.Requests {
-		if old.At >= r.At {
-			break
-		}
-		s.Requests = append(s.Requests, old)
-	}
 	r.Count = countOf(q)
-	s.Requests = append(slices.Clip(s.Requests), r)
-	res, err := scenario.Run(s)
+	ds, err := scenario.WhatIfAll(q.Scenario, spec, r)
 	if err != nil {
 		return scenario.Decision{}, err
 	}
-	ds := res.Results[0].Decisions
 	return ds[len(ds)-1], nil
 }
 

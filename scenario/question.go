@@ -100,13 +100,26 @@ func takes(name string, o Option) bool {
 // all its requests share one (asking about "one more car" in a car park
 // whose cars are named means that car park), and to DefaultKey otherwise.
 func WhatIf(s Scenario, spec PolicySpec, r Request) (Decision, error) {
+	r.Count = 1
+	ds, err := WhatIfAll(s, spec, r)
+	if err != nil {
+		return Decision{}, err
+	}
+	return ds[0], nil
+}
+
+// WhatIfAll is WhatIf for r.Count requests at r.At (at least one), all
+// decided after what came before them: their decisions, in order. It is
+// the one place a question's requests join a scenario, so that "three more
+// cars" belong to the same client as "one more car".
+func WhatIfAll(s Scenario, spec PolicySpec, r Request) ([]Decision, error) {
 	if r.Cost == 0 {
 		r.Cost = 1
 	}
 	if r.Key == "" {
 		r.Key = s.soleKey()
 	}
-	r.Count = 1
+	r.Count = max(r.Count, 1)
 	r.Probe = false
 	q := s
 	q.Policies = []PolicySpec{spec}
@@ -120,10 +133,10 @@ func WhatIf(s Scenario, spec PolicySpec, r Request) (Decision, error) {
 	q.Requests = append(q.Requests, r)
 	res, err := Run(q)
 	if err != nil {
-		return Decision{}, err
+		return nil, err
 	}
 	ds := res.Results[0].Decisions
-	return ds[len(ds)-1], nil
+	return ds[len(ds)-int(r.Count):], nil
 }
 
 // ErrNeverAdmitted is returned by FirstAdmitted when no instant in the
