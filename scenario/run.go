@@ -245,15 +245,15 @@ func (p PolicySpec) Out(s Scenario) ParamsOut {
 		out.Buckets = params.Buckets
 	case BurstOption:
 		out.Burst = params.Burst
-		if out.Burst == 0 {
-			out.Burst = params.Limit
-		}
 	}
-	if in, ok := policies.Lookup(p.Name); ok && in.Takes(string(DelayOption)) {
-		// As the policy runs it: nodelay is a delay of the whole burst.
-		if pol, err := policies.New(p.Name, params); err == nil {
-			delay := pol.Params().Delay
-			out.Delay = &delay
+	// Burst and delay as the policy runs them: a burst of 0 is the limit,
+	// nodelay a delay of the whole burst.
+	if run, err := policies.Normalised(p.Name, params); err == nil {
+		if OptionOf(p.Name) == BurstOption {
+			out.Burst = run.Burst
+		}
+		if in, _ := policies.Lookup(p.Name); in.Takes(string(DelayOption)) {
+			out.Delay = &run.Delay
 		}
 	}
 	if d := p.Deployment; d.Several() {
