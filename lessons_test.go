@@ -30,13 +30,15 @@ import (
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
+	weblessons "github.com/windowlab/playground/web/lessons"
+	webplay "github.com/windowlab/playground/web/play"
 )
 
 var update = flag.Bool("update", false, "rewrite lessons/testdata/numbers.golden from the lesson files")
 
 func load(t *testing.T) (*lessons.Library, *exercises.Set) {
 	t.Helper()
-	lib, set, err := web.LoadLessons()
+	lib, set, err := weblessons.LoadLessons()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,8 +256,8 @@ func site(t *testing.T) *httptest.Server {
 	lib, set := load(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s, err := web.New(web.Config{Features: []web.Feature{
-		web.Playground(play.NewStore(time.Now)),
-		web.Lessons(lib, set),
+		webplay.Playground(play.NewStore(time.Now)),
+		weblessons.Lessons(lib, set),
 	}}, log)
 	if err != nil {
 		t.Fatal(err)

@@ -132,18 +132,56 @@ func (l *clientLimit) allow(w http.ResponseWriter, _ *http.Request, key string) 
 // place as a page closes, a playground session or a room only as a
 // visitor leaves.
 const (
-	streamRetryAfter = 10 * time.Second
-	placeRetryAfter  = 60 * time.Second // a room, or a playground session
+	StreamRetryAfter = 10 * time.Second
+	PlaceRetryAfter  = 60 * time.Second // a room, or a playground session
 )
 
-// noteCapacity says Retry-After for a 503 refusal for capacity and notes
+// NoteCapacity says Retry-After for a 503 refusal for capacity and notes
 // it in the sampled log; the caller writes the answer.
-func (s *Server) noteCapacity(w http.ResponseWriter, r *http.Request, retry time.Duration) {
+func (s *Server) NoteCapacity(w http.ResponseWriter, r *http.Request, retry time.Duration) {
 	s.refusals.note(s.log, r)
 	w.Header().Set("Retry-After", strconv.Itoa(int(retry/time.Second)))
 }
 
-// tooMany answers a plain-text 429 for a limit that allow refused.
-func tooMany(w http.ResponseWriter, what string) {
+// TooMany answers a plain-text 429 for a limit that allow refused.
+func TooMany(w http.ResponseWriter, what string) {
 	http.Error(w, "Too many "+what+" from this network just now: wait "+w.Header().Get("Retry-After")+" s and try again.", http.StatusTooManyRequests)
+}
+
+// A Limit is one of the server's own limits on its visitors (see
+// clientLimits for which policy each is and why).
+type Limit int
+
+// The limits a feature asks Admit about.
+const (
+	LimitJoin     Limit = iota // a join code looked up, a device joining
+	LimitPair                  // a pairing code redeemed
+	LimitAnswer                // an attendee's answer, keyed by device
+	LimitRooms                 // a room opened
+	LimitSessions              // a playground session opened
+	LimitSimulate              // a POST /api/simulate
+)
+
+// Admit decides limit l for key (ClientAddress, or an attendee's device)
+// and writes the RateLimit fields onto w's headers, with Retry-After on a
+// refusal. The caller answers 429 in its own format when it returns false.
+func (s *Server) Admit(w http.ResponseWriter, r *http.Request, l Limit, key string) bool {
+	var cl *clientLimit
+	switch l {
+	case LimitJoin:
+		cl = s.limits.join
+	case LimitPair:
+		cl = s.limits.pair
+	case LimitAnswer:
+		cl = s.limits.answer
+	case LimitRooms:
+		cl = s.limits.rooms
+	case LimitSessions:
+		cl = s.limits.sessions
+	case LimitSimulate:
+		cl = s.limits.simulate
+	default:
+		panic("web: Admit of an unknown limit") // a programming error: the set is closed
+	}
+	return cl.allow(w, r, key)
 }

@@ -7,16 +7,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 // TestBuiltInBundleServedWithoutNodeModules builds the site with no
 // -datastar path from a directory that has no node_modules: the page must
 // still link, and the server serve, the exact pinned bundle.
 func TestBuiltInBundleServedWithoutNodeModules(t *testing.T) {
-	want, err := os.ReadFile(bundlePath(t))
+	want, err := os.ReadFile(webtest.BundlePath(t))
 	if err != nil {
 		t.Fatalf("reading the installed bundle to compare with: %v (run `npm ci`)", err)
 	}
@@ -65,5 +68,14 @@ func TestBinaryWithoutBundleSaysHowToFix(t *testing.T) {
 		if !strings.Contains(err.Error(), fix) {
 			t.Errorf("error %q does not mention %q", err, fix)
 		}
+	}
+}
+
+// TestWebtestFindsTheDefaultBundle: internal/webtest repeats
+// DefaultDatastarPath (importing web would keep these tests from using it);
+// the two must name one file.
+func TestWebtestFindsTheDefaultBundle(t *testing.T) {
+	if got := webtest.BundlePath(t); !strings.HasSuffix(got, filepath.FromSlash(DefaultDatastarPath)) {
+		t.Errorf("webtest.BundlePath = %q, want a path ending in %q", got, DefaultDatastarPath)
 	}
 }

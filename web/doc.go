@@ -1,20 +1,25 @@
-// Package web serves the site: the chi router, the shared page chrome, static
-// files, the Datastar bundle and the adapter for Datastar's SSE events.
+// Package web is the site's framework: the chi router and its middleware,
+// the shared page chrome (layout, errors, home; web/templates), static
+// files and the Datastar bundle, the adapter for Datastar's SSE events
+// (sse.go), the one writer of render-once shared streams (sse_shared.go),
+// and the bounds every part shares: who a client is (client.go), the
+// server's own rate limits on its visitors (client_limits.go), the run
+// capacity and its budget (limits.go), request bodies (body.go) and open
+// streams (streams.go).
+//
+// Each part of the site is a Feature in a package of its own, with its
+// routes, handlers, view models and templates together (the layout of
+// github.com/zangster300/northstar's features): web/play (the playground),
+// web/room (workshop rooms), web/lessons (lessons, exercises, predictions)
+// and web/simulate (POST /api/simulate). cmd/playground wires them into
+// Config.Features. A feature imports web; web never imports a feature.
 //
 // Handlers stay thin: they read the request, ask the domain packages, and
-// render a templ component from web/templates (or stream SSE events).
-// Each part of the site is a Feature that adds its own routes: Playground
-// (play*.go), Lessons (lessons.go, lesson_predictions.go), Rooms (room*.go),
-// and the engineers' POST /api/simulate (api_simulate.go).
-//
-// What flows where: a request's signals or form are decoded here, a play
-// session, room or lesson (packages play, room, lessons) applies it and
-// replays its scenario through package scenario's one loop; package explain
-// words the decisions, package lane draws the lanes, web/templates lays
-// out the page; then either a page is written, or the changed regions go out
-// as Datastar SSE events (sse.go) — to one page's stream (play_stream.go),
-// or rendered and compressed once for every follower of a room
-// (room_hub.go, paced by room_pace.go, room_sse.go). Every expensive run
-// goes through limits.go's budget and concurrency bound; client.go says
-// who a client is.
+// render a templ component (or stream SSE events). What flows where: a
+// request's signals or form are decoded by its feature, a play session,
+// room or lesson (packages play, room, lessons) applies it and replays its
+// scenario through package scenario's one loop; package explain words the
+// decisions, package lane draws the lanes, the feature's pages lay out the
+// page inside the shared layout; then either a page is written, or the
+// changed regions go out as Datastar SSE events.
 package web

@@ -35,8 +35,8 @@ const (
 	// runShares is how many small calls fit in one worst-case call's room:
 	// the least share a call takes is 1/runShares of a slot.
 	runShares = 100
-	// retryAfterSeconds is what a refused caller is told to wait.
-	retryAfterSeconds = 2
+	// RetryAfterSeconds is what a refused caller is told to wait.
+	RetryAfterSeconds = 2
 	// smallRunWork is the most work a run whose size is known before it is
 	// admitted (a download) may have and still take no share of the run
 	// slots: the least share's worth, 800 decisions × lanes, such as a
@@ -71,8 +71,8 @@ func newRunLimiter(slots int) *runLimiter {
 // against 15 ms with one core free, on two cores).
 func defaultRunSlots(procs int) int { return max(1, procs-1) }
 
-// runWork is the work of running s: decisions × lanes.
-func runWork(s scenario.Scenario) int64 {
+// RunWork is the work of running s: decisions × lanes.
+func RunWork(s scenario.Scenario) int64 {
 	var decisions int64
 	for _, r := range s.Requests {
 		decisions += r.Count
@@ -90,11 +90,11 @@ func (l *runLimiter) tryAcquire(work int64) (release func(), ok bool) {
 	return func() { l.sem.Release(weight) }, true
 }
 
-// runTicket is room reserved in a runLimiter. admit reserves a worst-case
+// RunTicket is room reserved in a runLimiter. admit reserves a worst-case
 // call's room before the body is even read, so that reading, decoding, the
 // run and the encoding of its answer all happen within the capacity; once
 // the scenario is known, fit gives back what it does not need.
-type runTicket struct {
+type RunTicket struct {
 	l        *runLimiter
 	weight   int64
 	small    bool // holds one of l.small, not a share of the slots
@@ -105,28 +105,37 @@ type runTicket struct {
 // read (a download): it reserves only that work's share, and a small run
 // none of the slots at all. A download used to reserve a worst-case slot
 // first, so while any other run held even one share it was refused.
-func (l *runLimiter) admitWork(work int64) (*runTicket, bool) {
+func (l *runLimiter) admitWork(work int64) (*RunTicket, bool) {
 	if work <= smallRunWork {
 		if !l.small.TryAcquire(1) {
 			return nil, false
 		}
-		return &runTicket{l: l, small: true, admitted: time.Now()}, true
+		return &RunTicket{l: l, small: true, admitted: time.Now()}, true
 	}
 	w := max(1, min(runShares, work*runShares/MaxRunWork))
 	if !l.sem.TryAcquire(w) {
 		return nil, false
 	}
-	return &runTicket{l: l, weight: w, admitted: time.Now()}, true
+	return &RunTicket{l: l, weight: w, admitted: time.Now()}, true
 }
 
-func (l *runLimiter) admit() (*runTicket, bool) {
+func (l *runLimiter) admit() (*RunTicket, bool) {
 	if !l.sem.TryAcquire(runShares) {
 		return nil, false
 	}
-	return &runTicket{l: l, weight: runShares, admitted: time.Now()}, true
+	return &RunTicket{l: l, weight: runShares, admitted: time.Now()}, true
 }
 
-func (t *runTicket) fit(work int64) {
+// AdmitRun reserves a worst-case run's share of the run capacity, before
+// the scenario is known (a body still to read); RunScenario gives back what
+// the scenario does not need. False: the server is at capacity.
+func (s *Server) AdmitRun() (*RunTicket, bool) { return s.runs.admit() }
+
+// AdmitRunWork reserves the share of a run whose work (RunWork) is known
+// before anything is read, such as a download.
+func (s *Server) AdmitRunWork(work int64) (*RunTicket, bool) { return s.runs.admitWork(work) }
+
+func (t *RunTicket) fit(work int64) {
 	if t.small {
 		return
 	}
@@ -136,7 +145,8 @@ func (t *runTicket) fit(work int64) {
 	}
 }
 
-func (t *runTicket) release() {
+// Release gives the ticket's share back.
+func (t *RunTicket) Release() {
 	if t.small {
 		t.l.small.Release(1)
 		t.small = false
@@ -146,28 +156,28 @@ func (t *runTicket) release() {
 	t.weight = 0
 }
 
-// errBusy is returned by runScenario when the run outlived RunTimeout, and
+// ErrBusy is returned by RunScenario when the run outlived RunTimeout, and
 // said to callers the limiter refuses.
-var errBusy = errors.New("the server is busy running other scenarios; try again in a few seconds")
+var ErrBusy = errors.New("the server is busy running other scenarios; try again in a few seconds")
 
-// runScenario runs sc for a request holding ticket t: within RunTimeout, and
+// RunScenario runs sc for a request holding ticket t: within RunTimeout, and
 // stopping soon after the request is cancelled (the client left, or the
-// server is shutting down). It returns errBusy when the run took too long,
+// server is shutting down). It returns ErrBusy when the run took too long,
 // the request's context error when it was cancelled, and sc's validation
 // errors (scenario.Errors) otherwise.
-func (s *Server) runScenario(r *http.Request, t *runTicket, sc scenario.Scenario) (scenario.Result, error) {
-	return s.runScenarioWith(r, t, sc, scenario.RunContext, 1)
+func (s *Server) RunScenario(r *http.Request, t *RunTicket, sc scenario.Scenario) (scenario.Result, error) {
+	return s.RunScenarioWith(r, t, sc, scenario.RunContext, 1)
 }
 
-// runScenarioWith is runScenario by run, whose decisions cost times what
+// RunScenarioWith is RunScenario by run, whose decisions cost times what
 // scenario.RunContext's do (explain.Run's, which word every decision's
 // headers, cost several).
-func (s *Server) runScenarioWith(r *http.Request, t *runTicket, sc scenario.Scenario,
+func (s *Server) RunScenarioWith(r *http.Request, t *RunTicket, sc scenario.Scenario,
 	run func(context.Context, scenario.Scenario) (scenario.Result, error), times int64) (scenario.Result, error) {
 	if err := sc.Validate(); err != nil {
 		return scenario.Result{}, err
 	}
-	t.fit(runWork(sc) * times)
+	t.fit(RunWork(sc) * times)
 	ctx, cancel := context.WithDeadline(r.Context(), t.admitted.Add(s.runTimeout))
 	defer cancel()
 	if s.runStarting != nil {
@@ -175,17 +185,17 @@ func (s *Server) runScenarioWith(r *http.Request, t *runTicket, sc scenario.Scen
 	}
 	res, err := run(ctx, sc)
 	if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
-		return res, errBusy
+		return res, ErrBusy
 	}
 	return res, err
 }
 
-// refuseBusy answers 503 with Retry-After and notes the refusal in the
+// RefuseBusy answers 503 with Retry-After and notes the refusal in the
 // sampled log.
-func (s *Server) refuseBusy(w http.ResponseWriter, r *http.Request, write func(status int, msg string)) {
+func (s *Server) RefuseBusy(w http.ResponseWriter, r *http.Request, write func(status int, msg string)) {
 	s.refusals.note(s.log, r)
-	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
-	write(http.StatusServiceUnavailable, errBusy.Error())
+	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+	write(http.StatusServiceUnavailable, ErrBusy.Error())
 }
 
 // refusalLog logs refusals for capacity at WARN, at most one line per
@@ -213,12 +223,12 @@ func (l *refusalLog) note(log *slog.Logger, r *http.Request) {
 	log.Warn("refused for capacity", "refusals", n, "since", l.interval, "last_path", r.URL.Path)
 }
 
-// crossSiteSubresource reports whether another site's page made the browser
+// CrossSiteSubresource reports whether another site's page made the browser
 // send r without the visitor asking for it (an image, a script, a fetch):
 // such requests may not make the server run scenarios. A link followed from
 // another site (a navigation) is a visitor's own choice and is served.
 // Clients that send no Fetch Metadata (curl, older browsers) are served too;
 // the run limiter bounds them.
-func crossSiteSubresource(r *http.Request) bool {
+func CrossSiteSubresource(r *http.Request) bool {
 	return r.Header.Get("Sec-Fetch-Site") == "cross-site" && r.Header.Get("Sec-Fetch-Mode") != "navigate"
 }

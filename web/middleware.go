@@ -118,7 +118,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 // limitBodies bounds every request body by scenario.MaxBodyBytes, the bound
 // of a scenario, so /api/simulate, /play/load and /exercises/{id} agree on
 // what is too large and no handler can be made to read more. A handler that
-// reads past it gets an *http.MaxBytesError: see bodyTooLarge.
+// reads past it gets an *http.MaxBytesError: see BodyTooLarge.
 func limitBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
@@ -128,9 +128,9 @@ func limitBodies(next http.Handler) http.Handler {
 	})
 }
 
-// bodyTooLarge reports whether err comes from reading a body past
+// BodyTooLarge reports whether err comes from reading a body past
 // limitBodies' bound.
-func bodyTooLarge(err error) bool {
+func BodyTooLarge(err error) bool {
 	var mbe *http.MaxBytesError
 	return errors.As(err, &mbe)
 }
@@ -139,11 +139,11 @@ func bodyTooLarge(err error) bool {
 // scenario decoder's own words.
 func tooLargeMessage() string { return scenario.TooLarge().Error() }
 
-// readForm parses a POST form, URL-encoded or multipart (Datastar sends
+// ReadForm parses a POST form, URL-encoded or multipart (Datastar sends
 // FormData as multipart), within limitBodies' bound. Multipart file parts of
 // up to that bound stay in memory, so no temp file is written; the returned
 // cleanup removes any that were anyway, and callers defer it on every path.
-func readForm(r *http.Request) (cleanup func(), err error) {
+func ReadForm(r *http.Request) (cleanup func(), err error) {
 	cleanup = func() {}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
 		err = r.ParseMultipartForm(scenario.MaxBodyBytes)
@@ -155,14 +155,14 @@ func readForm(r *http.Request) (cleanup func(), err error) {
 	return cleanup, r.ParseForm()
 }
 
-// formOrRefuse reads a POST form with readForm and, when it cannot, answers
+// FormOrRefuse reads a POST form with ReadForm and, when it cannot, answers
 // for the handler: 413 with the scenario decoder's words for a body over the
 // bound, else 400 saying that what (e.g. "The answer") could not be read.
 // The caller defers cleanup on every path and stops when ok is false.
-func formOrRefuse(w http.ResponseWriter, r *http.Request, what string) (cleanup func(), ok bool) {
-	cleanup, err := readForm(r)
+func FormOrRefuse(w http.ResponseWriter, r *http.Request, what string) (cleanup func(), ok bool) {
+	cleanup, err := ReadForm(r)
 	switch {
-	case bodyTooLarge(err):
+	case BodyTooLarge(err):
 		http.Error(w, tooLargeMessage(), http.StatusRequestEntityTooLarge)
 	case err != nil:
 		http.Error(w, what+" could not be read: "+err.Error(), http.StatusBadRequest)

@@ -3,10 +3,12 @@ package web
 import (
 	"log/slog"
 	"testing"
+
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 func TestPublicURLReachesFeatures(t *testing.T) {
-	s, err := New(Config{DatastarPath: bundlePath(t), PublicURL: "http://192.168.1.20:8080"}, slog.New(slog.DiscardHandler))
+	s, err := New(Config{DatastarPath: webtest.BundlePath(t), PublicURL: "http://192.168.1.20:8080"}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

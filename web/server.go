@@ -19,7 +19,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"golang.org/x/sync/semaphore"
 
-	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/web/templates"
 )
 
@@ -59,6 +58,12 @@ type Config struct {
 	// StreamsPerClient bounds the event streams one client holds open;
 	// zero means StreamsPerClient.
 	StreamsPerClient int
+	// BodyReadTimeout is how long a body read with ReadBody may take to
+	// arrive; zero means BodyReadTimeout. Tests shorten it.
+	BodyReadTimeout time.Duration
+	// StreamHeartbeat is how long a stream stays silent before it sends
+	// an empty event; zero means StreamHeartbeat. Tests shorten it.
+	StreamHeartbeat time.Duration
 }
 
 // A Feature is one part of the site — the playground, the lessons — that adds
@@ -96,18 +101,13 @@ type Server struct {
 	streamWrite    time.Duration // StreamWriteTimeout; tests shorten it
 	bodies         *clientCounts // /api/simulate bodies being read, per client
 	bodySlots      *semaphore.Weighted
-	bodyRead       time.Duration // BodyReadTimeout; tests shorten it
+	bodyRead       time.Duration // Config.BodyReadTimeout
 	refusals       *refusalLog
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
 	runStarting    func()        // tests: called as a replay begins
-	heartbeat      time.Duration // StreamHeartbeat; tests shorten it
+	heartbeat      time.Duration // Config.StreamHeartbeat
 
-	// beforePlayAction, set by Rooms, is called before an action on the
-	// playground's own routes; what it returns, when not nil, is called
-	// once the action succeeded, with the session as the action left it
-	// (a room's undo checkpoint).
-	beforePlayAction func(ctx context.Context, sess *play.Session, label string) (after func(changed *play.Session))
 }
 
 // New builds the site. It fails when the Datastar bundle cannot be read (the
@@ -151,12 +151,12 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		streamWrite: StreamWriteTimeout,
 		bodies:      newClientCounts(bodyReadsPerClient),
 		bodySlots:   semaphore.NewWeighted(bodyReads),
-		bodyRead:    BodyReadTimeout,
+		bodyRead:    cmp.Or(cfg.BodyReadTimeout, BodyReadTimeout),
 		refusals:    &refusalLog{interval: 10 * time.Second},
 
 		trustedProxies: cfg.TrustedProxies,
 		runTimeout:     RunTimeout,
-		heartbeat:      StreamHeartbeat,
+		heartbeat:      cmp.Or(cfg.StreamHeartbeat, StreamHeartbeat),
 	}
 
 	r := chi.NewRouter()
@@ -165,7 +165,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
 
-	features := append([]Feature{FeatureFunc(setupSiteRoutes), FeatureFunc(setupAPIRoutes)}, cfg.Features...)
+	features := append([]Feature{FeatureFunc(setupSiteRoutes)}, cfg.Features...)
 	var errs []error
 	for _, f := range features {
 		errs = append(errs, f.SetupRoutes(s, r))
@@ -193,6 +193,14 @@ func (s *Server) PublicURL() string { return s.publicURL }
 
 // Log is the server's logger, for features.
 func (s *Server) Log() *slog.Logger { return s.log }
+
+// Closing is done once EndStreams is called: work a stream starts that
+// outlives its request (a shared feed, a room's hub) ends with it.
+func (s *Server) Closing() context.Context { return s.closing }
+
+// Heartbeat is how long a stream may stay silent (StreamHeartbeat, unless
+// Config.StreamHeartbeat says otherwise).
+func (s *Server) Heartbeat() time.Duration { return s.heartbeat }
 
 // EndStreams ends every SSE stream opened with NewSSE, now and in future.
 // Register it with http.Server.RegisterOnShutdown: Shutdown waits for

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 func TestHealthz(t *testing.T) {
@@ -205,7 +206,7 @@ func TestFeatureErrorsAreJoined(t *testing.T) {
 	bad := func(msg string) Feature {
 		return FeatureFunc(func(*Server, chi.Router) error { return errors.New(msg) })
 	}
-	_, err := New(Config{DatastarPath: bundlePath(t), Features: []Feature{bad("first"), bad("second")}}, slog.New(slog.DiscardHandler))
+	_, err := New(Config{DatastarPath: webtest.BundlePath(t), Features: []Feature{bad("first"), bad("second")}}, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "first") || !strings.Contains(err.Error(), "second") {
 		t.Fatalf("New = %v, want both feature errors", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/klauspost/compress/gzip"
@@ -79,7 +80,7 @@ func MergeFragments(sse *datastar.ServerSentEventGenerator, html string, opts ..
 
 // fragmentLines are the data lines of a merge-fragments event: the one
 // spelling of it, whether sent on one stream (MergeFragments) or encoded once
-// for many (encodeFragments).
+// for many (EncodeFragments).
 func fragmentLines(html string, opts []FragmentOption) []string {
 	var o fragmentOptions
 	for _, opt := range opts {
@@ -220,3 +221,26 @@ func (g *gzipStream) Close() error { return g.zw.Close() }
 
 // Unwrap lets http.ResponseController reach the connection's deadlines.
 func (g *gzipStream) Unwrap() http.ResponseWriter { return g.ResponseWriter }
+
+// SSEReply answers a Datastar action with events, with status (the page
+// applies the events of a 4xx answer too, and a direct caller sees the 4xx).
+func SSEReply(w http.ResponseWriter, r *http.Request, status int, problem string) *datastar.ServerSentEventGenerator {
+	w.Header().Set("Content-Type", "text/event-stream")
+	if status != http.StatusOK {
+		w.Header().Set("X-Problem", Truncate(problem, 300))
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+	}
+	return datastar.NewSSE(w, r)
+}
+
+// Truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -11,10 +11,11 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/starfederation/datastar-go/datastar"
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 // stream runs send as an SSE handler through httptest and returns the events.
-func stream(t *testing.T, send func(sse *datastar.ServerSentEventGenerator) error) []event {
+func stream(t *testing.T, send func(sse *datastar.ServerSentEventGenerator) error) []webtest.Event {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sse := datastar.NewSSE(w, r)
@@ -31,28 +32,28 @@ func stream(t *testing.T, send func(sse *datastar.ServerSentEventGenerator) erro
 	if got := res.Header.Get("Content-Type"); got != "text/event-stream" {
 		t.Errorf("Content-Type = %q", got)
 	}
-	return parseEvents(t, res.Body)
+	return webtest.ParseEvents(t, res.Body)
 }
 
 func TestSSEEvents(t *testing.T) {
 	tests := []struct {
 		name string
 		send func(sse *datastar.ServerSentEventGenerator) error
-		want event
+		want webtest.Event
 	}{
 		{
 			name: "fragment with an id",
 			send: func(sse *datastar.ServerSentEventGenerator) error {
 				return MergeFragments(sse, `<p id="x">hi</p>`)
 			},
-			want: event{"datastar-merge-fragments", []string{`fragments <p id="x">hi</p>`}},
+			want: webtest.Event{Name: "datastar-merge-fragments", Data: []string{`fragments <p id="x">hi</p>`}},
 		},
 		{
 			name: "multi-line fragment keeps every line, drops carriage returns",
 			send: func(sse *datastar.ServerSentEventGenerator) error {
 				return MergeFragments(sse, "<ul id=\"l\">\r\n  <li>one</li>\n\n  <li>two</li>\r\n</ul>")
 			},
-			want: event{"datastar-merge-fragments", []string{
+			want: webtest.Event{Name: "datastar-merge-fragments", Data: []string{
 				`fragments <ul id="l">`,
 				`fragments   <li>one</li>`,
 				`fragments `,
@@ -66,7 +67,7 @@ func TestSSEEvents(t *testing.T) {
 				return MergeFragments(sse, "<li>new</li>",
 					WithSelector("#log > ul"), WithMergeMode(MergeAppend))
 			},
-			want: event{"datastar-merge-fragments", []string{
+			want: webtest.Event{Name: "datastar-merge-fragments", Data: []string{
 				"selector #log > ul",
 				"mergeMode append",
 				"fragments <li>new</li>",
@@ -77,7 +78,7 @@ func TestSSEEvents(t *testing.T) {
 			send: func(sse *datastar.ServerSentEventGenerator) error {
 				return MergeFragments(sse, `<p id="x"></p>`, WithMergeMode(MergeMorph))
 			},
-			want: event{"datastar-merge-fragments", []string{`fragments <p id="x"></p>`}},
+			want: webtest.Event{Name: "datastar-merge-fragments", Data: []string{`fragments <p id="x"></p>`}},
 		},
 		{
 			name: "component",
@@ -88,7 +89,7 @@ func TestSSEEvents(t *testing.T) {
 				})
 				return MergeComponent(sse, c, WithSelector("#list"), WithMergeMode(MergeAppend))
 			},
-			want: event{"datastar-merge-fragments", []string{
+			want: webtest.Event{Name: "datastar-merge-fragments", Data: []string{
 				"selector #list",
 				"mergeMode append",
 				`fragments <div id="c">`,
@@ -101,14 +102,14 @@ func TestSSEEvents(t *testing.T) {
 			send: func(sse *datastar.ServerSentEventGenerator) error {
 				return MergeSignals(sse, []byte(`{"limit":5,"policy":"gcra"}`), false)
 			},
-			want: event{"datastar-merge-signals", []string{`signals {"limit":5,"policy":"gcra"}`}},
+			want: webtest.Event{Name: "datastar-merge-signals", Data: []string{`signals {"limit":5,"policy":"gcra"}`}},
 		},
 		{
 			name: "signals only if missing, indented JSON",
 			send: func(sse *datastar.ServerSentEventGenerator) error {
 				return MergeSignals(sse, []byte("{\n  \"limit\": 5\n}"), true)
 			},
-			want: event{"datastar-merge-signals", []string{
+			want: webtest.Event{Name: "datastar-merge-signals", Data: []string{
 				"onlyIfMissing true",
 				"signals {",
 				`signals   "limit": 5`,
@@ -120,7 +121,7 @@ func TestSSEEvents(t *testing.T) {
 			send: func(sse *datastar.ServerSentEventGenerator) error {
 				return RemoveFragments(sse, "#toast")
 			},
-			want: event{"datastar-remove-fragments", []string{"selector #toast"}},
+			want: webtest.Event{Name: "datastar-remove-fragments", Data: []string{"selector #toast"}},
 		},
 	}
 	for _, tt := range tests {
@@ -129,11 +130,11 @@ func TestSSEEvents(t *testing.T) {
 			if len(got) != 1 {
 				t.Fatalf("got %d events, want 1: %q", len(got), got)
 			}
-			if got[0].name != tt.want.name {
-				t.Errorf("event = %q, want %q", got[0].name, tt.want.name)
+			if got[0].Name != tt.want.Name {
+				t.Errorf("event = %q, want %q", got[0].Name, tt.want.Name)
 			}
-			if !slices.Equal(got[0].data, tt.want.data) {
-				t.Errorf("data lines:\n got %q\nwant %q", got[0].data, tt.want.data)
+			if !slices.Equal(got[0].Data, tt.want.Data) {
+				t.Errorf("data lines:\n got %q\nwant %q", got[0].Data, tt.want.Data)
 			}
 		})
 	}

@@ -90,7 +90,7 @@ func (s *Server) streamShares(next http.Handler) http.Handler {
 		}
 		release, ok := s.streams.take(s.ClientAddress(r))
 		if !ok {
-			s.noteCapacity(w, r, streamRetryAfter)
+			s.NoteCapacity(w, r, StreamRetryAfter)
 			http.Error(w, "Refused: "+errStreamsPerClient.Error()+".", http.StatusServiceUnavailable)
 			return
 		}
@@ -171,3 +171,18 @@ func (c *countedConn) Close() error {
 	c.release()
 	return c.Conn.Close()
 }
+
+// StreamHeartbeat is the longest a stream stays silent: with nothing to
+// update, it sends an empty signals event this often. play-connection.js
+// takes a stream silent for three of these as lost and opens another.
+const StreamHeartbeat = 15 * time.Second
+
+// UpdateInterval is the shortest gap between two updates of one stream:
+// at most ten a second while the clock plays.
+const UpdateInterval = 100 * time.Millisecond
+
+// TouchEvery is how often a stream's follower tells the store its session
+// is in use: the store's bounds count use in seconds (play.MinIdleForEviction
+// is a minute), and on NATS each Touch is a round trip, so the clock's ten
+// ticks a second need not each be one.
+const TouchEvery = time.Second

@@ -15,6 +15,10 @@ import (
 
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
+	weblessons "github.com/windowlab/playground/web/lessons"
+	webplay "github.com/windowlab/playground/web/play"
+	webroom "github.com/windowlab/playground/web/room"
+	"github.com/windowlab/playground/web/simulate"
 )
 
 // shutdownTimeout bounds how long the server waits for requests in flight
@@ -59,7 +63,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	lib, set, err := web.LoadLessons()
+	lib, set, err := weblessons.LoadLessons()
 	if err != nil {
 		return err
 	}
@@ -75,8 +79,11 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The rooms watch the playground's own actions (the undo checkpoint of
+	// a session a room shows), so the playground is given them.
+	roomsFeature := webroom.Rooms(rooms, st.sessions, lib)
 	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted,
-		Features: []web.Feature{web.Playground(st.sessions), web.Lessons(lib, set), web.Rooms(rooms, st.sessions, lib)}}, log)
+		Features: []web.Feature{simulate.API(), webplay.Playground(st.sessions, roomsFeature), weblessons.Lessons(lib, set), roomsFeature}}, log)
 	if err != nil {
 		return err
 	}

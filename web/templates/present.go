@@ -40,22 +40,3 @@ func PresentWorking(v play.View, i int) string {
 	d := scenario.Decision{At: v.Selected.At, Cost: e.Decision.Cost, Estimate: e.Decision.Estimate, Detail: e.Decision}
 	return explain.Working(explain.Policy{Name: e.Policy, Params: l.Params}, d)
 }
-
-// PlayLaneOptions are the options of the playground's interactive lanes,
-// sized for the presentation view when the page is one.
-func PlayLaneOptions(pp PlayPage) lane.Options {
-	o := lane.Options{SelectURL: pp.Base + "/select"}
-	if pp.Page.Presentation {
-		o = PresentLaneOptions(len(pp.View.Lanes), o)
-	}
-	return o
-}
-
-// streamURL is the page's stream; the presentation view's stream draws
-// its lanes and explanation for the presentation.
-func streamURL(pp PlayPage) string {
-	if pp.Page.Presentation {
-		return pp.Base + "/stream?present=1"
-	}
-	return pp.Base + "/stream"
-}

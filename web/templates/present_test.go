@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -101,42 +100,5 @@ func TestPresentLayoutOptionalParts(t *testing.T) {
 	doc.Find(".present-side p").Each(func(_ int, s *goquery.Selection) { order = append(order, s.AttrOr("id", "")) })
 	if got := strings.Join(order, " "); got != "clock side explain notes" {
 		t.Errorf("the side column holds %q, want clock, side, explain, notes", got)
-	}
-}
-
-// TestPlayPagePresentation: the presentation view links its stylesheet,
-// opens its stream with ?present=1 and draws its lanes at the
-// presentation's size; the normal view does none of these.
-func TestPlayPagePresentation(t *testing.T) {
-	v := carParkView(t)
-	o := PresentLaneOptions(len(v.Lanes), lane.Options{})
-	presented := fmt.Sprintf("0 0 %d %d", o.Width, o.Height)
-	normal := fmt.Sprintf("0 0 %d %d", lane.DefaultWidth, lane.DefaultHeight)
-	for _, c := range []struct {
-		present          bool
-		stream, viewBox  string
-		css, explanation int
-	}{
-		{false, "@get('/play/x/stream')", normal, 0, 0},
-		{true, "@get('/play/x/stream?present=1')", presented, 1, 1},
-	} {
-		doc := render(t, PlayPageView(PlayPage{Page: Page{Path: "/play", Presentation: c.present}, View: v, Base: "/play/x"}))
-		if got := doc.Find("#play-stream").AttrOr("data-on-load", ""); got != c.stream {
-			t.Errorf("present %v: the stream opens with %q, want %q", c.present, got, c.stream)
-		}
-		doc.Find(".lane-svg").Each(func(i int, s *goquery.Selection) {
-			if got := s.AttrOr("viewBox", ""); got != c.viewBox {
-				t.Errorf("present %v: lane %d viewBox %q, want %q", c.present, i, got, c.viewBox)
-			}
-		})
-		if got := doc.Find(`link[href="/static/present.css"]`).Length(); got != c.css {
-			t.Errorf("present %v: present.css linked %d times, want %d", c.present, got, c.css)
-		}
-		if got := doc.Find("#play-explain.present-explain").Length(); got != c.explanation {
-			t.Errorf("present %v: %d one-line explanations, want %d", c.present, got, c.explanation)
-		}
-		if got := doc.Find("#play-explain").Length(); got != 1 {
-			t.Errorf("present %v: %d explanation regions, want 1", c.present, got)
-		}
 	}
 }

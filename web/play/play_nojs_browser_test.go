@@ -1,0 +1,31 @@
+package play
+
+import (
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+
+	"github.com/windowlab/playground/play"
+)
+
+// TestBrowserPlayWithoutJavaScript: with scripts off, the notice is shown
+// on the first screen of a phone.
+func TestBrowserPlayWithoutJavaScript(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := browsertest.NewTab(t)
+	if _, err := chromedp.Call(tab.Context(), emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	tab.Do(
+		chromedp.EmulateViewport(360, 740),
+		chromedp.Navigate(url+"/play"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="noscript"]`)),
+	)
+	bottom := browsertest.Run(tab, chromedp.Evaluate[float64](`document.querySelector('[data-testid=noscript]').getBoundingClientRect().bottom`))
+	if bottom > 740 {
+		t.Errorf("the notice ends %.0f px down a 740 px phone screen", bottom)
+	}
+}

@@ -1,0 +1,15 @@
+// Package room is the workshop rooms feature (/room, /join): the presenter's
+// projector and controls, the attendees' phones, joining and pairing, and
+// the hub that renders a room's views once for every follower
+// (room_hub.go, paced by room_pace.go) and sends the same compressed bytes
+// to each (web.SharedStream). Its pages and view models are in
+// web/room/pages.
+//
+// Inside this package the name room is the domain package
+// github.com/windowlab/playground/room; importers name this one webroom.
+//
+// A room drives its playground session with the playground's own actions
+// (web/play's Actions), and its Feature is the playground's
+// ActionObserver: an action taken on /play itself on a session a room
+// shows gets an undo checkpoint too.
+package room

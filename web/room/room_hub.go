@@ -1,0 +1,582 @@
+package room
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/windowlab/playground/lane"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/scenario"
+	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/web/room/pages"
+)
+
+// Render once, fan out. A room's hub is one goroutine that watches the
+// room and its playground session, renders again every web.UpdateInterval
+// while the session's clock plays (once per room, not per screen, reading
+// the clock at that instant: nothing stores a tick), renders each changed region once
+// per view (phone, projector), encodes and compresses the update once, and
+// publishes it as the latest frame. Each follower's stream waits for the
+// next frame and writes the same bytes: the regions changed since the
+// frame it sent last, or, if it fell behind by more than one frame, every
+// region (a slow follower skips to the newest instead of queueing).
+
+// roomView is a variant of the shared stream.
+type roomView int
+
+const (
+	viewPhone roomView = iota
+	viewProjector
+	numViews
+)
+
+// frame is the latest update of one view.
+type frame struct {
+	version uint64
+	full    *web.Chunk // every region
+	delta   *web.Chunk // the regions that changed since version-1
+}
+
+// errStreamsFull is the bound on a room's open streams.
+var errStreamsFull = errors.New("room: this room has as many screens following it as it can hold")
+
+// hubCheckEvery is how often a hub looks whether its room has ended by
+// time (a change ends it at once).
+// region is one element a view replaces, by id.
+type region struct{ id, html string }
+
+const hubCheckEvery = 5 * time.Second
+
+type roomHub struct {
+	f  *roomFeature
+	id string
+
+	mu        sync.Mutex
+	frames    [numViews]frame
+	next      chan struct{} // closed when a frame is published
+	ended     bool
+	followers [numViews]int
+	stop      context.CancelFunc
+	poke      chan struct{} // a follower came or went: the projector counts phones
+
+	// presenters counts the followers that are the presenter's devices'
+	// streams (under mu).
+	presenters int
+
+	// The hub goroutine's own: what it rendered last, per view.
+	last   [numViews]map[string]string
+	solved *solvedQuestion
+	expl   *pointedCache
+
+	// asked is shared with the room's page loads (roomFeature.askedCache),
+	// so that a room full of phones opening during a question replays it
+	// once, not once each; it locks itself.
+	asked askedCache
+}
+
+type solvedQuestion struct {
+	id, rev uint64
+	sol     *room.Solution
+}
+
+type pointedCache struct {
+	rev     uint64
+	pointer int
+	sel     *play.Selection
+}
+
+// follow counts a new follower of room id, starting its hub if needed.
+// Streams count against the room's bound: Followers places for anyone,
+// and two for each of the presenter's devices (a projector and a spare
+// tab) that only a stream with a presenter's capability takes, so no
+// number of attendees' streams shuts the presenter out of the projector.
+// (streamShares bounds each address's streams across every room.)
+func (f *roomFeature) follow(id string, v roomView, token string) (*roomHub, bool, error) {
+	rm, err := f.rooms.ByID(context.Background(), id)
+	if err != nil {
+		return nil, false, err
+	}
+	sess, err := f.sessions.Get(context.Background(), rm.Session)
+	if err != nil {
+		return nil, false, room.ErrNotFound
+	}
+	presenter := rm.RoleOf(token, "") == room.Presenter
+	b := f.rooms.Bounds()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hubs[id]
+	if h == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		stop := context.AfterFunc(f.s.Closing(), cancel)
+		h = &roomHub{f: f, id: id, next: make(chan struct{}), poke: make(chan struct{}, 1), stop: func() { stop(); cancel() }}
+		for i := range h.last {
+			h.last[i] = map[string]string{}
+		}
+		h.render(ctx, rm, sess) // the first frame is there before the first follower reads
+		f.hubs[id] = h
+		go h.run(ctx, sess)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch others := h.followers[viewPhone] + h.followers[viewProjector] - h.presenters; {
+	case presenter && h.presenters >= 2*b.Devices, !presenter && others >= b.Followers:
+		return nil, false, errStreamsFull
+	}
+	h.followers[v]++
+	if presenter {
+		h.presenters++
+	}
+	h.poked()
+	return h, presenter, nil
+}
+
+// unfollow counts a follower out; the last one out stops the hub.
+func (f *roomFeature) unfollow(h *roomHub, v roomView, presenter bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h.mu.Lock()
+	h.followers[v]--
+	if presenter {
+		h.presenters--
+	}
+	idle := h.followers[viewPhone]+h.followers[viewProjector] == 0
+	h.mu.Unlock()
+	h.poked()
+	if idle {
+		h.stop()
+		if f.hubs[h.id] == h {
+			delete(f.hubs, h.id)
+		}
+	}
+}
+
+// latest returns the view's newest frame, the channel closed at the next
+// one, and whether the room has ended (no frame will follow).
+func (h *roomHub) latest(v roomView) (frame, <-chan struct{}, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.frames[v], h.next, h.ended
+}
+
+func (h *roomHub) poked() {
+	select {
+	case h.poke <- struct{}{}:
+	default:
+	}
+}
+
+func (h *roomHub) phones() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.followers[viewPhone]
+}
+
+// run renders after each change of the room or the session, paced by a
+// pacer, and while the session's clock plays. sess is the session as the
+// first frame showed it.
+func (h *roomHub) run(ctx context.Context, sess *play.Session) {
+	log := h.f.s.Log()
+	roomChanges, err := h.f.rooms.Watch(ctx, h.id)
+	if err != nil {
+		h.end(ctx, "This room has ended.")
+		return
+	}
+	// A session the store forgets leaves the room showing it as it was
+	// last read (the presenter's playground has ended; the room lingers
+	// until its own end).
+	changes, err := h.f.sessions.Watch(ctx, sess.ID())
+	if err != nil {
+		changes = nil
+	}
+	ticker := time.NewTicker(web.UpdateInterval)
+	defer ticker.Stop()
+	// The first frame was rendered as the hub started (follow).
+	pace := pacer{every: web.UpdateInterval, last: time.Now()}
+	render := time.NewTimer(time.Hour)
+	render.Stop()
+	defer render.Stop()
+	changed := func(settle time.Duration) {
+		render.Reset(time.Until(pace.change(time.Now(), settle)))
+	}
+	checked := time.Now()
+	var touched time.Time
+	// The session changed since it was last read; true at first, since
+	// follow read it before this Watch began.
+	stale := true
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-roomChanges:
+			if !ok {
+				h.end(ctx, "This room has ended: the presenter closed it, or left it for too long.")
+				return
+			}
+			changed(roomSettle)
+		case _, open := <-changes:
+			if !open {
+				changes = nil
+				continue
+			}
+			stale = true
+			changed(roomSettle)
+		case <-h.poke:
+			changed(roomSettle)
+		case now := <-ticker.C:
+			if now.Sub(touched) >= web.TouchEvery {
+				_ = h.f.sessions.Touch(ctx, sess.ID())
+				touched = now
+			}
+			// The clock's own move is whole at once: it need not settle.
+			if sess.Playing() {
+				changed(0)
+			}
+			if now.Sub(checked) >= hubCheckEvery {
+				checked = now
+				if _, err := h.f.rooms.ByID(ctx, h.id); errors.Is(err, room.ErrNotFound) {
+					h.end(ctx, "This room has ended: its presenter left it for too long.")
+					return
+				}
+			}
+		case <-render.C:
+			if now := time.Now(); !pace.ready(now) {
+				if !pace.due.IsZero() { // the timer was early: wait out the rest
+					render.Reset(pace.due.Sub(now))
+				}
+				continue
+			}
+			rm, err := h.f.rooms.ByID(ctx, h.id)
+			if err != nil {
+				h.end(ctx, "This room has ended.")
+				return
+			}
+			read := false
+			if stale {
+				if latest, err := h.f.sessions.Get(ctx, sess.ID()); err == nil {
+					sess, stale, read = latest, false, true
+				}
+			}
+			if !read {
+				// Only the clock moved (or the store forgot the
+				// session): read it at this instant.
+				sess = sess.At(time.Now())
+			}
+			if err := h.render(ctx, rm, sess); err != nil {
+				log.Error("room render", "room", h.id, slog.Any("error", err))
+			}
+		}
+	}
+}
+
+// end publishes a last frame saying the room ended; followers send it and
+// close their streams.
+func (h *roomHub) end(ctx context.Context, why string) {
+	var b strings.Builder
+	_ = pages.RoomStatus(pages.RoomShared{Ended: why}).Render(ctx, &b)
+	var raw bytes.Buffer
+	web.EncodeFragments(&raw, b.String())
+	c, err := web.NewChunk(raw.Bytes())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err == nil {
+		for v := range h.frames {
+			h.frames[v] = frame{version: h.frames[v].version + 1, full: c, delta: c}
+		}
+	}
+	h.ended = true
+	close(h.next)
+	h.next = make(chan struct{})
+}
+
+// questionCut is the first instant an open question hides on every
+// screen: its own moment, or just after the clock if that is earlier.
+func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, now+1) }
+
+// shared is what every screen shows. While a question is open it must
+// give the answer away on no screen, in no form. The rule:
+//
+//   - Nothing from the question's moment on, nor later than the clock, is
+//     shown: the lanes are a replay of only the requests before the cut
+//     (askedView), so no mark, window count, total, disagreement, latest
+//     decision, pointed-at request or curve can hold a later request.
+//     Filtering the full view's fields instead would leak through the next
+//     field someone adds, as the window labels did.
+//   - Of the requests before the cut, the lanes show the history a learner
+//     reasons from (when each came, whether it got in, the counts of
+//     windows that ended before the cut), and nothing that states what the
+//     policy holds at the cut or later: for every kind of question, that
+//     state is the answer or one step from it (the room left for "how
+//     many of the next N", left ≥ cost for "admitted?", the window's end
+//     or the TAT for "first moment"). See lane.Options.Asked.
+//
+// asked, when not nil, keeps that replay from one call to the next (a
+// hub's renders, and the page loads of a room it follows), so a moving
+// clock continues it.
+
+func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) pages.RoomShared {
+	v := sess.View()
+	v.Selected = nil
+	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones}
+	if q := rm.Question; q != nil && !q.Revealed {
+		s.Asked, s.Cut = true, questionCut(q, v.Clock.Now)
+		av, err := askedView(v, s.Cut, asked)
+		if err != nil {
+			// Draw no lanes rather than the full ones.
+			f.s.Log().Error("room: replay before the question", "room", rm.ID, slog.Any("error", err))
+			av = v
+			av.Lanes, av.Total = nil, 0
+		}
+		v = av
+	} else if asked != nil {
+		asked.reset() // its replay can be a few hundred KB
+	}
+	lanes := make([]play.Lane, len(v.Lanes))
+	for i, l := range v.Lanes {
+		marks := make([]play.Mark, 0, len(l.Marks))
+		for _, m := range l.Marks {
+			if s.Asked && (m.Future || m.At >= s.Cut) {
+				continue // askedView drew none; kept as a guard
+			}
+			m.Selected = m.Index == rm.Pointer
+			marks = append(marks, m)
+		}
+		l.Marks = marks
+		if s.Asked {
+			l.NextKnown = false
+		}
+		lanes[i] = l
+	}
+	v.Lanes = lanes
+	s.View = v
+	return s
+}
+
+// askedView is v replayed over only the requests before cut, at v's clock,
+// for the viewed client. Requests are in time order, so the kept ones are
+// a prefix and keep their indexes (a mark's data-index, the pointer).
+func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
+	sc := v.Scenario
+	n, _ := slices.BinarySearchFunc(sc.Requests, cut, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
+	key := askedKey{rev: v.ScenarioRev, n: n, client: v.Client, cost: v.Cost}
+	if c == nil {
+		c = &askedCache{}
+	}
+	// Locked through the Jump and the View: a page load and the hub may
+	// ask at two clocks at once.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess == nil || c.key != key {
+		sc.Requests = slices.Clone(sc.Requests[:n])
+		sess, err := play.NewSession("", sc)
+		if err != nil {
+			return play.View{}, err
+		}
+		if err := errors.Join(sess.SelectClient(v.Client), sess.SetCost(v.Cost)); err != nil {
+			return play.View{}, err
+		}
+		c.key, c.sess = key, sess
+	}
+	if err := c.sess.Jump(v.Clock.Now); err != nil {
+		return play.View{}, err
+	}
+	av := c.sess.View()
+	av.ID, av.Version, av.ScenarioRev, av.Clock, av.Notice = v.ID, v.Version, v.ScenarioRev, v.Clock, v.Notice
+	return av, nil
+}
+
+// askedCache is a hub's replay of the requests before an open question
+// (askedView), kept while they stay the same.
+type askedCache struct {
+	mu   sync.Mutex
+	key  askedKey
+	sess *play.Session
+}
+
+func (c *askedCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.sess = askedKey{}, nil
+}
+
+// askedCache is the replay cache of room id's hub, for a page load, or nil
+// when no screen follows the room (the page then replays on its own).
+func (f *roomFeature) askedCache(id string) *askedCache {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if h := f.hubs[id]; h != nil {
+		return &h.asked
+	}
+	return nil
+}
+
+type askedKey struct {
+	rev    uint64 // the scenario's
+	n      int    // requests kept
+	client string
+	cost   int64
+}
+
+// render renders every region of both views once and publishes the ones
+// that changed.
+func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
+	s := h.f.shared(rm, sess, h.phones(), &h.asked)
+	if q := s.Question; q != nil && q.Revealed {
+		rev := s.View.ScenarioRev
+		if h.solved == nil || h.solved.id != uint64(q.ID) || h.solved.rev != rev {
+			h.solved = &solvedQuestion{id: uint64(q.ID), rev: rev}
+			if sol, err := q.Solve(s.View.Scenario); err == nil {
+				h.solved.sol = &sol
+			}
+		}
+		s.Solution = h.solved.sol
+	}
+	if rm.Pointer >= 0 && rm.Pointer < int(s.View.Total) {
+		if h.expl == nil || h.expl.rev != s.View.ScenarioRev || h.expl.pointer != rm.Pointer {
+			sel, err := explainRequest(s.View.Scenario, s.View.Clock.Now, rm.Pointer)
+			if err != nil {
+				return err
+			}
+			h.expl = &pointedCache{rev: s.View.ScenarioRev, pointer: rm.Pointer, sel: sel}
+		}
+		s.Pointed = h.expl.sel
+		if q := s.Question; q != nil && !q.Revealed && s.Pointed != nil && s.Pointed.At > s.View.Clock.Now {
+			s.Pointed = nil
+		}
+	}
+	var errs []error
+	render := func(c templ.Component) string {
+		var b strings.Builder
+		errs = append(errs, c.Render(ctx, &b))
+		return b.String()
+	}
+	lanes := func(o lane.Options) string { return render(pages.RoomLanes(s, o)) }
+	clock, status := render(pages.RoomClock(s)), render(pages.RoomStatus(s))
+	views := [numViews][]region{
+		viewPhone: {
+			{"room-clock", clock}, {"room-status", status},
+			{"room-lanes", lanes(lane.Options{Width: pages.PhoneLaneWidth})},
+			{"room-question", render(pages.RoomQuestionPhone(s))},
+		},
+		viewProjector: {
+			{"room-clock", clock}, {"room-status", status},
+			{"room-lanes", lanes(pages.RoomProjectorLaneOptions(s))},
+			{"room-question", render(pages.RoomQuestionProjector(s))},
+			{"room-pointed", render(pages.RoomPointed(s))},
+		},
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var chunks [numViews][2]*web.Chunk
+	for v, regions := range views {
+		var full, delta bytes.Buffer
+		for _, rg := range regions {
+			web.EncodeFragments(&full, rg.html)
+			if h.last[v][rg.id] != rg.html {
+				web.EncodeFragments(&delta, rg.html)
+				h.last[v][rg.id] = rg.html
+			}
+		}
+		if delta.Len() == 0 {
+			continue
+		}
+		var err error
+		if chunks[v][0], err = web.NewChunk(full.Bytes()); err != nil {
+			return err
+		}
+		if chunks[v][1], err = web.NewChunk(delta.Bytes()); err != nil {
+			return err
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	published := false
+	for v := range chunks {
+		if chunks[v][0] == nil {
+			continue
+		}
+		h.frames[v] = frame{version: h.frames[v].version + 1, full: chunks[v][0], delta: chunks[v][1]}
+		published = true
+	}
+	if published {
+		close(h.next)
+		h.next = make(chan struct{})
+	}
+	return nil
+}
+
+// presenterTouchEvery is how often a presenter's open projector tells the
+// room its presenter is still there (room.Bounds.Linger is 30 minutes).
+const presenterTouchEvery = time.Minute
+
+// stream is a room's shared SSE stream: GET /room/{id}/stream?view=phone
+// (the default) or ?view=projector. It needs no cookie: watching is no
+// capability. With a presenter's cookie it also keeps the room alive.
+func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	v := viewPhone
+	if r.URL.Query().Get("view") == "projector" {
+		v = viewProjector
+	}
+	h, presenter, err := f.follow(id, v, cookieValue(r, presenterCookie))
+	if err != nil {
+		if errors.Is(err, errStreamsFull) {
+			f.s.NoteCapacity(w, r, web.StreamRetryAfter)
+		}
+		sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
+		_ = web.MergeComponent(sse, pages.RoomStatus(pages.RoomShared{Ended: roomMessage(err)}))
+		return
+	}
+	defer f.unfollow(h, v, presenter)
+	ctx, done := f.roomCtx(r.Context())
+	defer done()
+	g, err := web.StartSharedStream(w, r)
+	if err != nil {
+		return
+	}
+	defer g.End()
+	token := cookieValue(r, presenterCookie)
+	var touch <-chan time.Time
+	if presenter { // a stale or another room's cookie keeps nothing alive
+
+		t := time.NewTicker(presenterTouchEvery)
+		defer t.Stop()
+		touch = t.C
+	}
+	var sent uint64
+	for {
+		fr, next, ended := h.latest(v)
+		if fr.version != sent && fr.full != nil {
+			c := fr.full
+			if sent != 0 && fr.version == sent+1 {
+				c = fr.delta
+			}
+			if err := g.Send(c); err != nil {
+				return
+			}
+			sent = fr.version
+		}
+		if ended {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-next:
+		case <-touch:
+			_ = f.rooms.Touch(ctx, id, token)
+		}
+	}
+}

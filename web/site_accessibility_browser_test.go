@@ -1,0 +1,131 @@
+package web_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/internal/webtest"
+	weblessons "github.com/windowlab/playground/web/lessons"
+)
+
+// TestBrowserAccessibilityWithAxe runs axe-core (the npm package, installed
+// by `npm ci`) in every page kind and fails on serious or critical
+// violations. A page whose enforce is false still runs and logs what it
+// finds, so its violations are never hidden; it only does not fail yet.
+func TestBrowserAccessibilityWithAxe(t *testing.T) {
+	axePath := filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js")
+	axe, err := os.ReadFile(axePath)
+	if err != nil {
+		t.Fatalf("reading axe-core (run `npm ci` in the project directory to install it): %v", err)
+	}
+	lib, _, err := weblessons.LoadLessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []struct {
+		path    string
+		enforce bool
+	}{
+		{"/", true},
+		{"/lessons", true},
+		{"/exercises", true},
+		{"/exercises/try-it-1-exact", true},
+		{"/exercises/try-it-3-exact", true},
+		// /play is being rebuilt on the shared lane renderer. It had no
+		// violations when this test was written; if a rebuild brings some,
+		// they are logged, and this is the one line to set false meanwhile.
+		{"/play", true},
+		{"/play?present=1", true},
+		// A link the page cannot open: the problem notice at the top.
+		{"/play?s=garbage", true},
+	}
+	for _, l := range lib.Lessons {
+		pages = append(pages, struct {
+			path    string
+			enforce bool
+		}{"/lessons/" + l.Slug, true})
+	}
+	url := lessonsSite(t)
+	tab := browsertest.NewTab(t)
+	run := func(path string) []webtest.AxeViolation {
+		t.Helper()
+		browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
+		out := browsertest.Run(tab, chromedp.Evaluate[string](
+			`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+		var violations []webtest.AxeViolation
+		if err := json.Unmarshal([]byte(out), &violations); err != nil {
+			t.Fatalf("%s: reading axe's result: %v", path, err)
+		}
+		return violations
+	}
+	// First, that axe runs and would see a problem: an image with no text
+	// alternative added to the home page must be reported.
+	tab.Do(chromedp.Navigate(url + "/"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('main').insertAdjacentHTML('beforeend', '<img src="/favicon.svg">'); true`))
+	found := false
+	for _, v := range run("/ with an image added") {
+		found = found || v.ID == "image-alt"
+	}
+	if !found {
+		t.Fatal("axe did not report an image without alt text; the check below would pass whatever the pages hold")
+	}
+	for _, page := range pages {
+		tab.Do(chromedp.Navigate(url + page.path))
+		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+		violations := run(page.path)
+		t.Logf("%s: %d axe violations of any impact", page.path, len(violations))
+		for _, v := range violations {
+			if v.Impact != "serious" && v.Impact != "critical" {
+				continue
+			}
+			var where []string
+			for _, n := range v.Nodes {
+				b, _ := json.Marshal(n.Target)
+				where = append(where, string(b))
+			}
+			msg := "%s: %s (%s): %s, at %s"
+			args := []any{page.path, v.ID, v.Impact, v.Help, strings.Join(where, " ")}
+			if page.enforce {
+				t.Errorf(msg, args...)
+			} else {
+				t.Logf("not yet enforced: "+msg, args...)
+			}
+		}
+	}
+	// An exercise's feedback after a wrong answer, with its closed answer box.
+	tab.Do(chromedp.Navigate(url + "/exercises/try-it-2-exact"))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "35\r"))
+	tab.WaitText(`[data-testid="verdict"]`, "try again")
+	for _, v := range run("exercise feedback") {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("exercise feedback: %s (%s): %s", v.ID, v.Impact, v.Help)
+		}
+	}
+	// A lesson after a prediction: its feedback, working and opened example.
+	tab.Do(chromedp.Navigate(url + "/lessons/sliding-counter"))
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="predict-reset"]`)))
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-admitted"]`)),
+		chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-commit"]`)))
+	// A first wrong try gives a hint; the second opens the example.
+	tab.WaitText(`[data-predict="car-park-35s"] [data-testid="predict-verdict"]`, "Not quite: try again")
+	for _, v := range run("lesson after a first wrong prediction") {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("lesson after a first wrong prediction: %s (%s): %s", v.ID, v.Impact, v.Help)
+		}
+	}
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-commit"]`)))
+	tab.WaitText(`[data-predict="car-park-35s"] [data-testid="predict-verdict"]`, "Not what the policies decide")
+	for _, v := range run("lesson after a prediction") {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("lesson after a prediction: %s (%s): %s", v.ID, v.Impact, v.Help)
+		}
+	}
+}
