@@ -186,3 +186,29 @@ func TestWaitInARoom(t *testing.T) {
 		t.Errorf("\"2,5 s\" reads as %d, %v; want 2500", v, err)
 	}
 }
+
+// An asked request without a key is the scenario's client's when all its
+// requests share one, for one asked request as for several: asking about
+// the second of two more cars in a car park of named cars used to put
+// them under the default key, behind an empty queue.
+func TestWaitOfSeveralAskedIsTheSoleClients(t *testing.T) {
+	named := scenario.Scenario{Limit: 1, WindowMs: 1000, Requests: []scenario.Request{{At: 0, Key: "car", Cost: 1, Count: 3}}}
+	for _, n := range []int64{1, 2, 3} {
+		unnamed := waitQuestion(t, named, "leaky-bucket/5", 500, n)
+		keyed := waitQuestion(t, named, "leaky-bucket/5", 500, n)
+		keyed.Request.Key = "car"
+		got, err := Solve(unnamed)
+		if err != nil {
+			t.Fatalf("%d asked: %v", n, err)
+		}
+		want, err := Solve(keyed)
+		if err != nil {
+			t.Fatalf("%d asked, keyed: %v", n, err)
+		}
+		// Three at 0 leave 2 queued; 0.5 s on 2.5 remain ahead of the
+		// first asked, which waits 2.5 s, each after it 1 s more.
+		if got.Wait != want.Wait || want.Wait != 1500+n*1000 {
+			t.Errorf("%d asked: the last waits %d ms without a key, %d ms as the car's; want %d", n, got.Wait, want.Wait, 1500+n*1000)
+		}
+	}
+}

@@ -328,6 +328,16 @@ func (c *Cluster) Snapshot(i int, key policies.Key, at int64) policies.State {
 	return c.nodes[i].policy.Snapshot(key, local)
 }
 
+// Decider is the policy that decides node i's requests: the node's own, or
+// with Central the store every node asks. It is the cluster's: a caller may
+// Peek or Snapshot it at the node's own instants, never Decide on it.
+func (c *Cluster) Decider(i int) policies.Policy {
+	if c.central != nil {
+		return c.central
+	}
+	return c.nodes[i].policy
+}
+
 // Admitted is the permits admitted across the nodes so far, and Single what
 // one server would have admitted of the same requests.
 func (c *Cluster) Admitted() (nodes, single int64) { return c.admitted, c.singleAdmitted }

@@ -100,14 +100,10 @@ func TestWorkingAndCellOnTheCarPark(t *testing.T) {
 func TestHeadersOfARefusal(t *testing.T) {
 	s := carPark(t)
 	s.Policies = []scenario.PolicySpec{{Name: policies.SlidingLog}}
-	var got string
-	_, err := scenario.ReplayLane(context.Background(), s, 0, scenario.Hooks{After: func(pol policies.Policy, d scenario.Decision) error {
-		if d.Index == 5 { // the car at 25 s, refused until the 0 s car leaves at 30 s
-			got = HeaderLines(Headers(For(s, s.Policies[0]), d.Detail, pol.Snapshot(scenario.KeyOf(d.Key), d.At)))
-		}
-		return nil
-	}})
+	res, err := Run(context.Background(), s)
 	require.NoError(t, err)
+	// The car at 25 s, refused until the 0 s car leaves at 30 s.
+	got := HeaderLines(res.Results[0].Decisions[5].Headers)
 	assert.Equal(t, "HTTP/1.1 429 Too Many Requests\nRetry-After: 5\nRateLimit-Policy: \"sliding-log\";q=5;w=30\nRateLimit: \"sliding-log\";r=0;t=5", got)
 }
 
@@ -128,12 +124,9 @@ func TestRateLimitPolicyTellsTheCapacityAndRefill(t *testing.T) {
 		{scenario.PolicySpec{Name: policies.SlidingBuckets, Buckets: 6}, 5, 30},
 	} {
 		s := scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: []scenario.PolicySpec{tt.spec}, Requests: []scenario.Request{{At: 1000, Cost: 1, Count: 1}}}
-		var hs []Header
-		_, err := scenario.ReplayLane(context.Background(), s, 0, scenario.Hooks{After: func(pol policies.Policy, d scenario.Decision) error {
-			hs = Headers(For(s, tt.spec), d.Detail, pol.Snapshot(scenario.KeyOf(d.Key), d.At))
-			return nil
-		}})
+		res, err := Run(context.Background(), s)
 		require.NoError(t, err)
+		hs := res.Results[0].Decisions[0].Headers
 		var field string
 		for _, h := range hs {
 			if h.Name == "RateLimit-Policy" {

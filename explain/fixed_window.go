@@ -46,14 +46,6 @@ func (fixedWindow) steps(st *stepper, pol Policy, det policies.Decision, _ polic
 	st.add("count + cost = %d + %d = %s", p.Count, det.Cost, st.verdict(strconv.FormatInt(p.Count+det.Cost, 10), p.Count+det.Cost <= st.capacity))
 }
 
-// resetMs: the window's count goes at its end.
-func (fixedWindow) resetMs(p policies.Params, at int64, after policies.State) int64 {
-	if h, _ := after.Held.(policies.FixedWindowHeld); h.Count > 0 {
-		return h.WindowStart + p.WindowMs - at
-	}
-	return 0
-}
-
 func (fixedWindow) redis() (int, string) { return 2, "INCR key:window, EXPIRE" }
 
 func (fixedWindow) toWorkOut(p policies.Params, window, when string) string {

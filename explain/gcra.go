@@ -49,11 +49,6 @@ func (gcra) steps(st *stepper, pol Policy, det policies.Decision, after policies
 	}
 }
 
-// resetMs: the permits in use drain at limit per window.
-func (gcra) resetMs(p policies.Params, _ int64, after policies.State) int64 {
-	return refillMs(p, after.Estimate)
-}
-
 func (gcra) redis() (int, string) { return 1, "one Lua script (or CL.THROTTLE) on a single value" }
 
 func (gcra) toWorkOut(p policies.Params, window, when string) string {

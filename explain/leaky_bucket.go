@@ -117,11 +117,6 @@ func (leakyBucket) steps(st *stepper, pol Policy, det policies.Decision, _ polic
 	}
 }
 
-// resetMs: the bucket empties at limit per window.
-func (leakyBucket) resetMs(p policies.Params, _ int64, after policies.State) int64 {
-	return refillMs(p, after.Estimate)
-}
-
 func (leakyBucket) redis() (int, string) {
 	return 1, "one Lua script keeping the excess and its instant in a hash (nginx keeps them in shared memory)"
 }

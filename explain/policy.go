@@ -37,9 +37,6 @@ type wording interface {
 	stepsInSeconds() bool
 	// steps writes the policy's own part of Steps into st.
 	steps(st *stepper, pol Policy, det policies.Decision, after policies.State)
-	// resetMs is, for an admitted request, the wait in ms from at until
-	// the quota is whole again if nothing else arrives (RateLimit's t).
-	resetMs(p policies.Params, at int64, after policies.State) int64
 	// redis is how the policy is usually kept in Redis: the commands one
 	// request sends, and which.
 	redis() (commands int, how string)
@@ -121,15 +118,6 @@ func withBurst(human string, spec scenario.PolicySpec) string {
 	return human
 }
 
-// refillMs is how long permits in use take to drain at limit per window,
-// rounded up to a whole ms.
-func refillMs(p policies.Params, inUse policies.Fraction) int64 {
-	if inUse.Den <= 0 {
-		return 0
-	}
-	return (inUse.Num*p.WindowMs + inUse.Den*p.Limit - 1) / (inUse.Den * p.Limit)
-}
-
 // unknownPolicy words a policy no file here registered: only its
 // estimate, which every decision has.
 type unknownPolicy struct{}
@@ -149,7 +137,6 @@ func (unknownPolicy) legend() string                                            
 func (unknownPolicy) legendWhileAsked() string                                  { return "" }
 func (unknownPolicy) stepsInSeconds() bool                                      { return false }
 func (unknownPolicy) steps(*stepper, Policy, policies.Decision, policies.State) {}
-func (unknownPolicy) resetMs(policies.Params, int64, policies.State) int64      { return 0 }
 
 func (unknownPolicy) redis() (int, string) { return 0, "" }
 

@@ -60,14 +60,6 @@ func (slidingBuckets) steps(st *stepper, pol Policy, det policies.Decision, _ po
 	st.add("carried + the other buckets + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Rest, det.Cost, st.verdict(Fraction(plusCost(det)), det.Allowed))
 }
 
-// resetMs: every bucket has left the window one window on.
-func (slidingBuckets) resetMs(p policies.Params, _ int64, after policies.State) int64 {
-	if after.Estimate.Num > 0 {
-		return p.WindowMs
-	}
-	return 0
-}
-
 func (slidingBuckets) redis() (int, string) {
 	return 3, "MGET the ring, INCR the newest, EXPIRE (one Lua script)"
 }

@@ -60,19 +60,6 @@ func (slidingCounter) steps(st *stepper, pol Policy, det policies.Decision, _ po
 	st.add("carried + current + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Current, det.Cost, st.verdict(Fraction(plusCost(det)), det.Allowed))
 }
 
-// resetMs: the current window's count stops counting one window after it
-// ends, the previous one's at the current one's end.
-func (slidingCounter) resetMs(p policies.Params, at int64, after policies.State) int64 {
-	h, _ := after.Held.(policies.SlidingCounterHeld)
-	switch {
-	case h.Current > 0:
-		return h.WindowStart + 2*p.WindowMs - at
-	case h.Previous > 0:
-		return h.WindowStart + p.WindowMs - at
-	}
-	return 0
-}
-
 func (slidingCounter) redis() (int, string) {
 	return 3, "GET previous, INCR current, EXPIRE (one Lua script)"
 }

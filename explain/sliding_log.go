@@ -50,14 +50,6 @@ func (slidingLog) steps(st *stepper, pol Policy, det policies.Decision, _ polici
 	st.add("entries + cost = %d + %d = %s", p.Count, det.Cost, st.verdict(strconv.FormatInt(p.Count+det.Cost, 10), p.Count+det.Cost <= st.capacity))
 }
 
-// resetMs: the log is empty one window after its newest entry.
-func (slidingLog) resetMs(p policies.Params, at int64, after policies.State) int64 {
-	if log := logOf(after); len(log) > 0 {
-		return log[len(log)-1] + p.WindowMs - at
-	}
-	return 0
-}
-
 // logOf is the timestamps a state holds (none in a zero state).
 func logOf(s policies.State) []int64 {
 	h, _ := s.Held.(policies.SlidingLogHeld)

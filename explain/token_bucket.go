@@ -54,11 +54,6 @@ func (tokenBucket) steps(st *stepper, _ Policy, det policies.Decision, after pol
 	}
 }
 
-// resetMs: the permits in use refill at limit per window.
-func (tokenBucket) resetMs(p policies.Params, _ int64, after policies.State) int64 {
-	return refillMs(p, after.Estimate)
-}
-
 func (tokenBucket) redis() (int, string) { return 1, "one Lua script reading and writing a hash" }
 
 func (tokenBucket) toWorkOut(p policies.Params, window, when string) string {

@@ -195,7 +195,7 @@ func newLaneAcc(v *View, index int, spec scenario.PolicySpec, selected int) *lan
 // not decided yet, and returns the lane to draw.
 func (a *laneAcc) update(v *View, detail bool, inView int) (Lane, *Explained, scenario.Decision) {
 	a.moveTo(v)
-	hooks := scenario.Hooks{Before: a.beforeDecision, After: a.afterDecision}
+	hooks := scenario.Hooks{Before: a.beforeDecision, Annotate: a.annotate, After: a.afterDecision}
 	if err := a.replay.Continue(context.Background(), v.Scenario, hooks); err != nil {
 		// The session validated its scenario, the cache was checked
 		// against it, and nothing cancels this replay.
@@ -286,6 +286,15 @@ func (a *laneAcc) sampleTo(pol policies.Policy, t int64, inclusive bool) {
 	for g := a.gridNext; g <= a.curveHi && (g < t || inclusive && g == t); g += a.gridStep {
 		a.grid = append(a.grid, Point{g, pol.Peek(a.viewed, g).Float()})
 		a.gridNext = g + a.gridStep
+	}
+}
+
+// annotate words the selected request's response headers, from the policy
+// that decided it: on several servers that is the deciding node, the
+// server that answered.
+func (a *laneAcc) annotate(deciding policies.Policy, d *scenario.Decision) {
+	if d.Index == a.selected && !d.Probe {
+		d.Headers = explain.Headers(a.wording, d.Detail, deciding, scenario.KeyOf(d.Key))
 	}
 }
 

@@ -120,9 +120,10 @@ func number(p scenario.PolicySpec, sc scenario.Scenario, o scenario.Option) int6
 	case scenario.BurstOption:
 		return p.Burst
 	case scenario.DelayOption:
-		// As it runs: nodelay is the whole burst, which the field can hold.
-		if pol, err := policies.New(p.Name, p.Params(sc)); err == nil {
-			return pol.Params().Delay
+		// As it runs (nodelay is the whole burst, which the field can
+		// hold), as the answer's params say it.
+		if d := p.Out(sc).Delay; d != nil {
+			return *d
 		}
 	}
 	return 0

@@ -8,22 +8,44 @@ const MaxBuckets = 1024
 
 // newPolicy validates p for the named policy and builds it. Parameters a
 // policy does not use are not checked. The policy's Params() reports the
-// normalised values: Arithmetic "" becomes Floor, Burst 0 becomes Limit.
+// normalised values (see Normalised).
 func newPolicy(name string, p Params) (Policy, error) {
 	info, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("policies: unknown policy %q (want one of %v)", name, Names)
 	}
+	p, err := normalised(info, p)
+	if err != nil {
+		return nil, err
+	}
+	return info.make(p), nil
+}
+
+// Normalised validates p for the named policy as New does and returns the
+// parameters the policy runs with: Arithmetic "" becomes Floor, Burst 0
+// becomes Limit, and a leaky bucket's NoDelay its burst. It is the one
+// place options are resolved; what a page or an answer shows as "what it
+// ran with" comes from here, without building the policy.
+func Normalised(name string, p Params) (Params, error) {
+	info, ok := Lookup(name)
+	if !ok {
+		return Params{}, fmt.Errorf("policies: unknown policy %q (want one of %v)", name, Names)
+	}
+	return normalised(info, p)
+}
+
+func normalised(info Info, p Params) (Params, error) {
+	name := info.Name
 	if p.Limit < 1 || p.Limit > MaxLimit {
-		return nil, fmt.Errorf("policies: %s: limit %d is out of range [1, %d]", name, p.Limit, MaxLimit)
+		return Params{}, fmt.Errorf("policies: %s: limit %d is out of range [1, %d]", name, p.Limit, MaxLimit)
 	}
 	if p.WindowMs < 1 || p.WindowMs > MaxWindowMs {
-		return nil, fmt.Errorf("policies: %s: windowMs %d is out of range [1, %d]", name, p.WindowMs, int64(MaxWindowMs))
+		return Params{}, fmt.Errorf("policies: %s: windowMs %d is out of range [1, %d]", name, p.WindowMs, int64(MaxWindowMs))
 	}
 	for _, o := range info.Options {
 		if err := o.normalise(name, &p); err != nil {
-			return nil, err
+			return Params{}, err
 		}
 	}
-	return info.make(p), nil
+	return p, nil
 }

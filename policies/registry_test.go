@@ -94,3 +94,34 @@ func TestTermsTagsAreDistinct(t *testing.T) {
 		seen[tag] = name
 	}
 }
+
+// Normalised is where options are resolved: what New's policy reports as
+// its Params, without building it.
+func TestNormalisedIsWhatThePolicyRunsWith(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		in         Params
+		burst, dly int64
+	}{
+		{LeakyBucket, Params{Limit: 5, WindowMs: 1000, Delay: NoDelay}, 5, 5},
+		{LeakyBucket, Params{Limit: 5, WindowMs: 1000, Burst: 8, Delay: NoDelay}, 8, 8},
+		{LeakyBucket, Params{Limit: 5, WindowMs: 1000, Burst: 8, Delay: 3}, 8, 3},
+		{TokenBucket, Params{Limit: 5, WindowMs: 1000}, 5, 0},
+		{GCRA, Params{Limit: 5, WindowMs: 1000, Burst: 2}, 2, 0},
+	} {
+		got, err := Normalised(tt.name, tt.in)
+		if err != nil {
+			t.Fatalf("%s %+v: %v", tt.name, tt.in, err)
+		}
+		pol, err := New(tt.name, tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != pol.Params() || got.Burst != tt.burst || got.Delay != tt.dly {
+			t.Errorf("%s %+v: Normalised %+v, the policy runs %+v; want burst %d delay %d", tt.name, tt.in, got, pol.Params(), tt.burst, tt.dly)
+		}
+	}
+	if _, err := Normalised(LeakyBucket, Params{Limit: 5, WindowMs: 1000, Burst: 2, Delay: 3}); err == nil {
+		t.Errorf("a delay above the burst: no error")
+	}
+}

@@ -115,3 +115,21 @@ func TestWhatIfJoinsTheScenariosSoleClient(t *testing.T) {
 		t.Errorf("with two clients, WhatIf(35 s) = key %q allowed %v, want the default key, admitted", d.Key, d.Allowed())
 	}
 }
+
+// WhatIfN decides all r.Count requests after what came before them, each
+// the sole client's when r has no key: their decisions, and only theirs.
+func TestWhatIfNDecidesEachAskedRequest(t *testing.T) {
+	s := Scenario{Limit: 3, WindowMs: 1000, Requests: []Request{{At: 0, Key: "car", Cost: 1, Count: 2}, {At: 900, Key: "car", Cost: 1, Count: 1}}}
+	ds, err := WhatIfN(s, PolicySpec{Name: "fixed-window"}, Request{At: 500, Count: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 3 {
+		t.Fatalf("%d decisions, want the 3 asked", len(ds))
+	}
+	for i, want := range []bool{true, false, false} { // 2 of 3 taken at 0; the one at 900 is not replayed
+		if ds[i].Key != "car" || ds[i].At != 500 || ds[i].Allowed() != want {
+			t.Errorf("asked %d: key %q at %d allowed %v, want car at 500 allowed %v", i+1, ds[i].Key, ds[i].At, ds[i].Allowed(), want)
+		}
+	}
+}

@@ -24,6 +24,13 @@ type Hooks struct {
 	Before func(pol policies.Policy, d Decision)
 	// After is called with the decision once it is made.
 	After func(pol policies.Policy, d Decision) error
+	// Annotate, called just before After, may add to the decision (its
+	// Headers). deciding is the policy that made it, as the decision left
+	// it: pol on one server; on several the deciding node's own (the
+	// store's, with Central), whose clock reads d.Detail.At, since what a
+	// server answers is what that server knew. It may be peeked at later
+	// instants ("if nothing else arrives"), never decided on.
+	Annotate func(deciding policies.Policy, d *Decision)
 }
 
 // ReplayLane replays the scenario through its policy at index lane, calling
@@ -130,6 +137,7 @@ func (r *LaneReplay) Continue(ctx context.Context, s Scenario, h Hooks) error {
 			if h.Before != nil {
 				h.Before(pol, d)
 			}
+			deciding := pol
 			switch {
 			case req.Probe:
 				d.Estimate = pol.Peek(key, req.At)
@@ -139,11 +147,15 @@ func (r *LaneReplay) Continue(ctx context.Context, s Scenario, h Hooks) error {
 				if c.Policy.Allowed {
 					pol.(policies.Absorber).Absorb(key, req.At, req.Cost)
 				}
+				deciding = r.cl.Decider(c.Node)
 			default:
 				d.Detail = pol.Decide(key, req.At, req.Cost)
 				d.Estimate = d.Detail.Estimate
 			}
 			r.index++
+			if h.Annotate != nil {
+				h.Annotate(deciding, &d)
+			}
 			if h.After != nil {
 				if err := h.After(pol, d); err != nil {
 					r.entries = -1

@@ -64,7 +64,15 @@ type Decision struct {
 	// (from 0), what it had not heard of, the reference server's outcome
 	// and the running totals. Nil on one server, and for probes.
 	Nodes *cluster.Decision
+	// Headers are the response's header fields, the status line first, as
+	// package explain words them (see RunAnnotated); nil unless a caller
+	// asked for them, and for probes.
+	Headers []Header
 }
+
+// Header is one HTTP response header field; the first of a response is its
+// status line, named "Status".
+type Header struct{ Name, Value string }
 
 // Allowed reports whether a (non-probe) request was admitted.
 func (d Decision) Allowed() bool { return !d.Probe && d.Detail.Allowed }
@@ -112,6 +120,9 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 		Unheard     *int  `json:"unheard,omitempty"`
 		UnheardFrom []int `json:"unheardFrom,omitempty"`
 		OneServer   *bool `json:"oneServer,omitempty"`
+		// The fields a server would send, in the order it sends them;
+		// the status line is allowed already.
+		Headers *headerObject `json:"headers,omitempty"`
 	}{At: d.At, Key: d.Key, Cost: d.Cost, Allowed: d.Detail.Allowed, RetryAfterMs: retry, DelayMs: d.Detail.DelayMs,
 		Estimate: d.Estimate.Float(), EstimateExact: d.Estimate.Reduced().String(), Capacity: d.Detail.Capacity}
 	if n := d.Nodes; n != nil {
@@ -120,7 +131,33 @@ func (d Decision) MarshalJSON() ([]byte, error) {
 			out.UnheardFrom = append(out.UnheardFrom, from+1)
 		}
 	}
+	if len(d.Headers) > 1 {
+		out.Headers = &headerObject{d.Headers[1:]}
+	}
 	return json.Marshal(out)
+}
+
+// headerObject writes header fields as one JSON object, name to value, in
+// the order a server sends them (a map would sort them).
+type headerObject struct{ fields []Header }
+
+func (h *headerObject) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range h.fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		name, err := json.Marshal(f.Name)
+		if err != nil {
+			return nil, err
+		}
+		value, err := json.Marshal(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, name...), ':'), value...)
+	}
+	return append(b, '}'), nil
 }
 
 // KeyOf maps a key name to the integer key the policies use.
@@ -134,6 +171,17 @@ func Run(s Scenario) (Result, error) {
 // RunContext is Run that stops, returning ctx.Err(), soon after ctx is done:
 // a server runs scenarios for requests that may be cancelled or time out.
 func RunContext(ctx context.Context, s Scenario) (Result, error) {
+	return RunAnnotated(ctx, s, nil)
+}
+
+// Annotate adds to one decision of a run before it is kept (its Headers):
+// lane is the index into s.Specs(), and deciding the policy that made d,
+// as Hooks.Annotate gives it.
+type Annotate func(lane int, deciding policies.Policy, d *Decision)
+
+// RunAnnotated is RunContext with note, when not nil, called on every
+// decision before the result keeps it.
+func RunAnnotated(ctx context.Context, s Scenario, note Annotate) (Result, error) {
 	if err := s.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -148,10 +196,14 @@ func RunContext(ctx context.Context, s Scenario) (Result, error) {
 			// "decisions": [], not null.
 			Decisions: make([]Decision, 0, s.total()),
 		}
-		pol, err := ReplayLane(ctx, s, i, Hooks{After: func(_ policies.Policy, d Decision) error {
+		h := Hooks{After: func(_ policies.Policy, d Decision) error {
 			out.add(d)
 			return nil
-		}})
+		}}
+		if note != nil {
+			h.Annotate = func(deciding policies.Policy, d *Decision) { note(i, deciding, d) }
+		}
+		pol, err := ReplayLane(ctx, s, i, h)
 		if err != nil {
 			return Result{}, err
 		}
@@ -193,15 +245,15 @@ func (p PolicySpec) Out(s Scenario) ParamsOut {
 		out.Buckets = params.Buckets
 	case BurstOption:
 		out.Burst = params.Burst
-		if out.Burst == 0 {
-			out.Burst = params.Limit
-		}
 	}
-	if in, ok := policies.Lookup(p.Name); ok && in.Takes(string(DelayOption)) {
-		// As the policy runs it: nodelay is a delay of the whole burst.
-		if pol, err := policies.New(p.Name, params); err == nil {
-			delay := pol.Params().Delay
-			out.Delay = &delay
+	// Burst and delay as the policy runs them: a burst of 0 is the limit,
+	// nodelay a delay of the whole burst.
+	if run, err := policies.Normalised(p.Name, params); err == nil {
+		if OptionOf(p.Name) == BurstOption {
+			out.Burst = run.Burst
+		}
+		if in, _ := policies.Lookup(p.Name); in.Takes(string(DelayOption)) {
+			out.Delay = &run.Delay
 		}
 	}
 	if d := p.Deployment; d.Several() {

@@ -113,7 +113,7 @@ func (l *clientLimit) decide(key string, now time.Time) (bool, []explain.Header)
 	k := policies.Key(policies.Mix32(l.name+"\x00"+key)) | 1<<32
 	at := now.Sub(l.start).Milliseconds()
 	det := c.Decide(k, at, 1)
-	return det.Allowed, explain.Headers(l.pol, det, c.Snapshot(k, det.At))
+	return det.Allowed, explain.Headers(l.pol, det, c, k)
 }
 
 // allow decides for key and writes the fields onto w's headers: the two

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,10 +14,13 @@ import (
 )
 
 // runSimulate reads a scenario from a file or standard input and prints the
-// decisions of every policy side by side, or as JSON with --json.
+// decisions of every policy side by side, or as JSON with --json; with
+// --headers each decision's response headers too, from explain.Headers,
+// the code the playground's panel shows them with.
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("simulate", "[--json] [-redis URL] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.\n\n"+policyHelp(), stderr)
+	fs := newFlagSet("simulate", "[--json] [--headers] [-redis URL] [FILE|-]", "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.\n\n"+policyHelp(), stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	withHeaders := fs.Bool("headers", false, "also give each decision's response headers, as a server enforcing the policy would send them: the status, Retry-After on a refusal, Server-Timing on a queued request, and the RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers (after the table, one policy after another; with --json a \"headers\" object in each decision). On several servers they are the deciding node's")
 	redisURL := fs.String("redis", "", "also decide every request through each policy's Redis script at this URL (redis://host:port) and say where it differs from Go; with --json this goes to standard error")
 	if err := fs.Parse(args); err != nil {
 		return flagError(err)
@@ -29,7 +33,7 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		}
 	}
 	if fs.NArg() > 1 {
-		return usagef("simulate: one scenario at a time (usage: playground simulate [--json] [FILE|-])")
+		return usagef("simulate: one scenario at a time (usage: playground simulate [--json] [--headers] [FILE|-])")
 	}
 	in, name := stdin, "standard input"
 	if path := fs.Arg(0); path != "" && path != "-" {
@@ -44,7 +48,11 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return usagef("%s: %v", name, err)
 	}
-	res, err := scenario.Run(s)
+	run := scenario.RunContext
+	if *withHeaders {
+		run = explain.Run
+	}
+	res, err := run(context.Background(), s)
 	if err != nil {
 		var fe scenario.Errors
 		if errors.As(err, &fe) {
@@ -65,6 +73,11 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	if err := explain.Table(stdout, res); err != nil {
 		return fmt.Errorf("writing table: %w", err)
+	}
+	if *withHeaders {
+		if err := explain.HeadersText(stdout, res); err != nil {
+			return fmt.Errorf("writing headers: %w", err)
+		}
 	}
 	if redisOpts != nil {
 		replayOnRedis(redisOpts, s, res, stdout)

@@ -126,7 +126,8 @@ func TestHelpPrintsUsageAndSucceeds(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [-redis URL] [FILE|-]"},
+		{[]string{"simulate", "-h"}, "usage: playground simulate [--json] [--headers] [-redis URL] [FILE|-]"},
+		{[]string{"simulate", "-h"}, "RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers"},
 		{[]string{"simulate", "--help"}, "print JSON instead of a table"},
 		{[]string{"simulate", "-h"}, "burst: 0 to 10000 (0 = limit)"},
 		{[]string{"simulate", "-h"}, "arithmetic: floor or exact (default floor)"},

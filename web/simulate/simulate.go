@@ -27,7 +27,9 @@ type fieldError struct {
 }
 
 // handleSimulate answers POST /api/simulate: the same scenario JSON as the
-// simulate command takes, and the same result JSON it prints with --json.
+// simulate command takes, and the same result JSON it prints with --json
+// (with ?headers=true, what it prints with --json --headers: see
+// runSimulation).
 // The body must arrive within web.BodyReadTimeout (else 408), and only then is
 // a run slot taken: a body sent a byte a second used to hold the only slot
 // until the server's 15 s ReadTimeout. Runs share the server's run
@@ -62,7 +64,7 @@ func (a api) handleSimulate(w http.ResponseWriter, r *http.Request) {
 	sc, err := scenario.Parse(data)
 	var res scenario.Result
 	if err == nil {
-		res, err = s.RunScenario(r, ticket, sc)
+		res, err = runSimulation(s, r, ticket, sc)
 	}
 	var errs scenario.Errors
 	switch {
