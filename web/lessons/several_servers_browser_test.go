@@ -76,7 +76,7 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 			}
 			marks := browsertest.Run(tab, chromedp.Evaluate[[]mark](`(() => {
 				const svg = document.querySelector('`+lane+` svg.lane-svg').getBoundingClientRect();
-				return [...document.querySelectorAll('`+lane+` g.mark')].map(g => {
+				return [...document.querySelectorAll('`+lane+` > .lane-scroll g.mark')].map(g => {
 					const n = g.querySelector('text.mark-node'), r = n ? n.getBoundingClientRect() : null;
 					return {node: n ? n.textContent : '', title: g.querySelector('title').textContent,
 						visible: !!n && n.checkVisibility(),
@@ -103,8 +103,8 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 			}
 			// The lane's table, opened as a keyboard user would, says the
 			// same in words.
-			tab.Do(chromedp.Focus(chromedp.CSS(reveal+` [data-testid="live-lanes"] details summary`)), chromedp.KeyEvent("\r"))
-			tab.WaitText(reveal+` [data-testid="live-lanes"] details table`, "node 2 had not yet heard of 1 request admitted by node 1")
+			tab.Do(chromedp.Focus(chromedp.CSS(reveal+` [data-testid="live-lanes"] details.lanes-table summary`)), chromedp.KeyEvent("\r"))
+			tab.WaitText(reveal+` [data-testid="live-lanes"] details.lanes-table table`, "node 2 had not yet heard of 1 request admitted by node 1")
 			if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.claim-mismatch, .claim-broken, .block-broken').length`)); n > 0 {
 				t.Errorf("the lesson shows %d numbers that disagree with the policies", n)
 			}

@@ -33,6 +33,9 @@ func TestProjectorLeavesPresentationMode(t *testing.T) {
 		if strings.HasPrefix(l, "/lessons") || strings.HasPrefix(l, "/exercises") {
 			continue // the room fixture serves no lessons; the nav's links are crawled above
 		}
+		if strings.HasSuffix(l, "/question.csv") {
+			continue // 409 until a question is revealed; TestRoomQuestionCSV follows it
+		}
 		if st := presenter.get(l).status; st != http.StatusOK {
 			t.Errorf("projector link %s: status %d, want 200", l, st)
 		}
