@@ -45,9 +45,9 @@ import (
 //   - /api/simulate: token bucket, a burst of 10 refilled at one a second
 //     per address: scripts send batches, and the run slots, not this,
 //     bound the CPU.
-type clientLimits struct {
-	join, pair, answer, rooms, sessions, simulate *clientLimit
-}
+//
+// clientLimits holds each Limit's own, indexed by the Limit.
+type clientLimits [limitCount]*clientLimit
 
 func newClientLimits() *clientLimits {
 	must := func(name, pol string, p policies.Params) *clientLimit {
@@ -58,12 +58,12 @@ func newClientLimits() *clientLimits {
 		return l
 	}
 	return &clientLimits{
-		join:     must("join", policies.GCRA, policies.Params{Limit: 120, WindowMs: 60_000, Burst: 120}),
-		pair:     must("pair", policies.SlidingLog, policies.Params{Limit: 10, WindowMs: 300_000}),
-		answer:   must("answer", policies.TokenBucket, policies.Params{Limit: 60, WindowMs: 60_000, Burst: 20}),
-		rooms:    must("rooms", policies.GCRA, policies.Params{Limit: 10, WindowMs: 600_000, Burst: 10}),
-		sessions: must("sessions", policies.SlidingCounter, policies.Params{Limit: 300, WindowMs: 60_000}),
-		simulate: must("simulate", policies.TokenBucket, policies.Params{Limit: 60, WindowMs: 60_000, Burst: 10}),
+		LimitJoin:     must("join", policies.GCRA, policies.Params{Limit: 120, WindowMs: 60_000, Burst: 120}),
+		LimitPair:     must("pair", policies.SlidingLog, policies.Params{Limit: 10, WindowMs: 300_000}),
+		LimitAnswer:   must("answer", policies.TokenBucket, policies.Params{Limit: 60, WindowMs: 60_000, Burst: 20}),
+		LimitRooms:    must("rooms", policies.GCRA, policies.Params{Limit: 10, WindowMs: 600_000, Burst: 10}),
+		LimitSessions: must("sessions", policies.SlidingCounter, policies.Params{Limit: 300, WindowMs: 60_000}),
+		LimitSimulate: must("simulate", policies.TokenBucket, policies.Params{Limit: 60, WindowMs: 60_000, Burst: 10}),
 	}
 }
 
@@ -160,28 +160,16 @@ const (
 	LimitRooms                 // a room opened
 	LimitSessions              // a playground session opened
 	LimitSimulate              // a POST /api/simulate
+	limitCount
 )
 
 // Admit decides limit l for key (ClientAddress, or an attendee's device)
 // and writes the RateLimit fields onto w's headers, with Retry-After on a
 // refusal. The caller answers 429 in its own format when it returns false.
 func (s *Server) Admit(w http.ResponseWriter, r *http.Request, l Limit, key string) bool {
-	var cl *clientLimit
-	switch l {
-	case LimitJoin:
-		cl = s.limits.join
-	case LimitPair:
-		cl = s.limits.pair
-	case LimitAnswer:
-		cl = s.limits.answer
-	case LimitRooms:
-		cl = s.limits.rooms
-	case LimitSessions:
-		cl = s.limits.sessions
-	case LimitSimulate:
-		cl = s.limits.simulate
-	default:
+	if l < 0 || l >= limitCount {
 		panic("web: Admit of an unknown limit") // a programming error: the set is closed
 	}
+	cl := s.limits[l]
 	return cl.allow(w, r, key)
 }

@@ -397,15 +397,43 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Page.Presentation = true
 	p.Page.PresentationExit = "/room/" + rm.ID // the same room, outside the projector
-	p.JoinURL, p.Candidates, p.AddrNote = f.reachable(r, "/join/"+rm.Code)
-	if p.JoinURL != "" {
-		var err error
-		if p.QR, err = qrsvg.SVG(p.JoinURL, "QR code of the join link "+p.JoinURL); err != nil {
-			f.s.Fail(w, r, err)
-			return
-		}
+	if err := f.joinLink(r, &p); err != nil {
+		f.s.Fail(w, r, err)
+		return
 	}
 	f.s.Render(w, r, http.StatusOK, pages.RoomPresentView(p))
+}
+
+// joinLink fills in where attendees join the room p shows, and its QR code,
+// for the projector and the projector-only window alike.
+func (f *roomFeature) joinLink(r *http.Request, p *pages.RoomPresent) error {
+	p.JoinURL, p.Candidates, p.AddrNote = f.reachable(r, "/join/"+p.Code)
+	if p.JoinURL == "" {
+		return nil
+	}
+	var err error
+	p.QR, err = qrsvg.SVG(p.JoinURL, "QR code of the join link "+p.JoinURL)
+	return err
+}
+
+// asPresenter is the room the request names, when the request comes
+// from one of its presenter's devices; room.ErrNotPresenter otherwise.
+func (f *roomFeature) asPresenter(r *http.Request) (*room.Room, error) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	if err == nil && rm.RoleOf(cookieValue(r, presenterCookie), "") != room.Presenter {
+		err = room.ErrNotPresenter
+	}
+	return rm, err
+}
+
+// notPresenterPage answers a presenter-only page that asPresenter
+// refused: the room has ended, or the device is not its presenter's.
+func (f *roomFeature) notPresenterPage(w http.ResponseWriter, r *http.Request, err error) {
+	heading := "Presenter only"
+	if errors.Is(err, room.ErrNotFound) {
+		heading = "This room has ended"
+	}
+	f.messagePage(w, r, roomStatus(err), heading, roomMessage(err))
 }
 
 // reachable is where another device opens path: the public URL's, the
@@ -489,10 +517,7 @@ func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, rep
 // presenterRoom returns the room when the request carries its presenter's
 // capability, or answers 403 (404 for a room that has ended).
 func (f *roomFeature) presenterRoom(w http.ResponseWriter, r *http.Request) (*room.Room, *play.Session, bool) {
-	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
-	if err == nil && rm.RoleOf(cookieValue(r, presenterCookie), "") != room.Presenter {
-		err = room.ErrNotPresenter
-	}
+	rm, err := f.asPresenter(r)
 	var sess *play.Session
 	if err == nil {
 		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil {
@@ -730,16 +755,9 @@ func (f *roomFeature) devices(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, status int, problem string) {
-	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
-	if err == nil && rm.RoleOf(cookieValue(r, presenterCookie), "") != room.Presenter {
-		err = room.ErrNotPresenter
-	}
+	rm, err := f.asPresenter(r)
 	if err != nil {
-		heading := "Presenter only"
-		if errors.Is(err, room.ErrNotFound) {
-			heading = "This room has ended"
-		}
-		f.messagePage(w, r, roomStatus(err), heading, roomMessage(err))
+		f.notPresenterPage(w, r, err)
 		return
 	}
 	p := pages.RoomDevices{Page: f.s.Page(r, "Devices in the room", templates.SectionNone), Room: rm.ID,
@@ -802,19 +820,12 @@ func (f *roomFeature) pairPage(w http.ResponseWriter, r *http.Request) {
 // presenter's screen, because the code gives the room's control to
 // whoever redeems it first and the projector's page is seen by the room.
 func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
-	token := cookieValue(r, presenterCookie)
-	if err == nil && rm.RoleOf(token, "") != room.Presenter {
-		err = room.ErrNotPresenter
-	}
+	rm, err := f.asPresenter(r)
 	if err != nil {
-		heading := "Presenter only"
-		if errors.Is(err, room.ErrNotFound) {
-			heading = "This room has ended"
-		}
-		f.messagePage(w, r, roomStatus(err), heading, roomMessage(err))
+		f.notPresenterPage(w, r, err)
 		return
 	}
+	token := cookieValue(r, presenterCookie)
 	p := pages.RoomPairNew{
 		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: rm.ID,
 		Action:  "/room/" + rm.ID + "/pair/new",

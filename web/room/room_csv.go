@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/windowlab/playground/room"
 )
 
@@ -16,10 +14,7 @@ import (
 // room.Question.Results'. Before the reveal it answers 409, as the
 // projector shows no distribution while the room is still answering.
 func (f *roomFeature) questionCSV(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
-	if err == nil && rm.RoleOf(cookieValue(r, presenterCookie), "") != room.Presenter {
-		err = room.ErrNotPresenter
-	}
+	rm, err := f.asPresenter(r)
 	var rows [][]string
 	if err == nil {
 		rows, err = rm.Question.Results()

@@ -3,7 +3,6 @@ package room
 import (
 	"net/http"
 
-	"github.com/windowlab/playground/internal/qrsvg"
 	"github.com/windowlab/playground/web/room/pages"
 	"github.com/windowlab/playground/web/templates"
 )
@@ -27,13 +26,9 @@ func (f *roomFeature) screen(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Page.Presentation = true
 	p.Page.PresentationExit = "/room/" + rm.ID
-	p.JoinURL, p.Candidates, p.AddrNote = f.reachable(r, "/join/"+rm.Code)
-	if p.JoinURL != "" {
-		var err error
-		if p.QR, err = qrsvg.SVG(p.JoinURL, "QR code of the join link "+p.JoinURL); err != nil {
-			f.s.Fail(w, r, err)
-			return
-		}
+	if err := f.joinLink(r, &p); err != nil {
+		f.s.Fail(w, r, err)
+		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	f.s.Render(w, r, http.StatusOK, pages.RoomScreenView(p))
