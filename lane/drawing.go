@@ -2,6 +2,7 @@ package lane
 
 import (
 	"github.com/a-h/templ"
+	"github.com/windowlab/playground/policies"
 )
 
 // stateDrawing draws what one policy holds, around the parts every lane
@@ -16,27 +17,17 @@ type stateDrawing interface {
 	front(p plot) templ.Component
 }
 
-// drawings holds each policy's drawing by name, filled by register from
-// the policies' own files.
-var drawings = map[string]stateDrawing{}
+// drawings holds each policy's drawing, registered from the policies' own
+// files.
+var drawings = policies.NewByName[stateDrawing]("lane")
 
 // register records the drawing of the named policy; each policy's file
 // calls it once, from init.
-func register(name string, d stateDrawing) {
-	if _, dup := drawings[name]; dup {
-		panic("lane: " + name + " registered twice")
-	}
-	drawings[name] = d
-}
+func register(name string, d stateDrawing) { drawings.Register(name, d) }
 
 // drawingOf is the named policy's drawing; a policy with none draws only
 // what every lane draws.
-func drawingOf(name string) stateDrawing {
-	if d, ok := drawings[name]; ok {
-		return d
-	}
-	return nothingHeld{}
-}
+func drawingOf(name string) stateDrawing { return drawings.Of(name, nothingHeld{}) }
 
 // nothingHeld draws no state of its own: the policy's line (the curve)
 // and, for a policy counting in aligned windows, its windows say it all.
