@@ -106,6 +106,9 @@ type benchRace struct {
 	ScriptAdmitted int64 `json:"scriptAdmitted"`
 }
 
+// gcraLabel is the row set against redis_rate, also the form batched.
+const gcraLabel = "gcra"
+
 // benchForms are the forms measured, labelled as the table shows them.
 func benchForms() []struct {
 	label string
@@ -122,7 +125,8 @@ func benchForms() []struct {
 		{"sliding-counter exact", form{policies.SlidingCounter, policies.Params{Limit: p.Limit, WindowMs: p.WindowMs, Arithmetic: policies.Exact}}},
 		{"sliding-buckets", form{policies.SlidingBuckets, p}},
 		{"token-bucket", form{policies.TokenBucket, p}},
-		{"gcra", form{policies.GCRA, p}},
+		{gcraLabel, form{policies.GCRA, p}},
+		{"leaky-bucket", form{policies.LeakyBucket, p}},
 	}
 }
 
@@ -400,7 +404,7 @@ func benchMeasure(t *testing.T, d time.Duration) benchReport {
 		rows[i].ServerMicros = round3(medianOf(micros[i]))
 	}
 	rep.Forms, rep.Anchor = rows[:len(rows)-1], rows[len(rows)-1]
-	rep.Batch = benchBatch{Form: "gcra", Size: benchBatch1, OneAtATime: medianOf(alone), Pipelined: medianOf(batched)}
+	rep.Batch = benchBatch{Form: gcraLabel, Size: benchBatch1, OneAtATime: medianOf(alone), Pipelined: medianOf(batched)}
 	const clients, windows, raceLimit = 8, 5, 50
 	naive, script, err := overAdmission(rdb, clients, windows, raceLimit)
 	if err != nil {
@@ -425,7 +429,12 @@ func (r benchReport) goals() []struct {
 	text string
 	met  bool
 } {
-	gcra := r.Forms[len(r.Forms)-1]
+	var gcra benchRow
+	for _, f := range r.Forms {
+		if f.Form == gcraLabel {
+			gcra = f
+		}
+	}
 	oneTrip := true
 	for _, f := range r.Forms {
 		oneTrip = oneTrip && f.RoundTrips == 1
@@ -472,6 +481,34 @@ func (r benchReport) table() string {
 	return b.String()
 }
 
+// spliceTable is doc with its section from benchBegin to benchEnd replaced
+// by table (which carries both markers); false if doc has no such section.
+func spliceTable(doc []byte, table string) ([]byte, bool) {
+	before, rest, ok1 := bytes.Cut(doc, []byte(benchBegin))
+	_, after, ok2 := bytes.Cut(rest, []byte(benchEnd))
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	// A fresh slice: before and after share doc's array, and appending
+	// to before would write over after.
+	return slices.Concat(before, []byte(table), after), true
+}
+
+// TestSpliceTableKeepsTheRest: rewriting the section leaves the text on
+// either side as it was, however long the new table is.
+func TestSpliceTableKeepsTheRest(t *testing.T) {
+	doc := "intro\n" + benchBegin + "old\n" + benchEnd + "\n## After\n\nthe rest\n"
+	for i, table := range []string{benchBegin + benchEnd, benchBegin + strings.Repeat("a much longer table\n", 20) + benchEnd} {
+		got, ok := spliceTable([]byte(doc), table)
+		if want := "intro\n" + table + "\n## After\n\nthe rest\n"; !ok || string(got) != want {
+			t.Errorf("%d: spliceTable = %q, %v; want %q", i, got, ok, want)
+		}
+	}
+	if _, ok := spliceTable([]byte("no section\n"), benchBegin+benchEnd); ok {
+		t.Error("spliceTable found a section in a doc without one")
+	}
+}
+
 // TestRedisBenchFile checks docs/redis-bench.json against a fresh, shorter
 // measurement (the same forms and fields, one round trip each, the same
 // commands per decision on the same Redis, bytes within a quarter) and
@@ -490,12 +527,10 @@ func TestRedisBenchFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, rest, ok1 := bytes.Cut(doc, []byte(benchBegin))
-		_, after, ok2 := bytes.Cut(rest, []byte(benchEnd))
-		if !ok1 || !ok2 {
+		out, ok := spliceTable(doc, rep.table())
+		if !ok {
 			t.Fatalf("%s has no %q … %q section to write", docFile, benchBegin, benchEnd)
 		}
-		out := append(append(before, rep.table()...), after...)
 		if err := os.WriteFile(docFile, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
