@@ -1,6 +1,9 @@
 package redisbench_test
 
 import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,5 +65,31 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 	}
 	if _, ok := rep.Of("gcra", "exact"); ok {
 		t.Error("Of(gcra, exact) found a row measured without that arithmetic")
+	}
+}
+
+// TestPoliciesDoNotImportTheMeasurement: the policies are what is measured;
+// a policy reading its own measurement would make the figures circular.
+// The policies' code imports no package of this module, so its own
+// files' imports are all there is to check (their tests may).
+func TestPoliciesDoNotImportTheMeasurement(t *testing.T) {
+	files, err := filepath.Glob("../../policies/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no policies sources found: %v", err)
+	}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path := strings.Trim(imp.Path.Value, `"`); strings.HasPrefix(path, "github.com/windowlab/playground/") {
+				t.Errorf("%s imports %s; the policies must import none of this module (least of all %s)", file, path, "limiter/redisbench")
+			}
+		}
 	}
 }
