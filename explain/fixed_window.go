@@ -46,8 +46,6 @@ func (fixedWindow) steps(st *stepper, pol Policy, det policies.Decision, _ polic
 	st.add("count + cost = %d + %d = %s", p.Count, det.Cost, st.verdict(strconv.FormatInt(p.Count+det.Cost, 10), p.Count+det.Cost <= st.capacity))
 }
 
-func (fixedWindow) redis() (int, string) { return 2, "INCR key:window, EXPIRE" }
-
 func (fixedWindow) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("count the requests in the fixed window that holds %s: when did that window start?", when)
 }

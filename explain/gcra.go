@@ -49,8 +49,6 @@ func (gcra) steps(st *stepper, pol Policy, det policies.Decision, after policies
 	}
 }
 
-func (gcra) redis() (int, string) { return 1, "one Lua script (or CL.THROTTLE) on a single value" }
-
 func (gcra) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("compare %s with the theoretical arrival time less the burst's allowance.", when)
 }

@@ -117,10 +117,6 @@ func (leakyBucket) steps(st *stepper, pol Policy, det policies.Decision, _ polic
 	}
 }
 
-func (leakyBucket) redis() (int, string) {
-	return 1, "one Lua script keeping the excess and its instant in a hash (nginx keeps them in shared memory)"
-}
-
 func (leakyBucket) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("work out the queue's level at %s: what it held after the last request, less what drained since, plus this request.", when)
 }

@@ -37,9 +37,6 @@ type wording interface {
 	stepsInSeconds() bool
 	// steps writes the policy's own part of Steps into st.
 	steps(st *stepper, pol Policy, det policies.Decision, after policies.State)
-	// redis is how the policy is usually kept in Redis: the commands one
-	// request sends, and which.
-	redis() (commands int, how string)
 	// toWorkOut says what to work out to decide a request at when (the
 	// window written as window), by the policy's own arithmetic, without
 	// saying how it comes out: a hint's words.
@@ -127,10 +124,3 @@ func (unknownPolicy) legend() string                                            
 func (unknownPolicy) legendWhileAsked() string                                  { return "" }
 func (unknownPolicy) stepsInSeconds() bool                                      { return false }
 func (unknownPolicy) steps(*stepper, Policy, policies.Decision, policies.State) {}
-
-func (unknownPolicy) redis() (int, string) { return 0, "" }
-
-// RedisForm is how the policy is usually kept in Redis: the commands one
-// request sends, and which. It is general knowledge about the usual
-// implementations, not something these policies compute.
-func RedisForm(policy string) (commands int, how string) { return wordingOf(policy).redis() }

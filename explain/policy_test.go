@@ -18,9 +18,6 @@ func TestEveryRegisteredPolicyHasItsWording(t *testing.T) {
 		if w.legend() == "" {
 			t.Errorf("%s: no legend", in.Name)
 		}
-		if n, how := w.redis(); n < 1 || how == "" {
-			t.Errorf("%s: no Redis form (%d commands, %q)", in.Name, n, how)
-		}
 		if w.estimateWord() == "" {
 			t.Errorf("%s: no word for its estimate", in.Name)
 		}

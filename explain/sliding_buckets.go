@@ -60,10 +60,6 @@ func (slidingBuckets) steps(st *stepper, pol Policy, det policies.Decision, _ po
 	st.add("carried + the other buckets + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Rest, det.Cost, st.verdict(Fraction(plusCost(det)), det.Allowed))
 }
 
-func (slidingBuckets) redis() (int, string) {
-	return 3, "MGET the ring, INCR the newest, EXPIRE (one Lua script)"
-}
-
 func (slidingBuckets) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("add up the sub-buckets still inside the %s window at %s, the oldest one weighted.", window, when)
 }

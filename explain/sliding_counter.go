@@ -60,10 +60,6 @@ func (slidingCounter) steps(st *stepper, pol Policy, det policies.Decision, _ po
 	st.add("carried + current + cost = %s + %d + %d = %s", Fraction(p.Carried), p.Current, det.Cost, st.verdict(Fraction(plusCost(det)), det.Allowed))
 }
 
-func (slidingCounter) redis() (int, string) {
-	return 3, "GET previous, INCR current, EXPIRE (one Lua script)"
-}
-
 func (slidingCounter) toWorkOut(p policies.Params, window, when string) string {
 	carried := "the previous window's count weighted by how much of it the last " + window + " still covers"
 	if p.Arithmetic == policies.Floor {

@@ -56,8 +56,6 @@ func logOf(s policies.State) []int64 {
 	return h.Log
 }
 
-func (slidingLog) redis() (int, string) { return 3, "ZREMRANGEBYSCORE, ZCARD, ZADD on a sorted set" }
-
 func (slidingLog) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("count the requests in the %s before %s; one exactly %s old no longer counts.", window, when, window)
 }

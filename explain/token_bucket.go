@@ -54,8 +54,6 @@ func (tokenBucket) steps(st *stepper, _ Policy, det policies.Decision, after pol
 	}
 }
 
-func (tokenBucket) redis() (int, string) { return 1, "one Lua script reading and writing a hash" }
-
 func (tokenBucket) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("count the tokens left after the last request and those refilled by %s.", when)
 }

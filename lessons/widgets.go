@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/limiter/redisbench"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
@@ -314,8 +314,8 @@ type compareRow struct {
 	Admitted int
 	Accuracy Accuracy
 	Bytes    string
-	Redis    int
-	How      string
+	// Redis is the policy's row in the committed Redis measurement.
+	Redis redisbench.Row
 }
 
 func (st *renderState) compare(body []byte) (template.HTML, error) {
@@ -364,6 +364,10 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		return "", err
 	}
 	total := len(res.Results[0].Decisions)
+	bench, err := redisbench.Committed()
+	if err != nil {
+		return "", err
+	}
 	var rows []compareRow
 	t := Table{Caption: "compare " + string(shape), Head: []string{"policy", "admitted", "wrongly allowed", "wrongly refused", "most in one window", "bytes", "redis"}}
 	for i, p := range res.Results {
@@ -371,11 +375,14 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		if err != nil {
 			return "", err
 		}
-		commands, how := explain.RedisForm(p.Policy)
-		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Accuracy: acc[i], Bytes: FormatBytes(per), Redis: commands, How: how}
+		red, err := measuredOnRedis(bench, specs[i], s)
+		if err != nil {
+			return "", err
+		}
+		r := compareRow{Policy: p.Label, Admitted: p.Admitted, Accuracy: acc[i], Bytes: FormatBytes(per), Redis: red}
 		rows = append(rows, r)
 		t.Rows = append(t.Rows, []string{r.Policy, strconv.Itoa(r.Admitted), strconv.Itoa(acc[i].WronglyAllowed), strconv.Itoa(acc[i].WronglyRefused),
-			strconv.FormatInt(acc[i].MostInWindow, 10), r.Bytes, strconv.Itoa(r.Redis)})
+			strconv.FormatInt(acc[i].MostInWindow, 10), r.Bytes, redisFigures(red)})
 	}
 	st.out.Tables = append(st.out.Tables, t)
 	var names []string
@@ -398,8 +405,29 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 		Keep:   st.openValues(),
 		Shapes: comparedShapes, Shape: shape, Seed: seed, Rows: rows, Total: total,
 		Limit: b.Limit, Window: scenario.FormatMs(b.WindowMs), Names: names, Matrix: matrix,
-		Play: scenario.EncodeURL(s),
+		Play: scenario.EncodeURL(s), Bench: bench, BenchPath: redisbench.Path,
 	}))
+}
+
+// measuredOnRedis is spec's row in the committed Redis measurement, found
+// by its policy and arithmetic as it runs in s; an error names the policy
+// and the command that measures it when the file has no such row.
+func measuredOnRedis(bench redisbench.Report, spec scenario.PolicySpec, s scenario.Scenario) (redisbench.Row, error) {
+	p, err := policies.Normalised(spec.Name, spec.Params(s))
+	if err != nil {
+		return redisbench.Row{}, err
+	}
+	row, ok := bench.Of(spec.Name, string(p.Arithmetic))
+	if !ok {
+		return redisbench.Row{}, fmt.Errorf("lessons: %s %s has no row in %s (run %s)", spec.Name, p.Arithmetic, redisbench.Path, redisbench.Command)
+	}
+	return row, nil
+}
+
+// redisFigures is a row's commands and round trips per decision as the
+// comparison shows them.
+func redisFigures(r redisbench.Row) string {
+	return fmt.Sprintf("%.2f commands, %.2f round trips", r.Commands, r.RoundTrips)
 }
 
 // runEach runs the scenario once per spec, so a comparison may hold more

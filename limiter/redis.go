@@ -68,6 +68,9 @@ type redisForm struct {
 	// wholeMs is true for a reply whose estimate carries whole ms in a
 	// sixth number (gcra's TAT, joined in int64 where Lua could not).
 	wholeMs bool
+	// delays is true for a reply whose sixth number is the admitted
+	// request's wait in a queue (leaky-bucket's DelayMs).
+	delays bool
 }
 
 // redisForms lists the policies' Redis forms, one line each; a policy
@@ -75,6 +78,7 @@ type redisForm struct {
 // NewRedis says.
 var redisForms = []redisForm{
 	fixedWindowRedis, slidingLogRedis, slidingCounterRedis, slidingBucketsRedis, tokenBucketRedis, gcraRedis,
+	leakyBucketRedis,
 }
 
 // redisFormOf is the named policy's Redis form.
@@ -286,7 +290,8 @@ func (r *Redis) argv(now, cost int64) []any {
 }
 
 // decision reads a script's reply {code, now, at, retryAfterMs, estimate}
-// (gcra: the estimate as r, q-now, joined here in int64 where Lua could not).
+// (gcra: the estimate as r, q-now, joined here in int64 where Lua could not;
+// leaky-bucket: then the wait in the queue).
 func (r *Redis) decision(v []int64, cost int64) (policies.Decision, error) {
 	if len(v) < 5 || v[0] < 0 || v[0] > 2 {
 		return policies.Decision{}, fmt.Errorf("limiter: %s: the script replied %v, not {code, now, at, retry, estimate}", r.name, v)
@@ -298,11 +303,19 @@ func (r *Redis) decision(v []int64, cost int64) (policies.Decision, error) {
 		}
 		num += v[5] * r.p.Limit
 	}
+	var delay int64
+	if r.form.delays {
+		if len(v) < 6 {
+			return policies.Decision{}, fmt.Errorf("limiter: %s: the script's reply lacks the wait in the queue", r.name)
+		}
+		delay = v[5]
+	}
 	now, at := v[1], v[2]
 	return policies.Decision{
 		Allowed:      v[0] == 1,
 		Never:        v[0] == 2,
 		RetryAfterMs: v[3],
+		DelayMs:      delay,
 		At:           at,
 		Late:         at > now,
 		Estimate:     policies.Fraction{Num: num, Den: r.estDen},

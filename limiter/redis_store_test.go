@@ -2,6 +2,7 @@ package limiter_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +68,11 @@ func TestRedisTTLIsThePolicys(t *testing.T) {
 		{policies.TokenBucket, p, [][2]int64{{10_300, 2}}, 0, 400},
 		{policies.GCRA, p, [][2]int64{{10_300, 2}}, 0, 400},
 		{policies.GCRA, policies.Params{Limit: 3, WindowMs: 1000}, [][2]int64{{10_300, 1}}, 0, 334},
+		{policies.LeakyBucket, p, [][2]int64{{10_300, 2}}, 0, 400},
+		{policies.LeakyBucket, policies.Params{Limit: 3, WindowMs: 1000, Delay: policies.NoDelay}, [][2]int64{{10_300, 1}}, 250, 584},
+		// A refusal writes nothing: the TTL is still the first write's
+		// 2 s, not the 1.6 s a write at the refusal would leave.
+		{policies.LeakyBucket, policies.Params{Limit: 1, WindowMs: 1000, Burst: 1}, [][2]int64{{10_000, 2}, {10_400, 1}}, 0, 2000},
 	}
 	for i, tc := range tests {
 		clock := &redisClock{}
@@ -84,6 +90,15 @@ func TestRedisTTLIsThePolicys(t *testing.T) {
 		if got > tc.want || got < tc.want-since {
 			t.Errorf("%d %s: PTTL = %d ms, want %d ms less at most the %d ms since", i, tc.name, got, tc.want, since)
 		}
+	}
+}
+
+// TestEveryPolicyHasARedisForm: a policy added to package policies
+// without a script fails here rather than quietly missing from the
+// replays, the bench and the lessons' table.
+func TestEveryPolicyHasARedisForm(t *testing.T) {
+	if !slices.Equal(limiter.RedisNames, policies.Names) {
+		t.Fatalf("RedisNames = %v, want every policy: %v", limiter.RedisNames, policies.Names)
 	}
 }
 
@@ -105,7 +120,8 @@ func TestNewRedisRefusesBadSettings(t *testing.T) {
 		want string
 	}{
 		{policies.FixedWindow, policies.Params{Limit: 0, WindowMs: 1000}, limiter.RedisOptions{}, "limit 0 is out of range"},
-		{"leaky", policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{}, "unknown policy"},
+		{"no-such-policy", policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{}, "unknown policy"},
+		{policies.LeakyBucket, policies.Params{Limit: 1, WindowMs: 1 << 40, Burst: 1 << 12}, limiter.RedisOptions{}, "above 2^51"},
 		{policies.GCRA, policies.Params{Limit: 1 << 20, WindowMs: 1 << 40}, limiter.RedisOptions{}, "above 2^51"},
 		{policies.FixedWindow, policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{TTLPadMs: -1}, "TTLPadMs -1 is negative"},
 	}

@@ -1,12 +1,12 @@
 package limiter_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -101,9 +101,6 @@ func agreeOnLessons(t *testing.T, name string, rdb redis.UniversalClient) {
 			}
 		}
 		for lane, spec := range s.Specs() {
-			if !slices.Contains(limiter.RedisNames, spec.Name) {
-				continue // no Redis form yet (leaky-bucket: docs/redis.md)
-			}
 			f := form{spec.Name, spec.Params(s)}
 			agreeOnRedis(t, rdb, f, fmt.Sprintf("%s:%s:%d:", name, filepath.Base(file), lane), reqs)
 		}
@@ -111,7 +108,9 @@ func agreeOnLessons(t *testing.T, name string, rdb redis.UniversalClient) {
 }
 
 // randomRedisForms is one of each Redis form for a random limit and window:
-// both arithmetics, a bucket count that divides the window, a burst.
+// both arithmetics, a bucket count that divides the window, a burst, and
+// a leaky bucket whose excess all waits beside one where some or all of it
+// passes at once (a delay, or nodelay).
 func randomRedisForms(rng *rand.Rand, big bool) []form {
 	limit := 1 + rng.Int64N(12)
 	switch {
@@ -129,6 +128,11 @@ func randomRedisForms(rng *rand.Rand, big bool) []form {
 	if rng.IntN(2) == 0 {
 		burst = 1 + rng.Int64N(2*limit)
 	}
+	// The delay is bounded by the burst the policy runs with (0: the limit).
+	delay := int64(policies.NoDelay)
+	if queue := cmp.Or(burst, limit); rng.IntN(3) > 0 {
+		delay = rng.Int64N(queue + 1)
+	}
 	p := policies.Params{Limit: limit, WindowMs: window}
 	return []form{
 		{policies.FixedWindow, p},
@@ -138,6 +142,8 @@ func randomRedisForms(rng *rand.Rand, big bool) []form {
 		{policies.SlidingBuckets, policies.Params{Limit: limit, WindowMs: window, Buckets: k}},
 		{policies.TokenBucket, policies.Params{Limit: limit, WindowMs: window, Burst: burst}},
 		{policies.GCRA, policies.Params{Limit: limit, WindowMs: window, Burst: burst}},
+		{policies.LeakyBucket, policies.Params{Limit: limit, WindowMs: window, Burst: burst}},
+		{policies.LeakyBucket, policies.Params{Limit: limit, WindowMs: window, Burst: burst, Delay: delay}},
 	}
 }
 

@@ -21,21 +21,22 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/windowlab/playground/internal/redistest"
 	"github.com/windowlab/playground/limiter"
+	"github.com/windowlab/playground/limiter/redisbench"
 	"github.com/windowlab/playground/policies"
 )
 
-// updateRedisBench rewrites docs/redis-bench.json and the table in docs/redis.md
+// updateRedisBench rewrites limiter/redisbench/redis-bench.json and the table in docs/redis.md
 // from a fresh measurement:
 //
 //	go test ./limiter/ -run TestRedisBenchFile -update-redis-bench
-var updateRedisBench = flag.Bool("update-redis-bench", false, "rewrite docs/redis-bench.json and docs/redis.md's table from a fresh measurement")
+var updateRedisBench = flag.Bool("update-redis-bench", false, "rewrite limiter/redisbench/redis-bench.json and docs/redis.md's table from a fresh measurement")
 
 const (
-	benchFile   = "../docs/redis-bench.json"
+	benchFile   = "redisbench/redis-bench.json"
 	docFile     = "../docs/redis.md"
 	benchBegin  = "<!-- redis-bench: begin (written by go test ./limiter/ -run TestRedisBenchFile -update-redis-bench) -->\n"
 	benchEnd    = "<!-- redis-bench: end -->\n"
-	benchCmd    = "go test ./limiter/ -run TestRedisBenchFile -update-redis-bench"
+	benchCmd    = redisbench.Command
 	benchKeys   = 100 // keys of the memory and commands workload
 	benchPerKey = 20  // requests per key there: a minute at one every 3 s
 	benchBatch1 = 100 // decisions per pipeline in the batch measurement
@@ -45,66 +46,14 @@ const (
 // burst of the limit.
 var benchParams = policies.Params{Limit: 10, WindowMs: 60_000, Buckets: 6}
 
-// benchReport is docs/redis-bench.json.
-type benchReport struct {
-	Command string        `json:"command"`
-	Machine benchMachine  `json:"machine"`
-	Redis   string        `json:"redisVersion"`
-	Params  benchSettings `json:"params"`
-	Forms   []benchRow    `json:"forms"`
-	Anchor  benchRow      `json:"anchor"` // go-redis/redis_rate v10, GCRA, reading Redis TIME
-	Batch   benchBatch    `json:"batch"`
-	Race    benchRace     `json:"readThenWrite"`
-}
+// benchReport is the measurement; redisbench holds its shape, so that the
+// lessons read the file this writes.
+type benchReport = redisbench.Report
 
-type benchMachine struct {
-	GOOS, GOARCH string
-	CPUs         int
-	Go           string
-	Load         string // one-minute load average when measured
-}
+type benchRow = redisbench.Row
 
-type benchSettings struct {
-	Limit       int64 `json:"limit"`
-	WindowMs    int64 `json:"windowMs"`
-	Buckets     int64 `json:"buckets"`
-	Keys        int   `json:"keys"`
-	RequestsKey int   `json:"requestsPerKey"`
-	MeasureMs   int64 `json:"msPerThroughputRun"`
-	Rounds      int   `json:"rounds"` // throughput runs per figure, median reported
-}
-
-type benchRow struct {
-	Form string `json:"form"`
-	// Commands is what Redis ran per decision inside the script (GET,
-	// SET, LINDEX, …), from INFO commandstats.
-	Commands float64 `json:"commandsPerDecision"`
-	// RoundTrips is the commands the client sent per decision (EVALSHA),
-	// each one round trip when sent alone.
-	RoundTrips  float64 `json:"roundTripsPerDecision"`
-	BytesPerKey int64   `json:"bytesPerKey"` // MEMORY USAGE, averaged over the keys
-	// ServerMicros is Redis's own time per script call (INFO
-	// commandstats) in the first 1-client throughput run: the figure the
-	// machine's load disturbs least.
-	ServerMicros float64 `json:"serverMicrosPerDecision"`
-	PerSecond1   float64 `json:"decisionsPerSecond1Client"`
-	PerSecond8   float64 `json:"decisionsPerSecond8Clients"`
-}
-
-type benchBatch struct {
-	Form       string  `json:"form"`
-	Size       int     `json:"benchBatch1"`
-	OneAtATime float64 `json:"oneAtATimePerSecond"`
-	Pipelined  float64 `json:"pipelinedPerSecond"`
-}
-
-type benchRace struct {
-	Clients        int   `json:"clients"`
-	Limit          int64 `json:"limit"`
-	Windows        int   `json:"windows"`
-	Admitted       int64 `json:"admitted"`
-	ScriptAdmitted int64 `json:"scriptAdmitted"`
-}
+// gcraLabel is the row set against redis_rate, also the form batched.
+const gcraLabel = "gcra"
 
 // benchForms are the forms measured, labelled as the table shows them.
 func benchForms() []struct {
@@ -122,7 +71,8 @@ func benchForms() []struct {
 		{"sliding-counter exact", form{policies.SlidingCounter, policies.Params{Limit: p.Limit, WindowMs: p.WindowMs, Arithmetic: policies.Exact}}},
 		{"sliding-buckets", form{policies.SlidingBuckets, p}},
 		{"token-bucket", form{policies.TokenBucket, p}},
-		{"gcra", form{policies.GCRA, p}},
+		{gcraLabel, form{policies.GCRA, p}},
+		{"leaky-bucket", form{policies.LeakyBucket, p}},
 	}
 }
 
@@ -288,8 +238,8 @@ func benchMeasure(t *testing.T, d time.Duration) benchReport {
 	}
 	rep := benchReport{
 		Command: benchCmd,
-		Machine: benchMachine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(), Load: loadAverage()},
-		Params: benchSettings{Limit: benchParams.Limit, WindowMs: benchParams.WindowMs, Buckets: benchParams.Buckets,
+		Machine: redisbench.Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(), Load: loadAverage()},
+		Params: redisbench.Settings{Limit: benchParams.Limit, WindowMs: benchParams.WindowMs, Buckets: benchParams.Buckets,
 			Keys: benchKeys, RequestsKey: benchPerKey, MeasureMs: d.Milliseconds(), Rounds: benchRounds},
 	}
 	for _, line := range strings.Split(info, "\n") {
@@ -303,9 +253,9 @@ func benchMeasure(t *testing.T, d time.Duration) benchReport {
 	// (which reads Redis TIME) see the same traffic: each key far above
 	// its rate, so after its first ten most requests are refused.
 	type subject struct {
-		label        string
-		keyOf        func(string) string
-		decide, live decider
+		label, policy, arithmetic string
+		keyOf                     func(string) string
+		decide, live              decider
 	}
 	var subjects []subject
 	var gcra *limiter.Redis
@@ -317,7 +267,7 @@ func benchMeasure(t *testing.T, d time.Duration) benchReport {
 		if f.form.name == policies.GCRA {
 			gcra = r
 		}
-		subjects = append(subjects, subject{f.label, r.Key, func(ctx context.Context, key string, at int64) error {
+		subjects = append(subjects, subject{f.label, f.form.name, string(r.Params().Arithmetic), r.Key, func(ctx context.Context, key string, at int64) error {
 			_, err := r.DecideAt(ctx, key, base+at, 1)
 			return err
 		}, func(ctx context.Context, key string, _ int64) error {
@@ -331,10 +281,10 @@ func benchMeasure(t *testing.T, d time.Duration) benchReport {
 		_, err := rl.AllowN(ctx, key, limit, 1)
 		return err
 	}
-	subjects = append(subjects, subject{"redis_rate v10 (gcra)", func(k string) string { return "rate:" + k }, anchor, anchor})
+	subjects = append(subjects, subject{"redis_rate v10 (gcra)", "", "", func(k string) string { return "rate:" + k }, anchor, anchor})
 	rows := make([]benchRow, len(subjects))
 	for i, s := range subjects {
-		rows[i].Form = s.label
+		rows[i].Form, rows[i].Policy, rows[i].Arithmetic = s.label, s.policy, s.arithmetic
 		if err := benchWorkload(ctx, rdb, &rows[i], "", s.keyOf, s.decide); err != nil {
 			t.Fatalf("%s: %v", s.label, err)
 		}
@@ -400,13 +350,13 @@ func benchMeasure(t *testing.T, d time.Duration) benchReport {
 		rows[i].ServerMicros = round3(medianOf(micros[i]))
 	}
 	rep.Forms, rep.Anchor = rows[:len(rows)-1], rows[len(rows)-1]
-	rep.Batch = benchBatch{Form: "gcra", Size: benchBatch1, OneAtATime: medianOf(alone), Pipelined: medianOf(batched)}
+	rep.Batch = redisbench.Batch{Form: gcraLabel, Size: benchBatch1, OneAtATime: medianOf(alone), Pipelined: medianOf(batched)}
 	const clients, windows, raceLimit = 8, 5, 50
 	naive, script, err := overAdmission(rdb, clients, windows, raceLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep.Race = benchRace{Clients: clients, Limit: raceLimit, Windows: windows, Admitted: naive, ScriptAdmitted: script}
+	rep.Race = redisbench.Race{Clients: clients, Limit: raceLimit, Windows: windows, Admitted: naive, ScriptAdmitted: script}
 	return rep
 }
 
@@ -421,11 +371,16 @@ func loadAverage() string {
 }
 
 // goals are the issue's goals, each met or not by the report.
-func (r benchReport) goals() []struct {
+func benchGoals(r benchReport) []struct {
 	text string
 	met  bool
 } {
-	gcra := r.Forms[len(r.Forms)-1]
+	var gcra benchRow
+	for _, f := range r.Forms {
+		if f.Form == gcraLabel {
+			gcra = f
+		}
+	}
 	oneTrip := true
 	for _, f := range r.Forms {
 		oneTrip = oneTrip && f.RoundTrips == 1
@@ -444,7 +399,7 @@ func (r benchReport) goals() []struct {
 }
 
 // table renders the report as docs/redis.md shows it.
-func (r benchReport) table() string {
+func benchTable(r benchReport) string {
 	var b strings.Builder
 	b.WriteString(benchBegin)
 	fmt.Fprintf(&b, "\nRedis %s on %s/%s, %d CPUs (load average %s), %s; limit %d per %d ms, %d buckets; %d keys × %d requests for the commands and bytes; decisions/s the median of %d runs of %d ms, the forms taking turns. Command: `%s`.\n\n",
@@ -461,7 +416,7 @@ func (r benchReport) table() string {
 		r.Race.Clients, r.Race.Limit, r.Race.Windows, r.Race.Admitted, r.Race.Limit*int64(r.Race.Windows),
 		float64(r.Race.Admitted)/float64(r.Race.Limit*int64(r.Race.Windows)), r.Race.ScriptAdmitted)
 	b.WriteString("Goals:\n\n")
-	for _, g := range r.goals() {
+	for _, g := range benchGoals(r) {
 		mark := "not met"
 		if g.met {
 			mark = "met"
@@ -472,7 +427,35 @@ func (r benchReport) table() string {
 	return b.String()
 }
 
-// TestRedisBenchFile checks docs/redis-bench.json against a fresh, shorter
+// spliceTable is doc with its section from benchBegin to benchEnd replaced
+// by table (which carries both markers); false if doc has no such section.
+func spliceTable(doc []byte, table string) ([]byte, bool) {
+	before, rest, ok1 := bytes.Cut(doc, []byte(benchBegin))
+	_, after, ok2 := bytes.Cut(rest, []byte(benchEnd))
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	// A fresh slice: before and after share doc's array, and appending
+	// to before would write over after.
+	return slices.Concat(before, []byte(table), after), true
+}
+
+// TestSpliceTableKeepsTheRest: rewriting the section leaves the text on
+// either side as it was, however long the new table is.
+func TestSpliceTableKeepsTheRest(t *testing.T) {
+	doc := "intro\n" + benchBegin + "old\n" + benchEnd + "\n## After\n\nthe rest\n"
+	for i, table := range []string{benchBegin + benchEnd, benchBegin + strings.Repeat("a much longer table\n", 20) + benchEnd} {
+		got, ok := spliceTable([]byte(doc), table)
+		if want := "intro\n" + table + "\n## After\n\nthe rest\n"; !ok || string(got) != want {
+			t.Errorf("%d: spliceTable = %q, %v; want %q", i, got, ok, want)
+		}
+	}
+	if _, ok := spliceTable([]byte("no section\n"), benchBegin+benchEnd); ok {
+		t.Error("spliceTable found a section in a doc without one")
+	}
+}
+
+// TestRedisBenchFile checks limiter/redisbench/redis-bench.json against a fresh, shorter
 // measurement (the same forms and fields, one round trip each, the same
 // commands per decision on the same Redis, bytes within a quarter) and
 // docs/redis.md's table against the file. With -update-redis-bench it writes both.
@@ -490,12 +473,10 @@ func TestRedisBenchFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, rest, ok1 := bytes.Cut(doc, []byte(benchBegin))
-		_, after, ok2 := bytes.Cut(rest, []byte(benchEnd))
-		if !ok1 || !ok2 {
+		out, ok := spliceTable(doc, benchTable(rep))
+		if !ok {
 			t.Fatalf("%s has no %q … %q section to write", docFile, benchBegin, benchEnd)
 		}
-		out := append(append(before, rep.table()...), after...)
 		if err := os.WriteFile(docFile, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -504,17 +485,15 @@ func TestRedisBenchFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (write it with %s)", err, benchCmd)
 	}
-	var committed benchReport
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&committed); err != nil {
-		t.Fatalf("%s: %v", benchFile, err)
+	committed, err := redisbench.Parse(data)
+	if err != nil {
+		t.Fatal(err)
 	}
 	doc, err := os.ReadFile(docFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc), committed.table()) {
+	if !strings.Contains(string(doc), benchTable(committed)) {
 		t.Errorf("%s's table is not the one %s renders: run %s", docFile, benchFile, benchCmd)
 	}
 	fresh := benchMeasure(t, 50*time.Millisecond)
@@ -525,8 +504,8 @@ func TestRedisBenchFile(t *testing.T) {
 	for i, c := range rows(committed) {
 		f := rows(fresh)[i]
 		switch {
-		case c.Form != f.Form:
-			t.Errorf("row %d: form %q, fresh %q", i, c.Form, f.Form)
+		case c.Form != f.Form || c.Policy != f.Policy || c.Arithmetic != f.Arithmetic:
+			t.Errorf("row %d: form %q (%q %q), fresh %q (%q %q)", i, c.Form, c.Policy, c.Arithmetic, f.Form, f.Policy, f.Arithmetic)
 		case c.RoundTrips != 1 || f.RoundTrips != 1:
 			t.Errorf("%s: round trips per decision %v, fresh %v; want 1", c.Form, c.RoundTrips, f.RoundTrips)
 		case i < len(committed.Forms) && committed.Redis == fresh.Redis && c.Commands != f.Commands:

@@ -26,6 +26,20 @@ func TestSimulateRedisAgrees(t *testing.T) {
 	assert.Zero(t, n, "keys left behind")
 }
 
+// TestSimulateRedisDecidesTheQueue: nginx's worked example through the
+// leaky bucket's script, queued waits and refusals alike, as Go decides it.
+func TestSimulateRedisDecidesTheQueue(t *testing.T) {
+	srv := redistest.Start(t)
+	in := `{"limit": 1, "windowMs": 1000, "policies": [{"name": "leaky-bucket", "burst": 5}, {"name": "leaky-bucket", "burst": 5, "delay": 2}],
+		"requests": [{"at": 0, "count": 8}, {"at": 2500, "count": 3}]}`
+	code, out, errOut := runCmd(t, in, "simulate", "-redis", "redis://"+srv.Addr, "-")
+	require.Equal(t, 0, code, errOut)
+	_, redisPart, ok := strings.Cut(out, "Redis at "+srv.Addr)
+	require.True(t, ok, out)
+	assert.Contains(t, redisPart, "  leaky-bucket (burst 5): 11 decisions, all as in Go\n")
+	assert.Contains(t, redisPart, "  leaky-bucket (burst 5, delay 2): 11 decisions, all as in Go\n")
+}
+
 func TestSimulateRedisJSONKeepsStdoutJSON(t *testing.T) {
 	srv := redistest.Start(t)
 	code, out, errOut := runCmd(t, "", "simulate", "--json", "-redis", "redis://"+srv.Addr, "../../lessons/scenarios/car-park.json")
