@@ -67,3 +67,7 @@ func (slidingBuckets) redis() (int, string) {
 func (slidingBuckets) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("add up the sub-buckets still inside the %s window at %s, the oldest one weighted.", window, when)
 }
+
+func (slidingBuckets) carried(d policies.Decision) policies.Fraction {
+	return d.Terms.SlidingBuckets().Carried
+}
