@@ -248,3 +248,72 @@ func TestTheAnswerAboveCheckCanFail(t *testing.T) {
 		})
 	}
 }
+
+// TestTheListedExamplesAreAskedBeforeTold: the examples issue 22 found told
+// before they were asked (lesson 1's epoch, lesson 2's exact wait, lesson
+// 3's Try-it, lesson 4's stacked limits, lesson 5's choice of k) each have
+// their telling only below the prediction that asks them: nowhere above
+// its block, not even in an earlier prediction's reveal, which
+// TestEveryLessonAsksBeforeItShows does not look into.
+func TestTheListedExamplesAreAskedBeforeTold(t *testing.T) {
+	lib, _ := load(t)
+	for _, tt := range []struct {
+		lesson, prediction string
+		tellings           []string
+	}{
+		{"fixed-window", "epoch-first-admit", []string{"the block ends at 1000 ms"}},
+		{"sliding-log", "sl-exact-wait", []string{"one window after the oldest timestamp"}},
+		{"sliding-counter", "try-it-1-exact", []string{"0.9 × 5 = «4.5»"}},
+		{"where-they-disagree", "stack", []string{"only «60» get through"}},
+		{"ring-of-buckets", "cache-line-k", []string{"k = 60", "«504 B»", "«1.1 %»"}},
+	} {
+		l := lib.Lesson(tt.lesson)
+		if l == nil {
+			t.Fatalf("no lesson %q", tt.lesson)
+		}
+		r, err := lib.Render(l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		above, below, found := tellingSides(t, r, tt.prediction)
+		if !found {
+			t.Errorf("%s: no prediction %q", tt.lesson, tt.prediction)
+			continue
+		}
+		for _, tell := range tt.tellings {
+			if strings.Contains(above, tell) {
+				t.Errorf("%s: %q is told above prediction %s, which asks it", tt.lesson, tell, tt.prediction)
+			}
+			if !strings.Contains(below, tell) {
+				t.Errorf("%s: %q is not told below prediction %s either: the check has nothing to hold", tt.lesson, tell, tt.prediction)
+			}
+		}
+	}
+}
+
+// tellingSides returns the visible prose of a rendered lesson above the
+// prediction id's block and below it, claims marked «so»; the widgets'
+// controls (a slider's choices of k) are left out, being settings to pick
+// rather than anything told.
+func tellingSides(t *testing.T, r *lessons.Rendered, id string) (above, below string, found bool) {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(r.HTML)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b strings.Builder
+	doc.Find("body").Children().Each(func(_ int, s *goquery.Selection) {
+		s = s.Clone()
+		s.Find("form, .k-links").Remove()
+		switch {
+		case s.Is("[data-testid=predict]") && s.AttrOr("data-predict", "") == id:
+			found = true
+		case found:
+			b.WriteString(" " + visibleText(s))
+		default:
+			a.WriteString(" " + visibleText(s))
+		}
+	})
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	return norm(a.String()), norm(b.String()), found
+}

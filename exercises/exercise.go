@@ -209,7 +209,11 @@ func Parse(data []byte, name string, lib Catalog) (*Exercise, error) {
 		} else if _, err := s.Lane(e.Policy); err != nil {
 			// s.Lane reads "#N" too: the scenario's own lane, with the
 			// servers it runs on, which a short ref cannot write.
-			bad("policy: %v", err)
+			if strings.HasPrefix(e.Policy, "#") {
+				bad("policy: %q: the scenario's lanes are %s", e.Policy, strings.Join(ownLanes(s), ", "))
+			} else {
+				bad("policy: %v", err)
+			}
 		}
 		if len(e.Policies) > 0 {
 			bad("policies: only a \"which\" question lists policies; use policy")
@@ -305,6 +309,40 @@ func (e *Exercise) Lanes() []string {
 		return slices.Clone(e.Policies)
 	}
 	return []string{e.Policy}
+}
+
+// LaneNames names the lanes the variant asks about for its author: a
+// policy ref as it is written, and the scenario's own lane "#N" with what
+// that lane is, "#1 (fixed-window on 3 nodes, sync 500 ms)", since the
+// bare index says nothing to someone reading a message about it.
+func (in Instance) LaneNames() []string {
+	refs := in.Exercise.Lanes()
+	out := make([]string, len(refs))
+	for i, ref := range refs {
+		out[i] = laneName(in.Scenario, ref)
+	}
+	return out
+}
+
+func laneName(s scenario.Scenario, ref string) string {
+	if !strings.HasPrefix(ref, "#") {
+		return ref
+	}
+	spec, err := s.Lane(ref)
+	if err != nil {
+		return ref
+	}
+	return ref + " (" + spec.Label(s) + ")"
+}
+
+// ownLanes names each of the scenario's lanes as "#N (label)".
+func ownLanes(s scenario.Scenario) []string {
+	specs := s.Specs()
+	out := make([]string, len(specs))
+	for i, spec := range specs {
+		out[i] = fmt.Sprintf("#%d (%s)", i+1, spec.Label(s))
+	}
+	return out
 }
 
 // Kind is the exercise's kind of question; Parse has checked it is one.

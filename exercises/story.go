@@ -142,7 +142,11 @@ func (in Instance) contradiction(sol Solution) string {
 			if c > 0 {
 				said = "admitted"
 			}
-			return fmt.Sprintf("it says the request at {at} (%s) is %s, but the %s %s it", scenario.FormatMs(in.At), said, ask.Name(q.Lanes[i]), verb)
+			lane := "the " + ask.Name(q.Lanes[i])
+			if strings.HasPrefix(q.Lanes[i].Ref, "#") {
+				lane = "lane " + laneName(in.Scenario, q.Lanes[i].Ref)
+			}
+			return fmt.Sprintf("it says the request at {at} (%s) is %s, but %s %s it", scenario.FormatMs(in.At), said, lane, verb)
 		}
 	}
 	return ""

@@ -28,6 +28,16 @@ func ceilSeconds(ms int64) int64 {
 	return (ms + 999) / 1000
 }
 
+// RetryAfter is the Retry-After field's value for a wait of ms: delay
+// seconds (RFC 9110, section 10.2.3), rounded up so that a client
+// retrying on time is not refused again for the lost fraction, and at
+// least 1, since 0 would invite an immediate retry into the same refusal.
+// Every Retry-After the app sends, a policy's or the server's own for
+// capacity, is written here.
+func RetryAfter(ms int64) string {
+	return strconv.FormatInt(max(ceilSeconds(ms), 1), 10)
+}
+
 // Peeker is what Headers reads after a decision: the policy that made it
 // (a lane's, a node's, a server's limiter), peeked at later instants
 // without being changed.
@@ -68,7 +78,7 @@ func Headers(pol Policy, det policies.Decision, on Peeker, key policies.Key) []H
 	}
 	out := []Header{{Name: "Status", Value: status}}
 	if !det.Allowed && !det.Never {
-		out = append(out, Header{Name: "Retry-After", Value: strconv.FormatInt(max(ceilSeconds(det.RetryAfterMs), 1), 10)})
+		out = append(out, Header{Name: "Retry-After", Value: RetryAfter(det.RetryAfterMs)})
 	}
 	if det.Allowed && det.DelayMs > 0 {
 		// A queued request is answered 200 once its wait is over, as nginx

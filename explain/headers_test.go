@@ -141,3 +141,16 @@ func TestHeadersStayWithinAStructuredInteger(t *testing.T) {
 		t.Errorf("q=%d;w=%d, want q=%d and w the largest Integer", got.Q, got.W, policies.MaxLimit)
 	}
 }
+
+// TestRetryAfterIsWholeSecondsRoundedUp: the one place a Retry-After is
+// written rounds a wait up to whole seconds and never says 0.
+func TestRetryAfterIsWholeSecondsRoundedUp(t *testing.T) {
+	for _, tt := range []struct {
+		ms   int64
+		want string
+	}{{-5, "1"}, {0, "1"}, {1, "1"}, {999, "1"}, {1000, "1"}, {1001, "2"}, {59_500, "60"}} {
+		if got := RetryAfter(tt.ms); got != tt.want {
+			t.Errorf("RetryAfter(%d) = %q, want %q", tt.ms, got, tt.want)
+		}
+	}
+}

@@ -63,3 +63,7 @@ func (slidingBuckets) steps(st *stepper, pol Policy, det policies.Decision, _ po
 func (slidingBuckets) toWorkOut(p policies.Params, window, when string) string {
 	return fmt.Sprintf("add up the sub-buckets still inside the %s window at %s, the oldest one weighted.", window, when)
 }
+
+func (slidingBuckets) carried(d policies.Decision) policies.Fraction {
+	return d.Terms.SlidingBuckets().Carried
+}

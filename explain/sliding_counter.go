@@ -67,3 +67,7 @@ func (slidingCounter) toWorkOut(p policies.Params, window, when string) string {
 	}
 	return fmt.Sprintf("at %s, add %s to the current window's count.", when, carried)
 }
+
+func (slidingCounter) carried(d policies.Decision) policies.Fraction {
+	return d.Terms.SlidingCounter().Carried
+}

@@ -44,7 +44,7 @@ const (
 	measureOutcome        = "outcome"         // admitted or refused, at an instant
 	measureEstimate       = "estimate"        // the policy's estimate before a request
 	measureCount          = "count"           // the same, for policies that count whole requests
-	measureCarried        = "carried"         // sliding-counter's carried part of the previous window
+	measureCarried        = "carried"         // the part of the previous window (or oldest bucket) still counted
 	measureRetry          = "retry"           // retryAfter of a request at an instant
 	measureWait           = "wait"            // how long a queue holds an admitted request at an instant
 	measureFirstAdmit     = "first-admit"     // first instant at or after "from" that admits
@@ -284,10 +284,11 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		}
 		return scenario.FormatFraction(d.Estimate), nil
 	case measureCarried:
-		if spec.Name != policies.SlidingCounter {
-			return "", fmt.Errorf("carried applies to sliding-counter only")
+		carried, ok := explain.Carried(spec.Name, d.Detail)
+		if !ok {
+			return "", fmt.Errorf("carried: the %s counts no part of an older window", explain.Name(spec))
 		}
-		return scenario.FormatFraction(d.Detail.Terms.SlidingCounter().Carried), nil
+		return scenario.FormatFraction(carried), nil
 	case measureRetry:
 		retry, ok := d.RetryAfter()
 		if !ok {

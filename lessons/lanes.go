@@ -138,7 +138,9 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 		if raw := st.in.Get(id); raw != "" {
 			n, err := strconv.Atoi(raw)
 			if err != nil || n < 0 || n > steps {
-				problem = st.inputProblem(fmt.Sprintf("%s: %q is not a step of these lanes (0 to %d), so they show step %d.", id, raw, steps, step))
+				// Named by the caption a visitor reads above the lanes, not
+				// by the address's lanes-N.
+				problem = st.inputProblem(fmt.Sprintf("“%s”: step “%s” is not a step of these lanes (0 to %d), so they show step %d.", b.Caption, raw, steps, step))
 			} else {
 				step = n
 			}
@@ -176,7 +178,7 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 	case "open":
 		v.TableOpen = true
 	default:
-		v.Problem = st.inputProblem(fmt.Sprintf("%s: %q is not a state of the table (open), so it is shown closed.", tableParam(id), raw))
+		v.Problem = st.inputProblem(fmt.Sprintf("“%s”, As a table: “%s” is neither open nor closed, so it is shown closed.", b.Caption, raw))
 	}
 	whole := st.linkQuery(id, strconv.Itoa(steps), tableParam(id), "open")
 	v.WholeURL = "?" + whole.Encode() + "#" + tableID(id)

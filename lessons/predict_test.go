@@ -243,3 +243,36 @@ func TestLinksCarryAtMostMaxOpenExamples(t *testing.T) {
 		t.Fatal("no link with open= on the page: nothing was checked")
 	}
 }
+
+// A carried claim asks the policy what part of an older window it still
+// counts, so a ring's oldest bucket answers too, and a policy that counts
+// none says so by its name rather than by a list of the ones that do.
+// By hand, at 35 s on the car park: the counter's previous window (0 to
+// 30 s) admitted 5 and the window still covers 25 of its 30 s, 5 × 25/30
+// = 25/6, written 4.17; the ring's buckets are 5 s wide, and 35 s opens a bucket, so the
+// oldest one (5 to 10 s, the 2 cars at 5 s) is still wholly inside: 2.
+func TestCarriedAsksThePolicy(t *testing.T) {
+	for _, tt := range []struct {
+		claim, want string
+	}{
+		{"carried sliding-counter/exact car-park at 35s", "4.17"},
+		{"carried sliding-buckets/6 car-park at 35s", "2"},
+		{"carried fixed-window car-park at 35s", "carried: the fixed window counts no part of an older window"},
+	} {
+		lib, l := predictLib(t, "So {{"+tt.claim+" = 0}}.\n")
+		r, err := lib.Render(l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Claims) != 1 {
+			t.Fatalf("%s: %d claims rendered, want 1", tt.claim, len(r.Claims))
+		}
+		got := r.Claims[0].Computed
+		if r.Claims[0].Err != nil {
+			got = r.Claims[0].Err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("{{%s}} = %q, want %q", tt.claim, got, tt.want)
+		}
+	}
+}

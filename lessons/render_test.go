@@ -163,3 +163,39 @@ func TestCaptionsNameEachInstantOnce(t *testing.T) {
 		}
 	}
 }
+
+// A problem with the page's address names the control by the label the
+// visitor sees on the page (the lanes' caption, "As a table", the
+// calculator's field), never by the address's own name for it
+// ("lanes-1", "ki", "limit"), which appears nowhere on the page.
+func TestAddressProblemsNameWhatTheVisitorSees(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		lesson    string
+		in        url.Values
+		want, not string
+	}{
+		{"fixed-window", url.Values{"lanes-1": {"soon"}}, "“The car park under a fixed window, car by car”: step “soon” is not a step", "lanes-1"},
+		{"fixed-window", url.Values{"lanes-1-table": {"shut"}}, "As a table: “shut” is neither open nor closed", "lanes-1"},
+		{"ring-of-buckets", url.Values{"ki": {"99"}}, "Choose k: “99” is not a position on the slider", "ki:"},
+		{"sliding-log", url.Values{"limit": {"banana"}}, "Limit (permits per window): “banana” is not a whole number", "limit:"},
+		{"sliding-log", url.Values{"keys": {"0"}}, "Keys (clients tracked): 0 is outside 1 to", "keys:"},
+		{"choosing-a-policy", url.Values{"seed": {"x"}}, "Seed: “x” is not a whole number", "seed:"},
+	} {
+		l := lib.Lesson(tt.lesson)
+		if l == nil {
+			t.Fatalf("no lesson %q", tt.lesson)
+		}
+		r, err := lib.Render(l, tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(r.InputProblems, " ")
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("%s?%s: the problem reads %q, want it to say %q and not name %q", tt.lesson, tt.in.Encode(), got, tt.want, tt.not)
+		}
+	}
+}

@@ -14,19 +14,21 @@ import (
 )
 
 // inputInt reads a visitor's number from the page's query, falling back to
-// def when it is missing or unreadable, and clamping it to [lo, hi].
-func (st *renderState) inputInt(name string, def, lo, hi int64) (int64, string) {
+// def when it is missing or unreadable, and clamping it to [lo, hi]. A
+// problem names the field by label, as the visitor sees it on the page,
+// not by its name in the address.
+func (st *renderState) inputInt(name, label string, def, lo, hi int64) (int64, string) {
 	raw := st.in.Get(name)
 	if raw == "" {
 		return def, ""
 	}
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
-		return def, st.inputProblem(fmt.Sprintf("%s: “%s” is not a whole number, so %d is used.", name, raw, def))
+		return def, st.inputProblem(fmt.Sprintf("%s: “%s” is not a whole number, so %d is used.", label, raw, def))
 	}
 	if n < lo || n > hi {
 		c := min(max(n, lo), hi)
-		return c, st.inputProblem(fmt.Sprintf("%s: %d is outside %d to %d, so %d is used.", name, n, lo, hi, c))
+		return c, st.inputProblem(fmt.Sprintf("%s: %d is outside %d to %d, so %d is used.", label, n, lo, hi, c))
 	}
 	return n, ""
 }
@@ -98,8 +100,8 @@ func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 	}
 	const maxKeys = 1_000_000_000
 	var warns []string
-	limit, w1 := st.inputInt("limit", b.Limit, 1, policies.MaxLimit)
-	keys, w2 := st.inputInt("keys", b.Keys, 1, maxKeys)
+	limit, w1 := st.inputInt("limit", "Limit (permits per window)", b.Limit, 1, policies.MaxLimit)
+	keys, w2 := st.inputInt("keys", "Keys (clients tracked)", b.Keys, 1, maxKeys)
 	for _, w := range []string{w1, w2} {
 		if w != "" {
 			warns = append(warns, w)
@@ -197,7 +199,7 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		if n, err := strconv.Atoi(raw); err == nil && n >= 0 && n < len(ks) {
 			idx = n
 		} else {
-			warn = st.inputProblem(fmt.Sprintf("ki: “%s” is not a position on the slider (0 to %d).", raw, len(ks)-1))
+			warn = st.inputProblem(fmt.Sprintf("Choose k: “%s” is not a position on the slider (0 to %d).", raw, len(ks)-1))
 		}
 	}
 	if idx < 0 {
@@ -330,7 +332,7 @@ func (st *renderState) compare(body []byte) (template.HTML, error) {
 	if in := scenario.Shape(st.in.Get("shape")); slices.Contains(comparedShapes, in) {
 		shape = in
 	}
-	seed, _ := st.inputInt("seed", int64(b.Seed), 0, 1_000_000)
+	seed, _ := st.inputInt("seed", "Seed", int64(b.Seed), 0, 1_000_000)
 	var specs []scenario.PolicySpec
 	for _, ref := range b.Policies {
 		spec, err := scenario.ParsePolicyRef(ref)

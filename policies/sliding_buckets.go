@@ -190,7 +190,8 @@ func (s *slidingBucketsPolicy) decideOn(st *slidingBucketsState, ring []int64, n
 	now = clampTime(now)
 	own := now / s.width
 	var b, elapsed, oldest, rest int64
-	if neverFits(cost, s.p.Limit) {
+	never := neverFits(cost, s.p.Limit)
+	if never {
 		b, elapsed, oldest, rest = s.view(*st, ring, now)
 	} else {
 		s.advance(st, ring, own)
@@ -209,7 +210,7 @@ func (s *slidingBucketsPolicy) decideOn(st *slidingBucketsState, ring []int64, n
 		Cost:     cost,
 	}
 	SlidingBucketsTerms{Elapsed: elapsed, Oldest: oldest, Rest: rest, Carried: carried, BucketMs: s.width}.fill(&d.Terms)
-	if neverFits(cost, s.p.Limit) {
+	if never {
 		*d = refusedNever(*d)
 		return
 	}
@@ -352,15 +353,25 @@ func (s *slidingBucketsPolicy) add(key Key) *slidingBucketsState {
 // advancing the ring first; a bucket that has left the ring is dropped. It
 // checks no limit and exists so the seed's ring asserts can run as tests.
 func (s *slidingBucketsPolicy) record(key Key, now, count int64) {
-	s.lastRetry = bucketsRetry{} // a count may be anything here, so the total no longer names the contents
-	now = clampTime(now)
-	st := s.keys.find(key)
-	if st == nil {
+	st, ring, own := s.advanced(key, clampTime(now))
+	s.countIn(st, ring, own, count)
+}
+
+// advanced finds (or adds) key's state and advances its ring to the
+// bucket of now, which must be clamped, returning that bucket.
+func (s *slidingBucketsPolicy) advanced(key Key, now int64) (st *slidingBucketsState, ring []int64, own int64) {
+	if st = s.keys.find(key); st == nil {
 		st = s.add(key)
 	}
-	ring := s.ring(st.ring)
-	own := now / s.width
+	ring, own = s.ring(st.ring), now/s.width
 	s.advance(st, ring, own)
+	return st, ring, own
+}
+
+// countIn adds count to bucket own of an advanced ring, unless that bucket
+// has left it.
+func (s *slidingBucketsPolicy) countIn(st *slidingBucketsState, ring []int64, own, count int64) {
+	s.lastRetry = bucketsRetry{} // a count may be anything here, so the total no longer names the contents
 	if st.newest-own < s.n {
 		ring[s.pos(own)] += count
 		st.total += count
@@ -492,13 +503,10 @@ func (s *slidingBucketsPolicy) Absorb(key Key, at, cost int64) {
 	if neverFits(cost, s.p.Limit) {
 		return
 	}
-	at = clampTime(at)
-	st := s.keys.find(key)
-	if st == nil {
-		st = s.add(key)
-	}
-	s.advance(st, s.ring(st.ring), at/s.width)
+	// One lookup and one advance: the cap needs the advanced total, and
+	// countIn then counts into the same ring.
+	st, ring, own := s.advanced(key, clampTime(at))
 	if add := min(cost, windowCountCap(s.width)-st.total); add > 0 {
-		s.record(key, at, add)
+		s.countIn(st, ring, own, add)
 	}
 }

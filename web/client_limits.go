@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,7 +139,7 @@ const (
 // it in the sampled log; the caller writes the answer.
 func (s *Server) NoteCapacity(w http.ResponseWriter, r *http.Request, retry time.Duration) {
 	s.refusals.note(s.log, r)
-	w.Header().Set("Retry-After", strconv.Itoa(int(retry/time.Second)))
+	w.Header().Set("Retry-After", explain.RetryAfter(retry.Milliseconds()))
 }
 
 // TooMany answers a plain-text 429 for a limit that allow refused.

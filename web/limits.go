@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -194,7 +194,7 @@ func (s *Server) RunScenarioWith(r *http.Request, t *RunTicket, sc scenario.Scen
 // sampled log.
 func (s *Server) RefuseBusy(w http.ResponseWriter, r *http.Request, write func(status int, msg string)) {
 	s.refusals.note(s.log, r)
-	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+	w.Header().Set("Retry-After", explain.RetryAfter(RetryAfterSeconds*1000))
 	write(http.StatusServiceUnavailable, ErrBusy.Error())
 }
 

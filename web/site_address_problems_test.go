@@ -27,8 +27,8 @@ func TestMalformedAddressesAreNamed(t *testing.T) {
 		{"/play?t=abc", http.StatusBadRequest, `t: &#34;abc&#34; is not a clock time`},
 		{"/play?t=-5", http.StatusBadRequest, `t: &#34;-5&#34; is not a clock time`},
 		{"/play?t=5000", http.StatusOK, `data-testid="clock"`},
-		{"/exercises/try-it-1-exact?seed=abc", http.StatusBadRequest, `seed: &#34;abc&#34; in the address is not a whole number`},
-		{"/exercises/try-it-1-exact?seed=-1", http.StatusBadRequest, `seed: &#34;-1&#34; in the address`},
+		{"/exercises/try-it-1-exact?seed=abc", http.StatusBadRequest, `Variant “abc” in the address is not a whole number`},
+		{"/exercises/try-it-1-exact?seed=-1", http.StatusBadRequest, `Variant “-1” in the address`},
 		{"/exercises/try-it-1-exact?seed=7", http.StatusOK, `data-testid="question"`},
 	}
 	for _, tt := range tests {

@@ -68,7 +68,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "exercise  %s: %s\n", e.ID, e.Title)
 	fmt.Fprintf(stdout, "question  %s\n", in.Question())
-	fmt.Fprintf(stdout, "policy    %s\n", joinLanes(e.Lanes()))
+	fmt.Fprintf(stdout, "policy    %s\n", strings.Join(in.LaneNames(), ", "))
 	fmt.Fprintf(stdout, "answer    %s (computed by running the scenario)\n", sol.Text())
 	fmt.Fprintf(stdout, "variants  %d answers over seeds 0 to %d: %s\n", len(answers), exercises.VariantSeeds-1, strings.Join(answers, "; "))
 	fmt.Fprintln(stdout, "working:")
@@ -85,14 +85,3 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // maxExerciseBytes bounds what check reads from standard input: an
 // exercise file is a few kilobytes, and a scenario at most 1 MiB.
 const maxExerciseBytes = 2 << 20
-
-func joinLanes(lanes []string) string {
-	out := ""
-	for i, l := range lanes {
-		if i > 0 {
-			out += ", "
-		}
-		out += l
-	}
-	return out
-}

@@ -112,3 +112,40 @@ func TestCheckRefusesAnAuthorsMistakes(t *testing.T) {
 		}
 	}
 }
+
+// An exercise about the scenario's own lane ("policy": "#1") is named by
+// what that lane is, not by its bare index, in check's report and in the
+// problems it refuses a file for.
+func TestCheckNamesTheScenariosOwnLane(t *testing.T) {
+	const lane = "#1 (fixed-window on 3 nodes, sync 500 ms)"
+	file := func(policy, question string) string {
+		return `{"title": "x", "question": "` + question + `", "scenario": {"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500}], "requests": [{"at": 0, "count": 15}]}, "ask": "outcome", "policy": "` + policy + `", "at": "100 ms", "vary": {"limit": [3, 9]}}`
+	}
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, file, want string
+		status           int
+	}{
+		{"report", file("#1", "How is the request at {at} decided?"), "policy    " + lane + "\n", 0},
+		{"story the data contradict", file("#1", "A request at {at} is admitted. How is it decided?"),
+			"question: it says the request at {at} (100 ms) is admitted, but lane " + lane + " refuses it", 2},
+		{"no such lane", file("#2", "How is the request at {at} decided?"), `policy: "#2": the scenario's lanes are ` + lane, 2},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".json")
+		if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{"check", path}, strings.NewReader(""), &out, &errOut)
+		got := out.String()
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s: check said\n%s\nwant it to contain %q", tt.name, got, tt.want)
+		}
+		if code := exitCode(err, &errOut); code != tt.status {
+			t.Errorf("%s: exit status %d, want %d", tt.name, code, tt.status)
+		}
+	}
+}

@@ -197,7 +197,8 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 		var err error
 		if seed, err = strconv.ParseUint(raw, 10, 64); err != nil {
 			seed, status = 0, http.StatusBadRequest
-			addressProblem = fmt.Sprintf("seed: %q in the address is not a whole number from 0 to %d, so here is the exercise as written.", raw, uint64(math.MaxUint64))
+			// Named "variant", as the page labels it, not by the address's seed.
+			addressProblem = fmt.Sprintf("Variant “%s” in the address is not a whole number from 0 to %d, so here is the exercise as written.", raw, uint64(math.MaxUint64))
 		}
 	}
 	in := e.Instance(seed)

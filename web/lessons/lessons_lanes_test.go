@@ -70,7 +70,7 @@ func TestLessonLanesSteps(t *testing.T) {
 	}{
 		{"/lessons/fixed-window?lanes-1=0", 200, "Step 0 of 10: no request yet."},
 		{"/lessons/fixed-window?lanes-1=7", 200, "Step 7 of 10: the request at 35 s is admitted by fixed-window."},
-		{"/lessons/fixed-window?lanes-1=11", 400, "lanes-1: &#34;11&#34; is not a step of these lanes (0 to 10)"},
+		{"/lessons/fixed-window?lanes-1=11", 400, "step “11” is not a step of these lanes (0 to 10)"},
 		{"/lessons/fixed-window?lanes-1=x", 400, "is not a step of these lanes"},
 		{"/lessons/fixed-window/lanes/lanes-1/6", 200, "Step 6 of 10: the request at 25 s is refused by fixed-window."},
 		{"/lessons/fixed-window/lanes/lanes-1/11", 400, "step 11: these lanes have steps 0 to 10"},
@@ -205,7 +205,7 @@ func TestLessonLanesWholeTable(t *testing.T) {
 	if res := get(t, base+"/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=open&datastar=%7B%7D"); res.status != 200 || strings.Contains(res.body, "datastar=") || strings.Contains(res.body, `name="datastar"`) {
 		t.Errorf("a fetch's signals leak into the block's links: status %d, %.300s", res.status, res.body)
 	}
-	if res := get(t, base+"/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=shut"); res.status != 400 || !strings.Contains(res.body, `lanes-1-table: "shut" is not a state of the table`) {
+	if res := get(t, base+"/lessons/fixed-window/lanes/lanes-1/6?lanes-1-table=shut"); res.status != 400 || !strings.Contains(res.body, `As a table: “shut” is neither open nor closed`) {
 		t.Errorf("a table state it cannot read: status %d, %.200s", res.status, res.body)
 	}
 	if res := get(t, base+"/lessons/fixed-window?lanes-1-table=shut"); res.status != 400 {

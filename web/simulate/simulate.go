@@ -6,10 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
 )
@@ -76,7 +76,7 @@ func (a api) handleSimulate(w http.ResponseWriter, r *http.Request) {
 		s.RefuseBusy(w, r, fail)
 	case r.Context().Err() != nil:
 		// The client left (nobody reads this) or the server is stopping.
-		w.Header().Set("Retry-After", strconv.Itoa(web.RetryAfterSeconds))
+		w.Header().Set("Retry-After", explain.RetryAfter(web.RetryAfterSeconds*1000))
 		fail(http.StatusServiceUnavailable, "the run was cancelled: the server is restarting, or the request ended")
 	default:
 		s.Log().Error("simulate", slog.Any("error", err))
