@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/windowlab/playground/lessons"
 )
 
 // These tests hold the README and docs/ to the repository: the README stays
@@ -111,4 +113,35 @@ func hasHeading(markdown, fragment string) bool {
 		}
 	}
 	return false
+}
+
+// TestDocsNameEveryPreset: docs/playground.md lists every preset the
+// playground and a room's menu offer, by the label the list shows and its
+// short link's name, so a preset added to lessons.Presets is not left out;
+// it describes each field of the servers form; and rooms.md points its
+// menu of presets there and says how a room asks about several servers.
+func TestDocsNameEveryPreset(t *testing.T) {
+	play, err := os.ReadFile("docs/playground.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rooms, err := os.ReadFile("docs/rooms.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range lessons.Presets {
+		if want := p.Label + " (`" + p.Name + "`)"; !strings.Contains(string(play), want) {
+			t.Errorf("docs/playground.md does not list the preset %s as %q", p.Name, want)
+		}
+	}
+	for _, want := range []string{"## Servers per lane", "**Nodes**", "**Sync every (ms)**", "**Route**", "**Central store**", "**Clock offsets (ms)**"} {
+		if !strings.Contains(string(play), want) {
+			t.Errorf("docs/playground.md does not describe %q of the servers form", want)
+		}
+	}
+	for _, want := range []string{"(playground.md#presets)", "(playground.md#servers-per-lane)", "### Several servers"} {
+		if !strings.Contains(string(rooms), want) {
+			t.Errorf("docs/rooms.md lacks %q", want)
+		}
+	}
 }

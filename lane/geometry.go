@@ -415,6 +415,8 @@ type MarkPos struct {
 	play.Mark
 	X, Y  string
 	Class string
+	// labelLeft puts the node number on the mark's left (NodeLabelX).
+	labelLeft bool
 }
 
 // markStep is how far apart marks sharing a spot are drawn.
@@ -456,6 +458,9 @@ func (p plot) Marks() []MarkPos {
 			class += " future"
 		}
 		out = append(out, MarkPos{Mark: m, X: num(p.X(m.At)), Y: num(p.stackY(m, tallest)), Class: class})
+	}
+	if p.Deployment.Several() {
+		p.spreadAtInstants(out)
 	}
 	return out
 }

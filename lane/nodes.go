@@ -1,7 +1,9 @@
 package lane
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/windowlab/playground/scenario"
@@ -85,4 +87,81 @@ func (p plot) nodesSummary() string {
 		b.WriteString(" There are too many requests here to number each; the decisions say which node decided each.")
 	}
 	return b.String()
+}
+
+// markRadius is a mark's radius (lane.templ draws r="5" and a cross of 10).
+const markRadius = 5
+
+// spreadAtInstants places the marks of a lane on several servers that
+// share an instant, which the nodes decided each at its own level: the
+// levels of different nodes interleave (node 1's second request sits a
+// fraction of a step above node 2's first), so marks lifted only when
+// they share a level would overlap, numbers and all. Going up from the
+// lowest, each mark goes at its level or at least markStep above the one
+// below it; a column that would climb out of the lane is squeezed evenly
+// between the lowest mark and the top, and its marks then zig-zag either
+// side of the instant with their numbers outside, so that two numbers on
+// one side stay twice the step apart.
+func (p plot) spreadAtInstants(out []MarkPos) {
+	at := map[int64][]int{}
+	var instants []int64
+	for i, m := range out {
+		if _, seen := at[m.At]; !seen {
+			instants = append(instants, m.At)
+		}
+		at[m.At] = append(at[m.At], i)
+	}
+	for _, t := range instants {
+		col := at[t]
+		if len(col) < 2 {
+			continue
+		}
+		want := func(i int) float64 { return p.Y(out[i].Level) }
+		slices.SortStableFunc(col, func(a, b int) int { return cmp.Compare(want(b), want(a)) })
+		ys := make([]float64, len(col))
+		ys[0] = want(col[0])
+		for k := 1; k < len(col); k++ {
+			ys[k] = min(want(col[k]), ys[k-1]-markStep)
+		}
+		step := float64(markStep)
+		if limit := p.top + 5; ys[len(ys)-1] < limit {
+			step = max(ys[0]-limit, 0) / float64(len(col)-1)
+			for k := range ys {
+				ys[k] = ys[0] - float64(k)*step
+			}
+		}
+		squeezed := step < 2*markRadius
+		for k, i := range col {
+			out[i].Y = num(ys[k])
+			if squeezed {
+				// A zig-zag half a mark either side of the instant: marks
+				// closer than their size in height are then a mark apart.
+				dx := float64(markRadius) - 1
+				if k%2 == 1 {
+					dx = -dx
+				}
+				out[i].X = num(p.X(t) + dx)
+			}
+			out[i].labelLeft = squeezed && k%2 == 1
+		}
+	}
+}
+
+// NodeLabelX is where a mark's node number starts, beside the mark; with
+// NodeLabelAnchor, on its left for every other mark of a squeezed column
+// (see spreadAtInstants).
+func (m MarkPos) NodeLabelX() string {
+	if m.labelLeft {
+		return "-7"
+	}
+	return "7"
+}
+
+// NodeLabelAnchor is the number's text-anchor: it ends at the mark on the
+// left, starts from it on the right.
+func (m MarkPos) NodeLabelAnchor() string {
+	if m.labelLeft {
+		return "end"
+	}
+	return "start"
 }

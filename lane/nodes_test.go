@@ -1,6 +1,8 @@
 package lane
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -107,5 +109,74 @@ func TestSyncTicksAreBounded(t *testing.T) {
 	}
 	if desc := doc.Find("desc").Text(); !strings.Contains(desc, "syncing every 1 ms.") {
 		t.Errorf("the text alternative %q does not give the interval", desc)
+	}
+}
+
+// Marks that several nodes decided at one instant interleave by level
+// (node 1's second request sits just above node 2's first): each mark and
+// its node number get a place of their own, in a column that fits and in
+// one squeezed to fit the lane.
+func TestNodeMarksAtOneInstantDoNotOverlap(t *testing.T) {
+	for _, tt := range []struct {
+		name, scenario string
+	}{
+		{"six at 0 s on three servers", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500}], "requests": [{"at": 0, "count": 6}]}`},
+		{"fifteen at 0 s on three skewed clocks", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500, "skewMs": [0, 300, -300]}], "requests": [{"at": 0, "count": 15}, {"at": 1200}]}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := scenario.Parse([]byte(tt.scenario))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess, err := play.NewStore(nil).New(scenario.Scenario{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.Load(sc); err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.Jump(1500); err != nil {
+				t.Fatal(err)
+			}
+			v := sess.View()
+			doc := render(t, FromView(v, v.Lanes[0]), Options{})
+			type placed struct {
+				x, y   float64
+				left   bool
+				title  string
+				number string
+			}
+			var marks []placed
+			doc.Find("figure > .lane-scroll > svg g.mark").Each(func(_ int, m *goquery.Selection) {
+				var p placed
+				tr, _ := m.Attr("transform")
+				if _, err := fmt.Sscanf(tr, "translate(%g %g)", &p.x, &p.y); err != nil {
+					t.Fatalf("transform %q: %v", tr, err)
+				}
+				label := m.Find("text.mark-node")
+				p.left = label.AttrOr("text-anchor", "") == "end"
+				p.title, p.number = m.Find("title").Text(), label.Text()
+				marks = append(marks, p)
+			})
+			if len(marks) < 6 {
+				t.Fatalf("%d marks drawn, want every request", len(marks))
+			}
+			for i, a := range marks {
+				if a.number == "" {
+					t.Errorf("%s: no node number", a.title)
+				}
+				for _, b := range marks[i+1:] {
+					if !strings.Contains(b.title, "at 0 s") || !strings.Contains(a.title, "at 0 s") {
+						continue
+					}
+					if d := math.Hypot(a.x-b.x, a.y-b.y); d < 2*markRadius {
+						t.Errorf("%s at (%.1f, %.1f) and %s at (%.1f, %.1f) are %.1f apart, less than a mark (%d)", a.title, a.x, a.y, b.title, b.x, b.y, d, 2*markRadius)
+					}
+					if a.left == b.left && math.Abs(a.y-b.y) < 10 {
+						t.Errorf("the node numbers of %s and %s are on one side %.1f apart, less than their 10-unit font", a.title, b.title, math.Abs(a.y-b.y))
+					}
+				}
+			}
+		})
 	}
 }
