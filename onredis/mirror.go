@@ -40,6 +40,23 @@ const (
 	freshAfter = TTLPadMs / 2 * time.Millisecond
 )
 
+// The timeouts of NewClient's calls: a Redis that is away must cost a
+// page's update little, so each call gives up quickly (and the Mirror
+// then leaves Redis alone for RetryAfter).
+const (
+	DialTimeout = 500 * time.Millisecond
+	IOTimeout   = time.Second
+)
+
+// NewClient is a client for a Mirror: opts with calls that give up soon and
+// are not retried, since a page waits on them.
+func NewClient(opts *redis.Options) *redis.Client {
+	o := *opts
+	o.MaxRetries, o.DialerRetries = -1, 1
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = DialTimeout, IOTimeout, IOTimeout
+	return redis.NewClient(&o)
+}
+
 // Mirror replays the playground's sessions on Redis, each lane through its
 // Redis form, on the session's virtual clock, and keeps each session's
 // latest replay: the page asks for it at every update, and Redis is asked
@@ -63,7 +80,8 @@ type Mirror struct {
 	downWhy   string
 }
 
-// NewMirror replays sessions on rdb, logging Redis's failures to log.
+// NewMirror replays sessions on rdb (best made by NewClient), logging
+// Redis's failures to log.
 func NewMirror(rdb redis.UniversalClient, log *slog.Logger) *Mirror {
 	var b [6]byte
 	_, _ = rand.Read(b[:]) // crypto/rand does not fail (Go 1.24)
@@ -123,6 +141,8 @@ func (l LaneReplayed) Status() string {
 		return "Redis unavailable: " + l.Unavailable
 	case l.Skipped != "":
 		return "Redis: " + l.Skipped + "."
+	case l.Through == 0:
+		return "Redis: no requests yet."
 	}
 	s := "Redis: " + l.Compared.Summary() + "."
 	if l.Total > l.Through {

@@ -56,6 +56,23 @@ func replayOnRedis(opts *redis.Options, s scenario.Scenario, res scenario.Result
 	}
 }
 
+// serveRedis is serve's Redis client. Redis need not answer now: the lanes
+// say "Redis unavailable" until it does, so it is only looked at once, to
+// tell whoever starts the server.
+func serveRedis(ctx context.Context, opts *redis.Options, stderr io.Writer) *redis.Client {
+	// go-redis logs every failed dial; the mirror logs a failure once.
+	redis.SetLogger(quiet{})
+	rdb := onredis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(ctx, onredis.IOTimeout)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		fmt.Fprintf(stderr, "Redis at %s does not answer (%v): each lane says \"Redis unavailable\" until it does\n", opts.Addr, err)
+	} else {
+		fmt.Fprintf(stderr, "Redis at %s: each playground lane is decided there too\n", opts.Addr)
+	}
+	return rdb
+}
+
 // quiet is a go-redis logger that logs nothing.
 type quiet struct{}
 
