@@ -25,6 +25,11 @@ const (
 	// counts, probes among them) each lane decides on Redis; the later
 	// ones are Go's alone, and the lane says so.
 	MaxRequests = 2000
+	// MaxDifferences is how many differences from Go a lane keeps: at
+	// the last, its replay stops there, and the lane says so. Redis that
+	// disagrees that often is broken, and the drawing of a thousand ≠
+	// would say no more.
+	MaxDifferences = 50
 	// MaxSessions is how many sessions' replays the Mirror keeps; the one
 	// shown least recently is forgotten (its keys deleted) for a new one.
 	MaxSessions = 64
@@ -117,6 +122,9 @@ type LaneReplayed struct {
 	Total int
 	// Compared is how the replayed requests' decisions compare with Go's.
 	Compared Compared
+	// Stopped is true once the lane met MaxDifferences differences: its
+	// replay ends at the last of them.
+	Stopped bool
 }
 
 // Replayed reports whether the request at index was decided on Redis.
@@ -145,7 +153,9 @@ func (l LaneReplayed) Status() string {
 		return "Redis: no requests yet."
 	}
 	s := "Redis: " + l.Compared.Summary() + "."
-	if l.Total > l.Through {
+	if l.Stopped {
+		s += fmt.Sprintf(" The replay stopped at the %dth difference (the playground's bound).", MaxDifferences)
+	} else if l.Total > l.Through {
 		s += fmt.Sprintf(" Requests after the first %d are not replayed on Redis (the playground's bound).", l.Through)
 	}
 	return s
@@ -239,6 +249,9 @@ func (m *Mirror) advance(ctx context.Context, e *mirrored, cut, s scenario.Scena
 			l.Skipped = skipped.Reason
 			continue
 		}
+		if l.Stopped {
+			continue
+		}
 		c, err := Replay(ctx, form, decided[l.Through:])
 		if err != nil {
 			e.gen = 0
@@ -252,6 +265,9 @@ func (m *Mirror) advance(ctx context.Context, e *mirrored, cut, s scenario.Scena
 		l.Compared.Decided += c.Decided
 		l.Compared.Differences = append(l.Compared.Differences, c.Differences...)
 		l.Through = len(decided)
+		if len(l.Compared.Differences) >= MaxDifferences {
+			l.stop(decided)
+		}
 	}
 	e.sc = cut
 	out := &Replayed{Lanes: slices.Clone(e.lanes)}
@@ -261,6 +277,20 @@ func (m *Mirror) advance(ctx context.Context, e *mirrored, cut, s scenario.Scena
 		out.Lanes[i].Compared.Keys = nil
 	}
 	return out, nil
+}
+
+// stop ends the lane's replay at its MaxDifferences-th difference, keeping
+// only what was decided up to it.
+func (l *LaneReplayed) stop(decided []scenario.Decision) {
+	l.Compared.Differences = slices.Clip(l.Compared.Differences[:MaxDifferences])
+	l.Through = l.Compared.Differences[MaxDifferences-1].Index + 1
+	l.Compared.Decided = 0
+	for _, d := range decided[:l.Through] {
+		if !d.Probe {
+			l.Compared.Decided++
+		}
+	}
+	l.Stopped = true
 }
 
 // continues reports whether cut carries on from the replay Redis holds:

@@ -267,3 +267,33 @@ func TestMirrorBounds(t *testing.T) {
 		t.Errorf("the forgotten session's key is left (exists %d, %v)", n, err)
 	}
 }
+
+// A lane keeps at most MaxDifferences differences: its replay stops at the
+// last, says so, and stays stopped as requests are appended. Here Redis's
+// count is set to the limit behind the mirror's back, so Redis refuses
+// every later request that Go admits.
+func TestMirrorStopsAtMaxDifferences(t *testing.T) {
+	m, rdb, _ := newMirror(t)
+	ctx := context.Background()
+	s := scenario.Scenario{Limit: 200, WindowMs: 30_000, Policies: []scenario.PolicySpec{{Name: policies.FixedWindow}},
+		Requests: []scenario.Request{{At: 0, Key: "k", Cost: 1, Count: 1}}}
+	m.Replay(ctx, "a", 1, s)
+	keys, err := rdb.Keys(ctx, "*{k}").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("the lane's key: %v %v", keys, err)
+	}
+	if err := rdb.Set(ctx, keys[0], "0 200", redis.KeepTTL).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for step, n := range []int{120, 150} {
+		s.Requests = append(slices.Clip(s.Requests), scenario.Request{At: int64(n), Key: "k", Cost: 1, Count: int64(n - len(s.Requests))})
+		l := m.Replay(ctx, "a", uint64(step+2), s).Lane(0)
+		if !l.Stopped || len(l.Compared.Differences) != MaxDifferences || l.Through != MaxDifferences+1 || l.Compared.Decided != MaxDifferences+1 {
+			t.Errorf("step %d: stopped %v, %d differences, through %d, decided %d; want true, %d, %d, %d", step+1,
+				l.Stopped, len(l.Compared.Differences), l.Through, l.Compared.Decided, MaxDifferences, MaxDifferences+1, MaxDifferences+1)
+		}
+		if want := fmt.Sprintf("The replay stopped at the %dth difference", MaxDifferences); !strings.Contains(l.Status(), want) {
+			t.Errorf("step %d: status %q does not say %q", step+1, l.Status(), want)
+		}
+	}
+}
