@@ -2,6 +2,7 @@ package play
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -78,6 +79,10 @@ func TestBrowserPlayRedisLaneBesideItsGoLane(t *testing.T) {
 		if !strings.HasSuffix(l.Go[5], ":refused") || strings.Count(strings.Join(l.Redis, " "), ":admitted") != 5 {
 			t.Errorf("lane %s: Redis marks %v, want five admitted then one refused", l.Label, l.Redis)
 		}
+	}
+
+	if path := os.Getenv("PLAY_REDIS_SCREENSHOT"); path != "" {
+		saveScreenshot(t, tab, path)
 	}
 
 	srv.Stop()

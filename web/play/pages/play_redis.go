@@ -25,11 +25,12 @@ func RedisRow(pp PlayPage, l play.Lane) *lane.Redis {
 		if !r.Replayed(m.Index) {
 			continue
 		}
-		rm := lane.RedisMark{Index: m.Index, At: m.At, Allowed: m.Allowed, Future: m.Future}
+		rm := lane.RedisMark{Index: m.Index, At: m.At, Allowed: m.Allowed, Future: m.Future, Level: m.Level, Stack: m.Stack}
 		d := policies.Decision{Allowed: m.Allowed, Never: m.Never, RetryAfterMs: m.Retry, DelayMs: m.Delay}
 		rm.Text = fmt.Sprintf("request %d at %s %s on Redis, as in Go", m.Index+1, scenario.FormatMs(m.At), explain.Outcome(d))
 		if diff, ok := r.Differs(m.Index); ok {
 			rm.Allowed, rm.Differs = diff.Redis.Allowed, true
+			rm.Level, rm.Stack = diff.Redis.Estimate.Float()+float64(m.Cost), 0
 			rm.Text = "Redis and Go differ on " + diff.Describe()
 		}
 		out.Marks = append(out.Marks, rm)
