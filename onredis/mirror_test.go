@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -296,4 +297,36 @@ func TestMirrorStopsAtMaxDifferences(t *testing.T) {
 			t.Errorf("step %d: status %q does not say %q", step+1, l.Status(), want)
 		}
 	}
+}
+
+// A Redis that answers with errors (here: out of memory, refusing writes)
+// is unavailable in words; the mirror asks again only after RetryAfter,
+// and then, Redis well again, the same revision is decided afresh.
+func TestMirrorRecoversAfterRetryAfter(t *testing.T) {
+	m, rdb, _ := newMirror(t)
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	m.now = func() time.Time { return now }
+	s := carPark(5)
+	checkAgrees(t, "before", s, m.Replay(ctx, "a", 1, s), 5)
+
+	if err := rdb.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	s = carPark(6)
+	for i, l := range m.Replay(ctx, "a", 2, s).Lanes {
+		if want := "Redis unavailable: Redis answered with an error"; !strings.HasPrefix(l.Status(), want) {
+			t.Errorf("step 1: lane %d says %q, want %q", i, l.Status(), want)
+		}
+	}
+	if err := rdb.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	calls := evalCalls(t, rdb)
+	now = now.Add(RetryAfter - time.Millisecond)
+	if l := m.Replay(ctx, "a", 2, s).Lane(0); l.Unavailable == "" || evalCalls(t, rdb) != calls {
+		t.Errorf("step 2: within RetryAfter, %q and %d scripts run; want unavailable and none", l.Status(), evalCalls(t, rdb)-calls)
+	}
+	now = now.Add(time.Millisecond)
+	checkAgrees(t, "step 3", s, m.Replay(ctx, "a", 2, s), 6)
 }
