@@ -82,7 +82,7 @@ func checkAgrees(t *testing.T, step string, s scenario.Scenario, got *Replayed, 
 	}
 }
 
-func newMirror(t *testing.T) (*Mirror, *redis.Client, *redistest.Server) {
+func newMirror(t testing.TB) (*Mirror, *redis.Client, *redistest.Server) {
 	t.Helper()
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
