@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/windowlab/playground/limiter"
-	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/onredis"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -42,20 +41,13 @@ func replayOnRedis(opts *redis.Options, s scenario.Scenario, res scenario.Result
 	// rather than after a dial timeout per lane.
 	down := rdb.Ping(ctx).Err()
 	run := time.Now().UnixNano()
-	for lane, spec := range s.Specs() {
+	for lane := range s.Specs() {
 		pr := res.Results[lane]
 		if down != nil {
 			fmt.Fprintf(w, "  %s: Redis unavailable (%v)\n", pr.Label, down)
 			continue
 		}
-		if spec.Several() && !spec.Central {
-			// Redis is one store: it decides as a central store does,
-			// not as servers counting on their own.
-			fmt.Fprintf(w, "  %s: not compared (Redis is one shared store; give the lane \"central\": true to compare)\n", pr.Label)
-			continue
-		}
-		prefix := fmt.Sprintf("wl:simulate:%d:%d:", run, lane)
-		line, err := replayLane(ctx, rdb, spec.Name, spec.Params(s), prefix, pr)
+		line, err := replayLane(ctx, rdb, s, lane, fmt.Sprintf("wl:simulate:%d:%d:", run, lane), pr)
 		if err != nil {
 			fmt.Fprintf(w, "  %s: Redis unavailable (%v)\n", pr.Label, err)
 			continue
@@ -64,73 +56,44 @@ func replayOnRedis(opts *redis.Options, s scenario.Scenario, res scenario.Result
 	}
 }
 
+// serveRedis is serve's Redis client. Redis need not answer now: the lanes
+// say "Redis unavailable" until it does, so it is only looked at once, to
+// tell whoever starts the server.
+func serveRedis(ctx context.Context, opts *redis.Options, stderr io.Writer) *redis.Client {
+	// go-redis logs every failed dial; the mirror logs a failure once.
+	redis.SetLogger(quiet{})
+	rdb := onredis.NewClient(opts)
+	ctx, cancel := context.WithTimeout(ctx, onredis.IOTimeout)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		fmt.Fprintf(stderr, "Redis at %s does not answer (%v): each lane says \"Redis unavailable\" until it does\n", opts.Addr, err)
+	} else {
+		fmt.Fprintf(stderr, "Redis at %s: each playground lane is decided there too\n", opts.Addr)
+	}
+	return rdb
+}
+
 // quiet is a go-redis logger that logs nothing.
 type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
 
-// replayLane replays one lane and words its agreement with Go's decisions.
-func replayLane(ctx context.Context, rdb *redis.Client, name string, p policies.Params, prefix string, pr scenario.PolicyResult) (string, error) {
-	// The replay's clock is virtual, far faster than Redis's: an hour on
-	// every TTL keeps its keys until it is done, and they are deleted then.
-	form, err := limiter.NewRedis(rdb, name, p, limiter.RedisOptions{Prefix: prefix, TTLPadMs: 3600_000})
+// replayLane replays one lane and words its agreement with Go's decisions,
+// deleting the keys it wrote.
+func replayLane(ctx context.Context, rdb *redis.Client, s scenario.Scenario, lane int, prefix string, pr scenario.PolicyResult) (string, error) {
+	form, err := onredis.LaneForm(rdb, s, lane, prefix)
+	var skipped onredis.Skipped
+	if errors.As(err, &skipped) {
+		return skipped.Reason, nil
+	}
+	c, err := onredis.Replay(ctx, form, pr.Decisions)
 	if err != nil {
-		return fmt.Sprintf("no Redis form (%v)", err), nil
+		return "", err
 	}
-	var reqs []limiter.RedisRequest
-	var want []scenario.Decision
-	seen := map[string]bool{}
-	var keys []string
-	for _, d := range pr.Decisions {
-		if !d.Probe {
-			reqs = append(reqs, limiter.RedisRequest{Key: d.Key, At: d.At, Cost: d.Cost})
-			want = append(want, d)
-			if k := form.Key(d.Key); !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	const chunk = 512
-	differ, first := 0, ""
-	for lo := 0; lo < len(reqs); lo += chunk {
-		got, err := form.Batch(ctx, reqs[lo:min(lo+chunk, len(reqs))])
-		if err != nil {
-			return "", err
-		}
-		for i, g := range got {
-			d := want[lo+i]
-			w := d.Detail
-			w.Terms = policies.Terms{}
-			if g != w {
-				if differ++; differ == 1 {
-					first = fmt.Sprintf("; first, request %d (at %d ms, key %s): Redis %s, Go %s", d.Index, d.At, d.Key, verdict(g), verdict(w))
-				}
-			}
-		}
-	}
-	if len(keys) > 0 {
-		if err := rdb.Del(ctx, keys...).Err(); err != nil {
+	if len(c.Keys) > 0 {
+		if err := rdb.Del(ctx, c.Keys...).Err(); err != nil {
 			return "", err
 		}
 	}
-	if differ == 0 {
-		return fmt.Sprintf("%d decisions, all as in Go", len(reqs)), nil
-	}
-	return fmt.Sprintf("%d of %d decisions differ from Go's%s", differ, len(reqs), first), nil
-}
-
-// verdict words a decision briefly, estimate included, for a disagreement.
-func verdict(d policies.Decision) string {
-	var b strings.Builder
-	switch {
-	case d.Allowed:
-		b.WriteString("admitted")
-	case d.Never:
-		b.WriteString("refused for ever")
-	default:
-		fmt.Fprintf(&b, "refused, retry after %d ms", d.RetryAfterMs)
-	}
-	fmt.Fprintf(&b, " at estimate %s", d.Estimate.Reduced())
-	return b.String()
+	return c.Summary(), nil
 }

@@ -13,6 +13,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/windowlab/playground/onredis"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
 	weblessons "github.com/windowlab/playground/web/lessons"
@@ -32,6 +35,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	bundle := fs.String("datastar", "", "path of a Datastar browser bundle to serve instead of the one built into the binary")
 	publicURL := fs.String("public-url", "", "address attendees' devices reach this server at, for workshop join links and QR codes (e.g. http://192.168.1.20:8080); default: the address the page was opened at")
 	storeFlags := addStoreFlags(fs)
+	redisURL := fs.String("redis", "", "also decide every playground lane's requests through its policy's Redis script at this URL (redis://host:port/db), drawn under each lane; without it nothing needs Redis")
 	proxies := fs.String("trusted-proxy", "", "comma-separated addresses or prefixes (10.0.0.1, 10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the client; without it, X-Forwarded-For is ignored")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -51,6 +55,13 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if err := storeFlags.check(); err != nil {
 		return usageError{err}
+	}
+	var redisOpts *redis.Options
+	if *redisURL != "" {
+		var err error
+		if redisOpts, err = parseRedisURL(*redisURL); err != nil {
+			return err
+		}
 	}
 	trusted, err := web.ParseTrustedProxies(*proxies)
 	if err != nil {
@@ -82,8 +93,15 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	// The rooms watch the playground's own actions (the undo checkpoint of
 	// a session a room shows), so the playground is given them.
 	roomsFeature := webroom.Rooms(rooms, st.sessions, lib)
+	var playOpts webplay.Options
+	if redisOpts != nil {
+		rdb := serveRedis(ctx, redisOpts, stderr)
+		// Closed after the HTTP server has stopped, as the store is.
+		defer rdb.Close()
+		playOpts.Redis = onredis.NewMirror(rdb, log)
+	}
 	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted,
-		Features: []web.Feature{simulate.API(), webplay.Playground(st.sessions, roomsFeature), weblessons.Lessons(lib, set), roomsFeature}}, log)
+		Features: []web.Feature{simulate.API(), webplay.PlaygroundWith(st.sessions, playOpts, roomsFeature), weblessons.Lessons(lib, set), roomsFeature}}, log)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/starfederation/datastar-go/datastar"
 
+	"github.com/windowlab/playground/onredis"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
@@ -38,6 +39,18 @@ import (
 // link); the actions also need the control cookie that GET /play gives the
 // browser opening the session (see Controls).
 func Playground(store play.Sessions, observers ...ActionObserver) web.Feature {
+	return PlaygroundWith(store, Options{}, observers...)
+}
+
+// Options are what a playground may add to its lanes.
+type Options struct {
+	// Redis, when set, decides every session's requests again on Redis,
+	// shown under each lane (serve -redis).
+	Redis *onredis.Mirror
+}
+
+// PlaygroundWith is Playground with opts.
+func PlaygroundWith(store play.Sessions, opts Options, observers ...ActionObserver) web.Feature {
 	return web.FeatureFunc(func(s *web.Server, r chi.Router) error {
 		if store == nil {
 			return errors.New("web: Playground expects a store")
@@ -46,7 +59,7 @@ func Playground(store play.Sessions, observers ...ActionObserver) web.Feature {
 		if err != nil {
 			return err
 		}
-		p := &playground{s: s, store: store, observers: observers, presets: presets}
+		p := &playground{s: s, store: store, observers: observers, presets: presets, redis: opts.Redis}
 		r.Get("/play", p.page)
 		r.Post("/play/load", p.load)
 		r.Get("/play/preset/{name}", p.preset)
@@ -72,6 +85,7 @@ type playground struct {
 	store     play.Sessions
 	feeds     sessionFeeds
 	presets   []pages.Preset // with the links that open them
+	redis     *onredis.Mirror
 }
 
 func (p *playground) pageData(r *http.Request, sess *play.Session) pages.PlayPage {
@@ -92,7 +106,7 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 		c.rev, c.valid = v.ScenarioRev, true
 		c.share, c.json = scenario.EncodeURL(v.Scenario), scenarioText(v.Scenario)
 	}
-	return pages.PlayPage{
+	pp := pages.PlayPage{
 		Page:    p.s.Page(r, "Playground", templates.SectionPlay),
 		View:    v,
 		Base:    "/play/" + v.ID,
@@ -100,6 +114,12 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 		JSON:    c.json,
 		Presets: p.presets,
 	}
+	if p.redis != nil {
+		// Redis is asked only when the scenario has changed: every other
+		// update of the session reads the replay the mirror keeps.
+		pp.Redis = p.redis.Replay(r.Context(), v.ID, v.ScenarioRev, v.Scenario)
+	}
+	return pp
 }
 
 func scenarioText(sc scenario.Scenario) string {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/onredis"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web/templates"
@@ -32,6 +33,9 @@ type PlayPage struct {
 	// Presenting is the live room this browser presents, when it does:
 	// the page leads back to it.
 	Presenting *PlayRoomLink
+	// Redis is the scenario as Redis decided it, lane by lane, drawn under
+	// each lane (serve -redis); nil without Redis.
+	Redis *onredis.Replayed
 }
 
 // PlayProblem says what went wrong with a shared link or a loaded scenario,
