@@ -475,17 +475,11 @@ func runStreams(ctx context.Context, o options, base string, mem *memSampler, st
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxConnsPerHost: o.streams + 10}}
 	paths := make([]string, 0, o.streams)
 	for range o.streams {
-		res, err := client.Get(base + "/play")
+		path, err := openPlay(base, client)
 		if err != nil {
 			return err
 		}
-		page, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		m := streamPath.FindSubmatch(page)
-		if res.StatusCode != http.StatusOK || m == nil {
-			return fmt.Errorf("GET /play = %d, and no stream path in the page", res.StatusCode)
-		}
-		paths = append(paths, string(m[1])+string(m[2]))
+		paths = append(paths, path)
 	}
 	time.Sleep(500 * time.Millisecond) // let the server settle before the baseline
 	before, _ := mem.read()
