@@ -230,19 +230,11 @@ func watch(t *testing.T, st play.Sessions, id string) (<-chan struct{}, func()) 
 		cancel()
 		t.Fatalf("Watch(%q): %v", id, err)
 	}
+	// Errorf, not closed's Fatalf: stop runs deferred, often many at once.
 	return ch, func() {
 		cancel()
-		deadline := time.After(notified)
-		for {
-			select {
-			case _, ok := <-ch:
-				if !ok {
-					return
-				}
-			case <-deadline:
-				t.Errorf("Watch(%q): the channel is still open %v after its context ended", id, notified)
-				return
-			}
+		if !closesWithin(ch, notified) {
+			t.Errorf("Watch(%q): the channel is still open %v after its context ended", id, notified)
 		}
 	}
 }
@@ -458,17 +450,7 @@ func forgottenClosesWatchers(t *testing.T, newStore NewSessions) {
 	}
 	clock.Advance(time.Second)
 	open(t, st, "A") // A's cap is 1: the first, watched or not, goes
-	deadline := time.After(notified)
-	for {
-		select {
-		case _, ok := <-ch:
-			if !ok {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("the watcher of a forgotten session: channel still open after %v", notified)
-		}
-	}
+	closed(t, ch, "the watcher of a forgotten session")
 }
 
 func idleSessionsEnd(t *testing.T, newStore NewSessions) {
