@@ -512,10 +512,9 @@ func perClientCap(t *testing.T, newStore NewSessions) {
 	clock.Advance(time.Second)
 	a3 := named("A3", open(t, st, "A"))
 	clock.Advance(time.Second)
-	if err := st.Touch(context.Background(), a1.ID()); err != nil { // A2
+	if err := st.Touch(context.Background(), a1.ID()); err != nil { // A2 is now A's least recently used
 		t.Fatal(err)
 	}
-	// is now A's least recently used
 	clock.Advance(time.Second)
 	a4 := named("A4", open(t, st, "A"))
 	expect(t, st, map[string]bool{b1.ID(): true, a1.ID(): true, a2.ID(): false, a3.ID(): true, a4.ID(): true}, names)
