@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/windowlab/playground/internal/cli"
 )
 
 const (
@@ -29,18 +31,8 @@ const (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "benchreport:", err)
-		var u usageError
-		if errors.As(err, &u) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
+	os.Exit(cli.ExitCode("benchreport", run(os.Args[1:], os.Stdin, os.Stdout), os.Stderr))
 }
-
-// usageError is bad input or flags: exit status 2.
-type usageError struct{ error }
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("benchreport", flag.ContinueOnError)
@@ -54,27 +46,27 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 		fs.PrintDefaults()
 		return nil
 	} else if err != nil {
-		return usageError{fmt.Errorf("%w (%s)", err, usage)}
+		return cli.Usagef("%w (%s)", err, usage)
 	}
 	if fs.NArg() > 1 {
-		return usageError{fmt.Errorf("give one benchmark output file, not %d", fs.NArg())}
+		return cli.Usagef("give one benchmark output file, not %d", fs.NArg())
 	}
 	in := stdin
 	if fs.NArg() == 1 {
 		f, err := os.Open(fs.Arg(0))
 		if err != nil {
-			return usageError{err}
+			return cli.Usage{Err: err}
 		}
 		defer f.Close()
 		in = f
 	}
 	r, err := parseRun(in)
 	if err != nil {
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	var report bytes.Buffer
 	if err := writeReport(&report, r, *note); err != nil {
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	if *doc == "" {
 		_, err := stdout.Write(report.Bytes())
@@ -82,11 +74,11 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	}
 	text, err := os.ReadFile(*doc)
 	if err != nil {
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	out, err := splice(text, report.Bytes())
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", *doc, err)}
+		return cli.Usagef("%s: %w", *doc, err)
 	}
 	return os.WriteFile(*doc, out, 0o644)
 }

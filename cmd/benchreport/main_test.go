@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/windowlab/playground/internal/cli"
 )
 
 // sampleFile is the output of one run of
@@ -302,7 +304,7 @@ func TestBadInputIsAUsageError(t *testing.T) {
 	for _, tt := range tests {
 		var out bytes.Buffer
 		err := run(nil, strings.NewReader(tt.in), &out)
-		var u usageError
+		var u cli.Usage
 		if !errors.As(err, &u) {
 			t.Errorf("%s: err = %v, want a usage error", tt.name, err)
 			continue
@@ -340,7 +342,7 @@ func TestDocSplice(t *testing.T) {
 			t.Fatal(err)
 		}
 		err := run([]string{"-doc", doc, sampleFile}, strings.NewReader(""), &bytes.Buffer{})
-		var u usageError
+		var u cli.Usage
 		if !errors.As(err, &u) {
 			t.Errorf("markers %q: err = %v, want a usage error", bad, err)
 		}

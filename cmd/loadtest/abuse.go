@@ -56,10 +56,10 @@ func readAll(res *http.Response, err error) (int, http.Header, string, error) {
 	return res.StatusCode, res.Header, string(b), err
 }
 
-// openRoom opens a playground and a room over it for presenter, and
-// returns the room's path (/room/<id>).
-func openRoom(base string, presenter *http.Client) (string, error) {
-	status, _, page, err := readAll(presenter.Get(base + "/play"))
+// openPlay opens a playground session for client and returns its stream's
+// path (/play/<id>/stream), which the page names in its Datastar @get.
+func openPlay(base string, client *http.Client) (string, error) {
+	status, _, page, err := readAll(client.Get(base + "/play"))
 	if err != nil {
 		return "", err
 	}
@@ -67,7 +67,17 @@ func openRoom(base string, presenter *http.Client) (string, error) {
 	if status != http.StatusOK || m == nil {
 		return "", fmt.Errorf("GET /play = %d, and no stream path in the page", status)
 	}
-	session := strings.TrimSuffix(m[1]+m[2], "/stream")
+	return m[1] + m[2], nil
+}
+
+// openRoom opens a playground and a room over it for presenter, and
+// returns the room's path (/room/<id>).
+func openRoom(base string, presenter *http.Client) (string, error) {
+	stream, err := openPlay(base, presenter)
+	if err != nil {
+		return "", err
+	}
+	session := strings.TrimSuffix(stream, "/stream")
 	res, err := presenter.Post(base+session+"/room", "application/x-www-form-urlencoded", nil)
 	if err != nil {
 		return "", err
@@ -75,7 +85,7 @@ func openRoom(base string, presenter *http.Client) (string, error) {
 	res.Body.Close()
 	loc := res.Header.Get("Location")
 	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(loc, "/present") {
-		return "", fmt.Errorf("POST %s/room = %d, want 303 to /room/<id>/present", session, res.StatusCode)
+		return "", fmt.Errorf("POST %s/room = %d (Location %q), want 303 to /room/<id>/present", session, res.StatusCode, loc)
 	}
 	return strings.TrimSuffix(loc, "/present"), nil
 }
@@ -369,18 +379,14 @@ func abuseHeaders(ctx context.Context, base string, stdout io.Writer) error {
 }
 
 func abuseStreams(ctx context.Context, base string, stdout io.Writer) error {
-	status, _, page, err := readAll(clientFrom("127.0.0.1").Get(base + "/play"))
+	stream, err := openPlay(base, clientFrom("127.0.0.1"))
 	if err != nil {
 		return err
 	}
-	m := streamPath.FindStringSubmatch(page)
-	if status != http.StatusOK || m == nil {
-		return fmt.Errorf("GET /play = %d, and no stream path in the page", status)
-	}
 	hold, release := context.WithCancel(ctx)
 	defer release()
-	got := holdStreams(hold, "127.0.0.3", base+m[1]+m[2], maxStreams, nil)
-	other := holdStreams(hold, "127.0.0.2", base+m[1]+m[2], 1, nil)
+	got := holdStreams(hold, "127.0.0.3", base+stream, maxStreams, nil)
+	other := holdStreams(hold, "127.0.0.2", base+stream, 1, nil)
 	time.Sleep(2 * time.Second)
 	fmt.Fprintf(stdout, "streams: 1,000 /play streams from one address got %v; another address's got %v\n", got, other)
 	return nil

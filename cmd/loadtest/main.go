@@ -25,7 +25,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +40,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/windowlab/playground/internal/cli"
 	"github.com/windowlab/playground/internal/procstat"
 	"github.com/windowlab/playground/scenario"
 )
@@ -58,17 +58,8 @@ const (
 const browserAcceptEncoding = "gzip, deflate, br, zstd"
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "loadtest:", err)
-		var u usageError
-		if errors.As(err, &u) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
+	os.Exit(cli.ExitCode("loadtest", run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
-
-type usageError struct{ error }
 
 type options struct {
 	mode     string
@@ -106,27 +97,27 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.replicas, "replicas", 1, "room: 1, or 2 servers sharing one NATS server (playground nats), the presenter on the first and the followers split between them")
 	fs.IntVar(&o.flood, "flood", 500, "sessions: GET /play a second from address A (with -duration 10s or less: at most 10,000 requests)")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	switch {
 	case !slices.Contains([]string{"simulate", "streams", "room", "sessions", "abuse"}, o.mode):
-		return usageError{fmt.Errorf("-mode %q: want simulate, streams, room, sessions or abuse", o.mode)}
+		return cli.Usagef("-mode %q: want simulate, streams, room, sessions or abuse", o.mode)
 	case o.mode == "abuse" && !slices.Contains(abuses, o.abuse):
-		return usageError{fmt.Errorf("-abuse %q: want one of %s", o.abuse, strings.Join(abuses, ", "))}
+		return cli.Usagef("-abuse %q: want one of %s", o.abuse, strings.Join(abuses, ", "))
 	case o.mode == "sessions" && (o.flood < 1 || int64(o.flood)*int64(o.duration/time.Second) > maxRequests):
-		return usageError{fmt.Errorf("-flood %d for -duration %v: want at most %d requests", o.flood, o.duration, maxRequests)}
+		return cli.Usagef("-flood %d for -duration %v: want at most %d requests", o.flood, o.duration, maxRequests)
 	case o.rate < 1 || o.duration <= 0 || o.duration > maxDuration || int64(o.rate)*int64(o.duration/time.Second) > maxRequests:
-		return usageError{fmt.Errorf("-rate %d for -duration %v: want at most %d requests over at most %v", o.rate, o.duration, maxRequests, maxDuration)}
+		return cli.Usagef("-rate %d for -duration %v: want at most %d requests over at most %v", o.rate, o.duration, maxRequests, maxDuration)
 	case o.streams < 1 || o.streams > maxStreams:
-		return usageError{fmt.Errorf("-streams %d: want 1 to %d", o.streams, maxStreams)}
+		return cli.Usagef("-streams %d: want 1 to %d", o.streams, maxStreams)
 	case o.followers < 1 || o.followers > maxFollowers():
-		return usageError{fmt.Errorf("-followers %d: want 1 to %d (a room's own bound, room.DefaultBounds().Followers, and this tool's stream cap)", o.followers, maxFollowers())}
+		return cli.Usagef("-followers %d: want 1 to %d (a room's own bound, room.DefaultBounds().Followers, and this tool's stream cap)", o.followers, maxFollowers())
 	case o.store != "nats" && o.store != "memory":
-		return usageError{fmt.Errorf("-store %q: want nats or memory", o.store)}
+		return cli.Usagef("-store %q: want nats or memory", o.store)
 	case o.replicas != 1 && (o.replicas != 2 || o.mode != "room" || o.store != "nats" || o.addr != ""):
-		return usageError{fmt.Errorf("-replicas %d: want 1, or 2 with -mode room, -store nats and no -addr", o.replicas)}
+		return cli.Usagef("-replicas %d: want 1, or 2 with -mode room, -store nats and no -addr", o.replicas)
 	case o.fireEvery < minFireEvery:
-		return usageError{fmt.Errorf("-fire-every %v: want at least %v", o.fireEvery, minFireEvery)}
+		return cli.Usagef("-fire-every %v: want at least %v", o.fireEvery, minFireEvery)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), maxDuration+time.Minute)
 	defer cancel()
@@ -136,7 +127,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var followBases []string
 	if o.addr != "" {
 		if err := checkLoopback(o.addr); err != nil {
-			return usageError{err}
+			return cli.Usage{Err: err}
 		}
 		base = "http://" + o.addr
 	} else {
@@ -475,17 +466,11 @@ func runStreams(ctx context.Context, o options, base string, mem *memSampler, st
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxConnsPerHost: o.streams + 10}}
 	paths := make([]string, 0, o.streams)
 	for range o.streams {
-		res, err := client.Get(base + "/play")
+		path, err := openPlay(base, client)
 		if err != nil {
 			return err
 		}
-		page, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		m := streamPath.FindSubmatch(page)
-		if res.StatusCode != http.StatusOK || m == nil {
-			return fmt.Errorf("GET /play = %d, and no stream path in the page", res.StatusCode)
-		}
-		paths = append(paths, string(m[1])+string(m[2]))
+		paths = append(paths, path)
 	}
 	time.Sleep(500 * time.Millisecond) // let the server settle before the baseline
 	before, _ := mem.read()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windowlab/playground/internal/cli"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
 )
@@ -52,7 +53,7 @@ func TestRunRefusesUnboundedLoads(t *testing.T) {
 		{"-mode", "sessions", "-flood", "2000", "-duration", "10s"}, // 20,000
 	} {
 		err := run(args, io.Discard, io.Discard)
-		if _, ok := err.(usageError); !ok {
+		if _, ok := err.(cli.Usage); !ok {
 			t.Errorf("run(%q) = %v, want a usage error", args, err)
 		}
 	}

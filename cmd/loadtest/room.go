@@ -121,27 +121,10 @@ func runRoom(ctx context.Context, o options, base string, followBases []string, 
 			return http.ErrUseLastResponse
 		},
 	}
-	res, err := control.Get(base + "/play")
+	roomPath, err := openRoom(base, control)
 	if err != nil {
 		return err
 	}
-	page, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	m := streamPath.FindSubmatch(page)
-	if res.StatusCode != http.StatusOK || m == nil {
-		return fmt.Errorf("GET /play = %d, and no stream path in the page", res.StatusCode)
-	}
-	session := strings.TrimSuffix(string(m[1])+string(m[2]), "/stream")
-	res, err = control.Post(base+session+"/room", "application/x-www-form-urlencoded", nil)
-	if err != nil {
-		return err
-	}
-	res.Body.Close()
-	loc := res.Header.Get("Location")
-	if res.StatusCode != http.StatusSeeOther || !strings.HasSuffix(loc, "/present") {
-		return fmt.Errorf("POST %s/room = %d (Location %q), want 303 to /room/<id>/present", session, res.StatusCode, loc)
-	}
-	roomPath := strings.TrimSuffix(loc, "/present")
 	drive := func(action string) (time.Duration, error) {
 		start := time.Now()
 		res, err := control.Post(base+roomPath+"/play/"+action, "application/json", strings.NewReader(`{"cost": 1}`))

@@ -45,6 +45,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/windowlab/playground/internal/cli"
 	"github.com/windowlab/playground/internal/procstat"
 	"github.com/windowlab/playground/internal/summary"
 	"github.com/windowlab/playground/limiter"
@@ -65,17 +66,8 @@ const (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "scaling:", err)
-		var u usageError
-		if errors.As(err, &u) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
+	os.Exit(cli.ExitCode("scaling", run(os.Args[1:], os.Stdout), os.Stderr))
 }
-
-type usageError struct{ error }
 
 type options struct {
 	keys     int
@@ -204,24 +196,24 @@ func parse(args []string) (options, error) {
 		fs.PrintDefaults()
 		return o, helpRequested(b.String())
 	} else if err != nil {
-		return o, usageError{err}
+		return o, cli.Usage{Err: err}
 	}
 	if fs.NArg() > 0 {
-		return o, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return o, cli.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if o.keys < 1 || o.keys > maxKeys {
-		return o, usageError{fmt.Errorf("-keys %d is out of range [1, %d]", o.keys, maxKeys)}
+		return o, cli.Usagef("-keys %d is out of range [1, %d]", o.keys, maxKeys)
 	}
 	if o.rounds < 1 || o.rounds > maxRounds {
-		return o, usageError{fmt.Errorf("-rounds %d is out of range [1, %d]", o.rounds, maxRounds)}
+		return o, cli.Usagef("-rounds %d is out of range [1, %d]", o.rounds, maxRounds)
 	}
 	if o.duration < time.Millisecond || o.duration > maxDuration {
-		return o, usageError{fmt.Errorf("-d %v is out of range [1ms, %v]", o.duration, maxDuration)}
+		return o, cli.Usagef("-d %v is out of range [1ms, %v]", o.duration, maxDuration)
 	}
 	for f := range strings.SplitSeq(*procs, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > maxProcs {
-			return o, usageError{fmt.Errorf("-procs: %q is not a processor count in [1, %d]", f, maxProcs)}
+			return o, cli.Usagef("-procs: %q is not a processor count in [1, %d]", f, maxProcs)
 		}
 		if !slices.Contains(o.procs, n) {
 			o.procs = append(o.procs, n)
@@ -230,7 +222,7 @@ func parse(args []string) (options, error) {
 	for f := range strings.SplitSeq(*subjects, ",") {
 		f = strings.TrimSpace(f)
 		if !slices.Contains(subjectNames(true), f) {
-			return o, usageError{fmt.Errorf("-subjects: unknown subject %q (want some of %s)", f, strings.Join(subjectNames(true), ","))}
+			return o, cli.Usagef("-subjects: unknown subject %q (want some of %s)", f, strings.Join(subjectNames(true), ","))
 		}
 		if !slices.Contains(o.subjects, f) {
 			o.subjects = append(o.subjects, f)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/windowlab/playground/internal/cli"
 )
 
 func TestParseRejects(t *testing.T) {
@@ -25,7 +27,7 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 	} {
 		_, err := parse(tc.args)
-		var u usageError
+		var u cli.Usage
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parse(%q) error = %v, want a usage error containing %q", tc.args, err, tc.want)
 		}

@@ -31,7 +31,9 @@ type Parsed struct {
 func Parse(t testing.TB, hs []scenario.Header) Parsed {
 	t.Helper()
 	var p Parsed
-	item := func(field, value string, allowed ...string) (httpsfv.Item, map[string]int64) {
+	// Both RateLimit fields are one Item: the policy's name, a String, with
+	// Integer parameters of the names allowed.
+	policyItem := func(field, value string, allowed ...string) (string, map[string]int64) {
 		t.Helper()
 		list, err := httpsfv.UnmarshalList([]string{value})
 		if err != nil {
@@ -62,7 +64,11 @@ func Parse(t testing.TB, hs []scenario.Header) Parsed {
 				t.Errorf("%s: %q has parameter %s, want only %v", field, value, name, allowed)
 			}
 		}
-		return it, params
+		name, ok := it.Value.(string)
+		if !ok {
+			t.Fatalf("%s: %q's item is %T, want a String", field, value, it.Value)
+		}
+		return name, params
 	}
 	for _, h := range hs {
 		switch h.Name {
@@ -87,22 +93,14 @@ func Parse(t testing.TB, hs []scenario.Header) Parsed {
 			}
 			p.QueueMs, _ = dur.(int64)
 		case "RateLimit-Policy":
-			it, params := item(h.Name, h.Value, "q", "w")
-			name, ok := it.Value.(string)
-			if !ok {
-				t.Fatalf("RateLimit-Policy: %q's item is %T, want a String", h.Value, it.Value)
-			}
+			name, params := policyItem(h.Name, h.Value, "q", "w")
 			q, hasQ := params["q"]
 			if !hasQ || q < 0 || params["w"] < 1 {
 				t.Fatalf("RateLimit-Policy: %q, want q >= 0 (required) and w >= 1", h.Value)
 			}
 			p.Policy, p.Q, p.W = name, q, params["w"]
 		case "RateLimit":
-			it, params := item(h.Name, h.Value, "r", "t")
-			name, ok := it.Value.(string)
-			if !ok {
-				t.Fatalf("RateLimit: %q's item is %T, want a String", h.Value, it.Value)
-			}
+			name, params := policyItem(h.Name, h.Value, "r", "t")
 			r, hasR := params["r"]
 			if !hasR || r < 0 || params["t"] < 0 {
 				t.Fatalf("RateLimit: %q, want r >= 0 (required) and t >= 0", h.Value)

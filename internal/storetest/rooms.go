@@ -231,15 +231,23 @@ func roomsWatchers(t *testing.T, newStore NewRooms) {
 // closed waits for ch to close, failing the test after notified.
 func closed(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
-	deadline := time.After(notified)
+	if !closesWithin(ch, notified) {
+		t.Fatalf("%s: the channel is still open after %v", what, notified)
+	}
+}
+
+// closesWithin reports whether ch closes within d, draining the notices
+// sent before it does.
+func closesWithin(ch <-chan struct{}, d time.Duration) bool {
+	deadline := time.After(d)
 	for {
 		select {
 		case _, ok := <-ch:
 			if !ok {
-				return
+				return true
 			}
 		case <-deadline:
-			t.Fatalf("%s: the channel is still open after %v", what, notified)
+			return false
 		}
 	}
 }

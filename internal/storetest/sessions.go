@@ -230,19 +230,11 @@ func watch(t *testing.T, st play.Sessions, id string) (<-chan struct{}, func()) 
 		cancel()
 		t.Fatalf("Watch(%q): %v", id, err)
 	}
+	// Errorf, not closed's Fatalf: stop runs deferred, often many at once.
 	return ch, func() {
 		cancel()
-		deadline := time.After(notified)
-		for {
-			select {
-			case _, ok := <-ch:
-				if !ok {
-					return
-				}
-			case <-deadline:
-				t.Errorf("Watch(%q): the channel is still open %v after its context ended", id, notified)
-				return
-			}
+		if !closesWithin(ch, notified) {
+			t.Errorf("Watch(%q): the channel is still open %v after its context ended", id, notified)
 		}
 	}
 }
@@ -458,17 +450,7 @@ func forgottenClosesWatchers(t *testing.T, newStore NewSessions) {
 	}
 	clock.Advance(time.Second)
 	open(t, st, "A") // A's cap is 1: the first, watched or not, goes
-	deadline := time.After(notified)
-	for {
-		select {
-		case _, ok := <-ch:
-			if !ok {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("the watcher of a forgotten session: channel still open after %v", notified)
-		}
-	}
+	closed(t, ch, "the watcher of a forgotten session")
 }
 
 func idleSessionsEnd(t *testing.T, newStore NewSessions) {
@@ -530,10 +512,9 @@ func perClientCap(t *testing.T, newStore NewSessions) {
 	clock.Advance(time.Second)
 	a3 := named("A3", open(t, st, "A"))
 	clock.Advance(time.Second)
-	if err := st.Touch(context.Background(), a1.ID()); err != nil { // A2
+	if err := st.Touch(context.Background(), a1.ID()); err != nil { // A2 is now A's least recently used
 		t.Fatal(err)
 	}
-	// is now A's least recently used
 	clock.Advance(time.Second)
 	a4 := named("A4", open(t, st, "A"))
 	expect(t, st, map[string]bool{b1.ID(): true, a1.ID(): true, a2.ID(): false, a3.ID(): true, a4.ID(): true}, names)

@@ -1,11 +1,6 @@
 -- fixed-window: the value is "latest count"; ARGV[4] limit, ARGV[5] windowMs.
 local limit, w = tonumber(ARGV[4]), tonumber(ARGV[5])
-local latest, count = 0, 0
-local v = redis.call('GET', key)
-if v then
-  local a, b = string.match(v, '^(%d+) (%d+)$')
-  latest, count = tonumber(a), tonumber(b)
-end
+local latest, count = pair()
 local at = max(now, latest)
 local start = at - at % w
 if latest < start then count = 0 end

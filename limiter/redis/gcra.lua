@@ -4,12 +4,7 @@
 -- q-now for Go to join, since it may pass 2^53 when now is far behind.
 local limit, w, burst = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local capacity = burst * w
-local q, r = 0, 0
-local v = redis.call('GET', key)
-if v then
-  local a, b = string.match(v, '^(%d+) (%d+)$')
-  q, r = tonumber(a), tonumber(b)
-end
+local q, r = pair()
 if q < now then q, r = now, 0 end -- TAT = max(TAT, now*limit)
 local dq, r0 = q - now, r
 if cost < 1 or cost > burst then return {2, now, now, 0, r0, dq} end

@@ -4,12 +4,7 @@
 -- made the burst). The reply carries the admitted request's wait sixth.
 local limit, w, burst, delay = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local capacity = (burst + 1) * w
-local latest, level = 0, 0
-local v = redis.call('GET', key)
-if v then
-  local a, b = string.match(v, '^(%d+) (%d+)$')
-  latest, level = tonumber(a), tonumber(b)
-end
+local latest, level = pair()
 local at = max(now, latest)
 -- The drain limit*(at-latest) may pass 2^53; compare the elapsed time
 -- with the time to drain instead, as token-bucket does.

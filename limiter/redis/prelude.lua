@@ -13,9 +13,17 @@ end
 local cost = tonumber(ARGV[2])
 local pad = tonumber(ARGV[3])
 local floor, max, min = math.floor, math.max, math.min
--- The small states are strings of integers, written with %d (Lua's own
--- number format would print past 14 digits with an exponent) and read with
--- one string.match.
---
 -- Every reply is {code, now, at, retryAfterMs, estimate...}; code 1 admits,
 -- 0 refuses, 2 refuses a cost that can never fit.
+--
+-- The small states are strings of integers, written with %d (Lua's own
+-- number format would print past 14 digits with an exponent) and read with
+-- one string.match. pair reads the two-integer state "a b" that
+-- fixed-window, token-bucket, gcra and leaky-bucket keep: a and b, or 0, 0
+-- for a key not held.
+local function pair()
+  local v = redis.call('GET', key)
+  if not v then return 0, 0 end
+  local a, b = string.match(v, '^(%d+) (%d+)$')
+  return tonumber(a), tonumber(b)
+end

@@ -2,12 +2,7 @@
 -- ARGV[4] limit, ARGV[5] windowMs, ARGV[6] burst.
 local limit, w, burst = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local capacity = burst * w
-local latest, used = 0, 0
-local v = redis.call('GET', key)
-if v then
-  local a, b = string.match(v, '^(%d+) (%d+)$')
-  latest, used = tonumber(a), tonumber(b)
-end
+local latest, used = pair()
 local at = max(now, latest)
 -- The refill limit*(at-latest) may pass 2^53; compare the elapsed time
 -- with the time to drain instead.
