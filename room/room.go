@@ -297,14 +297,9 @@ func (r *Room) answer(b Bounds, attendee string, id int, values []int64, now tim
 	if _, ok := r.Attendees[attendee]; !ok || attendee == "" {
 		return ErrNotAttendee
 	}
-	q := r.Question
-	switch {
-	case q == nil:
-		return ErrNoQuestion
-	case q.ID != id:
-		return ErrOldQuestion
-	case q.Revealed:
-		return ErrRevealed
+	q, err := r.open(id)
+	if err != nil {
+		return err
 	}
 	if err := q.check(values); err != nil {
 		return err
@@ -319,18 +314,30 @@ func (r *Room) answer(b Bounds, attendee string, id int, values []int64, now tim
 	return nil
 }
 
-// reveal closes the answers of question id and records its truth (from
-// Question.Solve).
-func (r *Room) reveal(b Bounds, id int, truth []int64, now time.Time) error {
+// open is question id while it takes answers: an attendee's answer and the
+// presenter's reveal are refused alike once it is gone, replaced or
+// revealed.
+func (r *Room) open(id int) (*Question, error) {
 	q := r.Question
 	switch {
 	case q == nil:
-		return ErrNoQuestion
+		return nil, ErrNoQuestion
 	case q.ID != id:
-		return ErrOldQuestion
+		return nil, ErrOldQuestion
 	case q.Revealed:
-		return ErrRevealed
-	case len(truth) != len(q.Lanes):
+		return nil, ErrRevealed
+	}
+	return q, nil
+}
+
+// reveal closes the answers of question id and records its truth (from
+// Question.Solve).
+func (r *Room) reveal(b Bounds, id int, truth []int64, now time.Time) error {
+	q, err := r.open(id)
+	if err != nil {
+		return err
+	}
+	if len(truth) != len(q.Lanes) {
 		return fmt.Errorf("room: a truth of %d values for a question about %d lanes", len(truth), len(q.Lanes))
 	}
 	r.record(b, Entry{Action: ActReveal, At: now})
