@@ -66,26 +66,11 @@ func NewConcurrent(name string, p policies.Params, shards int) (*Concurrent, err
 		return nil, err
 	}
 	c := &Concurrent{name: name, p: rule.Params(), shards: 1 << bits.Len(uint(shards-1))}
-	// Each rule has a state type of its own, stored inline in the slots;
-	// a type switch is where Go instantiates the table for each.
-	switch r := rule.(type) {
-	case *policies.FixedWindowRule:
-		c.form = newSlotPolicy(c.shards, r)
-	case *policies.SlidingLogRule:
-		c.form = newSlotPolicy(c.shards, r)
-	case *policies.SlidingCounterRule:
-		c.form = newSlotPolicy(c.shards, r)
-	case *policies.SlidingBucketsRule:
-		c.form = newSlotPolicy(c.shards, r)
-	case *policies.TokenBucketRule:
-		c.form = newSlotPolicy(c.shards, r)
-	case *policies.GCRARule:
-		c.form = newSlotPolicy(c.shards, r)
-	case *policies.LeakyBucketRule:
-		c.form = newSlotPolicy(c.shards, r)
-	default:
-		panic(fmt.Sprintf("limiter: no concurrent form for %T", rule)) // NewRule returns only the seven above
+	build, ok := concurrentForms.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("limiter: %s has no concurrent form", name)
 	}
+	c.form = build(c.shards, rule)
 	return c, nil
 }
 
@@ -130,6 +115,20 @@ func (c *Concurrent) Snapshot(key policies.Key, now int64) policies.State {
 // Stats implements policies.Policy: the keys and the heap of every shard,
 // each read under its insert mutex.
 func (c *Concurrent) Stats() policies.Stats { return c.form.Stats() }
+
+// concurrentForms holds each policy's concurrent form, registered from the
+// policy's own file in this package: each rule keeps a state type of its
+// own inline in the slots, and Go instantiates the slot table for a type
+// only where a line names it.
+var concurrentForms = policies.NewByName[func(shards int, r policies.KeyRule) concurrentForm]("limiter")
+
+// registerSlots records name's concurrent form: a slot table of the state
+// its rule, of type R (given as a typed nil, for the type alone), keeps.
+func registerSlots[S any, R policies.Rule[S]](name string, _ R) {
+	concurrentForms.Register(name, func(shards int, r policies.KeyRule) concurrentForm {
+		return newSlotPolicy(shards, r.(R))
+	})
+}
 
 // slotPolicy is a concurrent form: a slot table of S decided by rule R.
 type slotPolicy[S any, R policies.Rule[S]] struct {

@@ -282,3 +282,11 @@ func TestConcurrentNeverAddsNoKey(t *testing.T) {
 		}
 	}
 }
+
+// Every policy in the registry has a concurrent form, registered from its
+// own file here: without one, NewConcurrent refuses it.
+func TestEveryPolicyHasAConcurrentForm(t *testing.T) {
+	for _, name := range concurrentForms.Missing() {
+		t.Errorf("%s: no concurrent form (add registerSlots to limiter/%s.go)", name, name)
+	}
+}

@@ -51,7 +51,7 @@ var RedisNames []string
 
 // redisForm is what one policy's script takes besides the instant, the
 // cost, the TTL pad, the limit and the window, and how its reply reads.
-// Each policy's own file (redis_<policy>.go, beside its script) holds one,
+// Each policy's own file (<policy>.go, beside its script in redis/) holds one,
 // listed once in redisForms, so NewRedis looks a policy up instead of
 // switching on its name.
 type redisForm struct {

@@ -12,6 +12,7 @@ var fixedWindowInfo = Info{
 	Name: FixedWindow, Human: "fixed window", Options: nil, Windows: true,
 	Words: []string{"fixed"},
 	make:  func(p Params) Policy { return newFixedWindow(p) },
+	rule:  func(p Policy) KeyRule { pol := p.(*fixedWindowPolicy); return newFixedWindowRule(pol.p) },
 }
 
 // fixedWindowPolicy is fixed-window (vectors: testdata/fixed-window-edges.json): windows of

@@ -11,6 +11,7 @@ var gcraTag = termsTag(GCRA)
 var gcraInfo = Info{
 	Name: GCRA, Human: "GCRA", Options: []Option{BurstOption},
 	make: func(p Params) Policy { return newGCRA(p) },
+	rule: func(p Policy) KeyRule { pol := p.(*gcraPolicy); return &GCRARule{pol} },
 }
 
 // gcraPolicy is the generic cell rate algorithm: each key keeps its

@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"fmt"
 	"sync/atomic"
 	"unsafe"
 )
@@ -65,23 +64,8 @@ func NewRule(name string, p Params) (KeyRule, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch pol := pol.(type) {
-	case *fixedWindowPolicy:
-		return newFixedWindowRule(pol.p), nil
-	case *slidingLogPolicy:
-		return &SlidingLogRule{pol}, nil
-	case *slidingCounterPolicy:
-		return newSlidingCounterRule(pol.p), nil
-	case *slidingBucketsPolicy:
-		return newSlidingBucketsRule(pol.p), nil
-	case *tokenBucketPolicy:
-		return &TokenBucketRule{pol.p, tokenBucketPolicy{p: pol.p, capacity: pol.capacity}}, nil
-	case *gcraPolicy:
-		return &GCRARule{pol}, nil
-	case *leakyBucketPolicy:
-		return &LeakyBucketRule{pol}, nil
-	}
-	panic(fmt.Sprintf("policies: no rule for %T", pol)) // newPolicy builds only the seven above
+	info, _ := Lookup(name) // newPolicy has found it
+	return info.rule(pol), nil
 }
 
 // Each policy's rule is written twice, no more: decideOn, which builds

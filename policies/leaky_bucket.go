@@ -12,6 +12,7 @@ var leakyBucketInfo = Info{
 	Name: LeakyBucket, Human: "leaky bucket", Options: []Option{BurstOption, DelayOption},
 	Words: []string{"leaky", "queue"},
 	make:  func(p Params) Policy { return newLeakyBucket(p) },
+	rule:  func(p Policy) KeyRule { pol := p.(*leakyBucketPolicy); return &LeakyBucketRule{pol} },
 }
 
 // leakyBucketPolicy is the leaky bucket as a queue, with the semantics of

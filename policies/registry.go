@@ -59,6 +59,8 @@ type Info struct {
 	// make builds the policy from parameters that New has validated and
 	// normalised.
 	make func(Params) Policy
+	// rule is the per-key rule (NewRule's) of a policy make built.
+	rule func(Policy) KeyRule
 }
 
 // Takes reports whether the policy takes the option named o.

@@ -15,6 +15,7 @@ var slidingBucketsInfo = Info{
 	Name: SlidingBuckets, Human: "sliding buckets", Options: []Option{BucketsOption},
 	Words: []string{"buckets", "ring"},
 	make:  func(p Params) Policy { return newSlidingBuckets(p) },
+	rule:  func(p Policy) KeyRule { pol := p.(*slidingBucketsPolicy); return newSlidingBucketsRule(pol.p) },
 }
 
 // slidingBucketsPolicy is sliding-buckets (vectors: testdata/sliding-buckets-seed.json): each window of

@@ -12,6 +12,7 @@ var slidingCounterInfo = Info{
 	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption}, Windows: true,
 	Words: []string{"counter"},
 	make:  func(p Params) Policy { return newSlidingCounter(p) },
+	rule:  func(p Policy) KeyRule { pol := p.(*slidingCounterPolicy); return newSlidingCounterRule(pol.p) },
 }
 
 // slidingCounterPolicy is sliding-counter (vectors: testdata/sliding-counter-*.json):

@@ -15,6 +15,7 @@ var slidingLogInfo = Info{
 	Name: SlidingLog, Human: "sliding log", Options: nil,
 	Words: []string{"log"},
 	make:  func(p Params) Policy { return newSlidingLog(p) },
+	rule:  func(p Policy) KeyRule { pol := p.(*slidingLogPolicy); return &SlidingLogRule{pol} },
 }
 
 // slidingLogPolicy is sliding-log (vectors: testdata/sliding-log-edges.json): the timestamp of

@@ -12,6 +12,10 @@ var tokenBucketInfo = Info{
 	Name: TokenBucket, Human: "token bucket", Options: []Option{BurstOption},
 	Words: []string{"token", "bucket"},
 	make:  func(p Params) Policy { return newTokenBucket(p) },
+	rule: func(p Policy) KeyRule {
+		pol := p.(*tokenBucketPolicy)
+		return &TokenBucketRule{pol.p, tokenBucketPolicy{p: pol.p, capacity: pol.capacity}}
+	},
 }
 
 // tokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0

@@ -2,8 +2,10 @@ package limiter
 
 import "github.com/windowlab/playground/policies"
 
-// The Redis form of gcra: its script, redis/gcra.lua, keeps
-// the theoretical arrival time, as whole ms and a remainder.
+// The forms of gcra as a service runs them: its concurrent form is a slot
+// table of its rule's state (registered below); its Redis form, its script,
+// redis/gcra.lua, keeps the theoretical arrival time, as whole ms and a
+// remainder.
 var gcraRedis = redisForm{
 	name:       policies.GCRA,
 	args:       func(p policies.Params) []any { return []any{p.Burst} },
@@ -12,3 +14,5 @@ var gcraRedis = redisForm{
 	multiplies: true,
 	wholeMs:    true,
 }
+
+func init() { registerSlots(policies.GCRA, (*policies.GCRARule)(nil)) }

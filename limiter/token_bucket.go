@@ -2,8 +2,10 @@ package limiter
 
 import "github.com/windowlab/playground/policies"
 
-// The Redis form of token-bucket: its script, redis/token_bucket.lua, keeps
-// the tokens and the instant they were counted.
+// The forms of token-bucket as a service runs them: its concurrent form is
+// a slot table of its rule's state (registered below); its Redis form, its
+// script, redis/token_bucket.lua, keeps the tokens and the instant they
+// were counted.
 var tokenBucketRedis = redisForm{
 	name:       policies.TokenBucket,
 	args:       func(p policies.Params) []any { return []any{p.Burst} },
@@ -11,3 +13,5 @@ var tokenBucketRedis = redisForm{
 	estDen:     func(p policies.Params) int64 { return p.WindowMs },
 	multiplies: true,
 }
+
+func init() { registerSlots(policies.TokenBucket, (*policies.TokenBucketRule)(nil)) }

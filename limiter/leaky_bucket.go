@@ -1,0 +1,19 @@
+package limiter
+
+import "github.com/windowlab/playground/policies"
+
+// The forms of leaky-bucket as a service runs them: its concurrent form is
+// a slot table of its rule's state (registered below); its Redis form, its
+// script, redis/leaky_bucket.lua, keeps the level and the instant it was
+// computed at, as the Go policy does, and replies with the admitted
+// request's wait in the queue.
+var leakyBucketRedis = redisForm{
+	name:       policies.LeakyBucket,
+	args:       func(p policies.Params) []any { return []any{p.Burst, p.Delay} },
+	capacity:   func(p policies.Params) int64 { return p.Burst + 1 },
+	estDen:     func(p policies.Params) int64 { return p.WindowMs },
+	multiplies: true,
+	delays:     true,
+}
+
+func init() { registerSlots(policies.LeakyBucket, (*policies.LeakyBucketRule)(nil)) }

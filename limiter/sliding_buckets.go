@@ -1,0 +1,16 @@
+package limiter
+
+import "github.com/windowlab/playground/policies"
+
+// The forms of sliding-buckets as a service runs them: its concurrent form
+// is a slot table of its rule's state (registered below); its Redis form,
+// its script, redis/sliding_buckets.lua, keeps the ring of sub-bucket
+// counts.
+var slidingBucketsRedis = redisForm{
+	name:       policies.SlidingBuckets,
+	args:       func(p policies.Params) []any { return []any{p.Buckets} },
+	estDen:     func(p policies.Params) int64 { return p.WindowMs / p.Buckets },
+	multiplies: true,
+}
+
+func init() { registerSlots(policies.SlidingBuckets, (*policies.SlidingBucketsRule)(nil)) }
