@@ -23,6 +23,8 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
+
+	"github.com/windowlab/playground/internal/cli"
 )
 
 func main() {
@@ -32,27 +34,11 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// usageError marks bad input from the user: the command exits with status 2.
-type usageError struct{ err error }
+// usagef is the user's mistake (exit status 2), in the project's one
+// convention for commands.
+var usagef = cli.Usagef
 
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
-
-func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
-
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintln(stderr, "playground:", err)
-	var u usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
-}
+func exitCode(err error, stderr io.Writer) int { return cli.ExitCode("playground", err, stderr) }
 
 // usage is the answer to "playground -h": without it, the default command's
 // flag set answered, and its "Usage of serve:" hid the other commands.
@@ -116,5 +102,5 @@ func flagError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
-	return usageError{err}
+	return cli.Usage{Err: err}
 }

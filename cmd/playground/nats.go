@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/windowlab/playground/internal/cli"
 	"github.com/windowlab/playground/natsstore"
 )
 
@@ -22,7 +23,7 @@ func runNATS(ctx context.Context, args []string, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	if fs.NArg() > 0 {
 		return usagef("nats takes no arguments, got %q", fs.Args())
@@ -40,7 +41,7 @@ func runNATS(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	e, err := natsstore.StartEmbedded(natsstore.EmbeddedOptions{Dir: dir, Listen: *listen})
 	if err != nil {
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	defer e.Close()
 	fmt.Fprintf(stderr, "nats listening on %s, files in %s\n", e.URL(), dir)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/windowlab/playground/internal/cli"
 	"github.com/windowlab/playground/onredis"
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
@@ -41,7 +42,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())
@@ -49,12 +50,12 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if *publicURL != "" {
 		u, err := room.ParsePublicURL(*publicURL)
 		if err != nil {
-			return usageError{err}
+			return cli.Usage{Err: err}
 		}
 		*publicURL = u.String()
 	}
 	if err := storeFlags.check(); err != nil {
-		return usageError{err}
+		return cli.Usage{Err: err}
 	}
 	var redisOpts *redis.Options
 	if *redisURL != "" {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/windowlab/playground/internal/cli"
 )
 
 // lockedBuffer is a strings.Builder safe for the server's goroutines.
@@ -147,14 +149,14 @@ func TestServeMissingBundle(t *testing.T) {
 
 func TestServeRejectsABadPublicURL(t *testing.T) {
 	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-public-url", "192.168.1.20:8080"}, io.Discard)
-	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "http://") {
+	if _, ok := err.(cli.Usage); !ok || !strings.Contains(err.Error(), "http://") {
 		t.Fatalf("runServe(-public-url without a scheme) = %v, want a usage error asking for http://", err)
 	}
 }
 
 func TestServeRejectsArguments(t *testing.T) {
 	err := runServe(context.Background(), []string{"extra"}, io.Discard)
-	if _, ok := err.(usageError); !ok {
+	if _, ok := err.(cli.Usage); !ok {
 		t.Fatalf("runServe(extra) = %v, want a usage error", err)
 	}
 }
@@ -217,7 +219,7 @@ func TestServeShutdownCancelsInFlightRuns(t *testing.T) {
 
 func TestServeRejectsBadTrustedProxy(t *testing.T) {
 	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-datastar", testBundle, "-trusted-proxy", "10.0.0.1,proxy.local"}, io.Discard)
-	if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "proxy.local") {
+	if _, ok := err.(cli.Usage); !ok || !strings.Contains(err.Error(), "proxy.local") {
 		t.Fatalf("runServe(-trusted-proxy proxy.local) = %v, want a usage error naming it", err)
 	}
 }

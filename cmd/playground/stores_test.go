@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/windowlab/playground/internal/cli"
 )
 
 // Store flags that contradict each other are refused before anything
@@ -20,7 +22,7 @@ func TestServeRefusesContradictoryStoreFlags(t *testing.T) {
 		{[]string{"-data", t.TempDir(), "-nats", "nats://127.0.0.1:1"}, "give one of them"},
 	} {
 		err := runServe(context.Background(), c.args, io.Discard)
-		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
+		if _, ok := err.(cli.Usage); !ok || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("serve %v: %v, want a usage error saying %q", c.args, err, c.want)
 		}
 	}
