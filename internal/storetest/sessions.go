@@ -60,7 +60,10 @@ type Clock struct {
 }
 
 // NewClock returns a clock at a fixed instant.
-func NewClock() *Clock { return &Clock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)} }
+func NewClock() *Clock { return NewClockAt(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)) }
+
+// NewClockAt returns a clock at t.
+func NewClockAt(t time.Time) *Clock { return &Clock{now: t} }
 
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windowlab/playground/internal/storetest"
 	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
@@ -30,8 +31,8 @@ import (
 // not keep their sessions (as a store elsewhere might lose them).
 func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() time.Time) *play.Store, unheld bool, cfg ...func(*web.Config)) *roomFixture {
 	t.Helper()
-	fx := &roomFixture{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	rooms, err := room.New(room.NewMemStore(), room.Config{Now: fx.clock, Bounds: bounds})
+	fx := &roomFixture{clk: storetest.NewClockAt(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))}
+	rooms, err := room.New(room.NewMemStore(), room.Config{Now: fx.clk.Now, Bounds: bounds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() tim
 	if store == nil {
 		store = play.NewStore
 	}
-	fx.sessions, fx.rooms, fx.logs = store(fx.clock), rooms, &webtest.LogBuffer{}
+	fx.sessions, fx.rooms, fx.logs = store(fx.clk.Now), rooms, &webtest.LogBuffer{}
 	var shown play.Sessions = fx.sessions
 	if unheld {
 		shown = struct{ play.Sessions }{fx.sessions}
@@ -220,7 +221,7 @@ func TestRoomsSurviveAPlayFlood(t *testing.T) {
 		rooms = append(rooms, workshop{id, p})
 	}
 	// The screens close; the sessions idle past the store's wait.
-	fx.advance(2 * play.MinIdleForEviction)
+	fx.clk.Advance(2 * play.MinIdleForEviction)
 	for a := range 5 {
 		d := fx.deviceFrom(t, fmt.Sprintf("198.51.100.%d", a+1))
 		for i := range perClient {
@@ -267,7 +268,7 @@ func TestRoomPresenterCanAlwaysEndTheirRoom(t *testing.T) {
 	presenter := fx.device(t)
 	id, _, _ := fx.startRoom(t, presenter)
 	// The store, full, forgets the room's idle session for a new one.
-	fx.advance(2 * play.MinIdleForEviction)
+	fx.clk.Advance(2 * play.MinIdleForEviction)
 	if _, err := fx.sessions.New(scenario.Scenario{}); err != nil {
 		t.Fatal(err)
 	}
@@ -275,16 +276,16 @@ func TestRoomPresenterCanAlwaysEndTheirRoom(t *testing.T) {
 		t.Fatalf("ending a room whose session is gone: status %d, want 200; %s", res.status, res.header.Get("X-Problem"))
 	}
 
-	fx.advance(2 * play.MinIdleForEviction)
+	fx.clk.Advance(2 * play.MinIdleForEviction)
 	id, _, _ = fx.startRoom(t, presenter)
-	fx.advance(2 * play.MinIdleForEviction)
+	fx.clk.Advance(2 * play.MinIdleForEviction)
 	if _, err := fx.sessions.New(scenario.Scenario{}); err != nil {
 		t.Fatal(err)
 	}
 	if res := fx.device(t).get("/room/" + id); res.status != http.StatusNotFound {
 		t.Fatalf("a room whose session is gone: status %d, want 404", res.status)
 	}
-	fx.advance(2 * play.MinIdleForEviction)
+	fx.clk.Advance(2 * play.MinIdleForEviction)
 	fx.startRoom(t, fx.device(t)) // fails unless the orphan freed its place
 }
 

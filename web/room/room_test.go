@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windowlab/playground/internal/storetest"
 	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
@@ -32,27 +33,13 @@ type roomFixture struct {
 	sessions *play.Store
 	rooms    *room.Rooms
 	logs     *webtest.LogBuffer
-
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (fx *roomFixture) clock() time.Time {
-	fx.mu.Lock()
-	defer fx.mu.Unlock()
-	return fx.now
-}
-
-func (fx *roomFixture) advance(d time.Duration) {
-	fx.mu.Lock()
-	defer fx.mu.Unlock()
-	fx.now = fx.now.Add(d)
+	clk      *storetest.Clock
 }
 
 func newRoomFixture(t *testing.T, bounds *room.Bounds) *roomFixture {
 	t.Helper()
-	fx := &roomFixture{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	rooms, err := room.New(room.NewMemStore(), room.Config{Now: fx.clock, Bounds: bounds})
+	fx := &roomFixture{clk: storetest.NewClockAt(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))}
+	rooms, err := room.New(room.NewMemStore(), room.Config{Now: fx.clk.Now, Bounds: bounds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +690,7 @@ func TestRoomBounds(t *testing.T) {
 		}
 	})
 	t.Run("room lifetime after the presenter leaves", func(t *testing.T) {
-		fx.advance(b.Linger + time.Second)
+		fx.clk.Advance(b.Linger + time.Second)
 		res := fx.device(t).get("/room/" + id)
 		if res.status != http.StatusNotFound || !strings.Contains(res.body, "has ended") {
 			t.Errorf("a room past its linger: status %d, want 404 saying it ended", res.status)
