@@ -111,7 +111,7 @@ func (t *assetTable) serve(notFound http.HandlerFunc) http.HandlerFunc {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 		h.Add("Vary", "Accept-Encoding")
 		body, etag := a.body, `"`+a.hashedName+`"`
-		if a.gzipped != nil && acceptsGzip(r) {
+		if a.gzipped != nil && AcceptsGzip(r) {
 			body, etag = a.gzipped, `"`+a.hashedName+`.gz"`
 			h.Set("Content-Encoding", "gzip")
 		}
@@ -137,8 +137,8 @@ func gzipIfSmaller(body []byte) []byte {
 	return buf.Bytes()
 }
 
-// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
-func acceptsGzip(r *http.Request) bool {
+// AcceptsGzip reports whether the request's Accept-Encoding allows gzip.
+func AcceptsGzip(r *http.Request) bool {
 	for part := range strings.SplitSeq(r.Header.Get("Accept-Encoding"), ",") {
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {

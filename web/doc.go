@@ -1,7 +1,7 @@
 // Package web is the site's framework: the chi router and its middleware,
 // the shared page chrome (layout, errors, home; web/templates), static
 // files and the Datastar bundle, the adapter for Datastar's SSE events
-// (sse.go), the one writer of render-once shared streams (sse_shared.go),
+// (sse.go), the render-once fan-out of shared streams (web/fanout),
 // and the bounds every part shares: who a client is (client.go), the
 // server's own rate limits on its visitors (client_limits.go), the run
 // capacity and its budget (limits.go), request bodies (body.go) and open

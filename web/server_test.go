@@ -168,8 +168,8 @@ func TestAcceptsGzip(t *testing.T) {
 	} {
 		r, _ := http.NewRequest(http.MethodGet, "/", nil)
 		r.Header.Set("Accept-Encoding", header)
-		if got := acceptsGzip(r); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", header, got, want)
+		if got := AcceptsGzip(r); got != want {
+			t.Errorf("AcceptsGzip(%q) = %v, want %v", header, got, want)
 		}
 	}
 }

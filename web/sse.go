@@ -96,6 +96,21 @@ func fragmentLines(html string, opts []FragmentOption) []string {
 	return appendLines(lines, "fragments", html)
 }
 
+// EncodeFragments is MergeFragments written into bytes instead of onto one
+// stream: the same event (TestEncodeFragmentsMatchesMergeFragments).
+func EncodeFragments(buf *bytes.Buffer, html string, opts ...FragmentOption) {
+	EncodeEvent(buf, EventMergeFragments, fragmentLines(html, opts))
+}
+
+// EncodeEvent writes one event as datastar-go's Send does, blank line and all.
+func EncodeEvent(buf *bytes.Buffer, event datastar.EventType, lines []string) {
+	buf.WriteString("event: " + string(event) + "\n")
+	for _, l := range lines {
+		buf.WriteString("data: " + l + "\n")
+	}
+	buf.WriteString("\n\n")
+}
+
 // MergeComponent renders a templ component with the stream's context and
 // sends it as MergeFragments does.
 func MergeComponent(sse *datastar.ServerSentEventGenerator, c templ.Component, opts ...FragmentOption) error {
@@ -168,7 +183,7 @@ func (s *Server) NewSSE(w http.ResponseWriter, r *http.Request, opts ...datastar
 	ctx, cancel := context.WithCancel(r.Context())
 	stop := context.AfterFunc(s.closing, cancel)
 	var zw *gzipStream
-	if acceptsGzip(r) {
+	if AcceptsGzip(r) {
 		zw = newGzipStream(w)
 		w = zw
 		// The options see a request that accepts no encoding, so a

@@ -17,6 +17,7 @@ import (
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/web/fanout"
 	"github.com/windowlab/playground/web/play/pages"
 	"github.com/windowlab/playground/web/templates"
 )
@@ -83,7 +84,7 @@ type playground struct {
 	observers []ActionObserver
 	s         *web.Server
 	store     play.Sessions
-	feeds     sessionFeeds
+	hubs      fanout.Hubs[*sessionHub]
 	presets   []pages.Preset // with the links that open them
 	redis     *onredis.Mirror
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/web/fanout"
 )
 
 // benchSession holds all seven lanes and play.MaxRequests requests.
@@ -44,7 +45,7 @@ func BenchmarkPlayAction(b *testing.B) {
 	r := httptest.NewRequest("GET", "/play", nil)
 	cache := &shareCache{}
 	p := &playground{s: &web.Server{}}
-	page := func() []region {
+	page := func() []fanout.Region {
 		rs, err := regions(p.pageDataCached(r, sess, cache), r)
 		if err != nil {
 			b.Fatal(err)
@@ -53,7 +54,7 @@ func BenchmarkPlayAction(b *testing.B) {
 	}
 	sent := map[string]string{}
 	for _, rg := range page() {
-		sent[rg.id] = rg.html
+		sent[rg.ID] = rg.HTML
 	}
 	var bytes, lanes, patches int
 	var lastPatch strings.Builder
@@ -66,13 +67,13 @@ func BenchmarkPlayAction(b *testing.B) {
 		patches++
 		lastPatch.Reset()
 		for _, rg := range page() {
-			if sent[rg.id] == rg.html {
-				continue
+			if rg.Full || sent[rg.ID] == rg.HTML {
+				continue // a stream's first frame alone sends the whole list
 			}
-			sent[rg.id] = rg.html
-			bytes += len(rg.html)
-			lastPatch.WriteString(rg.html)
-			if strings.HasPrefix(rg.id, "lane-") {
+			sent[rg.ID] = rg.HTML
+			bytes += len(rg.HTML)
+			lastPatch.WriteString(rg.HTML)
+			if rg.In != "" {
 				lanes++
 			}
 		}

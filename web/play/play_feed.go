@@ -2,140 +2,139 @@ package play
 
 import (
 	"context"
-	"sync"
+	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/web/fanout"
+	"github.com/windowlab/playground/web/play/pages"
+	"github.com/windowlab/playground/web/templates"
 )
 
-// sessionFeed is this process's one follower of a session its play streams
-// show: it watches the store once, reads each change once, touches the
-// session once every UpdateInterval and, while the clock plays, reads the
-// clock at each of those instants once. Every stream of the session renders
-// the snapshot it publishes, so ten pages open on one playground cost the
-// store what one does, and a playing clock is read once per session, not
-// once per stream.
-type sessionFeed struct {
-	mu     sync.Mutex
-	latest *play.Session
-	next   chan struct{} // closed when latest is replaced
-	ended  bool          // the store forgot the session: nothing follows
+// The views of a session's shared stream: the page, and the presentation
+// view (?present=1), which draws its lanes and explanation larger.
+const (
+	viewPage = iota
+	viewPresent
+	numViews
+)
 
-	streams int // guarded by sessionFeeds.mu
-	stop    context.CancelFunc
+// sessionHub is this process's one follower of a session its play streams
+// show, the state of its web.Hub: it watches the store once, reads each
+// change once, touches the session once every web.TouchEvery and, while
+// the clock plays, reads the clock every web.UpdateInterval; each time, it
+// renders each followed view once (web.Hub.Publish), and every stream of
+// that view writes the same bytes. Ten pages open on one playground cost
+// the store and the renderer what one does, and a playing clock is read
+// once per session, not once per stream.
+type sessionHub struct {
+	*fanout.Hub
+	p  *playground
+	id string
+	// views are the views' own stream requests: the page data of a view
+	// is the one its stream's address gives.
+	views [numViews]*http.Request
+	share shareCache
 }
 
-// sessionFeeds are the feeds of the sessions this process streams.
-type sessionFeeds struct {
-	mu    sync.Mutex
-	feeds map[string]*sessionFeed
-}
-
-// join counts a stream of session id in, starting its feed if it has none,
-// and returns the feed; play.ErrNotFound when the store does not hold id.
-// It holds fs.mu while a new feed's Watch and Get run: instant in memory; a
-// store across the network would want the wait per id instead.
-func (fs *sessionFeeds) join(store play.Sessions, closing context.Context, id string) (*sessionFeed, error) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if f := fs.feeds[id]; f != nil {
-		if _, _, ended := f.current(); !ended {
-			f.streams++
-			return f, nil
+// follow counts a stream of view v of session id in, starting its hub if
+// it has none; play.ErrNotFound when the store does not hold id.
+func (p *playground) follow(id string, v int) (*fanout.Hub, func(), error) {
+	start := func(ctx context.Context, hub *fanout.Hub) (*sessionHub, error) {
+		changes, err := p.store.Watch(ctx, id)
+		if err != nil {
+			return nil, err
 		}
+		// Read once the store tells of every later change: one made
+		// before Watch is in this copy.
+		sess, err := p.store.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		h := &sessionHub{Hub: hub, p: p, id: id}
+		for v, query := range [numViews]string{viewPage: "", viewPresent: "?present=1"} {
+			if h.views[v], err = http.NewRequestWithContext(ctx, http.MethodGet, "/play/"+id+"/stream"+query, nil); err != nil {
+				return nil, err
+			}
+		}
+		go h.run(ctx, sess, changes)
+		return h, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopWithServer := context.AfterFunc(closing, cancel)
-	stop := func() { stopWithServer(); cancel() }
-	changes, err := store.Watch(ctx, id)
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	// Read once the store tells of every later change: one made before
-	// Watch is in this copy.
-	sess, err := store.Get(ctx, id)
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	f := &sessionFeed{latest: sess, next: make(chan struct{}), streams: 1, stop: stop}
-	if fs.feeds == nil {
-		fs.feeds = map[string]*sessionFeed{}
-	}
-	fs.feeds[id] = f
-	go f.run(ctx, store, id, changes)
-	return f, nil
+	hub, _, leave, err := p.hubs.Join(p.s.Closing(), id, v, numViews, start, nil)
+	return hub, leave, err
 }
 
-// leave counts a stream out; the last one out stops the feed.
-func (fs *sessionFeeds) leave(id string, f *sessionFeed) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if f.streams--; f.streams > 0 {
-		return
-	}
-	f.stop()
-	if fs.feeds[id] == f {
-		delete(fs.feeds, id)
-	}
-}
-
-// current returns the newest snapshot, the channel closed at the next one,
-// and whether the feed has ended.
-func (f *sessionFeed) current() (*play.Session, <-chan struct{}, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.latest, f.next, f.ended
-}
-
-func (f *sessionFeed) publish(s *play.Session, ended bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s != nil {
-		f.latest = s
-	}
-	f.ended = f.ended || ended
-	close(f.next)
-	f.next = make(chan struct{})
-}
-
-// run follows the session until ctx ends or the store forgets it.
-func (f *sessionFeed) run(ctx context.Context, store play.Sessions, id string, changes <-chan struct{}) {
+// run follows the session until ctx ends or the store forgets it,
+// rendering at most every web.UpdateInterval: at once after a quiet
+// spell, else at the next tick.
+func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan struct{}) {
 	ticker := time.NewTicker(web.UpdateInterval)
 	defer ticker.Stop()
-	var touched time.Time
+	var touched, rendered time.Time
+	stale := true
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case _, open := <-changes:
-			if !open {
-				f.publish(nil, true)
+			latest, err := h.p.store.Get(ctx, h.id)
+			if !open || err != nil {
+				if ctx.Err() == nil {
+					h.End() // forgotten: the pages' reconnects hear it has ended
+				}
 				return
 			}
-			sess, err := store.Get(ctx, id)
-			if err != nil {
-				f.publish(nil, ctx.Err() == nil)
-				return
-			}
-			f.publish(sess, false)
+			sess, stale = latest, true
+		case <-h.Poked():
+			stale = true // a view may have a new follower and no frame
 		case now := <-ticker.C:
 			// A watched session never idles out (play.Sessions); the
 			// store also hears it is used.
 			if now.Sub(touched) >= web.TouchEvery {
-				if err := store.Touch(ctx, id); err != nil {
-					f.publish(nil, ctx.Err() == nil)
+				if err := h.p.store.Touch(ctx, h.id); err != nil {
+					if ctx.Err() == nil {
+						h.End()
+					}
 					return
 				}
 				touched = now
 			}
-			if sess, _, _ := f.current(); sess.Playing() {
+			if sess.Playing() {
 				// Only the clock moved, and nothing is stored: read
 				// it at this instant.
-				f.publish(sess.At(now), false)
+				sess, stale = sess.At(now), true
 			}
 		}
+		if !stale || time.Since(rendered) < web.UpdateInterval {
+			continue
+		}
+		stale, rendered = false, time.Now()
+		if err := h.render(sess); err != nil && ctx.Err() == nil {
+			h.p.s.Log().Error("play stream", "session", h.id, slog.Any("error", err))
+		}
 	}
+}
+
+// render renders each view some stream follows, once, and publishes it.
+func (h *sessionHub) render(sess *play.Session) error {
+	views := make([][]fanout.Region, numViews)
+	var pp *pages.PlayPage
+	for v, r := range h.views {
+		if h.Followers(v) == 0 {
+			continue
+		}
+		if pp == nil {
+			d := h.p.pageDataCached(r, sess, &h.share)
+			pp = &d
+		}
+		pp.Page = h.p.s.Page(r, "Playground", templates.SectionPlay)
+		rs, err := regions(*pp, r)
+		if err != nil {
+			return err
+		}
+		views[v] = rs
+	}
+	return h.Publish(views)
 }

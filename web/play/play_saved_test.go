@@ -10,6 +10,7 @@ import (
 
 	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/web/fanout"
 	"github.com/windowlab/playground/web/play/pages"
 )
 
@@ -52,7 +53,7 @@ func TestRestoredSessionRendersTheSamePage(t *testing.T) {
 
 	p := &playground{s: srv, store: store}
 	r := httptest.NewRequest(http.MethodGet, "/play/"+sess.ID(), nil)
-	page := func(s *play.Session) (string, []region) {
+	page := func(s *play.Session) (string, []fanout.Region) {
 		t.Helper()
 		pp := p.pageData(r, s)
 		var buf bytes.Buffer
@@ -77,7 +78,7 @@ func TestRestoredSessionRendersTheSamePage(t *testing.T) {
 		}
 		for i := range wantRegions {
 			if gotRegions[i] != wantRegions[i] {
-				t.Errorf("%s: region %s differs", when, wantRegions[i].id)
+				t.Errorf("%s: region %s differs", when, wantRegions[i].ID)
 			}
 		}
 	}

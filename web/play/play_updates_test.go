@@ -40,7 +40,7 @@ func TestPlayFiringIsOneUpdate(t *testing.T) {
 }
 
 // TestPlayStreamsOfOneSessionShareOneFeed: however many pages follow one
-// playground, this process watches and touches it once (sessionFeed), and
+// playground, this process watches and touches it once (sessionHub), and
 // every page gets the playing clock's updates; the watch ends with the
 // last page.
 func TestPlayStreamsOfOneSessionShareOneFeed(t *testing.T) {

@@ -2,7 +2,7 @@
 // projector and controls, the attendees' phones, joining and pairing, and
 // the hub that renders a room's views once for every follower
 // (room_hub.go, paced by room_pace.go) and sends the same compressed bytes
-// to each (web.SharedStream). Its pages and view models are in
+// to each (web/fanout, which play streams share). Its pages and view models are in
 // web/room/pages.
 //
 // Inside this package the name room is the domain package

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,6 +26,7 @@ import (
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/web/fanout"
 	webplay "github.com/windowlab/playground/web/play"
 	playpages "github.com/windowlab/playground/web/play/pages"
 	"github.com/windowlab/playground/web/room/pages"
@@ -108,7 +108,7 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 			return fmt.Errorf("web: room preset %q: %w", p.Name, err)
 		}
 	}
-	f := &roomFeature{s: s, rooms: rooms, sessions: sessions, catalog: catalog, hubs: map[string]*roomHub{}}
+	f := &roomFeature{s: s, rooms: rooms, sessions: sessions, catalog: catalog}
 	rf.f = f
 	if s.PublicURL() != "" {
 		u, err := room.ParsePublicURL(s.PublicURL())
@@ -164,8 +164,7 @@ type roomFeature struct {
 	catalog  ScenarioCatalog
 	public   *url.URL // -public-url, or nil
 
-	mu   sync.Mutex
-	hubs map[string]*roomHub // one per room with followers; at most Bounds.Rooms
+	hubs fanout.Hubs[*roomHub] // one per room with followers; at most Bounds.Rooms
 }
 
 // roomStatus is the HTTP status for a room error.

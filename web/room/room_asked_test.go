@@ -9,6 +9,7 @@ import (
 
 	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/web/fanout"
 )
 
 // TestRoomPageLoadsShareTheHubsReplay: a page load during an open question
@@ -16,10 +17,17 @@ import (
 // continues it rather than replaying the requests before the question
 // again.
 func TestRoomPageLoadsShareTheHubsReplay(t *testing.T) {
-	f := &roomFeature{hubs: map[string]*roomHub{"followed": {}}}
+	f := &roomFeature{}
+	followed := &roomHub{}
+	_, _, leave, err := f.hubs.Join(context.Background(), "followed", viewPhone, numViews,
+		func(context.Context, *fanout.Hub) (*roomHub, error) { return followed, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leave()
 	c := f.askedCache("followed")
-	if c != &f.hubs["followed"].asked {
-		t.Fatalf("askedCache(followed) = %p, want the hub's, %p", c, &f.hubs["followed"].asked)
+	if c != &followed.asked {
+		t.Fatalf("askedCache(followed) = %p, want the hub's, %p", c, &followed.asked)
 	}
 	if got := f.askedCache("unfollowed"); got != nil {
 		t.Errorf("askedCache(unfollowed) = %p, want nil: no hub, no cache", got)

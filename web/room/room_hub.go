@@ -1,7 +1,6 @@
 package room
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a-h/templ"
@@ -20,63 +20,41 @@ import (
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/web/fanout"
 	"github.com/windowlab/playground/web/room/pages"
 )
 
-// Render once, fan out. A room's hub is one goroutine that watches the
-// room and its playground session, renders again every web.UpdateInterval
-// while the session's clock plays (once per room, not per screen, reading
-// the clock at that instant: nothing stores a tick), renders each changed region once
-// per view (phone, projector), encodes and compresses the update once, and
-// publishes it as the latest frame. Each follower's stream waits for the
-// next frame and writes the same bytes: the regions changed since the
-// frame it sent last, or, if it fell behind by more than one frame, every
-// region (a slow follower skips to the newest instead of queueing).
+// A room's hub (fanout.Hub) watches the room and its playground session,
+// renders again every web.UpdateInterval while the session's clock plays
+// (once per room, not per screen, reading the clock at that instant:
+// nothing stores a tick), and publishes each view (phone, projector) once
+// per change; every screen's stream writes the same bytes (web.Hub.Follow).
 
-// roomView is a variant of the shared stream.
-type roomView int
-
+// The views of a room's shared stream.
 const (
-	viewPhone roomView = iota
+	viewPhone = iota
 	viewProjector
 	numViews
 )
-
-// frame is the latest update of one view.
-type frame struct {
-	version uint64
-	full    *web.Chunk // every region
-	delta   *web.Chunk // the regions that changed since version-1
-}
 
 // errStreamsFull is the bound on a room's open streams.
 var errStreamsFull = errors.New("room: this room has as many screens following it as it can hold")
 
 // hubCheckEvery is how often a hub looks whether its room has ended by
 // time (a change ends it at once).
-// region is one element a view replaces, by id.
-type region struct{ id, html string }
-
 const hubCheckEvery = 5 * time.Second
 
+// roomHub is what a room's web.Hub renders from, its goroutine's own but
+// for presenters and asked.
 type roomHub struct {
+	*fanout.Hub
 	f  *roomFeature
 	id string
 
-	mu        sync.Mutex
-	frames    [numViews]frame
-	next      chan struct{} // closed when a frame is published
-	ended     bool
-	followers [numViews]int
-	stop      context.CancelFunc
-	poke      chan struct{} // a follower came or went: the projector counts phones
-
 	// presenters counts the followers that are the presenter's devices'
-	// streams (under mu).
-	presenters int
+	// streams (changed under the lock of f.hubs, read there by admit).
+	presenters atomic.Int32
 
-	// The hub goroutine's own: what it rendered last, per view.
-	last   [numViews]map[string]string
 	solved *solvedQuestion
 	expl   *pointedCache
 
@@ -103,84 +81,39 @@ type pointedCache struct {
 // tab) that only a stream with a presenter's capability takes, so no
 // number of attendees' streams shuts the presenter out of the projector.
 // (streamShares bounds each address's streams across every room.)
-func (f *roomFeature) follow(id string, v roomView, token string) (*roomHub, bool, error) {
+func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presenter bool, leave func(), err error) {
 	rm, err := f.rooms.ByID(context.Background(), id)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	sess, err := f.sessions.Get(context.Background(), rm.Session)
 	if err != nil {
-		return nil, false, room.ErrNotFound
+		return nil, false, nil, room.ErrNotFound
 	}
-	presenter := rm.RoleOf(token, "") == room.Presenter
+	presenter = rm.RoleOf(token, "") == room.Presenter
 	b := f.rooms.Bounds()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	h := f.hubs[id]
-	if h == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		stop := context.AfterFunc(f.s.Closing(), cancel)
-		h = &roomHub{f: f, id: id, next: make(chan struct{}), poke: make(chan struct{}, 1), stop: func() { stop(); cancel() }}
-		for i := range h.last {
-			h.last[i] = map[string]string{}
-		}
+	start := func(ctx context.Context, hub *fanout.Hub) (*roomHub, error) {
+		h := &roomHub{Hub: hub, f: f, id: id}
 		h.render(ctx, rm, sess) // the first frame is there before the first follower reads
-		f.hubs[id] = h
 		go h.run(ctx, sess)
+		return h, nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	switch others := h.followers[viewPhone] + h.followers[viewProjector] - h.presenters; {
-	case presenter && h.presenters >= 2*b.Devices, !presenter && others >= b.Followers:
-		return nil, false, errStreamsFull
-	}
-	h.followers[v]++
-	if presenter {
-		h.presenters++
-	}
-	h.poked()
-	return h, presenter, nil
-}
-
-// unfollow counts a follower out; the last one out stops the hub.
-func (f *roomFeature) unfollow(h *roomHub, v roomView, presenter bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	h.mu.Lock()
-	h.followers[v]--
-	if presenter {
-		h.presenters--
-	}
-	idle := h.followers[viewPhone]+h.followers[viewProjector] == 0
-	h.mu.Unlock()
-	h.poked()
-	if idle {
-		h.stop()
-		if f.hubs[h.id] == h {
-			delete(f.hubs, h.id)
+	admit := func(hub *fanout.Hub, h *roomHub) error {
+		others := hub.Followers(viewPhone) + hub.Followers(viewProjector) - int(h.presenters.Load())
+		if presenter && int(h.presenters.Load()) >= 2*b.Devices || !presenter && others >= b.Followers {
+			return errStreamsFull
 		}
+		if presenter {
+			h.presenters.Add(1)
+		}
+		return nil
 	}
-}
-
-// latest returns the view's newest frame, the channel closed at the next
-// one, and whether the room has ended (no frame will follow).
-func (h *roomHub) latest(v roomView) (frame, <-chan struct{}, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.frames[v], h.next, h.ended
-}
-
-func (h *roomHub) poked() {
-	select {
-	case h.poke <- struct{}{}:
-	default:
+	_, h, leave, err = f.hubs.Join(f.s.Closing(), id, v, numViews, start, admit)
+	if err != nil || !presenter {
+		return h, presenter, leave, err
 	}
-}
-
-func (h *roomHub) phones() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.followers[viewPhone]
+	out := leave
+	return h, true, func() { h.presenters.Add(-1); out() }, nil
 }
 
 // run renders after each change of the room or the session, paced by a
@@ -232,7 +165,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			}
 			stale = true
 			changed(roomSettle)
-		case <-h.poke:
+		case <-h.Poked():
 			changed(roomSettle)
 		case now := <-ticker.C:
 			if now.Sub(touched) >= web.TouchEvery {
@@ -285,19 +218,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 func (h *roomHub) end(ctx context.Context, why string) {
 	var b strings.Builder
 	_ = pages.RoomStatus(pages.RoomShared{Ended: why}).Render(ctx, &b)
-	var raw bytes.Buffer
-	web.EncodeFragments(&raw, b.String())
-	c, err := web.NewChunk(raw.Bytes())
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if err == nil {
-		for v := range h.frames {
-			h.frames[v] = frame{version: h.frames[v].version + 1, full: c, delta: c}
-		}
-	}
-	h.ended = true
-	close(h.next)
-	h.next = make(chan struct{})
+	h.End(fanout.Region{ID: "room-status", HTML: b.String()})
 }
 
 // questionCut is the first instant an open question hides on every
@@ -413,9 +334,7 @@ func (c *askedCache) reset() {
 // askedCache is the replay cache of room id's hub, for a page load, or nil
 // when no screen follows the room (the page then replays on its own).
 func (f *roomFeature) askedCache(id string) *askedCache {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if h := f.hubs[id]; h != nil {
+	if h, ok := f.hubs.State(id); ok {
 		return &h.asked
 	}
 	return nil
@@ -431,7 +350,7 @@ type askedKey struct {
 // render renders every region of both views once and publishes the ones
 // that changed.
 func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
-	s := h.f.shared(rm, sess, h.phones(), &h.asked)
+	s := h.f.shared(rm, sess, h.Followers(viewPhone), &h.asked)
 	if q := s.Question; q != nil && q.Revealed {
 		rev := s.View.ScenarioRev
 		if h.solved == nil || h.solved.id != uint64(q.ID) || h.solved.rev != rev {
@@ -463,58 +382,23 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	}
 	lanes := func(o lane.Options) string { return render(pages.RoomLanes(s, o)) }
 	clock, status := render(pages.RoomClock(s)), render(pages.RoomStatus(s))
-	views := [numViews][]region{
+	views := [][]fanout.Region{
 		viewPhone: {
-			{"room-clock", clock}, {"room-status", status},
-			{"room-lanes", lanes(lane.Options{Width: pages.PhoneLaneWidth})},
-			{"room-question", render(pages.RoomQuestionPhone(s))},
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
+			{ID: "room-lanes", HTML: lanes(lane.Options{Width: pages.PhoneLaneWidth})},
+			{ID: "room-question", HTML: render(pages.RoomQuestionPhone(s))},
 		},
 		viewProjector: {
-			{"room-clock", clock}, {"room-status", status},
-			{"room-lanes", lanes(pages.RoomProjectorLaneOptions(s))},
-			{"room-question", render(pages.RoomQuestionProjector(s))},
-			{"room-pointed", render(pages.RoomPointed(s))},
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
+			{ID: "room-lanes", HTML: lanes(pages.RoomProjectorLaneOptions(s))},
+			{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
+			{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},
 		},
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	var chunks [numViews][2]*web.Chunk
-	for v, regions := range views {
-		var full, delta bytes.Buffer
-		for _, rg := range regions {
-			web.EncodeFragments(&full, rg.html)
-			if h.last[v][rg.id] != rg.html {
-				web.EncodeFragments(&delta, rg.html)
-				h.last[v][rg.id] = rg.html
-			}
-		}
-		if delta.Len() == 0 {
-			continue
-		}
-		var err error
-		if chunks[v][0], err = web.NewChunk(full.Bytes()); err != nil {
-			return err
-		}
-		if chunks[v][1], err = web.NewChunk(delta.Bytes()); err != nil {
-			return err
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	published := false
-	for v := range chunks {
-		if chunks[v][0] == nil {
-			continue
-		}
-		h.frames[v] = frame{version: h.frames[v].version + 1, full: chunks[v][0], delta: chunks[v][1]}
-		published = true
-	}
-	if published {
-		close(h.next)
-		h.next = make(chan struct{})
-	}
-	return nil
+	return h.Publish(views)
 }
 
 // presenterTouchEvery is how often a presenter's open projector tells the
@@ -530,7 +414,8 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("view") == "projector" {
 		v = viewProjector
 	}
-	h, presenter, err := f.follow(id, v, cookieValue(r, presenterCookie))
+	token := cookieValue(r, presenterCookie)
+	h, presenter, leave, err := f.follow(id, v, token)
 	if err != nil {
 		if errors.Is(err, errStreamsFull) {
 			f.s.NoteCapacity(w, r, web.StreamRetryAfter)
@@ -539,44 +424,23 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 		_ = web.MergeComponent(sse, pages.RoomStatus(pages.RoomShared{Ended: roomMessage(err)}))
 		return
 	}
-	defer f.unfollow(h, v, presenter)
-	ctx, done := f.roomCtx(r.Context())
-	defer done()
-	g, err := web.StartSharedStream(w, r)
-	if err != nil {
-		return
-	}
-	defer g.End()
-	token := cookieValue(r, presenterCookie)
-	var touch <-chan time.Time
-	if presenter { // a stale or another room's cookie keeps nothing alive
-
-		t := time.NewTicker(presenterTouchEvery)
-		defer t.Stop()
-		touch = t.C
-	}
-	var sent uint64
-	for {
-		fr, next, ended := h.latest(v)
-		if fr.version != sent && fr.full != nil {
-			c := fr.full
-			if sent != 0 && fr.version == sent+1 {
-				c = fr.delta
+	defer leave()
+	if presenter {
+		// A stale or another room's cookie keeps nothing alive.
+		ctx, done := f.roomCtx(r.Context())
+		defer done()
+		go func() {
+			t := time.NewTicker(presenterTouchEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					_ = f.rooms.Touch(ctx, id, token)
+				}
 			}
-			if err := g.Send(c); err != nil {
-				return
-			}
-			sent = fr.version
-		}
-		if ended {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-next:
-		case <-touch:
-			_ = f.rooms.Touch(ctx, id, token)
-		}
+		}()
 	}
+	h.Follow(f.s.Closing(), w, r, v, 0)
 }

@@ -1,4 +1,4 @@
-package web
+package fanout
 
 import (
 	"bytes"
@@ -8,34 +8,7 @@ import (
 	"io"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/starfederation/datastar-go/datastar"
 )
-
-// EncodeFragments must write exactly what MergeFragments sends on a stream,
-// so the room's shared bytes speak the same protocol as every other page.
-func TestEncodeFragmentsMatchesMergeFragments(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		html string
-		opts []FragmentOption
-	}{
-		{"one line", `<p id="a">x</p>`, nil},
-		{"lines and a carriage return", "<div id=\"b\">\r\n<p>1</p>\n</div>", nil},
-		{"selector and mode", `<figure id="lane-3"></figure>`, []FragmentOption{WithSelector("#list"), WithMergeMode(MergeAppend)}},
-	} {
-		rec := httptest.NewRecorder()
-		sse := datastar.NewSSE(rec, httptest.NewRequest("GET", "/", nil))
-		if err := MergeFragments(sse, tc.html, tc.opts...); err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		EncodeFragments(&got, tc.html, tc.opts...)
-		if got.String() != rec.Body.String() {
-			t.Errorf("%s: EncodeFragments wrote\n%q\nMergeFragments sent\n%q", tc.name, got.String(), rec.Body.String())
-		}
-	}
-}
 
 // Chunks compressed one by one, each on its own, make one gzip stream that
 // a standard reader decodes to their concatenation, with the trailer's CRC
@@ -49,22 +22,22 @@ func TestSharedGzipChunksConcatenate(t *testing.T) {
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest("GET", "/", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
-	g, err := StartSharedStream(rec, req)
+	g, err := startShared(rec, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []byte
 	for _, p := range parts {
-		c, err := NewChunk(p)
+		c, err := newChunk(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := g.Send(c); err != nil {
+		if err := g.send(c); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, p...)
 	}
-	g.End()
+	g.end()
 	if rec.Header().Get("Content-Encoding") != "gzip" {
 		t.Fatalf("Content-Encoding = %q, want gzip", rec.Header().Get("Content-Encoding"))
 	}
