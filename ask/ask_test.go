@@ -229,3 +229,28 @@ func TestEveryKindWordsWhatItSolves(t *testing.T) {
 		t.Errorf("which: ticking %v, the truth, is not correct (%s)", ticks, fb.Problem)
 	}
 }
+
+// Validation errors name the kind after the article its sound takes, so a
+// form's message reads "an admit question", never "a admit question".
+func TestValidationErrorsTakeTheKindsArticle(t *testing.T) {
+	r := &scenario.Request{At: 1_000, Key: "car"}
+	cases := []struct {
+		kind    string
+		lanes   []Lane
+		request *scenario.Request
+		want    string
+	}{
+		{"admit", nil, r, "an admit question asks about at least one lane"},
+		{"outcome", nil, r, "an outcome question asks about at least one lane"},
+		{"outcome", lanes(t, "fixed-window"), nil, "an outcome question is about a request at an instant: give the instant"},
+		{"count", nil, nil, "a count question asks about at least one lane"},
+		{"first-admit", nil, r, "a first-admit question asks about at least one lane"},
+	}
+	for i, c := range cases {
+		q := Question{Kind: c.kind, Scenario: carPark(), Lanes: c.lanes, Request: c.request}
+		err := Validate(&q)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("case %d (%s): Validate = %v, want %q", i, c.kind, err, c.want)
+		}
+	}
+}
