@@ -254,3 +254,28 @@ func TestValidationErrorsTakeTheKindsArticle(t *testing.T) {
 		}
 	}
 }
+
+// A room's question names its client as a client, so the unnamed one reads
+// as a name too ("The client “default” sends…", never "default sends…").
+func TestRoomQuestionsNameTheClient(t *testing.T) {
+	ls := lanes(t, "fixed-window")
+	cases := []struct {
+		kind    string
+		request scenario.Request
+		want    string
+	}{
+		{"count", scenario.Request{At: 2_000, Count: 10, Cost: 1}, "The client “default” sends 10 requests (cost 1 each) at 2 s: how many get through?"},
+		{"admit", scenario.Request{At: 2_000, Key: "alice", Cost: 1}, "Will a request from the client “alice” (cost 1) at 2 s be admitted?"},
+		{"first-admit", scenario.Request{At: 2_000, Cost: 1}, "From 2 s on, what is the first moment a request from the client “default” (cost 1) gets in?"},
+	}
+	for i, c := range cases {
+		k, ok := Lookup(c.kind)
+		if !ok {
+			t.Fatalf("case %d: no kind %q", i, c.kind)
+		}
+		r := c.request
+		if got := k.Ask(Question{Kind: c.kind, Scenario: carPark(), Lanes: ls, Request: &r, MaxN: 20}); got != c.want {
+			t.Errorf("case %d (%s): asks %q, want %q", i, c.kind, got, c.want)
+		}
+	}
+}
