@@ -229,3 +229,53 @@ func TestEveryKindWordsWhatItSolves(t *testing.T) {
 		t.Errorf("which: ticking %v, the truth, is not correct (%s)", ticks, fb.Problem)
 	}
 }
+
+// Validation errors name the kind after the article its sound takes, so a
+// form's message reads "an admit question", never "a admit question".
+func TestValidationErrorsTakeTheKindsArticle(t *testing.T) {
+	r := &scenario.Request{At: 1_000, Key: "car"}
+	cases := []struct {
+		kind    string
+		lanes   []Lane
+		request *scenario.Request
+		want    string
+	}{
+		{"admit", nil, r, "an admit question asks about at least one lane"},
+		{"outcome", nil, r, "an outcome question asks about at least one lane"},
+		{"outcome", lanes(t, "fixed-window"), nil, "an outcome question is about a request at an instant: give the instant"},
+		{"count", nil, nil, "a count question asks about at least one lane"},
+		{"first-admit", nil, r, "a first-admit question asks about at least one lane"},
+	}
+	for i, c := range cases {
+		q := Question{Kind: c.kind, Scenario: carPark(), Lanes: c.lanes, Request: c.request}
+		err := Validate(&q)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("case %d (%s): Validate = %v, want %q", i, c.kind, err, c.want)
+		}
+	}
+}
+
+// A room's question names its client as a client, so the unnamed one reads
+// as a name too ("The client “default” sends…", never "default sends…").
+func TestRoomQuestionsNameTheClient(t *testing.T) {
+	ls := lanes(t, "fixed-window")
+	cases := []struct {
+		kind    string
+		request scenario.Request
+		want    string
+	}{
+		{"count", scenario.Request{At: 2_000, Count: 10, Cost: 1}, "The client “default” sends 10 requests (cost 1 each) at 2 s: how many get through?"},
+		{"admit", scenario.Request{At: 2_000, Key: "alice", Cost: 1}, "Will a request from the client “alice” (cost 1) at 2 s be admitted?"},
+		{"first-admit", scenario.Request{At: 2_000, Cost: 1}, "From 2 s on, what is the first moment a request from the client “default” (cost 1) gets in?"},
+	}
+	for i, c := range cases {
+		k, ok := Lookup(c.kind)
+		if !ok {
+			t.Fatalf("case %d: no kind %q", i, c.kind)
+		}
+		r := c.request
+		if got := k.Ask(Question{Kind: c.kind, Scenario: carPark(), Lanes: ls, Request: &r, MaxN: 20}); got != c.want {
+			t.Errorf("case %d (%s): asks %q, want %q", i, c.kind, got, c.want)
+		}
+	}
+}

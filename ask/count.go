@@ -95,7 +95,7 @@ func (count) Ask(q Question) string {
 		return "How many of the scenario's requests get through?"
 	}
 	r := q.request()
-	return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how many get through%s?", r.KeyName(), countOf(q), r.Cost, scenario.FormatMs(r.At), servers(q, "across"))
+	return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how many get through%s?", capitalized(theClient(r)), countOf(q), r.Cost, scenario.FormatMs(r.At), servers(q, "across"))
 }
 
 func (count) Value(q Question, lane int, text string) (int64, error) { return tapValue(q, lane, text) }

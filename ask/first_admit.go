@@ -166,7 +166,7 @@ func (firstAdmit) Hint(_ Question, sol Solution, form Form) string {
 
 func (firstAdmit) Ask(q Question) string {
 	r := q.request()
-	return fmt.Sprintf("From %s on, what is the first moment a request from %s (cost %d) gets in%s?", scenario.FormatMs(r.At), r.KeyName(), r.Cost, servers(q, "on"))
+	return fmt.Sprintf("From %s on, what is the first moment a request from %s (cost %d) gets in%s?", scenario.FormatMs(r.At), theClient(r), r.Cost, servers(q, "on"))
 }
 
 // Value reads a typed moment, or "never".

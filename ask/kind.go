@@ -90,15 +90,27 @@ const (
 	NoLanes
 )
 
+// aKind is the kind's name after its indefinite article, as an error
+// message starts: "an admit", "an outcome", "a count". Kind names are
+// lower-case words whose first letter decides (none starts with a silent
+// consonant or a "you" sound), so the letter is enough.
+func aKind(k Kind) string {
+	name := k.Name()
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
+}
+
 // checkLanes checks q's lanes against the kind's rule.
 func checkLanes(q *Question, k Kind) error {
 	switch n := len(q.Lanes); {
 	case k.Lanes() == AnyLanes && n == 0:
-		return fmt.Errorf("a %s question asks about at least one lane", k.Name())
+		return fmt.Errorf("%s question asks about at least one lane", aKind(k))
 	case k.Lanes() == SeveralLanes && n < 2:
-		return fmt.Errorf("a %s question asks about at least two lanes", k.Name())
+		return fmt.Errorf("%s question asks about at least two lanes", aKind(k))
 	case k.Lanes() == NoLanes && n > 0:
-		return fmt.Errorf("a %s question is about %s: it takes no lanes", k.Name(), k.About())
+		return fmt.Errorf("%s question is about %s: it takes no lanes", aKind(k), k.About())
 	}
 	return nil
 }
@@ -305,13 +317,13 @@ func checkRequest(q *Question, k Kind, many bool) error {
 	r := q.Request
 	switch {
 	case r == nil && k.Instant() == AtInstant:
-		return fmt.Errorf("a %s question is about a request at an instant: give the instant", k.Name())
+		return fmt.Errorf("%s question is about a request at an instant: give the instant", aKind(k))
 	case r != nil && k.Instant() == WholeScenario:
-		return fmt.Errorf("a %s question is about the whole scenario: it takes no instant", k.Name())
+		return fmt.Errorf("%s question is about the whole scenario: it takes no instant", aKind(k))
 	case r == nil:
 		return nil
 	case !many && r.Count > 1:
-		return fmt.Errorf("a %s question is about one request, not %d", k.Name(), r.Count)
+		return fmt.Errorf("%s question is about one request, not %d", aKind(k), r.Count)
 	case !many || r.Count == 0:
 		r.Count = 1
 	}

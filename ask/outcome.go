@@ -77,7 +77,7 @@ func (outcome) Hint(_ Question, _ Solution, form Form) string {
 
 func (outcome) Ask(q Question) string {
 	r := q.request()
-	return fmt.Sprintf("Will a request from %s (cost %d) at %s be admitted%s?", r.KeyName(), r.Cost, scenario.FormatMs(r.At), servers(q, "on"))
+	return fmt.Sprintf("Will a request from %s (cost %d) at %s be admitted%s?", theClient(r), r.Cost, scenario.FormatMs(r.At), servers(q, "on"))
 }
 
 func (outcome) Value(q Question, lane int, text string) (int64, error) {

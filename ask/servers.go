@@ -1,6 +1,11 @@
 package ask
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/windowlab/playground/scenario"
+)
 
 // servers words, after prep ("across", "on"), the servers the question's
 // lanes run on, for a question a room asks at once of every lane: "" when
@@ -25,4 +30,20 @@ func servers(q Question, prep string) string {
 		return fmt.Sprintf(" %s %d servers", prep, n)
 	}
 	return " " + prep + " each lane's servers"
+}
+
+// theClient names the client a room's question is about: "the client
+// “alice”" (capitalized at a sentence's start). A bare key read wrongly
+// where the scenario names no client, whose key is "default": "default
+// sends 10 requests" reads as an adverb, not a name.
+func theClient(r scenario.Request) string {
+	return "the client “" + r.KeyName() + "”"
+}
+
+// capitalized starts a sentence with s.
+func capitalized(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

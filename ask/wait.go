@@ -183,9 +183,9 @@ func (wait) Hint(_ Question, sol Solution, form Form) string {
 func (wait) Ask(q Question) string {
 	r := q.request()
 	if n := countOf(q); n > 1 {
-		return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how long does the last of them wait before it is served%s?", r.KeyName(), n, r.Cost, scenario.FormatMs(r.At), servers(q, "on"))
+		return fmt.Sprintf("%s sends %d requests (cost %d each) at %s: how long does the last of them wait before it is served%s?", capitalized(theClient(r)), n, r.Cost, scenario.FormatMs(r.At), servers(q, "on"))
 	}
-	return fmt.Sprintf("How long does a request from %s (cost %d) at %s wait before it is served%s?", r.KeyName(), r.Cost, scenario.FormatMs(r.At), servers(q, "on"))
+	return fmt.Sprintf("How long does a request from %s (cost %d) at %s wait before it is served%s?", theClient(r), r.Cost, scenario.FormatMs(r.At), servers(q, "on"))
 }
 
 // Value reads a typed wait, or a word for a refusal.

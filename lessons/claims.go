@@ -147,6 +147,12 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 		}
 	}
 	switch q.measure {
+	case measureDiffer, measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow, measureRoundTrips:
+		// These judge the whole scenario; an instant would be ignored, and
+		// a claim that reads as if about one instant must not pass as one.
+		if q.hasAt {
+			return q, "", fmt.Errorf("%s is over the whole scenario: it takes no \"at\"", q.measure)
+		}
 	case measureOutcome, measureEstimate, measureCount, measureCarried, measureRetry, measureWait, measureFirstAdmit:
 		if !q.hasAt {
 			return q, "", fmt.Errorf("%s needs \"at TIME\" (or \"from TIME\")", q.measure)
@@ -243,11 +249,15 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 			return "", err
 		}
 		r := res.Results[0]
-		switch q.measure {
-		case measureAdmitted:
+		switch {
+		case q.hasAt && (q.measure == measureAdmitted || q.measure == measureRefused):
+			return admittedAt(r, q.at, q.measure == measureAdmitted)
+		case q.measure == measureAdmitted:
 			return strconv.Itoa(r.Admitted), nil
-		case measureRefused:
+		case q.measure == measureRefused:
 			return strconv.Itoa(r.Refused), nil
+		}
+		switch q.measure {
 		case measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
 			a, err := AgainstExactLog(s, r)
 			switch q.measure {
@@ -324,6 +334,27 @@ func decisionAt(s scenario.Scenario, spec scenario.PolicySpec, q claimQuery) (sc
 		return scenario.Decision{}, fmt.Errorf("the scenario has %d requests at %s, not %d", seen, scenario.FormatMs(q.at), q.nth)
 	}
 	return scenario.WhatIf(s, spec, scenario.Request{At: q.at, Cost: q.cost})
+}
+
+// admittedAt counts the scenario's requests at the instant at that r
+// admitted (or, with admitted false, refused): what a burst at one instant
+// came to, where "admitted" alone sums the whole scenario. A scenario with
+// no request there is an error, since no added request is meant.
+func admittedAt(r scenario.PolicyResult, at int64, admitted bool) (string, error) {
+	held, n := 0, 0
+	for _, d := range r.Decisions {
+		if d.Probe || d.At != at {
+			continue
+		}
+		held++
+		if d.Allowed() == admitted {
+			n++
+		}
+	}
+	if held == 0 {
+		return "", fmt.Errorf("the scenario has no requests at %s to count", scenario.FormatMs(at))
+	}
+	return strconv.Itoa(n), nil
 }
 
 // lane resolves a claim's policy word against a scenario (Scenario.Lane).

@@ -28,3 +28,21 @@ func TestLanesTableNamesTheDecidingNode(t *testing.T) {
 		}
 	}
 }
+
+// A central store decides every request itself, so a sync interval on a
+// central lane does nothing; written in a shared scenario, it shows in the
+// playground's form for that preset as if it mattered. No shared scenario
+// gives one.
+func TestNoSharedScenarioSyncsACentralStore(t *testing.T) {
+	lib, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range lib.Scenarios {
+		for i, p := range s.Specs() {
+			if p.Central && p.SyncMs != 0 {
+				t.Errorf("scenario %s, lane #%d: a central store with syncMs %d; drop it: servers that ask one store have nothing to sync", name, i+1, p.SyncMs)
+			}
+		}
+	}
+}

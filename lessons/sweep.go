@@ -172,7 +172,7 @@ func sweepChart(b sweepBlock, points []cluster.Point) sweepView {
 			px, py := num(x(i)), num(y(p.OverAdmission))
 			path = append(path, px+","+py)
 			series.Points = append(series.Points, sweepPoint{X: px, Y: py,
-				Title: fmt.Sprintf("%s, sync %s: %s", series.Label, syncLabel(ms), overWords(p))})
+				Title: fmt.Sprintf("%s, %s: %s", series.Label, syncPhrase(ms), overWords(p))})
 			said = append(said, fmt.Sprintf("%d %s", p.OverAdmission, syncPhrase(ms)))
 		}
 		series.Path = strings.Join(path, " ")

@@ -242,7 +242,7 @@ func sweepFigure(v sweepView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<line class=\"axis\" x1=\"64\" x2=\"448\" y1=\"248\" y2=\"248\"></line> <text class=\"axis-title\" x=\"256\" y=\"292\" text-anchor=\"middle\">sync interval</text> <text class=\"axis-title\" x=\"14\" y=\"132\" text-anchor=\"middle\" transform=\"rotate(-90 14 132)\">over-admitted</text> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<line class=\"axis\" x1=\"64\" x2=\"448\" y1=\"248\" y2=\"248\"></line> <text class=\"axis-title\" x=\"256\" y=\"292\" text-anchor=\"middle\">sync interval (evenly spaced, not to scale)</text> <text class=\"axis-title\" x=\"14\" y=\"132\" text-anchor=\"middle\" transform=\"rotate(-90 14 132)\">over-admitted</text> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -87,6 +87,20 @@ func TestSyncSweepDrawsTheSweep(t *testing.T) {
 	if len(shapes) != 3 {
 		t.Errorf("the lines share marker shapes (%d distinct); each needs its own", len(shapes))
 	}
+	// A marker's title reads as a phrase ("never syncing", not "sync
+	// never"), and the axis says its intervals are spaced evenly, since
+	// 100 ms to 500 ms is drawn as long as 500 ms to never.
+	var titles []string
+	series.First().Find("path.marker title").Each(func(_ int, s *goquery.Selection) { titles = append(titles, s.Text()) })
+	wantTitles := []string{"2 servers, syncing every 100 ms: ", "2 servers, syncing every 500 ms: ", "2 servers, never syncing: "}
+	for i, want := range wantTitles {
+		if i >= len(titles) || !strings.HasPrefix(titles[i], want) {
+			t.Errorf("marker %d: title %q, want it to start %q", i+1, strings.Join(titles[min(i, len(titles)):min(i+1, len(titles))], ""), want)
+		}
+	}
+	if axis := svg.Find("text.axis-title").First().Text(); !strings.Contains(axis, "not to scale") {
+		t.Errorf("the interval axis is titled %q; it should say its intervals are not to scale", axis)
+	}
 	if legend := doc.Find(`[data-testid="sweep-legend"]`).Text(); !strings.Contains(legend, "2 servers") || !strings.Contains(legend, "8 servers") {
 		t.Errorf("the legend does not name the lines in text: %q", legend)
 	}
