@@ -125,7 +125,7 @@ func (h *sessionHub) render(sess *play.Session) error {
 		if h.Followers(v) == 0 {
 			continue
 		}
-		if pp == nil {
+		if pp == nil { // the session's view is read once: only the page's presentation differs
 			d := h.p.pageDataCached(r, sess, &h.share)
 			pp = &d
 		}
