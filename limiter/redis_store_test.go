@@ -121,7 +121,9 @@ func TestNewRedisRefusesBadSettings(t *testing.T) {
 	}{
 		{policies.FixedWindow, policies.Params{Limit: 0, WindowMs: 1000}, limiter.RedisOptions{}, "limit 0 is out of range"},
 		{"no-such-policy", policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{}, "unknown policy"},
-		{policies.LeakyBucket, policies.Params{Limit: 1, WindowMs: 1 << 40, Burst: 1 << 12}, limiter.RedisOptions{}, "above 2^51"},
+		// The burst, not the limit, passes the bound: the message says
+		// which product it measured.
+		{policies.LeakyBucket, policies.Params{Limit: 1, WindowMs: 1 << 40, Burst: 1 << 12}, limiter.RedisOptions{}, "(max(limit, burst)+1) × windowMs = 4504699138998272 is above 2^51"},
 		{policies.GCRA, policies.Params{Limit: 1 << 20, WindowMs: 1 << 40}, limiter.RedisOptions{}, "above 2^51"},
 		{policies.FixedWindow, policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{TTLPadMs: -1}, "TTLPadMs -1 is negative"},
 	}
