@@ -236,3 +236,37 @@ func TestRedisServerGoneIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisDeadlineIsAnError: on a client that lets the context bound a
+// call (go-redis's ContextTimeoutEnabled, which docs/redis.md tells a
+// service to set), a Redis too busy to answer within the deadline is an
+// error and a zero verdict, not a wait for the decision.
+func TestRedisDeadlineIsAnError(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	r := newRedisForm(t, rdb, policies.GCRA, policies.Params{Limit: 10, WindowMs: 60_000}, limiter.RedisOptions{})
+	if v, err := r.Allow(context.Background(), "k", 1); err != nil || !v.Allowed {
+		t.Fatalf("before: %+v, %v; want allowed", v, err)
+	}
+	// A script that keeps Redis from answering anyone for about a second.
+	other := srv.Client(t)
+	busy := make(chan error, 1)
+	go func() {
+		busy <- other.Eval(context.Background(), "local x = 0 for i = 1, 300000000 do x = x + i end return 1", nil).Err()
+	}()
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	v, err := r.Allow(ctx, "k", 1)
+	stillBusy := len(busy) == 0
+	if err := <-busy; err != nil {
+		t.Fatalf("the busy script: %v", err)
+	}
+	if err == nil || v != (policies.Verdict{}) {
+		t.Fatalf("Allow past its deadline: %+v, %v (Redis still busy when it returned: %v); want an error and a zero verdict", v, err, stillBusy)
+	}
+	if !stillBusy {
+		t.Fatal("Redis finished its busy script before Allow returned; the deadline was not what stopped it")
+	}
+}
