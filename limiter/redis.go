@@ -105,9 +105,10 @@ type RedisOptions struct {
 	Now func() int64
 	// ServerTime reads Redis TIME inside the script instead, so that
 	// several app servers share one clock without synchronising theirs.
-	// Its costs: some managed Redis services refuse TIME in scripts; on
-	// Redis 7.2 TIME is frozen for one script's run (harmless here, as a
-	// decision reads it once); and replays can no longer be exact.
+	// Its costs: some managed Redis services refuse TIME in scripts; from
+	// Redis 7.2 on, TIME is frozen for one script's run (harmless here, as
+	// a decision reads it once); before Redis 5, a script that read TIME
+	// may not write; and replays can no longer be exact.
 	ServerTime bool
 	// Prefix comes before every key; "" means "wl:<policy>:". Two forms
 	// with different settings must not share a prefix.
@@ -168,7 +169,7 @@ func NewRedis(rdb redis.UniversalClient, name string, p policies.Params, opts Re
 	}
 	if form.multiplies {
 		if m := (max(p.Limit, p.Burst) + 1) * p.WindowMs; m > RedisMaxExact {
-			return nil, fmt.Errorf("limiter: %s: (limit+1) × windowMs = %d is above 2^51, past which the script's Lua numbers (doubles) are not exact integers", name, m)
+			return nil, fmt.Errorf("limiter: %s: (max(limit, burst)+1) × windowMs = %d is above 2^51, past which the script's Lua numbers (doubles) are not exact integers", name, m)
 		}
 	}
 	return r, nil

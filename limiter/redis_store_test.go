@@ -121,7 +121,9 @@ func TestNewRedisRefusesBadSettings(t *testing.T) {
 	}{
 		{policies.FixedWindow, policies.Params{Limit: 0, WindowMs: 1000}, limiter.RedisOptions{}, "limit 0 is out of range"},
 		{"no-such-policy", policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{}, "unknown policy"},
-		{policies.LeakyBucket, policies.Params{Limit: 1, WindowMs: 1 << 40, Burst: 1 << 12}, limiter.RedisOptions{}, "above 2^51"},
+		// The burst, not the limit, passes the bound: the message says
+		// which product it measured.
+		{policies.LeakyBucket, policies.Params{Limit: 1, WindowMs: 1 << 40, Burst: 1 << 12}, limiter.RedisOptions{}, "(max(limit, burst)+1) × windowMs = 4504699138998272 is above 2^51"},
 		{policies.GCRA, policies.Params{Limit: 1 << 20, WindowMs: 1 << 40}, limiter.RedisOptions{}, "above 2^51"},
 		{policies.FixedWindow, policies.Params{Limit: 1, WindowMs: 1000}, limiter.RedisOptions{TTLPadMs: -1}, "TTLPadMs -1 is negative"},
 	}
@@ -232,5 +234,39 @@ func TestRedisServerGoneIsAnError(t *testing.T) {
 		if ds, err := r.Batch(ctx, []limiter.RedisRequest{{Key: "k", At: 5, Cost: 1}}); err == nil || ds != nil {
 			t.Errorf("%s Batch: %v, %v; want an error and no decisions", name, ds, err)
 		}
+	}
+}
+
+// TestRedisDeadlineIsAnError: on a client that lets the context bound a
+// call (go-redis's ContextTimeoutEnabled, which docs/redis.md tells a
+// service to set), a Redis too busy to answer within the deadline is an
+// error and a zero verdict, not a wait for the decision.
+func TestRedisDeadlineIsAnError(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	r := newRedisForm(t, rdb, policies.GCRA, policies.Params{Limit: 10, WindowMs: 60_000}, limiter.RedisOptions{})
+	if v, err := r.Allow(context.Background(), "k", 1); err != nil || !v.Allowed {
+		t.Fatalf("before: %+v, %v; want allowed", v, err)
+	}
+	// A script that keeps Redis from answering anyone for about a second.
+	other := srv.Client(t)
+	busy := make(chan error, 1)
+	go func() {
+		busy <- other.Eval(context.Background(), "local x = 0 for i = 1, 300000000 do x = x + i end return 1", nil).Err()
+	}()
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	v, err := r.Allow(ctx, "k", 1)
+	stillBusy := len(busy) == 0
+	if err := <-busy; err != nil {
+		t.Fatalf("the busy script: %v", err)
+	}
+	if err == nil || v != (policies.Verdict{}) {
+		t.Fatalf("Allow past its deadline: %+v, %v (Redis still busy when it returned: %v); want an error and a zero verdict", v, err, stillBusy)
+	}
+	if !stillBusy {
+		t.Fatal("Redis finished its busy script before Allow returned; the deadline was not what stopped it")
 	}
 }

@@ -59,6 +59,9 @@ func NewClient(opts *redis.Options) *redis.Client {
 	o := *opts
 	o.MaxRetries, o.DialerRetries = -1, 1
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = DialTimeout, IOTimeout, IOTimeout
+	// Without it go-redis reads with IOTimeout alone and a replay's
+	// context (Timeout) would not bound it.
+	o.ContextTimeoutEnabled = true
 	return redis.NewClient(&o)
 }
 
@@ -386,7 +389,9 @@ func reason(err error) string {
 	var nerr net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &nerr) && nerr.Timeout():
-		return fmt.Sprintf("no answer within %s; the lane above is Go's alone.", Timeout)
+		// A call's own IOTimeout and the replay's Timeout both end here,
+		// and the error does not say which ended first.
+		return fmt.Sprintf("no answer in time (%s a call, %s a replay); the lane above is Go's alone.", IOTimeout, Timeout)
 	case errors.As(err, &rerr):
 		return "Redis answered with an error; the lane above is Go's alone."
 	default:

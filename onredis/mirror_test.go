@@ -330,3 +330,62 @@ func TestMirrorRecoversAfterRetryAfter(t *testing.T) {
 	now = now.Add(time.Millisecond)
 	checkAgrees(t, "step 3", s, m.Replay(ctx, "a", 2, s), 6)
 }
+
+// TestBusyRedisIsNoAnswerInTime: on NewClient's client a Redis that does not
+// answer (a long script holds it) ends a replay at the replay's own
+// deadline, not at the next socket timeout, and a Mirror's lanes say it
+// did not answer in time, with both bounds.
+func TestBusyRedisIsNoAnswerInTime(t *testing.T) {
+	srv := redistest.Start(t)
+	opts, err := redis.ParseURL("redis://" + srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	s := carPark(3)
+	res, err := scenario.RunContext(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, err := LaneForm(rdb, s, 0, "busy:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rdb.Ping(ctx).Result(); err != nil { // dialled before Redis is held
+		t.Fatal(err)
+	}
+	other := srv.Client(t)
+	busy := make(chan error, 1)
+	go func() {
+		// About 1.5 s here; well under the 5 s after which Redis answers
+		// BUSY instead of nothing.
+		busy <- other.Eval(ctx, "local x = 0 for i = 1, 350000000 do x = x + i end return 1", nil).Err()
+	}()
+	time.Sleep(50 * time.Millisecond)
+
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	start := time.Now()
+	_, err = Replay(short, form, res.Results[0].Decisions)
+	took := time.Since(start)
+	cancel()
+	if err == nil || took > IOTimeout/2 {
+		t.Errorf("Replay with 100 ms on a held Redis: %v after %v; want an error at its deadline, well before IOTimeout %v", err, took, IOTimeout)
+	}
+
+	got := NewMirror(rdb, slog.New(slog.DiscardHandler)).Replay(ctx, "a", 1, s)
+	stillBusy := len(busy) == 0
+	if err := <-busy; err != nil {
+		t.Fatalf("the busy script: %v", err)
+	}
+	want := fmt.Sprintf("Redis unavailable: no answer in time (%s a call, %s a replay)", IOTimeout, Timeout)
+	for i := range s.Specs() {
+		if st := got.Lane(i).Status(); !strings.HasPrefix(st, want) {
+			t.Errorf("lane %d says %q, want %q…", i, st, want)
+		}
+	}
+	if !stillBusy {
+		t.Error("Redis finished its busy script before the Mirror gave up; the test proved nothing")
+	}
+}

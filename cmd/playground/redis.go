@@ -31,10 +31,11 @@ func parseRedisURL(url string) (*redis.Options, error) {
 func replayOnRedis(opts *redis.Options, s scenario.Scenario, res scenario.Result, w io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
-	opts.MaxRetries, opts.DialerRetries = -1, 1
 	// go-redis logs a failed dial itself; this command says it once, below.
 	redis.SetLogger(quiet{})
-	rdb := redis.NewClient(opts)
+	// serve's client, so that a Redis that is not there costs one short
+	// dial here too, not go-redis's retries per lane.
+	rdb := onredis.NewClient(opts)
 	defer rdb.Close()
 	fmt.Fprintf(w, "\nRedis at %s, each lane decided again by its script:\n", opts.Addr)
 	// One look first, so that a Redis that is not there is said at once

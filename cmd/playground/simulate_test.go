@@ -106,7 +106,7 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		{"backwards", `{"limit": 1, "windowMs": 10, "requests": [{"at": 9}, {"at": 3}]}`, []string{"simulate"}, "requests[1].at"},
 		{"missing file", ``, []string{"simulate", "no-such-file.json"}, "no-such-file.json"},
 		{"bad flag", ``, []string{"simulate", "--yaml"}, "usage: playground simulate"},
-		{"two files", ``, []string{"simulate", "a", "b"}, "one scenario at a time"},
+		{"two files", ``, []string{"simulate", "a", "b"}, "one scenario at a time (usage: playground simulate [--json] [--headers] [-redis URL] [FILE|-])"},
 		{"unknown command", ``, []string{"simulat"}, `unknown command "simulat"`},
 		{"too many nodes", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 17}]}`, []string{"simulate"}, "policies[0].nodes: 17 is out of range [1, 16]"},
 		{"seed without random", `{"limit": 5, "windowMs": 1000, "policy": {"name": "gcra", "nodes": 2, "seed": 4}}`, []string{"simulate"}, `policy.seed: only route "random"`},
