@@ -2,7 +2,7 @@
 // from the command line.
 //
 //	playground [serve] [-addr :8080]   start the web server (the default)
-//	playground simulate [--json] [FILE|-]
+//	playground simulate [--json] [--headers] [-redis URL] [FILE|-]
 //	playground check FILE|-            validate an exercise, print its computed answer
 //	playground nats [-listen ADDR]     a NATS server for replicas of serve to share
 //	playground -h                      list the commands
@@ -46,7 +46,7 @@ const usage = `usage: playground [COMMAND] [flags] [args]
 
 commands:
   serve                      start the web server (the default; flags -addr, -datastar, …)
-  simulate [--json] [-redis URL] [FILE|-]
+  simulate ` + simulateArgs + `
                              run a scenario through its policies and print the decisions
   check FILE|-               validate an exercise file and print its computed answer
   nats [-listen ADDR]        run the NATS server replicas of serve share (serve -nats nats://ADDR)

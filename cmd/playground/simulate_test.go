@@ -184,3 +184,15 @@ func TestSimulateDecidesTheQueue(t *testing.T) {
 	assert.Equal(t, []int64{0, 1000, 2000, 3000, 4000, 5000, 0, 0}, delays)
 	assert.Equal(t, 6, admitted)
 }
+
+// The command list that "playground -h" prints gives simulate's whole
+// synopsis, the one its own -h prints, not an older subset of its flags.
+func TestHelpListsSimulatesFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatalf("playground -h: %v", err)
+	}
+	if !strings.Contains(errOut.String(), "simulate "+simulateArgs) {
+		t.Errorf("playground -h does not list %q:\n%s", "simulate "+simulateArgs, errOut.String())
+	}
+}
