@@ -70,6 +70,7 @@ func PlaygroundWith(store play.Sessions, opts Options, observers ...ActionObserv
 			r.Get("/stream", p.stream)
 			r.Get("/scenario.json", p.download(p.scenarioJSON))
 			r.Get("/link", p.link)
+			r.Get("/servers", p.servers)
 			r.Get("/decisions.json", p.decisions(false, false))
 			r.Get("/decisions.csv", p.decisions(false, true))
 			for _, a := range actions {
@@ -184,6 +185,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	grantControl(w, r, opened)
 	pp := p.pageData(r, sess)
 	pp.Presenting = p.presentingRoom(r)
+	pp.ServersOpen = q.Get("servers") == "open"
 	status := http.StatusOK
 	if linkErr != nil {
 		// The visitor still gets a working playground, under a notice

@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -34,6 +35,44 @@ func parseReason(t *testing.T, doc, field string) string {
 	return errs.Field(field)
 }
 
+// openServers opens the servers' fields as the page's script does (GET
+// base/servers): it merges the signals of the answer into sig and returns
+// the fields it sent.
+func openServers(t *testing.T, base string, sig map[string]any) *goquery.Document {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, base+"/servers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Datastar-Request", "true")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s/servers: %d", base, res.StatusCode)
+	}
+	var fragments strings.Builder
+	for _, ev := range webtest.ParseEvents(t, res.Body) {
+		for _, d := range ev.Data {
+			if js, ok := strings.CutPrefix(d, "signals "); ok {
+				if err := json.Unmarshal([]byte(js), &sig); err != nil {
+					t.Fatalf("the servers' signals %q: %v", js, err)
+				}
+			}
+			if html, ok := strings.CutPrefix(d, "fragments "); ok {
+				fragments.WriteString(html)
+			}
+		}
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(fragments.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
 // The settings form sets each lane's servers through the settings action:
 // nodes, sync, central and offsets land in the lane's deployment (and its
 // label), a bad value is refused with a 400 naming the lane's field as a
@@ -42,8 +81,15 @@ func TestPlaySettingsSetServers(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	sig, sess, doc := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
-	if got := doc.Find(`[data-testid="lane-servers"]`).Length(); got != 2 {
-		t.Fatalf("%d lanes' server fields on the page, want 2", got)
+	if got := doc.Find(`[data-testid="lane-servers"]`).Length(); got != 0 {
+		t.Errorf("the page is sent with %d lanes' server fields, want none until they are opened", got)
+	}
+	if _, ok := sig["laneNodes0"]; ok {
+		t.Error("the page declares laneNodes0 before its field is sent")
+	}
+	fields := openServers(t, url+"/play/"+sess.ID(), sig)
+	if got := fields.Find(`[data-testid="lane-servers"]`).Length(); got != 2 {
+		t.Fatalf("%d lanes' server fields fetched, want 2", got)
 	}
 	for _, k := range []string{"laneNodes0", "laneSync0", "laneRoute0", "laneCentral0", "laneSkew0", "laneNodes1"} {
 		if _, ok := sig[k]; !ok {
@@ -80,6 +126,7 @@ func TestPlaySettingsBadNodesNamesTheField(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	sig, sess, _ := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
+	openServers(t, url+"/play/"+sess.ID(), sig)
 	sig["laneNodes1"] = "0"
 	body, _ := json.Marshal(sig)
 	res := post(t, url+"/play/"+sess.ID()+"/settings", string(body), sess)
@@ -102,6 +149,7 @@ func TestPlaySettingsServersReachTheLaneAndTheLink(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	sig, sess, _ := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
+	openServers(t, url+"/play/"+sess.ID(), sig)
 	sig["laneNodes0"], sig["laneSync0"] = "3", "500"
 	body, _ := json.Marshal(sig)
 	if res := post(t, url+"/play/"+sess.ID()+"/settings", string(body), sess); res.status != http.StatusOK {

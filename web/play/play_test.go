@@ -191,8 +191,8 @@ func TestPlayStreamPatchesOnlyWhatAFireChanges(t *testing.T) {
 	base := url + "/play/" + sess.ID()
 	stream := openStream(t, base+"/stream")
 	initial := stream.until(t, "play-share")
-	if len(initial) != 1+5+3 {
-		t.Errorf("the first render sent %d events, want 9 (the lane list, clock, summary, clients, servers, overrides, live, explain, share)", len(initial))
+	if len(initial) != 1+4+3 {
+		t.Errorf("the first render sent %d events, want 8 (the lane list, clock, summary, clients, overrides, live, explain, share)", len(initial))
 	}
 
 	res := post(t, base+"/fire", `{"cost": 1}`, sess)
