@@ -25,7 +25,7 @@ import (
 // Playground is the /play feature: the page, its stream, its actions and
 // the downloads. See package play for the URL of a shared scenario.
 //
-//	GET  /play                       a new session (?s=<scenario>&t=<ms>&present=1)
+//	GET  /play                       a new session (?s=<scenario>&t=<ms>&present=1&servers=open)
 //	POST /play/load                  pasted or uploaded scenario JSON → 303 to its link
 //	GET  /play/decisions.{json,csv}  decisions of ?s=<scenario>, no session needed
 //	GET  /play/{id}/stream           the Datastar SSE stream of one session
@@ -35,6 +35,8 @@ import (
 //	                                 client/rename, select
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
 //	GET  /play/{id}/link             303 to the scenario's shared link (for long ones)
+//	GET  /play/{id}/servers          the servers' fields, as Datastar events; without
+//	                                 Datastar, 303 to the link with ?servers=open
 //
 // The id lets whoever holds it watch a session (its stream, downloads and
 // link); the actions also need the control cookie that GET /play gives the
@@ -70,6 +72,7 @@ func PlaygroundWith(store play.Sessions, opts Options, observers ...ActionObserv
 			r.Get("/stream", p.stream)
 			r.Get("/scenario.json", p.download(p.scenarioJSON))
 			r.Get("/link", p.link)
+			r.Get("/servers", p.servers)
 			r.Get("/decisions.json", p.decisions(false, false))
 			r.Get("/decisions.csv", p.decisions(false, true))
 			for _, a := range actions {
@@ -184,6 +187,7 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	grantControl(w, r, opened)
 	pp := p.pageData(r, sess)
 	pp.Presenting = p.presentingRoom(r)
+	pp.ServersOpen = q.Get("servers") == "open"
 	status := http.StatusOK
 	if linkErr != nil {
 		// The visitor still gets a working playground, under a notice

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/play"
@@ -267,7 +268,11 @@ func (sig Signals) settings() (play.Form, error) {
 type Action struct {
 	path  string
 	run   func(sess *play.Session, sig Signals, q url.Values) error
-	reply func(sess *play.Session) []byte
+	reply func(sess *play.Session, sig Signals) []byte
+	// also renders a region of the page the stream does not keep (it is
+	// not on every page, see pages.PlayServers) as the action left it;
+	// nil when it has none for this page.
+	also func(sess *play.Session, sig Signals) templ.Component
 }
 
 // Path is the action's route under /play/{id}/, and the label a room's
@@ -304,16 +309,27 @@ var actions = []Action{
 	{path: "reset", run: reset},
 	// What the form now stands for: a k or burst left as it is next
 	// time does not override the lanes' own.
-	{path: "settings", run: applySettings, reply: shownSettings},
+	{path: "settings", run: applySettings, reply: shownSettings, also: shownServers},
 	{path: "client", run: chooseClient},
 	{path: "client/add", run: addClient, reply: clearNewClient},
 	{path: "client/rename", run: renameClient, reply: clearNewClient},
 	{path: "select", run: selectRequest},
 }
 
-func shownSettings(sess *play.Session) []byte { return pages.ShownSignals(sess.Scenario()) }
+// A page sends server signals only when it holds the servers' fields
+// (pages.PlayServers): those fields and signals then follow the lanes.
+func shownSettings(sess *play.Session, sig Signals) []byte {
+	return pages.ShownSignals(sess.Scenario(), len(sig.Servers) > 0)
+}
 
-func clearNewClient(*play.Session) []byte { return []byte(`{"clientName": ""}`) }
+func shownServers(sess *play.Session, sig Signals) templ.Component {
+	if len(sig.Servers) == 0 {
+		return nil
+	}
+	return pages.PlayServerFields(sess.View(), true)
+}
+
+func clearNewClient(*play.Session, Signals) []byte { return []byte(`{"clientName": ""}`) }
 
 // action serves one action. Its effect arrives on the session's stream; the
 // response carries only the field errors (cleared on success) as Datastar
@@ -342,6 +358,7 @@ func (p *playground) action(a Action) http.HandlerFunc {
 		}
 		var errs scenario.Errors
 		var reply []byte
+		var also templ.Component
 		q := r.URL.Query()
 		// The action runs inside the store's Update, on the session as
 		// stored: it depends on nothing else, so a store may run it again.
@@ -357,7 +374,10 @@ func (p *playground) action(a Action) http.HandlerFunc {
 				after(changed)
 			}
 			if a.reply != nil {
-				reply = a.reply(changed)
+				reply = a.reply(changed, sig)
+			}
+			if a.also != nil {
+				also = a.also(changed, sig)
 			}
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -376,7 +396,12 @@ func (p *playground) action(a Action) http.HandlerFunc {
 			}
 		}
 		if reply != nil {
-			_ = web.MergeSignals(sse, reply, false)
+			if err := web.MergeSignals(sse, reply, false); err != nil {
+				return
+			}
+		}
+		if also != nil {
+			_ = web.MergeComponent(sse, also)
 		}
 	}
 }

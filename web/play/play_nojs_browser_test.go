@@ -29,3 +29,28 @@ func TestBrowserPlayWithoutJavaScript(t *testing.T) {
 		t.Errorf("the notice ends %.0f px down a 740 px phone screen", bottom)
 	}
 }
+
+// TestBrowserPlayServersWithoutJavaScript: with scripts off, the closed
+// servers' heading opens on their link, which leads to the page with the
+// servers' fields open, scrolled to them.
+func TestBrowserPlayServersWithoutJavaScript(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := browsertest.NewTab(t)
+	if _, err := chromedp.Call(tab.Context(), emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	tab.Do(
+		chromedp.EmulateViewport(360, 740),
+		chromedp.Navigate(url+"/play"),
+		chromedp.Click(chromedp.CSS(`#play-servers > summary`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="servers-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#play-servers[open] [data-testid="lane-nodes"]`)),
+	)
+	if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=lane-servers]').length`)); n != 4 {
+		t.Errorf("the page shows %d lanes' server fields, want the 4 lanes'", n)
+	}
+	top := browsertest.Run(tab, chromedp.Evaluate[float64](`document.getElementById('play-servers').getBoundingClientRect().top`))
+	if top < 0 || top > 740 {
+		t.Errorf("the servers are %.0f px down a 740 px screen, want them in view", top)
+	}
+}

@@ -5,18 +5,43 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/web/play/pages"
 )
 
 // The settings form's servers for each lane (play.ServerFields): read from
 // the page's signals, then decoded by scenario.ParseDeployment, so that a
 // learner reads of a lane's nodes what simulate says of the same field in
 // a file, under the same name ("policies[1].nodes").
+
+// servers answers the opening of the servers' fields (pages.PlayServers):
+// to the page's script the fields of the session's lanes and their
+// signals; without scripts, a redirect to a page of the same scenario
+// with them open, as /link leads to one.
+func (p *playground) servers(w http.ResponseWriter, r *http.Request) {
+	sess, ok := p.session(w, r)
+	if !ok {
+		return
+	}
+	if r.Header.Get("Datastar-Request") != "true" {
+		http.Redirect(w, r, scenario.EncodeURL(sess.Scenario())+"&servers=open", http.StatusSeeOther)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	sse := datastar.NewSSE(w, r)
+	if err := web.MergeSignals(sse, pages.ServerSignals(sess.Scenario()), false); err != nil {
+		return
+	}
+	_ = web.MergeComponent(sse, pages.PlayServerFields(sess.View(), true))
+}
 
 // serverSignals are one lane's server fields as the page sends them.
 type serverSignals struct {

@@ -15,7 +15,7 @@ import (
 
 // TestBrowserPlayServersWithTheKeyboard sets a lane's servers from the
 // keyboard on a desktop and on a phone: the servers open from their
-// heading, nodes and sync are typed and applied with Enter, the lane is
+// heading (their fields fetched then, Tab reaching the first), nodes and sync are typed and applied with Enter, the lane is
 // relabelled and, once fired at, draws its three nodes' states; a bad
 // node count is said next to the settings, naming the lane's field; the
 // page stays within the screen's width.
@@ -31,6 +31,12 @@ func TestBrowserPlayServersWithTheKeyboard(t *testing.T) {
 
 			tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="play-servers"] > summary`)), chromedp.KeyEvent("\r"))
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-nodes"]`)))
+			// The fields arrive after the opening: the focus stays on
+			// the heading, and Tab goes on to the first field.
+			tab.Do(chromedp.KeyEvent("\t"))
+			if got := browsertest.Run(tab, chromedp.Evaluate[string](`document.activeElement.dataset.testid || document.activeElement.tagName`)); got != "lane-nodes" {
+				t.Errorf("Tab after opening the servers focuses %s, want the first lane's nodes", got)
+			}
 			typeInto := func(sel, value string) {
 				browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+sel+`').value = '', true)`))
 				tab.Do(chromedp.Focus(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), value))

@@ -3,6 +3,7 @@ package play
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	neturl "net/url"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -34,6 +36,44 @@ func parseReason(t *testing.T, doc, field string) string {
 	return errs.Field(field)
 }
 
+// openServers opens the servers' fields as the page's script does (GET
+// base/servers): it merges the signals of the answer into sig and returns
+// the fields it sent.
+func openServers(t *testing.T, base string, sig map[string]any) *goquery.Document {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, base+"/servers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Datastar-Request", "true")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s/servers: %d", base, res.StatusCode)
+	}
+	var fragments strings.Builder
+	for _, ev := range webtest.ParseEvents(t, res.Body) {
+		for _, d := range ev.Data {
+			if js, ok := strings.CutPrefix(d, "signals "); ok {
+				if err := json.Unmarshal([]byte(js), &sig); err != nil {
+					t.Fatalf("the servers' signals %q: %v", js, err)
+				}
+			}
+			if html, ok := strings.CutPrefix(d, "fragments "); ok {
+				fragments.WriteString(html)
+			}
+		}
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(fragments.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
 // The settings form sets each lane's servers through the settings action:
 // nodes, sync, central and offsets land in the lane's deployment (and its
 // label), a bad value is refused with a 400 naming the lane's field as a
@@ -42,8 +82,15 @@ func TestPlaySettingsSetServers(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	sig, sess, doc := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
-	if got := doc.Find(`[data-testid="lane-servers"]`).Length(); got != 2 {
-		t.Fatalf("%d lanes' server fields on the page, want 2", got)
+	if got := doc.Find(`[data-testid="lane-servers"]`).Length(); got != 0 {
+		t.Errorf("the page is sent with %d lanes' server fields, want none until they are opened", got)
+	}
+	if _, ok := sig["laneNodes0"]; ok {
+		t.Error("the page declares laneNodes0 before its field is sent")
+	}
+	fields := openServers(t, url+"/play/"+sess.ID(), sig)
+	if got := fields.Find(`[data-testid="lane-servers"]`).Length(); got != 2 {
+		t.Fatalf("%d lanes' server fields fetched, want 2", got)
 	}
 	for _, k := range []string{"laneNodes0", "laneSync0", "laneRoute0", "laneCentral0", "laneSkew0", "laneNodes1"} {
 		if _, ok := sig[k]; !ok {
@@ -80,6 +127,7 @@ func TestPlaySettingsBadNodesNamesTheField(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	sig, sess, _ := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
+	openServers(t, url+"/play/"+sess.ID(), sig)
 	sig["laneNodes1"] = "0"
 	body, _ := json.Marshal(sig)
 	res := post(t, url+"/play/"+sess.ID()+"/settings", string(body), sess)
@@ -102,6 +150,7 @@ func TestPlaySettingsServersReachTheLaneAndTheLink(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	sig, sess, _ := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
+	openServers(t, url+"/play/"+sess.ID(), sig)
 	sig["laneNodes0"], sig["laneSync0"] = "3", "500"
 	body, _ := json.Marshal(sig)
 	if res := post(t, url+"/play/"+sess.ID()+"/settings", string(body), sess); res.status != http.StatusOK {
@@ -154,5 +203,120 @@ func TestPlaySettingsServersReachTheLaneAndTheLink(t *testing.T) {
 	}
 	if got := fromJSON.Specs()[0].Deployment; got != want {
 		t.Errorf("the scenario JSON's first lane runs on %+v, want %+v", got, want)
+	}
+}
+
+// The servers' fields are sent with the page only when they are shown
+// open: when some lane runs on several servers, or the page was asked for
+// them (?servers=open). Otherwise the page holds their heading and the
+// link that opens them, and declares none of their signals.
+func TestPlayServersSentOnlyOpen(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	several, err := scenario.Parse([]byte(`{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500}, "sliding-log"], "requests": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		link   string
+		fields int
+	}{
+		{"one server a lane", scenario.EncodeURL(serversScenario()), 0},
+		{"asked open", scenario.EncodeURL(serversScenario()) + "&servers=open", 2},
+		{"asked something else", scenario.EncodeURL(serversScenario()) + "&servers=shut", 0},
+		{"a lane on three nodes", scenario.EncodeURL(several), 2},
+	}
+	for _, tt := range tests {
+		sig, sess, doc := openPlayLink(t, url, store, tt.link)
+		details := doc.Find(`#play-servers`)
+		if got := details.Find(`[data-testid="lane-servers"]`).Length(); got != tt.fields {
+			t.Errorf("%s: %d lanes' server fields on the page, want %d", tt.name, got, tt.fields)
+		}
+		_, declared := sig["laneNodes1"]
+		_, open := details.Attr("open")
+		if shown := tt.fields > 0; declared != shown || open != shown {
+			t.Errorf("%s: laneNodes1 declared %v, open %v; want both %v", tt.name, declared, open, shown)
+		}
+		link := details.Find(`[data-testid="servers-link"]`)
+		if want := "/play/" + sess.ID() + "/servers#play-servers"; tt.fields == 0 && link.AttrOr("href", "") != want {
+			t.Errorf("%s: the closed servers link to %q, want %q", tt.name, link.AttrOr("href", ""), want)
+		}
+		if tt.fields > 0 && link.Length() != 0 {
+			t.Errorf("%s: the open servers still link to themselves", tt.name)
+		}
+	}
+}
+
+// Without scripts, the servers' link leads to a page of the same
+// scenario with them open; for an ended session it says so.
+func TestPlayServersWithoutScripts(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	_, sess, _ := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(url + "/play/" + sess.ID() + "/servers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("GET servers without scripts: %d, want 303", res.StatusCode)
+	}
+	to := res.Header.Get("Location")
+	if want := scenario.EncodeURL(serversScenario()) + "&servers=open"; to != want {
+		t.Errorf("redirect to %q, want %q", to, want)
+	}
+	_, _, doc := openPlayLink(t, url, store, to)
+	if got := doc.Find(`#play-servers[open] [data-testid="lane-servers"]`).Length(); got != 2 {
+		t.Errorf("the page it leads to shows %d lanes' server fields open, want 2", got)
+	}
+	if r := get(t, url+"/play/no-such-session/servers"); r.status != http.StatusNotFound {
+		t.Errorf("GET servers of an ended session: %d, want 404", r.status)
+	}
+}
+
+// The settings' answer keeps the servers' fields of a page that holds
+// them in step with its lanes (the stream does not carry them), and
+// sends none to a page that does not.
+func TestPlaySettingsAnswerKeepsTheServers(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sig, sess, _ := openPlayLink(t, url, store, scenario.EncodeURL(serversScenario()))
+	base := url + "/play/" + sess.ID()
+	apply := func(step string) response {
+		t.Helper()
+		body, _ := json.Marshal(sig)
+		res := post(t, base+"/settings", string(body), sess)
+		if res.status != http.StatusOK {
+			t.Fatalf("%s: status %d (%s)", step, res.status, res.header.Get("X-Problem"))
+		}
+		return res
+	}
+	sig["useTokenBucket"] = true
+	if res := apply("step 1, closed"); strings.Contains(res.body, "play-server-fields") || strings.Contains(res.body, "laneNodes") {
+		t.Errorf("step 1: a page without the servers' fields is sent them:\n%s", res.body)
+	}
+	openServers(t, base, sig)
+	sig["useGcra"] = true
+	res := apply("step 2, open")
+	var fragments strings.Builder
+	for _, ev := range webtest.ParseEvents(t, strings.NewReader(res.body)) {
+		for _, d := range ev.Data {
+			if html, ok := strings.CutPrefix(d, "fragments "); ok && strings.Contains(html, `id="play-server-fields"`) {
+				fragments.WriteString(html)
+			}
+		}
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(fragments.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes := len(sess.Scenario().Specs())
+	if got := doc.Find(`[data-testid="lane-servers"]`).Length(); got != lanes || lanes != 4 {
+		t.Errorf("step 2: the answer holds %d lanes' server fields for %d lanes, want 4", got, lanes)
+	}
+	if !strings.Contains(res.body, fmt.Sprintf(`"laneNodes%d"`, lanes-1)) {
+		t.Errorf("step 2: the answer does not declare the new lane's laneNodes%d:\n%s", lanes-1, res.body)
 	}
 }

@@ -38,9 +38,8 @@ func regions(pp pages.PlayPage, r *http.Request) ([]fanout.Region, error) {
 	if err := render("play-clients", pages.PlayClients(v)); err != nil {
 		return nil, err
 	}
-	if err := render("play-servers", pages.PlayServers(v)); err != nil {
-		return nil, err
-	}
+	// Not the servers' fields: most pages are sent without them, so they
+	// are one page's, kept by the settings' answer (pages.PlayServers).
 	if err := render("play-overrides", pages.PlayOverrides(v)); err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ type PlayPage struct {
 	// Redis is the scenario as Redis decided it, lane by lane, drawn under
 	// each lane (serve -redis); nil without Redis.
 	Redis *onredis.Replayed
+	// ServersOpen is set by ?servers=open: the page is sent with the
+	// servers' fields open (ServersShown).
+	ServersOpen bool
 }
 
 // PlayProblem says what went wrong with a shared link or a loaded scenario,

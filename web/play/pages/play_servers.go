@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -12,8 +13,9 @@ import (
 // The settings form's view of each lane's servers (play.ServerFields).
 
 // serverSignals are the signals of the server fields of sc's lanes, with
-// the values each lane runs with: declared with the page, and sent again
-// after the settings are applied, since the lanes may have changed.
+// the values each lane runs with: declared with the fields (on the page
+// or fetched), and sent again after the settings are applied, since the
+// lanes may have changed.
 func serverSignals(sc scenario.Scenario) map[string]any {
 	out := map[string]any{}
 	for i, spec := range sc.Specs() {
@@ -22,6 +24,25 @@ func serverSignals(sc scenario.Scenario) map[string]any {
 	}
 	return out
 }
+
+// ServerSignals are the signals of the server fields of sc's lanes, as
+// JSON: sent with the fields when they are fetched.
+func ServerSignals(sc scenario.Scenario) []byte {
+	data, err := json.Marshal(serverSignals(sc))
+	if err != nil {
+		panic("templates: " + err.Error()) // numbers, strings and booleans only
+	}
+	return data
+}
+
+// ServersShown reports whether the page is sent with the servers' fields
+// open: some lane runs on several servers or a central store, or the
+// page was asked for them (?servers=open, where ServersURL leads).
+func ServersShown(pp PlayPage) bool { return pp.ServersOpen || severalLanes(pp.View.Scenario) }
+
+// ServersURL fetches the servers' fields of session id's lanes; without
+// scripts it leads to a page with them open.
+func ServersURL(id string) string { return "/play/" + id + "/servers" }
 
 // severalLanes reports whether some lane of sc runs on several servers or
 // a central store: the form's servers are then shown open.

@@ -34,8 +34,12 @@ func playSignals(pp PlayPage) string {
 		sig[f.Option.Name] = templates.Itoa(f.Shown(v.Scenario))
 		sig[f.Option.Name+"Shown"] = f.Shown(v.Scenario)
 	}
-	for k, val := range serverSignals(v.Scenario) {
-		sig[k] = val
+	if ServersShown(pp) {
+		// Without their fields the page declares none: an apply then
+		// leaves the lanes' servers as they are.
+		for k, val := range serverSignals(v.Scenario) {
+			sig[k] = val
+		}
 	}
 	data, err := json.Marshal(sig)
 	if err != nil {
@@ -46,9 +50,12 @@ func playSignals(pp PlayPage) string {
 
 // ShownSignals are the k and burst the settings form stands for once sc's
 // lanes are applied (the signals bucketsShown and burstShown), and each
-// lane's servers, as JSON.
-func ShownSignals(sc scenario.Scenario) []byte {
-	shown := serverSignals(sc)
+// lane's servers when the page holds their fields (withServers), as JSON.
+func ShownSignals(sc scenario.Scenario, withServers bool) []byte {
+	shown := map[string]any{}
+	if withServers {
+		shown = serverSignals(sc)
+	}
 	for _, f := range play.Fields() {
 		shown[f.Option.Name+"Shown"] = f.Shown(sc)
 	}

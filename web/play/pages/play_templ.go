@@ -751,7 +751,7 @@ func playControlPanels(pp PlayPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = PlayServers(pp.View).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = PlayServers(pp).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
