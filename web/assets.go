@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/tdewolff/minify/v2"
+	"github.com/tdewolff/minify/v2/css"
+	"github.com/tdewolff/minify/v2/js"
 )
 
 // asset is one static file held in memory and served under a name that
@@ -54,9 +57,6 @@ func (t *assetTable) add(name string, body []byte) error {
 	if ctype == "" {
 		ctype = http.DetectContentType(body)
 	}
-	if ext == ".css" {
-		body = trimCSS(body)
-	}
 	sum := sha256.Sum256(body)
 	a := &asset{
 		name:        name,
@@ -70,52 +70,30 @@ func (t *assetTable) add(name string, body []byte) error {
 	return nil
 }
 
-// trimCSS drops a stylesheet's comments and its lines' indentation and
-// blank lines: they are for whoever edits it, and were a quarter of the
-// stylesheets /play loads. A string is kept as written ("/*" in one is not
-// a comment); a comment between two tokens leaves a space, so that it
-// still separates them.
-func trimCSS(src []byte) []byte {
-	out := make([]byte, 0, len(src))
-	lineStart := true
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '"' || c == '\'':
-			j := i + 1
-			for j < len(src) && src[j] != c && src[j] != '\n' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j, len(src)-1)
-			out = append(out, src[i:j+1]...)
-			i, lineStart = j, false
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			end := bytes.Index(src[i+2:], []byte("*/"))
-			if end < 0 {
-				return out // an unclosed comment runs to the end, as browsers read it
-			}
-			i += 2 + end + 1
-			if next := i + 1; !lineStart && next < len(src) && !isCSSSpace(src[next]) && !isCSSSpace(out[len(out)-1]) {
-				out = append(out, ' ')
-			}
-		case c == '\n':
-			if !lineStart {
-				out = append(out, '\n')
-			}
-			lineStart = true
-		case lineStart && isCSSSpace(c):
-		default:
-			out = append(out, c)
-			lineStart = false
-		}
-	}
-	return out
-}
+// minifier shrinks the project's own stylesheets and scripts as they are
+// registered: their comments and layout are for whoever edits them (a
+// quarter of what /play loads) and browsers need none of it. The Datastar
+// bundle comes minified and is registered as it is.
+var minifier = func() *minify.M {
+	m := minify.New()
+	m.AddFunc(".css", css.Minify)
+	m.AddFunc(".js", js.Minify)
+	return m
+}()
 
-func isCSSSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' }
+// minified is body as served: minified for a stylesheet or a script, as it
+// is for anything else.
+func minified(name string, body []byte) ([]byte, error) {
+	ext := path.Ext(name)
+	if ext != ".css" && ext != ".js" {
+		return body, nil
+	}
+	out, err := minifier.Bytes(ext, body)
+	if err != nil {
+		return nil, fmt.Errorf("web: minifying static file %q: %w", name, err)
+	}
+	return out, nil
+}
 
 // addFS registers every regular file at the top of fsys.
 func (t *assetTable) addFS(fsys fs.FS) error {
@@ -130,6 +108,9 @@ func (t *assetTable) addFS(fsys fs.FS) error {
 		body, err := fs.ReadFile(fsys, e.Name())
 		if err != nil {
 			return fmt.Errorf("web: reading static file: %w", err)
+		}
+		if body, err = minified(e.Name(), body); err != nil {
+			return err
 		}
 		if err := t.add(e.Name(), body); err != nil {
 			return err

@@ -1,26 +1,64 @@
 package web
 
-import "testing"
+import (
+	"bytes"
+	"io/fs"
+	"path"
+	"testing"
+)
 
-func TestTrimCSS(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"a comment line goes", "/* why */\na { color: red; }\n", "a { color: red; }\n"},
-		{"a comment over lines goes", "/* one\n   two */\nb {}\n", "b {}\n"},
-		{"indentation and blank lines go", ".x {\n  color: red;\n\n\tmargin: 0;\n}\n", ".x {\ncolor: red;\nmargin: 0;\n}\n"},
-		{"a comment after a rule", "a { color: red; } /* why */\nb {}\n", "a { color: red; } \nb {}\n"},
-		{"a comment between tokens leaves a space", "a/**/b {}", "a b {}"},
-		{"a comment next to a space leaves none", "a /* x */b {}", "a b {}"},
-		{"a string keeps its comment marks", `a::before { content: "/* not */"; }`, `a::before { content: "/* not */"; }`},
-		{"a single-quoted string with an escaped quote", `a { content: '\'/*'; }`, `a { content: '\'/*'; }`},
-		{"an unclosed string runs to the line's end", "a { content: \"x\nb {}", "a { content: \"x\nb {}"},
-		{"an unclosed comment runs to the end", "a {}\n/* open", "a {}\n"},
-		{"nothing", "", ""},
+// The project's stylesheets and scripts are served minified, without the
+// comments that explain them to an editor; every other file, and the
+// Datastar bundle, as it is.
+func TestStaticFilesAreServedMinified(t *testing.T) {
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		if got := string(trimCSS([]byte(tt.in))); got != tt.want {
-			t.Errorf("%s: trimCSS(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+	assets := newAssetTable()
+	if err := assets.addFS(static); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := fs.ReadDir(static, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
 		}
+		src, err := fs.ReadFile(static, e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := assets.byName[e.Name()]
+		if !ok {
+			t.Errorf("%s: not registered", e.Name())
+			continue
+		}
+		switch path.Ext(e.Name()) {
+		case ".css", ".js":
+			if len(a.body) >= len(src) {
+				t.Errorf("%s: served %d bytes of a %d-byte source, want fewer", e.Name(), len(a.body), len(src))
+			}
+			if bytes.Contains(src, []byte("/*")) && bytes.Contains(a.body, []byte("/*")) {
+				t.Errorf("%s: served with a comment still in it", e.Name())
+			}
+		default:
+			if !bytes.Equal(a.body, src) {
+				t.Errorf("%s: served changed, want it as it is", e.Name())
+			}
+		}
+	}
+}
+
+// A stylesheet that cannot be read is a start-up error naming the file,
+// not a page served without its styles.
+func TestMinifiedNamesAFileItCannotRead(t *testing.T) {
+	if _, err := minified("broken.js", []byte("function (")); err == nil || !bytes.Contains([]byte(err.Error()), []byte("broken.js")) {
+		t.Errorf("minified(broken.js) = %v, want an error naming the file", err)
+	}
+	if out, err := minified("icon.svg", []byte("<svg/>")); err != nil || string(out) != "<svg/>" {
+		t.Errorf("minified(icon.svg) = %q, %v; want it as it is", out, err)
 	}
 }
