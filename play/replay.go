@@ -390,6 +390,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	lane.Capacity = lane.State.Capacity
 	// On several servers the next request's answer depends on the node
 	// it reaches, which the combined lane cannot say: no guess is shown.
+	lane.OnServers = continuable(v) && a.spec.Several()
 	if continuable(v) && !a.spec.Several() {
 		// Nothing is decided after the clock, so a request there is
 		// what the next one would get; it is decided on a copy, since

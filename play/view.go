@@ -89,6 +89,10 @@ type Lane struct {
 	// (the policy has already moved past it).
 	Next      policies.Decision
 	NextKnown bool
+	// OnServers is set on several servers when the clock is at or after
+	// the last request: the next request's answer is then its node's,
+	// which the combined lane cannot give, rather than one past the clock.
+	OnServers bool
 	// Latest are the viewed client's latest decisions at or before the
 	// clock, newest last.
 	Latest []Mark
@@ -327,6 +331,8 @@ func (l Lane) Status(now int64) string {
 	var next *policies.Decision
 	if l.NextKnown {
 		next = &l.Next
+	} else if l.OnServers {
+		return explain.StatusOnServers(l.Policy, now, l.Capacity, l.State)
 	}
 	return explain.Status(l.Policy, now, l.Capacity, l.State, next)
 }
