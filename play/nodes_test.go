@@ -16,7 +16,7 @@ func TestExplainSeveralServers(t *testing.T) {
 	must(t, "fire", s.Fire(8))
 	must(t, "select", s.Select(7))
 	lanes := s.View().Selected.Lanes
-	const want = "Node 2 had not yet heard of 4 requests admitted by nodes 1 and 3; one server would have refused it too; across the nodes 6 permits admitted so far, one server 2."
+	const want = "Node 2 never hears of the 4 requests nodes 1 and 3 admitted in the last window (the nodes never sync); one server would have refused it too; across the nodes 6 permits admitted so far, one server 2."
 	if got := lanes[1].Steps[0]; got != want {
 		t.Errorf("several servers: first step = %q, want %q", got, want)
 	}

@@ -104,7 +104,7 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 			// The lane's table, opened as a keyboard user would, says the
 			// same in words.
 			tab.Do(chromedp.Focus(chromedp.CSS(reveal+` [data-testid="live-lanes"] details.lanes-table summary`)), chromedp.KeyEvent("\r"))
-			tab.WaitText(reveal+` [data-testid="live-lanes"] details.lanes-table table`, "node 2 had not yet heard of 1 request admitted by node 1")
+			tab.WaitText(reveal+` [data-testid="live-lanes"] details.lanes-table table`, "node 2 never hears of the request node 1 admitted in the last window (the nodes never sync)")
 			if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.claim-mismatch, .claim-broken, .block-broken').length`)); n > 0 {
 				t.Errorf("the lesson shows %d numbers that disagree with the policies", n)
 			}
