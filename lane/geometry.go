@@ -99,6 +99,9 @@ type plot struct {
 	yMax                  float64
 	// state draws what the lane's policy holds (drawingOf).
 	state stateDrawing
+	// skew is, on a node's timeline, how far the node's clock runs ahead
+	// of the real one the axis shows (nodePlot).
+	skew int64
 }
 
 func newPlot(in Input, o Options) plot {

@@ -60,29 +60,37 @@ func (p plot) NodeViews() []NodeView {
 	return out
 }
 
-// nodePlot is the plot of one node: the lane's frame and size rules, at
-// the node's own clock, holding the node's state and the requests it
-// decided (every request, for a central store).
+// nodePlot is the plot of one node: the lane's frame and size rules, on
+// the lane's axis of real time, holding the node's state and the requests
+// it decided (every request, for a central store), each at the level the
+// node compared with its capacity.
 func (p plot) nodePlot(ns scenario.NodeState) plot {
 	l := p.Lane
 	l.State, l.Capacity, l.Curve, l.Nodes = ns.State, ns.State.Capacity, nil, nil
 	l.Marks = nil
 	for _, m := range p.Lane.Marks {
 		if ns.Central || m.Node == ns.Node+1 {
+			m.Level = m.NodeLevel
 			l.Marks = append(l.Marks, m)
 		}
 	}
+	l.Windows = nil
 	if len(p.Lane.Windows) > 0 && p.Params.WindowMs > 0 {
 		// The window the node is in, on its own clock: a skewed node's
-		// is not the one the combined lane shades.
-		start := ns.Local - ns.Local%p.Params.WindowMs
-		l.Windows = []play.Band{{Start: start, End: start + p.Params.WindowMs}}
-	} else {
-		l.Windows = nil
+		// is not the one the combined lane shades. It is cut on the
+		// node's clock and drawn on the real one, so a node running
+		// 300 ms ahead starts its windows 300 ms early.
+		// A node running behind reads a negative instant near 0: its
+		// window starts below it, as % alone would not say.
+		skew, w := ns.Local-p.Now, p.Params.WindowMs
+		start := ns.Local - (ns.Local%w+w)%w
+		l.Windows = []play.Band{{Start: start - skew, End: start - skew + w}}
 	}
 	o := p.opts
 	o.Width, o.Height, o.From, o.To, o.SelectURL = p.width, NodeHeight, p.from, p.to, ""
-	return newPlot(Input{Lane: l, Client: p.Client, From: p.from, To: p.to, Now: ns.Local}, o)
+	np := newPlot(Input{Lane: l, Client: p.Client, From: p.from, To: p.to, Now: p.Now}, o)
+	np.skew = ns.Local - p.Now
+	return np
 }
 
 // NodeWindow is the node's own window, shaded, when its policy counts in
@@ -96,7 +104,11 @@ func (p plot) NodeWindow() (x, w, title string, ok bool) {
 	if x1 <= x0 {
 		return "", "", "", false
 	}
-	return num(x0), num(x1 - x0), "its window from " + scenario.FormatMs(b.Start) + " to " + scenario.FormatMs(b.End) + " on its own clock", true
+	title = "its window from " + scenario.FormatMs(b.Start+p.skew) + " to " + scenario.FormatMs(b.End+p.skew) + " on its own clock"
+	if p.skew != 0 {
+		title += ", " + scenario.FormatMs(b.Start) + " to " + scenario.FormatMs(b.End) + " in real time"
+	}
+	return num(x0), num(x1 - x0), title, true
 }
 
 // nodesHeading heads the nodes under a lane.

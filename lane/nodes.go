@@ -82,7 +82,7 @@ func (p plot) nodesSummary() string {
 	default:
 		fmt.Fprintf(&b, "%d nodes, each counting on its own and never syncing.", nodes)
 	}
-	b.WriteString(" The line and the windows count what passed across all nodes against the one limit; the number by each request is the node that decided it, at the height that node compared with the limit.")
+	b.WriteString(" The line and the windows count what passed across all nodes against the one limit; each request is drawn at that count, with the number of the node that decided it, and again in its node's timeline at the height that node compared with the limit.")
 	if len(p.Lane.Marks) > 0 && p.Dense() {
 		b.WriteString(" There are too many requests here to number each; the decisions say which node decided each.")
 	}

@@ -63,7 +63,7 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 			if got := tab.Text(lane + ` figcaption`); !strings.Contains(got, "3 nodes") {
 				t.Errorf("the lane's caption %q does not say it runs on 3 nodes", got)
 			}
-			if got := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('`+lane+` desc').textContent`)); !strings.Contains(got, "the number by each request is the node that decided it") {
+			if got := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('`+lane+` desc').textContent`)); !strings.Contains(got, "with the number of the node that decided it") {
 				t.Errorf("the lane's text alternative does not say how its nodes are shown: %q", got)
 			}
 			// Every mark names its node: a visible number beside it, inside
