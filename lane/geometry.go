@@ -124,6 +124,19 @@ func newPlot(in Input, o Options) plot {
 		p.Curve, p.State = nil, policies.State{}
 		p.Lane.Marks = flatMarks(p.Lane.Marks)
 	}
+	if in.Deployment.Several() {
+		// Across several servers the combined count passes the limit,
+		// which is the point of the lane: the scale grows to show it
+		// rather than pile what passed the limit at the top. It is
+		// taken after a room's question has hidden the levels, which
+		// a scale would otherwise give away.
+		for _, m := range p.Lane.Marks {
+			p.yMax = max(p.yMax, m.Level*1.1)
+		}
+		for _, pt := range p.Curve {
+			p.yMax = max(p.yMax, pt.Value*1.1)
+		}
+	}
 	return p
 }
 

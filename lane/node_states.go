@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,12 @@ type NodeView struct {
 	Level LevelBar
 }
 
+// nodeLabelClear is how far right of the clock a node's count label goes
+// past the node numbers of marks at the clock: a zig-zagged mark is up to
+// markRadius−1 right of it, its number starts 7 further, and two digits
+// of the 10-unit font take about 12.
+const nodeLabelClear = markRadius - 1 + 7 + 12 + 2
+
 // LevelBar is the bar at a node's clock: what it counts there.
 type LevelBar struct {
 	X, Y, H, LabelX, LabelY, Label string
@@ -50,8 +57,14 @@ func (p plot) NodeViews() []NodeView {
 	for _, ns := range p.Lane.Nodes {
 		np := p.nodePlot(ns)
 		est := ns.State.Estimate.Float()
+		// The count's label goes right of the bar, and further right
+		// when requests at the clock put their node numbers there.
+		labelDX := 6.0
+		if slices.ContainsFunc(np.Lane.Marks, func(m play.Mark) bool { return m.At == np.Now }) {
+			labelDX = nodeLabelClear
+		}
 		lv := LevelBar{X: num(np.X(np.Now) - 3), Y: num(np.Y(est)), H: num(np.Y(0) - np.Y(est)),
-			LabelX: num(np.X(np.Now) + 6), LabelY: num(max(np.Y(est), np.top+10)),
+			LabelX: num(np.X(np.Now) + labelDX), LabelY: num(max(np.Y(est), np.top+10)),
 			Label: explain.Fraction(ns.State.Estimate.Reduced()) + "/" + itoa(ns.State.Capacity)}
 		name, text := explain.NodeStateName(ns), explain.NodeState(p.Policy, ns, p.Now)
 		out = append(out, NodeView{Name: name, Text: text, Rest: strings.TrimPrefix(text, name),
