@@ -22,7 +22,7 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 	const id = "local-count"
 	form := `[data-predict="` + id + `"]`
 	reveal := `details[data-predict-reveal="` + id + `"]`
-	lane := reveal + ` figure[data-label="fixed-window on 3 nodes, no sync"]`
+	lane := reveal + ` figure[data-label="fixed-window on 3 servers, no sync"]`
 	for _, width := range []int64{1280, 360} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			tab := browsertest.NewTab(t)
@@ -60,8 +60,8 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 			if !browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('`+lane+` svg.lane-svg').checkVisibility()`)) {
 				t.Fatal("the three servers' lane is not visible after the reveal")
 			}
-			if got := tab.Text(lane + ` figcaption`); !strings.Contains(got, "3 nodes") {
-				t.Errorf("the lane's caption %q does not say it runs on 3 nodes", got)
+			if got := tab.Text(lane + ` figcaption`); !strings.Contains(got, "3 servers") {
+				t.Errorf("the lane's caption %q does not say it runs on 3 servers", got)
 			}
 			if got := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('`+lane+` desc').textContent`)); !strings.Contains(got, "with the number of the node that decided it") {
 				t.Errorf("the lane's text alternative does not say how its nodes are shown: %q", got)
