@@ -93,7 +93,7 @@ func TestTableNodeColumn(t *testing.T) {
 	require.NoError(t, Table(&out, res))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := [][]string{
-		{"#", "at", "key", "cost", "fixed-window", "node", "fixed-window", "on", "2", "nodes,", "no", "sync"},
+		{"#", "at", "key", "cost", "fixed-window", "node", "fixed-window", "on", "2", "servers,", "no", "sync"},
 		{"1", "0", "s", "default", "1", "admitted", "(0)", "node", "1", "admitted", "(0)"},
 		{"2", "0", "s", "default", "1", "REFUSED", "(1,", "retry", "after", "1", "s)", "node", "2", "admitted", "(0)"},
 		{"3", "0", "s", "default", "1", "REFUSED", "(1,", "retry", "after", "1", "s)", "node", "1", "REFUSED", "(1,", "retry", "after", "1", "s)"},
