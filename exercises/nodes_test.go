@@ -38,7 +38,7 @@ func TestPolicyNamesTheScenariosOwnLane(t *testing.T) {
 		}
 	}
 	const file = `{"title": "x", "question": "q", "scenario": {"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3}], "requests": [{"at": 0}]}, "ask": "count", "policy": "#2", "vary": {"limit": [2, 9]}}`
-	if _, err := Parse([]byte(file), "x.json", loadCatalog(t)); err == nil || !strings.Contains(err.Error(), `policy: "#2": the scenario's lanes are #1 (fixed-window on 3 nodes, no sync)`) {
+	if _, err := Parse([]byte(file), "x.json", loadCatalog(t)); err == nil || !strings.Contains(err.Error(), `policy: "#2": the scenario's lanes are #1 (fixed-window on 3 servers, no sync)`) {
 		t.Errorf("a lane the scenario does not have: err = %v, want it to name policy and the lanes there are", err)
 	}
 }

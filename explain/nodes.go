@@ -27,19 +27,37 @@ func NodeCell(d scenario.Decision) string {
 
 // Unheard words what the deciding node did not know: "node 2 had not yet
 // heard of 4 requests admitted by nodes 1 and 3", "node 1 had heard of
-// every request the other nodes admitted", or, with a central store, that
-// there was nothing to hear of. "" for a one-server decision.
+// every request the other nodes admitted in the last window", with a
+// central store that there was nothing to hear of, and with nodes that
+// never sync that the news never comes. Before anything was admitted it
+// says so, rather than that the node had heard of everything. "" for a
+// one-server decision.
 func Unheard(d scenario.Decision, cfg scenario.Deployment) string {
 	n := d.Nodes
 	if n == nil {
 		return ""
 	}
 	who := NodeName(n.Node)
+	before := n.Admitted
+	if d.Detail.Allowed {
+		before -= d.Cost
+	}
+	never := cfg.SyncMs == 0
 	switch {
 	case cfg.Central:
 		return who + " asked the central store, which counts every node's requests"
+	case before == 0 && d.Index == 0:
+		return who + " decided first: the others had admitted nothing yet"
+	case before == 0:
+		return who + " decided before any node had admitted a request"
+	case n.Unheard == 0 && never:
+		return who + " never hears of the other nodes' requests (the nodes never sync), and they had admitted none of this client's in the last window"
 	case n.Unheard == 0:
 		return who + " had heard of every request the other nodes admitted in the last window"
+	case never && n.Unheard == 1:
+		return fmt.Sprintf("%s never hears of the request %s admitted in the last window (the nodes never sync)", who, nodeList(n.UnheardFrom))
+	case never:
+		return fmt.Sprintf("%s never hears of the %s %s admitted in the last window (the nodes never sync)", who, plural(n.Unheard, "request"), nodeList(n.UnheardFrom))
 	}
 	return fmt.Sprintf("%s had not yet heard of %s admitted by %s", who, plural(n.Unheard, "request"), nodeList(n.UnheardFrom))
 }

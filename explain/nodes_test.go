@@ -26,6 +26,7 @@ func TestSeveralServersWording(t *testing.T) {
 	// four that nodes 1 and 3 admitted.
 	const local = `{"limit": 2, "windowMs": 1000, "policy": {"name": "fixed-window", "nodes": 3}, "requests": [{"at": 0, "count": 8}]}`
 	const synced = `{"limit": 4, "windowMs": 1000, "policy": {"name": "sliding-log", "nodes": 2, "syncMs": 100}, "requests": [{"at": 0, "count": 2}, {"at": 150, "count": 2}, {"at": 250}]}`
+	const apart = `{"limit": 2, "windowMs": 1000, "policy": {"name": "fixed-window", "nodes": 3}, "requests": [{"at": 0}, {"at": 1500}]}`
 	const central = `{"limit": 2, "windowMs": 1000, "policy": {"name": "gcra", "nodes": 2, "central": true}, "requests": [{"at": 0, "count": 3}]}`
 	tests := []struct {
 		name, in string
@@ -34,12 +35,16 @@ func TestSeveralServersWording(t *testing.T) {
 		several  string
 		sync     string
 	}{
-		{"the issue's sentence", local, 7, "node 2 had not yet heard of 4 requests admitted by nodes 1 and 3",
-			"node 2 had not yet heard of 4 requests admitted by nodes 1 and 3; one server would have refused it too; across the nodes 6 permits admitted so far, one server 2", "the nodes never sync"},
-		{"one request from one node", local, 1, "node 2 had not yet heard of 1 request admitted by node 1",
-			"node 2 had not yet heard of 1 request admitted by node 1; one server would have admitted it too; across the nodes 2 permits admitted so far, one server 2", "the nodes never sync"},
-		{"over-admitted", local, 2, "node 3 had not yet heard of 2 requests admitted by nodes 1 and 2",
-			"node 3 had not yet heard of 2 requests admitted by nodes 1 and 2; one server would have refused it; across the nodes 3 permits admitted so far, one server 2", "the nodes never sync"},
+		{"the issue's sentence", local, 7, "node 2 never hears of the 4 requests nodes 1 and 3 admitted in the last window (the nodes never sync)",
+			"node 2 never hears of the 4 requests nodes 1 and 3 admitted in the last window (the nodes never sync); one server would have refused it too; across the nodes 6 permits admitted so far, one server 2", "the nodes never sync"},
+		{"the very first request", local, 0, "node 1 decided first: the others had admitted nothing yet",
+			"node 1 decided first: the others had admitted nothing yet; one server would have admitted it too; across the nodes 1 permit admitted so far, one server 1", "the nodes never sync"},
+		{"one request from one node", local, 1, "node 2 never hears of the request node 1 admitted in the last window (the nodes never sync)",
+			"node 2 never hears of the request node 1 admitted in the last window (the nodes never sync); one server would have admitted it too; across the nodes 2 permits admitted so far, one server 2", "the nodes never sync"},
+		{"over-admitted", local, 2, "node 3 never hears of the 2 requests nodes 1 and 2 admitted in the last window (the nodes never sync)",
+			"node 3 never hears of the 2 requests nodes 1 and 2 admitted in the last window (the nodes never sync); one server would have refused it; across the nodes 3 permits admitted so far, one server 2", "the nodes never sync"},
+		{"never sync, nothing in the window", apart, 1, "node 2 never hears of the other nodes' requests (the nodes never sync), and they had admitted none of this client's in the last window", "", "the nodes never sync"},
+		{"first of a synced lane", synced, 0, "node 1 decided first: the others had admitted nothing yet", "", "no sync yet"},
 		{"before the first sync", synced, 1, "node 2 had not yet heard of 1 request admitted by node 1", "", "no sync yet"},
 		{"after a sync", synced, 2, "node 1 had heard of every request the other nodes admitted in the last window", "", "last sync at 100 ms"},
 		{"between syncs", synced, 3, "node 2 had not yet heard of 1 request admitted by node 1", "", "last sync at 100 ms"},
@@ -88,7 +93,7 @@ func TestTableNodeColumn(t *testing.T) {
 	require.NoError(t, Table(&out, res))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := [][]string{
-		{"#", "at", "key", "cost", "fixed-window", "node", "fixed-window", "on", "2", "nodes,", "no", "sync"},
+		{"#", "at", "key", "cost", "fixed-window", "node", "fixed-window", "on", "2", "servers,", "no", "sync"},
 		{"1", "0", "s", "default", "1", "admitted", "(0)", "node", "1", "admitted", "(0)"},
 		{"2", "0", "s", "default", "1", "REFUSED", "(1,", "retry", "after", "1", "s)", "node", "2", "admitted", "(0)"},
 		{"3", "0", "s", "default", "1", "REFUSED", "(1,", "retry", "after", "1", "s)", "node", "1", "REFUSED", "(1,", "retry", "after", "1", "s)"},

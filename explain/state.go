@@ -19,12 +19,7 @@ func State(policy string, s policies.State) string {
 // nil when the clock is before the last request, where the policy has
 // already moved past the clock and cannot say.
 func Status(policy string, now, capacity int64, s policies.State, next *policies.Decision) string {
-	var b strings.Builder
-	est := s.Estimate
-	w := wordingOf(policy)
-	fmt.Fprintf(&b, "At %s: %s %s of %d", scenario.FormatMs(now), w.estimateWord(), Fraction(est), capacity)
-	fmt.Fprintf(&b, " · %d left", max(capacity-ceilFraction(est), 0))
-	b.WriteString(w.status(s))
+	b := statusHead(policy, now, capacity, s)
 	switch {
 	case next == nil:
 		b.WriteString(" · the clock is before the last request")
@@ -38,6 +33,28 @@ func Status(policy string, now, capacity int64, s policies.State, next *policies
 		b.WriteString(" · the next request would be " + Refused + ", " + retry(next.RetryAfterMs))
 	}
 	return b.String()
+}
+
+// StatusOnServers is Status for a lane on several servers with the clock
+// at or after the last request: s is the combined lane's, and what the
+// next request would get is not said, since it is decided by the node it
+// reaches, on what that node alone has heard of.
+func StatusOnServers(policy string, now, capacity int64, s policies.State) string {
+	b := statusHead(policy, now, capacity, s)
+	b.WriteString(" · the next request's answer depends on the server it reaches")
+	return b.String()
+}
+
+// statusHead is what Status and StatusOnServers both start with: the count
+// or estimate at the clock and what remains.
+func statusHead(policy string, now, capacity int64, s policies.State) *strings.Builder {
+	b := new(strings.Builder)
+	est := s.Estimate
+	w := wordingOf(policy)
+	fmt.Fprintf(b, "At %s: %s %s of %d", scenario.FormatMs(now), w.estimateWord(), Fraction(est), capacity)
+	fmt.Fprintf(b, " · %d left", max(capacity-ceilFraction(est), 0))
+	b.WriteString(w.status(s))
+	return b
 }
 
 // StatusWhileAsked is the line under a lane while a workshop room's

@@ -99,6 +99,9 @@ type plot struct {
 	yMax                  float64
 	// state draws what the lane's policy holds (drawingOf).
 	state stateDrawing
+	// skew is, on a node's timeline, how far the node's clock runs ahead
+	// of the real one the axis shows (nodePlot).
+	skew int64
 }
 
 func newPlot(in Input, o Options) plot {
@@ -120,6 +123,19 @@ func newPlot(in Input, o Options) plot {
 		// finds nothing to give away.
 		p.Curve, p.State = nil, policies.State{}
 		p.Lane.Marks = flatMarks(p.Lane.Marks)
+	}
+	if in.Deployment.Several() {
+		// Across several servers the combined count passes the limit,
+		// which is the point of the lane: the scale grows to show it
+		// rather than pile what passed the limit at the top. It is
+		// taken after a room's question has hidden the levels, which
+		// a scale would otherwise give away.
+		for _, m := range p.Lane.Marks {
+			p.yMax = max(p.yMax, m.Level*1.1)
+		}
+		for _, pt := range p.Curve {
+			p.yMax = max(p.yMax, pt.Value*1.1)
+		}
 	}
 	return p
 }

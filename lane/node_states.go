@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,12 @@ type NodeView struct {
 	Level LevelBar
 }
 
+// nodeLabelClear is how far right of the clock a node's count label goes
+// past the node numbers of marks at the clock: a zig-zagged mark is up to
+// markRadius−1 right of it, its number starts 7 further, and two digits
+// of the 10-unit font take about 12.
+const nodeLabelClear = markRadius - 1 + 7 + 12 + 2
+
 // LevelBar is the bar at a node's clock: what it counts there.
 type LevelBar struct {
 	X, Y, H, LabelX, LabelY, Label string
@@ -50,8 +57,14 @@ func (p plot) NodeViews() []NodeView {
 	for _, ns := range p.Lane.Nodes {
 		np := p.nodePlot(ns)
 		est := ns.State.Estimate.Float()
+		// The count's label goes right of the bar, and further right
+		// when requests at the clock put their node numbers there.
+		labelDX := 6.0
+		if slices.ContainsFunc(np.Lane.Marks, func(m play.Mark) bool { return m.At == np.Now }) {
+			labelDX = nodeLabelClear
+		}
 		lv := LevelBar{X: num(np.X(np.Now) - 3), Y: num(np.Y(est)), H: num(np.Y(0) - np.Y(est)),
-			LabelX: num(np.X(np.Now) + 6), LabelY: num(max(np.Y(est), np.top+10)),
+			LabelX: num(np.X(np.Now) + labelDX), LabelY: num(max(np.Y(est), np.top+10)),
 			Label: explain.Fraction(ns.State.Estimate.Reduced()) + "/" + itoa(ns.State.Capacity)}
 		name, text := explain.NodeStateName(ns), explain.NodeState(p.Policy, ns, p.Now)
 		out = append(out, NodeView{Name: name, Text: text, Rest: strings.TrimPrefix(text, name),
@@ -60,29 +73,37 @@ func (p plot) NodeViews() []NodeView {
 	return out
 }
 
-// nodePlot is the plot of one node: the lane's frame and size rules, at
-// the node's own clock, holding the node's state and the requests it
-// decided (every request, for a central store).
+// nodePlot is the plot of one node: the lane's frame and size rules, on
+// the lane's axis of real time, holding the node's state and the requests
+// it decided (every request, for a central store), each at the level the
+// node compared with its capacity.
 func (p plot) nodePlot(ns scenario.NodeState) plot {
 	l := p.Lane
 	l.State, l.Capacity, l.Curve, l.Nodes = ns.State, ns.State.Capacity, nil, nil
 	l.Marks = nil
 	for _, m := range p.Lane.Marks {
 		if ns.Central || m.Node == ns.Node+1 {
+			m.Level = m.NodeLevel
 			l.Marks = append(l.Marks, m)
 		}
 	}
+	l.Windows = nil
 	if len(p.Lane.Windows) > 0 && p.Params.WindowMs > 0 {
 		// The window the node is in, on its own clock: a skewed node's
-		// is not the one the combined lane shades.
-		start := ns.Local - ns.Local%p.Params.WindowMs
-		l.Windows = []play.Band{{Start: start, End: start + p.Params.WindowMs}}
-	} else {
-		l.Windows = nil
+		// is not the one the combined lane shades. It is cut on the
+		// node's clock and drawn on the real one, so a node running
+		// 300 ms ahead starts its windows 300 ms early.
+		// A node running behind reads a negative instant near 0: its
+		// window starts below it, as % alone would not say.
+		skew, w := ns.Local-p.Now, p.Params.WindowMs
+		start := ns.Local - (ns.Local%w+w)%w
+		l.Windows = []play.Band{{Start: start - skew, End: start - skew + w}}
 	}
 	o := p.opts
 	o.Width, o.Height, o.From, o.To, o.SelectURL = p.width, NodeHeight, p.from, p.to, ""
-	return newPlot(Input{Lane: l, Client: p.Client, From: p.from, To: p.to, Now: ns.Local}, o)
+	np := newPlot(Input{Lane: l, Client: p.Client, From: p.from, To: p.to, Now: p.Now}, o)
+	np.skew = ns.Local - p.Now
+	return np
 }
 
 // NodeWindow is the node's own window, shaded, when its policy counts in
@@ -96,7 +117,11 @@ func (p plot) NodeWindow() (x, w, title string, ok bool) {
 	if x1 <= x0 {
 		return "", "", "", false
 	}
-	return num(x0), num(x1 - x0), "its window from " + scenario.FormatMs(b.Start) + " to " + scenario.FormatMs(b.End) + " on its own clock", true
+	title = "its window from " + scenario.FormatMs(b.Start+p.skew) + " to " + scenario.FormatMs(b.End+p.skew) + " on its own clock"
+	if p.skew != 0 {
+		title += ", " + scenario.FormatMs(b.Start) + " to " + scenario.FormatMs(b.End) + " in real time"
+	}
+	return num(x0), num(x1 - x0), title, true
 }
 
 // nodesHeading heads the nodes under a lane.

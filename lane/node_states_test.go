@@ -153,8 +153,43 @@ func TestSkewedNodeSaysItsClock(t *testing.T) {
 	if text := second.Find(".lane-node-text").Text(); !strings.Contains(text, "its clock 300 ms ahead, at 1.1 s on it") {
 		t.Errorf("node 2 says %q, want its clock 300 ms ahead", text)
 	}
-	if title := second.Find(".node-window title").Text(); title != "its window from 1 s to 2 s on its own clock" {
+	if title := second.Find(".node-window title").Text(); title != "its window from 1 s to 2 s on its own clock, 700 ms to 1.7 s in real time" {
 		t.Errorf("node 2's window is %q, want the one from 1 s on its own clock", title)
+	}
+}
+
+// Lesson 8's skewed clocks: node 2 runs 300 ms ahead, so at 0.75 s its
+// window (1 s to 2 s on its clock) began at 0.7 s of the real time the
+// axis shows, and its panel shades it from there; the combined lane draws
+// the three it admits at 0.75 s at the combined count, above the five
+// admitted at 0, where its window's block says 8.
+func TestSkewedLaneDrawsRealTime(t *testing.T) {
+	sc, err := scenario.Parse([]byte(`{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 2, "syncMs": 100, "skewMs": [0, 300]}], "requests": [{"at": 0, "count": 5}, {"at": 750, "count": 5}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := viewAt(t, sc, 750)
+	in := FromView(v, v.Lanes[0])
+	p := newPlot(in, Options{})
+	doc := renderDoc(t, in, Options{})
+	rect := doc.Find(`[data-testid="lane-node"]`).Eq(1).Find("rect.node-window")
+	if rect.Length() != 1 {
+		t.Fatalf("node 2's panel draws %d windows, want 1", rect.Length())
+	}
+	if x, want := rect.AttrOr("x", ""), num(max(p.X(700), p.left)); x != want {
+		t.Errorf("node 2's window starts at x = %s, want %s (700 ms real time)", x, want)
+	}
+	var at750 []float64
+	for _, m := range v.Lanes[0].Marks {
+		if m.At == 750 && m.Allowed {
+			at750 = append(at750, m.Level)
+			if m.NodeLevel > 3 {
+				t.Errorf("request %d: node level %v, want at most 3 (node 2's new window)", m.Index+1, m.NodeLevel)
+			}
+		}
+	}
+	if fmt.Sprint(at750) != "[6 7 8]" {
+		t.Errorf("the admitted marks at 750 ms are at levels %v, want [6 7 8] (the combined count)", at750)
 	}
 }
 

@@ -82,7 +82,7 @@ func (p plot) nodesSummary() string {
 	default:
 		fmt.Fprintf(&b, "%d nodes, each counting on its own and never syncing.", nodes)
 	}
-	b.WriteString(" The line and the windows count what passed across all nodes against the one limit; the number by each request is the node that decided it, at the height that node compared with the limit.")
+	b.WriteString(" The line and the windows count what passed across all nodes against the one limit; each request is drawn at that count, with the number of the node that decided it, and again in its node's timeline at the height that node compared with the limit.")
 	if len(p.Lane.Marks) > 0 && p.Dense() {
 		b.WriteString(" There are too many requests here to number each; the decisions say which node decided each.")
 	}
@@ -101,7 +101,8 @@ const markRadius = 5
 // below it; a column that would climb out of the lane is squeezed evenly
 // between the lowest mark and the top, and its marks then zig-zag either
 // side of the instant with their numbers outside, so that two numbers on
-// one side stay twice the step apart.
+// one side stay twice the step apart; a column with no room above its
+// lowest mark hangs from the top instead (minSqueezedStep).
 func (p plot) spreadAtInstants(out []MarkPos) {
 	at := map[int64][]int{}
 	var instants []int64
@@ -125,7 +126,21 @@ func (p plot) spreadAtInstants(out []MarkPos) {
 		}
 		step := float64(markStep)
 		if limit := p.top + 5; ys[len(ys)-1] < limit {
-			step = max(ys[0]-limit, 0) / float64(len(col)-1)
+			n := float64(len(col) - 1)
+			step = max(ys[0]-limit, 0) / n
+			if step < minSqueezedStep {
+				// Marks at the top of the lane (nine refused at one
+				// instant over the limit) have no room above them: the
+				// column hangs from the top at the least step that keeps
+				// them apart, going down past their level, and only a
+				// column taller than the lane (more than about sixteen)
+				// is squeezed further.
+				step = minSqueezedStep
+				ys[0] = limit + n*step
+				if floor := p.bot - 5; ys[0] > floor {
+					ys[0], step = floor, max(floor-limit, 0)/n
+				}
+			}
 			for k := range ys {
 				ys[k] = ys[0] - float64(k)*step
 			}
@@ -146,6 +161,12 @@ func (p plot) spreadAtInstants(out []MarkPos) {
 		}
 	}
 }
+
+// minSqueezedStep is the least height between the marks of a squeezed
+// column: zig-zagged 2 × (markRadius−1) apart across, marks 6 apart in
+// height are a mark's width (10) apart, and the numbers on one side 12
+// apart, above their 10-unit font.
+const minSqueezedStep = 6
 
 // NodeLabelX is where a mark's node number starts, beside the mark; with
 // NodeLabelAnchor, on its left for every other mark of a squeezed column

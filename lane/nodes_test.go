@@ -3,6 +3,7 @@ package lane
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -112,16 +113,19 @@ func TestSyncTicksAreBounded(t *testing.T) {
 	}
 }
 
-// Marks that several nodes decided at one instant interleave by level
-// (node 1's second request sits just above node 2's first): each mark and
-// its node number get a place of their own, in a column that fits and in
-// one squeezed to fit the lane.
+// Marks several nodes decided at one instant are each drawn apart, with
+// their numbers apart, in the lane and in every node's timeline, and a
+// node's count label beside its clock covers none of them.
 func TestNodeMarksAtOneInstantDoNotOverlap(t *testing.T) {
+	const preset = `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500}], "requests": [{"at": 0, "count": 6}, {"at": 600, "count": 9}, {"at": 1200, "count": 9}]}`
 	for _, tt := range []struct {
 		name, scenario string
+		now            int64
 	}{
-		{"six at 0 s on three servers", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500}], "requests": [{"at": 0, "count": 6}]}`},
-		{"fifteen at 0 s on three skewed clocks", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500, "skewMs": [0, 300, -300]}], "requests": [{"at": 0, "count": 15}, {"at": 1200}]}`},
+		{"six at 0 s on three servers", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500}], "requests": [{"at": 0, "count": 6}]}`, 1500},
+		{"fifteen at 0 s on three skewed clocks", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500, "skewMs": [0, 300, -300]}], "requests": [{"at": 0, "count": 15}, {"at": 1200}]}`, 1500},
+		{"the several-servers preset at 1.2 s", preset, 1200},
+		{"the several-servers preset at 0.6 s", preset, 600},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sc, err := scenario.Parse([]byte(tt.scenario))
@@ -135,48 +139,87 @@ func TestNodeMarksAtOneInstantDoNotOverlap(t *testing.T) {
 			if err := sess.Load(sc); err != nil {
 				t.Fatal(err)
 			}
-			if err := sess.Jump(1500); err != nil {
+			if err := sess.Jump(tt.now); err != nil {
 				t.Fatal(err)
 			}
 			v := sess.View()
 			doc := render(t, FromView(v, v.Lanes[0]), Options{})
-			type placed struct {
-				x, y   float64
-				left   bool
-				title  string
-				number string
+			svgs := doc.Find("figure > .lane-scroll > svg, [data-testid=lane-node] svg")
+			if svgs.Length() != 4 {
+				t.Fatalf("%d timelines drawn, want the lane's and three nodes'", svgs.Length())
 			}
-			var marks []placed
-			doc.Find("figure > .lane-scroll > svg g.mark").Each(func(_ int, m *goquery.Selection) {
-				var p placed
-				tr, _ := m.Attr("transform")
-				if _, err := fmt.Sscanf(tr, "translate(%g %g)", &p.x, &p.y); err != nil {
-					t.Fatalf("transform %q: %v", tr, err)
+			svgs.Each(func(n int, svg *goquery.Selection) {
+				where := "the lane"
+				if n > 0 {
+					where = fmt.Sprintf("node %d's timeline", n)
 				}
-				label := m.Find("text.mark-node")
-				p.left = label.AttrOr("text-anchor", "") == "end"
-				p.title, p.number = m.Find("title").Text(), label.Text()
-				marks = append(marks, p)
+				checkMarksApart(t, where, svg, n == 0)
 			})
-			if len(marks) < 6 {
-				t.Fatalf("%d marks drawn, want every request", len(marks))
-			}
-			for i, a := range marks {
-				if a.number == "" {
-					t.Errorf("%s: no node number", a.title)
-				}
-				for _, b := range marks[i+1:] {
-					if !strings.Contains(b.title, "at 0 s") || !strings.Contains(a.title, "at 0 s") {
-						continue
-					}
-					if d := math.Hypot(a.x-b.x, a.y-b.y); d < 2*markRadius {
-						t.Errorf("%s at (%.1f, %.1f) and %s at (%.1f, %.1f) are %.1f apart, less than a mark (%d)", a.title, a.x, a.y, b.title, b.x, b.y, d, 2*markRadius)
-					}
-					if a.left == b.left && math.Abs(a.y-b.y) < 10 {
-						t.Errorf("the node numbers of %s and %s are on one side %.1f apart, less than their 10-unit font", a.title, b.title, math.Abs(a.y-b.y))
-					}
-				}
-			}
 		})
 	}
+}
+
+// checkMarksApart checks that the marks of svg sharing an instant are a
+// mark apart, their node numbers a font's height apart on one side, and
+// that no node count label lies over a number.
+func checkMarksApart(t *testing.T, where string, svg *goquery.Selection, all bool) {
+	t.Helper()
+	type placed struct {
+		x, y   float64
+		left   bool
+		title  string
+		number string
+		at     string
+	}
+	instant := regexp.MustCompile(` at (\S+ m?s) `)
+	var marks []placed
+	svg.Find("g.mark").Each(func(_ int, m *goquery.Selection) {
+		var p placed
+		tr, _ := m.Attr("transform")
+		if _, err := fmt.Sscanf(tr, "translate(%g %g)", &p.x, &p.y); err != nil {
+			t.Fatalf("%s: transform %q: %v", where, tr, err)
+		}
+		label := m.Find("text.mark-node")
+		p.left = label.AttrOr("text-anchor", "") == "end"
+		p.title, p.number = m.Find("title").Text(), label.Text()
+		if at := instant.FindStringSubmatch(p.title); at != nil {
+			p.at = at[1]
+		}
+		marks = append(marks, p)
+	})
+	if all && len(marks) < 6 {
+		t.Fatalf("%s: %d marks drawn, want every request", where, len(marks))
+	}
+	for i, a := range marks {
+		if a.number == "" {
+			t.Errorf("%s: %s: no node number", where, a.title)
+		}
+		for _, b := range marks[i+1:] {
+			if a.at != b.at {
+				continue
+			}
+			if d := math.Hypot(a.x-b.x, a.y-b.y); d < 2*markRadius {
+				t.Errorf("%s: %s at (%.1f, %.1f) and %s at (%.1f, %.1f) are %.1f apart, less than a mark (%d)", where, a.title, a.x, a.y, b.title, b.x, b.y, d, 2*markRadius)
+			}
+			if a.left == b.left && math.Abs(a.y-b.y) < 10 {
+				t.Errorf("%s: the node numbers of %s and %s are on one side %.1f apart, less than their 10-unit font", where, a.title, b.title, math.Abs(a.y-b.y))
+			}
+		}
+	}
+	svg.Find("text.node-level-label").Each(func(_ int, l *goquery.Selection) {
+		var lx, ly float64
+		fmt.Sscanf(l.AttrOr("x", "")+" "+l.AttrOr("y", ""), "%g %g", &lx, &ly)
+		for _, m := range marks {
+			// A number starts 7 right of its mark (or ends 7 left of it),
+			// its baseline 5 above it, about 6 wide a digit.
+			x0, x1 := m.x+7, m.x+7+6*float64(len(m.number))
+			if m.left {
+				x0, x1 = m.x-7-6*float64(len(m.number)), m.x-7
+			}
+			labelW := 6 * float64(len(l.Text()))
+			if lx < x1 && lx+labelW > x0 && math.Abs(ly-(m.y-5)) < 10 {
+				t.Errorf("%s: the count label %q at (%.1f, %.1f) covers the node number of %s at (%.1f, %.1f)", where, l.Text(), lx, ly, m.title, x0, m.y-5)
+			}
+		}
+	})
 }

@@ -15,9 +15,9 @@ func TestLanesTableNamesTheDecidingNode(t *testing.T) {
 		t.Fatalf("%d tables, want 1", len(r.Tables))
 	}
 	want := []string{
-		"admitted (node 1 had heard of every request the other nodes admitted in the last window)",
-		"admitted (node 2 had not yet heard of 1 request admitted by node 1)",
-		"admitted (node 3 had not yet heard of 2 requests admitted by nodes 1 and 2)",
+		"admitted (node 1 decided first: the others had admitted nothing yet)",
+		"admitted (node 2 never hears of the request node 1 admitted in the last window (the nodes never sync))",
+		"admitted (node 3 never hears of the 2 requests nodes 1 and 2 admitted in the last window (the nodes never sync))",
 	}
 	for i, row := range r.Tables[0].Rows {
 		if got := row[len(row)-1]; got != want[i] {

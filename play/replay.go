@@ -166,6 +166,7 @@ type keptMark struct {
 	at, cost       int64
 	retry, delay   int64
 	level          float64
+	nodeLevel      float64 // on several servers, the deciding node's level
 	allowed, never bool
 	node           int // the node that decided, from 1; 0 on one server
 }
@@ -326,7 +327,7 @@ func (a *laneAcc) afterDecision(pol policies.Policy, d scenario.Decision) error 
 		a.countInWindow(d)
 	}
 	if d.At >= a.lo && d.At <= a.marksHi {
-		a.mark(d)
+		a.mark(pol, d)
 	}
 	return nil
 }
@@ -358,14 +359,25 @@ func countsInWindows(name string) bool {
 
 // mark keeps a drawn request; past 2 × MaxMarks only the newest MaxMarks
 // are kept: a view draws at most MaxMarks and counts the rest.
-func (a *laneAcc) mark(d scenario.Decision) {
+// On several servers pol is the combined lane once the decision is taken
+// in, and the mark is drawn at its count, as the lane's windows and curve
+// are; the node's own level is kept for the node's timeline.
+func (a *laneAcc) mark(pol policies.Policy, d scenario.Decision) {
 	if len(a.marks) == 2*MaxMarks {
 		n := copy(a.marks, a.marks[MaxMarks:])
 		a.marks = a.marks[:n]
 	}
+	level := d.Estimate.Float() + float64(d.Cost)
+	nodeLevel := level
+	if d.Nodes != nil {
+		level = pol.Peek(scenario.KeyOf(d.Key), d.At).Float()
+		if !d.Detail.Allowed {
+			level += float64(d.Cost)
+		}
+	}
 	a.marks = append(a.marks, keptMark{
 		index: d.Index, at: d.At, cost: d.Cost, allowed: d.Detail.Allowed, never: d.Detail.Never,
-		retry: d.Detail.RetryAfterMs, delay: d.Detail.DelayMs, level: d.Estimate.Float() + float64(d.Cost), node: nodeOf(d),
+		retry: d.Detail.RetryAfterMs, delay: d.Detail.DelayMs, level: level, nodeLevel: nodeLevel, node: nodeOf(d),
 	})
 }
 
@@ -390,6 +402,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	lane.Capacity = lane.State.Capacity
 	// On several servers the next request's answer depends on the node
 	// it reaches, which the combined lane cannot say: no guess is shown.
+	lane.OnServers = continuable(v) && a.spec.Several()
 	if continuable(v) && !a.spec.Several() {
 		// Nothing is decided after the clock, so a request there is
 		// what the next one would get; it is decided on a copy, since
@@ -440,7 +453,7 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 func (a *laneAcc) shown(m keptMark, now int64) Mark {
 	return Mark{
 		Index: m.index, At: m.at, Key: a.client, Cost: m.cost, Allowed: m.allowed, Never: m.never,
-		Retry: m.retry, Delay: m.delay, Level: m.level, Future: m.at > now, Selected: m.index == a.selected, Node: m.node,
+		Retry: m.retry, Delay: m.delay, Level: m.level, NodeLevel: m.nodeLevel, Future: m.at > now, Selected: m.index == a.selected, Node: m.node,
 	}
 }
 

@@ -89,6 +89,10 @@ type Lane struct {
 	// (the policy has already moved past it).
 	Next      policies.Decision
 	NextKnown bool
+	// OnServers is set on several servers when the clock is at or after
+	// the last request: the next request's answer is then its node's,
+	// which the combined lane cannot give, rather than one past the clock.
+	OnServers bool
 	// Latest are the viewed client's latest decisions at or before the
 	// clock, newest last.
 	Latest []Mark
@@ -104,20 +108,26 @@ type Lane struct {
 
 // Mark is one request drawn in a lane.
 type Mark struct {
-	Index    int // position in the expanded request list
-	At       int64
-	Key      string
-	Cost     int64
-	Allowed  bool
-	Never    bool
-	Retry    int64   // RetryAfterMs of a refused request
-	Delay    int64   // DelayMs of an admitted request a queue held back (leaky-bucket)
-	Level    float64 // estimate before + cost: what was compared with the capacity
-	Stack    int     // marks already drawn at the same instant and level
-	Disagree bool    // lanes decided this request differently
-	Future   bool    // later than the clock (after a jump back)
-	Selected bool
-	Node     int // on several servers, the node that decided, from 1; else 0
+	Index   int // position in the expanded request list
+	At      int64
+	Key     string
+	Cost    int64
+	Allowed bool
+	Never   bool
+	Retry   int64 // RetryAfterMs of a refused request
+	Delay   int64 // DelayMs of an admitted request a queue held back (leaky-bucket)
+	// Level is the estimate before it plus its cost: what was compared
+	// with the capacity. On several servers it is the combined lane's
+	// (what had passed across the nodes, against the one limit), since the
+	// lane draws that count, and NodeLevel the deciding node's own, which
+	// the node compared with its capacity.
+	Level     float64
+	NodeLevel float64
+	Stack     int  // marks already drawn at the same instant and level
+	Disagree  bool // lanes decided this request differently
+	Future    bool // later than the clock (after a jump back)
+	Selected  bool
+	Node      int // on several servers, the node that decided, from 1; else 0
 }
 
 // Point is one sample of a lane's estimate.
@@ -327,6 +337,8 @@ func (l Lane) Status(now int64) string {
 	var next *policies.Decision
 	if l.NextKnown {
 		next = &l.Next
+	} else if l.OnServers {
+		return explain.StatusOnServers(l.Policy, now, l.Capacity, l.State)
 	}
 	return explain.Status(l.Policy, now, l.Capacity, l.State, next)
 }

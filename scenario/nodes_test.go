@@ -197,11 +197,11 @@ func TestSeveralServersLabel(t *testing.T) {
 		want string
 	}{
 		{Deployment{}, "gcra"},
-		{Deployment{Nodes: 3, SyncMs: 500}, "gcra on 3 nodes, sync 500 ms"},
-		{Deployment{Nodes: 2}, "gcra on 2 nodes, no sync"},
-		{Deployment{Central: true}, "gcra on 1 node, central"},
-		{Deployment{Nodes: 4, SyncMs: 1500, Route: "key", SkewMs: mustSkews(0, 0, 300, 0)}, "gcra on 4 nodes, sync 1.5 s, route key, skewed"},
-		{Deployment{Nodes: 4, Route: "round-robin", SkewMs: mustSkews(0, 0, 0, 0)}, "gcra on 4 nodes, no sync"},
+		{Deployment{Nodes: 3, SyncMs: 500}, "gcra on 3 servers, sync 500 ms"},
+		{Deployment{Nodes: 2}, "gcra on 2 servers, no sync"},
+		{Deployment{Central: true}, "gcra on 1 server, central"},
+		{Deployment{Nodes: 4, SyncMs: 1500, Route: "key", SkewMs: mustSkews(0, 0, 300, 0)}, "gcra on 4 servers, sync 1.5 s, route key, skewed"},
+		{Deployment{Nodes: 4, Route: "round-robin", SkewMs: mustSkews(0, 0, 0, 0)}, "gcra on 4 servers, no sync"},
 	}
 	for _, tt := range tests {
 		if got := (PolicySpec{Name: "gcra", Deployment: tt.d}).Label(Scenario{Limit: 5, WindowMs: 1000}); got != tt.want {

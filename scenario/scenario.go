@@ -319,13 +319,15 @@ func WorstCase() Scenario {
 	return s
 }
 
-// label tells a several-server lane apart: " on 3 nodes, sync 500 ms".
+// label tells a several-server lane apart: " on 3 servers, sync 500 ms".
+// It says servers, as the room's questions and the forms do; the scenario's
+// fields and the working keep "nodes", which name one of them ("node 2").
 func (d Deployment) label() string {
 	var b strings.Builder
 	if n := max(d.Nodes, 1); n == 1 {
-		b.WriteString(" on 1 node")
+		b.WriteString(" on 1 server")
 	} else {
-		fmt.Fprintf(&b, " on %d nodes", n)
+		fmt.Fprintf(&b, " on %d servers", n)
 	}
 	switch {
 	case d.Central:

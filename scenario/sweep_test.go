@@ -15,7 +15,7 @@ func TestLaneResolvesOwnLanesAndRefs(t *testing.T) {
 	}
 	spec, err := s.Lane("#2")
 	if err != nil || spec.Name != "fixed-window" || spec.Nodes != 3 || spec.SyncMs != 500 {
-		t.Errorf(`Lane("#2") = %+v, %v; want fixed-window on 3 nodes syncing every 500 ms`, spec, err)
+		t.Errorf(`Lane("#2") = %+v, %v; want fixed-window on 3 servers syncing every 500 ms`, spec, err)
 	}
 	if spec, err := s.Lane("gcra/4"); err != nil || spec.Name != "gcra" || spec.Burst != 4 {
 		t.Errorf(`Lane("gcra/4") = %+v, %v; want gcra with burst 4`, spec, err)

@@ -117,7 +117,7 @@ func TestCheckRefusesAnAuthorsMistakes(t *testing.T) {
 // what that lane is, not by its bare index, in check's report and in the
 // problems it refuses a file for.
 func TestCheckNamesTheScenariosOwnLane(t *testing.T) {
-	const lane = "#1 (fixed-window on 3 nodes, sync 500 ms)"
+	const lane = "#1 (fixed-window on 3 servers, sync 500 ms)"
 	file := func(policy, question string) string {
 		return `{"title": "x", "question": "` + question + `", "scenario": {"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 3, "syncMs": 500}], "requests": [{"at": 0, "count": 15}]}, "ask": "outcome", "policy": "` + policy + `", "at": "100 ms", "vary": {"limit": [3, 9]}}`
 	}

@@ -77,7 +77,7 @@ func TestSimulateRedisSeveralServers(t *testing.T) {
 	_, redisPart, ok := strings.Cut(out, "Redis at "+srv.Addr)
 	require.True(t, ok, out)
 	assert.Contains(t, redisPart, "  fixed-window: 24 decisions, all as in Go\n")
-	assert.Contains(t, redisPart, "  fixed-window on 3 nodes, central: 24 decisions, all as in Go\n")
-	assert.Contains(t, redisPart, "  fixed-window on 3 nodes, sync 500 ms: not compared (Redis is one shared store")
-	assert.Contains(t, redisPart, "  fixed-window on 3 nodes, no sync: not compared (")
+	assert.Contains(t, redisPart, "  fixed-window on 3 servers, central: 24 decisions, all as in Go\n")
+	assert.Contains(t, redisPart, "  fixed-window on 3 servers, sync 500 ms: not compared (Redis is one shared store")
+	assert.Contains(t, redisPart, "  fixed-window on 3 servers, no sync: not compared (")
 }

@@ -72,7 +72,7 @@ func TestSimulateHeadersParse(t *testing.T) {
 			`{"limit": 5, "windowMs": 30000, "policies": [{"name": "fixed-window", "nodes": 2}], "requests": [{"at": 0, "count": 2}]}`, 1,
 			map[string]map[string]string{
 				// Node 2's first: 4 left of its 5, not the 3 of both together.
-				"fixed-window on 2 nodes, no sync": {"Status": "200 OK", "RateLimit": `"fixed-window";r=4;t=30`},
+				"fixed-window on 2 servers, no sync": {"Status": "200 OK", "RateLimit": `"fixed-window";r=4;t=30`},
 			}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

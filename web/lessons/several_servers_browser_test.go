@@ -22,7 +22,7 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 	const id = "local-count"
 	form := `[data-predict="` + id + `"]`
 	reveal := `details[data-predict-reveal="` + id + `"]`
-	lane := reveal + ` figure[data-label="fixed-window on 3 nodes, no sync"]`
+	lane := reveal + ` figure[data-label="fixed-window on 3 servers, no sync"]`
 	for _, width := range []int64{1280, 360} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			tab := browsertest.NewTab(t)
@@ -60,10 +60,10 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 			if !browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('`+lane+` svg.lane-svg').checkVisibility()`)) {
 				t.Fatal("the three servers' lane is not visible after the reveal")
 			}
-			if got := tab.Text(lane + ` figcaption`); !strings.Contains(got, "3 nodes") {
-				t.Errorf("the lane's caption %q does not say it runs on 3 nodes", got)
+			if got := tab.Text(lane + ` figcaption`); !strings.Contains(got, "3 servers") {
+				t.Errorf("the lane's caption %q does not say it runs on 3 servers", got)
 			}
-			if got := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('`+lane+` desc').textContent`)); !strings.Contains(got, "the number by each request is the node that decided it") {
+			if got := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('`+lane+` desc').textContent`)); !strings.Contains(got, "with the number of the node that decided it") {
 				t.Errorf("the lane's text alternative does not say how its nodes are shown: %q", got)
 			}
 			// Every mark names its node: a visible number beside it, inside
@@ -104,7 +104,7 @@ func TestBrowserSeveralServersLesson(t *testing.T) {
 			// The lane's table, opened as a keyboard user would, says the
 			// same in words.
 			tab.Do(chromedp.Focus(chromedp.CSS(reveal+` [data-testid="live-lanes"] details.lanes-table summary`)), chromedp.KeyEvent("\r"))
-			tab.WaitText(reveal+` [data-testid="live-lanes"] details.lanes-table table`, "node 2 had not yet heard of 1 request admitted by node 1")
+			tab.WaitText(reveal+` [data-testid="live-lanes"] details.lanes-table table`, "node 2 never hears of the request node 1 admitted in the last window (the nodes never sync)")
 			if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.claim-mismatch, .claim-broken, .block-broken').length`)); n > 0 {
 				t.Errorf("the lesson shows %d numbers that disagree with the policies", n)
 			}

@@ -43,9 +43,9 @@ func TestPlayLinkDrawsSeveralServersLane(t *testing.T) {
 		nodeMarked bool
 	}{
 		{"fixed-window", false, false},
-		{"fixed-window on 3 nodes, sync 500 ms", true, true},
-		{"fixed-window on 3 nodes, no sync", false, true},
-		{"fixed-window on 3 nodes, central", false, true},
+		{"fixed-window on 3 servers, sync 500 ms", true, true},
+		{"fixed-window on 3 servers, no sync", false, true},
+		{"fixed-window on 3 servers, central", false, true},
 	} {
 		lane := lanes.Eq(i)
 		if got := lane.AttrOr("data-label", ""); got != want.label {

@@ -45,7 +45,7 @@ func TestBrowserPlayServersWithTheKeyboard(t *testing.T) {
 			typeInto(first+`[data-testid="lane-nodes"]`, "3")
 			typeInto(first+`[data-testid="lane-sync"]`, "500")
 			tab.Do(chromedp.KeyEvent("\r")) // Enter in a field applies the settings
-			tab.WaitText(`#lane-0 .lane-label`, "fixed-window on 3 nodes, sync 500 ms")
+			tab.WaitText(`#lane-0 .lane-label`, "fixed-window on 3 servers, sync 500 ms")
 
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))

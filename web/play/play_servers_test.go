@@ -100,7 +100,7 @@ func TestPlaySettingsSetServers(t *testing.T) {
 	runSettingsSteps(t, url+"/play/"+sess.ID(), sess, sig, []settingsStep{
 		{what: "apply as shown", status: 200, limit: 5, lanes: []string{"fixed-window", "sliding-log"}},
 		{what: "3 nodes syncing every 500 ms", change: map[string]any{"laneNodes0": "3", "laneSync0": "500"}, status: 200, limit: 5,
-			lanes: []string{"fixed-window on 3 nodes, sync 500 ms", "sliding-log"}},
+			lanes: []string{"fixed-window on 3 servers, sync 500 ms", "sliding-log"}},
 		{what: "0 nodes", change: map[string]any{"laneNodes0": "0"}, status: 400, field: "policies[0].nodes"},
 		{what: "nodes not a number", change: map[string]any{"laneNodes0": "three"}, status: 400, field: "policies[0].nodes"},
 		{what: "17 nodes on the second lane", change: map[string]any{"laneNodes0": "3", "laneNodes1": "17"}, status: 400, field: "policies[1].nodes"},
@@ -108,13 +108,13 @@ func TestPlaySettingsSetServers(t *testing.T) {
 		{what: "two offsets for three nodes", change: map[string]any{"laneSync0": "500", "laneSkew0": "0, 300"}, status: 400, field: "policies[0].skewMs"},
 		{what: "an offset that is not a number", change: map[string]any{"laneSkew0": "0, soon, 0"}, status: 400, field: "policies[0].skewMs"},
 		{what: "three offsets", change: map[string]any{"laneSkew0": "0, 300, -200"}, status: 200, limit: 5,
-			lanes: []string{"fixed-window on 3 nodes, sync 500 ms, skewed", "sliding-log"}},
+			lanes: []string{"fixed-window on 3 servers, sync 500 ms, skewed", "sliding-log"}},
 		{what: "a central store, route by key", change: map[string]any{"laneCentral0": true, "laneRoute0": "key"}, status: 200, limit: 5,
-			lanes: []string{"fixed-window on 3 nodes, central, route key, skewed", "sliding-log"}},
+			lanes: []string{"fixed-window on 3 servers, central, route key, skewed", "sliding-log"}},
 		{what: "back to one server: sync, route and offsets go", change: map[string]any{"laneNodes0": "1", "laneCentral0": false}, status: 200, limit: 5,
 			lanes: []string{"fixed-window", "sliding-log"}},
-		{what: "the sliding-log on 4 nodes never syncing", change: map[string]any{"laneNodes1": "4", "laneSync1": "0"}, status: 200, limit: 5,
-			lanes: []string{"fixed-window", "sliding-log on 4 nodes, no sync"}},
+		{what: "the sliding-log on 4 servers never syncing", change: map[string]any{"laneNodes1": "4", "laneSync1": "0"}, status: 200, limit: 5,
+			lanes: []string{"fixed-window", "sliding-log on 4 servers, no sync"}},
 	})
 	if got := sess.Scenario().Specs()[0].Deployment; got != (scenario.Deployment{}) {
 		t.Errorf("one server again: the lane keeps %+v, want no deployment", got)
@@ -169,8 +169,8 @@ func TestPlaySettingsServersReachTheLaneAndTheLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	lane := doc.Find(`[data-testid="lane"]`).First()
-	if got := lane.AttrOr("data-label", ""); got != "fixed-window on 3 nodes, sync 500 ms" {
-		t.Errorf("the first lane is %q, want it on 3 nodes", got)
+	if got := lane.AttrOr("data-label", ""); got != "fixed-window on 3 servers, sync 500 ms" {
+		t.Errorf("the first lane is %q, want it on 3 servers", got)
 	}
 	var drawn []string
 	lane.Find(`[data-testid="lane-node"] .lane-node-name`).Each(func(_ int, s *goquery.Selection) { drawn = append(drawn, s.Text()) })

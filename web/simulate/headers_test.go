@@ -42,7 +42,7 @@ func TestSimulateAPIHeaders(t *testing.T) {
 			"sliding-log", 5, map[string]string{"Retry-After": "5", "RateLimit": `"sliding-log";r=0;t=5`}},
 		{"two servers: the deciding node's", "?headers=true",
 			`{"limit": 5, "windowMs": 30000, "policies": [{"name": "fixed-window", "nodes": 2}], "requests": [{"at": 0, "count": 2}]}`, true,
-			"fixed-window on 2 nodes, no sync", 1, map[string]string{"RateLimit": `"fixed-window";r=4;t=30`}},
+			"fixed-window on 2 servers, no sync", 1, map[string]string{"RateLimit": `"fixed-window";r=4;t=30`}},
 		{"not asked", "", string(carPark), false, "", 0, nil},
 		{"asked not to", "?headers=false", string(carPark), false, "", 0, nil},
 	} {
