@@ -340,6 +340,31 @@ func (tab *Tab) saveScreenshot() {
 	tab.t.Logf("browsertest: screenshot of the failure: %s", path)
 }
 
+// FiguresEnv names the directory (docs/screenshots) where browser tests
+// save the documentation's figures while they check what those figures
+// show; unset, they save nothing. One variable for every figure, so one
+// command (scripts/figures.sh) retakes them all.
+const FiguresEnv = "WINDOWLAB_SCREENSHOTS"
+
+// FiguresWanted reports whether this run saves figures.
+func FiguresWanted() bool { return os.Getenv(FiguresEnv) != "" }
+
+// SaveFigure writes png as the figure named name (a file name in
+// docs/screenshots) when FiguresWanted, and does nothing otherwise.
+func SaveFigure(t testing.TB, name string, png []byte) {
+	t.Helper()
+	dir := os.Getenv(FiguresEnv)
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func artifactsDir() (string, error) {
 	dir := os.Getenv(ArtifactsEnv)
 	if dir == "" {

@@ -5,8 +5,6 @@ import (
 	"image"
 	"image/draw"
 	"image/png"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,12 +12,6 @@ import (
 
 	"github.com/windowlab/playground/internal/browsertest"
 )
-
-// screenshotsEnv names a directory where TestBrowserPredictThenSee saves
-// the pictures of docs/screenshots (lesson-predict-before.png and
-// lesson-predict-after.png); unset, nothing is saved. The test runs either
-// way.
-const screenshotsEnv = "WINDOWLAB_SCREENSHOTS"
 
 // revealOpen reports whether the example a prediction guards is open.
 func revealOpen(tab *browsertest.Tab, id string) bool {
@@ -40,7 +32,7 @@ func predictionsReady(tab *browsertest.Tab) {
 func TestBrowserPredictThenSee(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
-	shots := os.Getenv(screenshotsEnv)
+	shots := browsertest.FiguresWanted()
 	var before, after [][]byte
 	tab.Do(chromedp.EmulateViewport(760, 900), chromedp.Navigate(url+"/lessons/sliding-counter"))
 	predictionsReady(tab)
@@ -52,7 +44,7 @@ func TestBrowserPredictThenSee(t *testing.T) {
 	}
 	first := `[data-predict="car-park-35s"]`
 	tab.Do(chromedp.Click(chromedp.CSS(first + ` [data-testid="predict-admitted"]`)))
-	if shots != "" {
+	if shots {
 		before = append(before, viewShot(t, tab, first))
 	}
 	// A first wrong try: a hint, the example still closed, the form open
@@ -81,7 +73,7 @@ func TestBrowserPredictThenSee(t *testing.T) {
 	if !browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('`+first+` [data-testid="predict-commit"]').disabled`)) {
 		t.Error("a committed prediction can still be changed")
 	}
-	if shots != "" {
+	if shots {
 		after = append(after, viewShot(t, tab, first))
 	}
 
@@ -120,7 +112,7 @@ func TestBrowserPredictThenSee(t *testing.T) {
 		t.Error("after reset the prediction cannot be made again")
 	}
 
-	if shots != "" {
+	if shots {
 		// The second lesson for the pictures: where they disagree.
 		tab.Do(chromedp.Navigate(url + "/lessons/where-they-disagree"))
 		predictionsReady(tab)
@@ -133,8 +125,8 @@ func TestBrowserPredictThenSee(t *testing.T) {
 		tab.Do(chromedp.Click(chromedp.CSS(front + ` [data-testid="predict-commit"]`)))
 		tab.WaitText(front+` [data-testid="predict-verdict"]`, "Not what the policies decide")
 		after = append(after, viewShot(t, tab, front))
-		saveSideBySide(t, filepath.Join(shots, "lesson-predict-before.png"), before)
-		saveSideBySide(t, filepath.Join(shots, "lesson-predict-after.png"), after)
+		saveSideBySide(t, "lesson-predict-before.png", before)
+		saveSideBySide(t, "lesson-predict-after.png", after)
 	}
 	tab.NoProblems()
 }
@@ -210,7 +202,7 @@ func viewShot(t *testing.T, tab *browsertest.Tab, selector string) []byte {
 }
 
 // saveSideBySide puts screenshots next to each other in one PNG.
-func saveSideBySide(t *testing.T, path string, shots [][]byte) {
+func saveSideBySide(t *testing.T, name string, shots [][]byte) {
 	t.Helper()
 	var imgs []image.Image
 	w, h := 0, 0
@@ -233,7 +225,5 @@ func saveSideBySide(t *testing.T, path string, shots [][]byte) {
 	if err := png.Encode(&b, out); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.SaveFigure(t, name, b.Bytes())
 }

@@ -160,9 +160,7 @@ func TestBrowserPlayCarParkWithTheMouse(t *testing.T) {
 	browsertest.Run(other, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
 	pressKey(other, "[")
 	other.WaitText(`[data-testid="explain"]`, "Request 10 at 40 s")
-	if os.Getenv("PLAY_SCREENSHOT") != "" {
-		saveScreenshot(t, other, os.Getenv("PLAY_SCREENSHOT"))
-	}
+	saveFigure(t, other, "play-car-park.png")
 }
 
 func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
@@ -234,16 +232,13 @@ func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 	waitCount(t, tab, 1)
 }
 
-func saveScreenshot(t *testing.T, tab *browsertest.Tab, path string) {
+func saveFigure(t *testing.T, tab *browsertest.Tab, name string) {
 	t.Helper()
+	if !browsertest.FiguresWanted() {
+		return
+	}
 	tab.Do(chromedp.EmulateViewport(1280, 1100), chromedp.Sleep(300*time.Millisecond))
-	buf := browsertest.Run(tab, chromedp.FullScreenshot(100))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.SaveFigure(t, name, browsertest.Run(tab, chromedp.FullScreenshot(100)))
 }
 
 // TestBrowserPlayPhoneAndPresentation checks that /play fits a 360 px

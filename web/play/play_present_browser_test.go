@@ -3,7 +3,6 @@ package play
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -70,20 +69,9 @@ func TestBrowserPlayPresentationFits(t *testing.T) {
 			browsertest.Run(tab, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
 			pressKey(tab, "[")
 			tab.WaitText(`[data-testid="explain"]`, "Request 10 at 40 s")
-			// PRESENT_SCREENSHOTS=docs/screenshots saves what the screen
-			// shows: play-present-1920.png, play-present-1920-dark.png, ….
-			if dir := os.Getenv("PRESENT_SCREENSHOTS"); dir != "" {
-				file := fmt.Sprintf("play-present-%d.png", c.w)
-				if scheme == "dark" {
-					file = fmt.Sprintf("play-present-%d-dark.png", c.w)
-				}
-				if c.w == 1280 && c.lanes > 4 {
-					file = fmt.Sprintf("play-present-%d-%dlanes-%s.png", c.w, c.lanes, scheme)
-				}
-				buf := browsertest.Run(tab, chromedp.CaptureScreenshot())
-				if err := os.WriteFile(filepath.Join(dir, file), buf, 0o644); err != nil {
-					t.Fatal(err)
-				}
+			// The figure of the README and docs/playground.md.
+			if c.w == 1920 && scheme == "light" {
+				browsertest.SaveFigure(t, "play-present-1920.png", browsertest.Run(tab, chromedp.CaptureScreenshot()))
 			}
 			// Large type: the lanes' names, the clock and the explanation's
 			// lines are at least 2.2% of the screen's height (16 px at 720,

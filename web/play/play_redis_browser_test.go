@@ -2,7 +2,6 @@ package play
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -81,9 +80,7 @@ func TestBrowserPlayRedisLaneBesideItsGoLane(t *testing.T) {
 		}
 	}
 
-	if path := os.Getenv("PLAY_REDIS_SCREENSHOT"); path != "" {
-		saveScreenshot(t, tab, path)
-	}
+	saveFigure(t, tab, "play-redis.png")
 
 	srv.Stop()
 	pressKey(tab, "f")

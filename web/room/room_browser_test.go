@@ -27,10 +27,6 @@ import (
 	"github.com/windowlab/playground/web/simulate"
 )
 
-// RoomScreenshotsEnv names a directory (docs/screenshots) where
-// TestBrowserRoomWorkshop saves the projector's tally and a phone.
-const RoomScreenshotsEnv = "ROOM_SCREENSHOTS"
-
 // TestBrowserRoomWorkshop runs a workshop: a presenter and three phones
 // (one at 360 px) go through start room → join by code → ask → answer →
 // reveal; the projector's tally and each phone's right/wrong must match
@@ -260,11 +256,11 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 		}
 	}
 
-	if dir := os.Getenv(RoomScreenshotsEnv); dir != "" {
-		saveRoomScreenshot(t, presenter, 1920, 1080, "", filepath.Join(dir, "room-projector-tally.png"))
+	if browsertest.FiguresWanted() {
+		saveRoomScreenshot(t, presenter, 1920, 1080, "", "room-projector-tally.png")
 		// The phone from its last lane on: the lanes, then the clock, the
 		// question and this attendee's marks.
-		saveRoomScreenshot(t, phone, 360, 1100, "#room-lanes .lane:last-child", filepath.Join(dir, "room-phone.png"))
+		saveRoomScreenshot(t, phone, 360, 1100, "#room-lanes .lane:last-child", "room-phone.png")
 	}
 
 	// Pairing, from the keyboard: the controls' link leads to the
@@ -334,18 +330,12 @@ func admitTruth(t *testing.T, sc scenario.Scenario, key string, at int64) []int6
 
 // saveRoomScreenshot saves the view of w × h px at the top of the page,
 // or with the element matching from at its top.
-func saveRoomScreenshot(t *testing.T, tab *browsertest.Tab, w, h int64, from, path string) {
+func saveRoomScreenshot(t *testing.T, tab *browsertest.Tab, w, h int64, from, name string) {
 	t.Helper()
 	scroll := `window.scrollTo(0, 0)`
 	if from != "" {
 		scroll = fmt.Sprintf(`document.querySelector(%q).scrollIntoView()`, from)
 	}
 	tab.Do(chromedp.EmulateViewport(w, h), chromedp.Evaluate[chromedp.Void](scroll), chromedp.Sleep(300*time.Millisecond))
-	buf := browsertest.Run(tab, chromedp.CaptureScreenshot())
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.SaveFigure(t, name, browsertest.Run(tab, chromedp.CaptureScreenshot()))
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -170,13 +169,6 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 			fits("question open", false)
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
 			fits("revealed", true)
-			if dir := os.Getenv(RoomScreenshotsEnv); dir != "" {
-				file := fmt.Sprintf("room-projector-%d-%s.png", c.w, scheme)
-				if c.w == 1280 && c.lanes > 4 {
-					file = fmt.Sprintf("room-projector-%d-%dlanes-%s.png", c.w, c.lanes, scheme)
-				}
-				saveRoomScreenshot(t, tab, c.w, c.h, "", filepath.Join(dir, file))
-			}
 			got := browsertest.Run(tab, chromedp.Evaluate[map[string]float64](webtest.ContrastJS))
 			if !webtest.HasPrefix(got, "mark ") {
 				t.Errorf("%s: the lanes draw no ▼ mark; measured %v", name, got)
