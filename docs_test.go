@@ -134,7 +134,7 @@ func TestDocsNameEveryPreset(t *testing.T) {
 			t.Errorf("docs/playground.md does not list the preset %s as %q", p.Name, want)
 		}
 	}
-	for _, want := range []string{"## Servers per lane", "**Nodes**", "**Sync every (ms)**", "**Route**", "**Central store**", "**Clock offsets (ms)**"} {
+	for _, want := range []string{"## Servers per lane", "**Servers**", "**Sync every (ms)**", "**Route**", "**Central store**", "**Clock offsets (ms)**"} {
 		if !strings.Contains(string(play), want) {
 			t.Errorf("docs/playground.md does not describe %q of the servers form", want)
 		}

@@ -14,7 +14,7 @@ import (
 
 // ServersRule says in one sentence what the servers' fields do, as the
 // page states it.
-const ServersRule = "Each lane runs on one server unless you give it more: its nodes count on their own and tell each other what they admitted every sync interval (0 never), or ask one central store; route says which node a request reaches, and clock offsets skew each node's clock. A lane of one server without a central store has no sync, route or offsets to set."
+const ServersRule = "Each lane runs on one server unless you give it more: its nodes count on their own and tell each other what they admitted every sync interval (0: never), or ask one central store; route says which node a request reaches, and clock offsets skew each node's clock. A lane of one server without a central store has no sync, route or offsets to set."
 
 // Routes are the routes the form offers, the default first.
 var Routes = []cluster.Route{cluster.RoundRobin, cluster.Random, cluster.ByKey}
