@@ -22,20 +22,26 @@ func TestAdmittedAtAnInstant(t *testing.T) {
 		{"differ sliding-counter/exact car-park at 35s", `differ is over the whole scenario: it takes no "at"`},
 		{"most-in-window fixed-window car-park at 35s", `most-in-window is over the whole scenario: it takes no "at"`},
 	} {
-		lib, l := predictLib(t, "So {{"+tt.claim+" = 0}}.\n")
-		r, err := lib.Render(l, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Claims) != 1 {
-			t.Fatalf("%s: %d claims rendered, want 1", tt.claim, len(r.Claims))
-		}
-		got := r.Claims[0].Computed
-		if r.Claims[0].Err != nil {
-			got = r.Claims[0].Err.Error()
-		}
-		if got != tt.want {
+		if got := computedClaim(t, tt.claim); got != tt.want {
 			t.Errorf("{{%s}} = %q, want %q", tt.claim, got, tt.want)
 		}
 	}
+}
+
+// computedClaim renders a lesson holding only {{claim = 0}} and returns
+// what the claim computed, or its error's text.
+func computedClaim(t *testing.T, claim string) string {
+	t.Helper()
+	lib, l := predictLib(t, "So {{"+claim+" = 0}}.\n")
+	r, err := lib.Render(l, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Claims) != 1 {
+		t.Fatalf("%s: %d claims rendered, want 1", claim, len(r.Claims))
+	}
+	if r.Claims[0].Err != nil {
+		return r.Claims[0].Err.Error()
+	}
+	return r.Claims[0].Computed
 }

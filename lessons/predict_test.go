@@ -259,19 +259,7 @@ func TestCarriedAsksThePolicy(t *testing.T) {
 		{"carried sliding-buckets/6 car-park at 35s", "2"},
 		{"carried fixed-window car-park at 35s", "carried: the fixed window counts no part of an older window"},
 	} {
-		lib, l := predictLib(t, "So {{"+tt.claim+" = 0}}.\n")
-		r, err := lib.Render(l, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Claims) != 1 {
-			t.Fatalf("%s: %d claims rendered, want 1", tt.claim, len(r.Claims))
-		}
-		got := r.Claims[0].Computed
-		if r.Claims[0].Err != nil {
-			got = r.Claims[0].Err.Error()
-		}
-		if got != tt.want {
+		if got := computedClaim(t, tt.claim); got != tt.want {
 			t.Errorf("{{%s}} = %q, want %q", tt.claim, got, tt.want)
 		}
 	}
