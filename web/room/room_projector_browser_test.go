@@ -159,7 +159,8 @@ const nodesHiddenJS = `(() => [...document.querySelectorAll('[data-testid=lane]'
 	// A text's own extent: a box too small for its lines lets them spill.
 	const text = e => { const r = document.createRange(); r.selectNodeContents(e); return rect(r.getBoundingClientRect()); };
 	return [{lane: l.dataset.label, hidden: text(hidden), status: text(status), box: rect(l.getBoundingClientRect()),
-		clipped: Math.max(status.scrollHeight - status.clientHeight, status.scrollWidth - status.clientWidth, 0)}];
+		clipped: Math.max(status.scrollHeight - status.clientHeight, status.scrollWidth - status.clientWidth, 0),
+		px: Math.min(parseFloat(getComputedStyle(hidden).fontSize), parseFloat(getComputedStyle(status).fontSize))}];
 }))()`
 
 // rect is one box of nodesHiddenJS, in CSS px.
@@ -170,13 +171,16 @@ type nodesHidden struct {
 	Lane                string
 	Hidden, Status, Box rect
 	Clipped             float64
+	Px                  float64 // the smaller of the two texts' font sizes
 }
 
 // TestBrowserRoomProjectorNodesHidden: with a question open on the
 // several-servers preset, each multi-server lane's "what each node holds
 // is hidden" sentence and its status line do not overlap, and the status
 // line stays inside its lane, on a 1280 × 720 and a 1920 × 1080 projector
-// and on a 360 px phone.
+// and on a 360 px phone; on the projectors both are at least 2.2 % of the
+// screen's height, the rule of the room's lines with up to five lanes
+// (TestBrowserRoomProjectorFits).
 func TestBrowserRoomProjectorNodesHidden(t *testing.T) {
 	for _, size := range [][2]int64{{1280, 720}, {1920, 1080}, {360, 740}} {
 		w, h := size[0], size[1]
@@ -190,15 +194,18 @@ func TestBrowserRoomProjectorNodesHidden(t *testing.T) {
 			t.Fatalf("%s: %d lanes say their nodes are hidden, want the 3 on several servers", name, len(lanes))
 		}
 		for _, l := range lanes {
-			h, s, b := l.Hidden, l.Status, l.Box
-			if h.Left < s.Right && s.Left < h.Right && h.Top < s.Bottom && s.Top < h.Bottom {
-				t.Errorf("%s, %s: the hidden-nodes sentence %v overlaps the status line %v", name, l.Lane, h, s)
+			hid, st, box := l.Hidden, l.Status, l.Box
+			if hid.Left < st.Right && st.Left < hid.Right && hid.Top < st.Bottom && st.Top < hid.Bottom {
+				t.Errorf("%s, %s: the hidden-nodes sentence %v overlaps the status line %v", name, l.Lane, hid, st)
 			}
-			if s.Left < b.Left-0.5 || s.Top < b.Top-0.5 || s.Right > b.Right+0.5 || s.Bottom > b.Bottom+0.5 {
-				t.Errorf("%s, %s: the status line %v runs outside its lane %v", name, l.Lane, s, b)
+			if st.Left < box.Left-0.5 || st.Top < box.Top-0.5 || st.Right > box.Right+0.5 || st.Bottom > box.Bottom+0.5 {
+				t.Errorf("%s, %s: the status line %v runs outside its lane %v", name, l.Lane, st, box)
 			}
-			if h.Left < b.Left-0.5 || h.Top < b.Top-0.5 || h.Right > b.Right+0.5 || h.Bottom > b.Bottom+0.5 {
-				t.Errorf("%s, %s: the hidden-nodes sentence %v runs outside its lane %v", name, l.Lane, h, b)
+			if hid.Left < box.Left-0.5 || hid.Top < box.Top-0.5 || hid.Right > box.Right+0.5 || hid.Bottom > box.Bottom+0.5 {
+				t.Errorf("%s, %s: the hidden-nodes sentence %v runs outside its lane %v", name, l.Lane, hid, box)
+			}
+			if min := 0.022 * float64(h); w >= 700 && l.Px < min-0.05 {
+				t.Errorf("%s, %s: the status line or the hidden-nodes sentence is %.1f px, want at least %.1f px", name, l.Lane, l.Px, min)
 			}
 			if l.Clipped > 1 {
 				t.Errorf("%s, %s: the status line hides %.0f px of its content", name, l.Lane, l.Clipped)
