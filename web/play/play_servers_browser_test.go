@@ -75,3 +75,51 @@ func TestBrowserPlayServersWithTheKeyboard(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserPlayServersOneServerDisabled: a lane's sync, route and clock
+// offsets are disabled while it runs on one server without a central
+// store (play.ServersRule: there is nothing to set), and enabled as soon
+// as it has more servers or the central store.
+func TestBrowserPlayServersOneServerDisabled(t *testing.T) {
+	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
+	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
+	time.Sleep(200 * time.Millisecond)
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-servers"] > summary`)))
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-nodes"]`)))
+
+	first := `[data-testid="lane-servers"]:first-of-type `
+	disabledJS := `['lane-sync', 'lane-route', 'lane-skew'].map(id => document.querySelector('` + first + `[data-testid=' + id + ']').disabled)`
+	for i, step := range []struct {
+		do   string // "" the fields as sent, "nodes N" types N servers, "central" ticks the store
+		want bool   // sync, route and offsets disabled
+	}{
+		{"", true},
+		{"nodes 3", false},
+		{"nodes 1", true},
+		{"central", false},
+		{"central", true},
+	} {
+		switch {
+		case strings.HasPrefix(step.do, "nodes "):
+			sel := first + `[data-testid="lane-nodes"]`
+			browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+sel+`').value = '', true)`))
+			tab.Do(chromedp.SendKeys(chromedp.CSS(sel), strings.TrimPrefix(step.do, "nodes ")))
+		case step.do == "central":
+			tab.Do(chromedp.Click(chromedp.CSS(first + `[data-testid="lane-central"]`)))
+		}
+		var got []bool
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			got = browsertest.Run(tab, chromedp.Evaluate[[]bool](disabledJS))
+			if fmt.Sprint(got) == fmt.Sprint([]bool{step.want, step.want, step.want}) || time.Now().After(deadline) {
+				break
+			}
+		}
+		if want := []bool{step.want, step.want, step.want}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("step %d (%q): sync, route, offsets disabled = %v, want %v", i, step.do, got, want)
+		}
+	}
+	tab.NoProblems()
+}

@@ -62,6 +62,13 @@ type shownText struct {
 // room's path (/room/<id>).
 func projectorRoom(t *testing.T, w, h int64) (*browsertest.Tab, string, string) {
 	t.Helper()
+	return scenarioRoom(t, "car-park", 40000, w, h)
+}
+
+// scenarioRoom starts a room over lessons/scenarios/<name>.json at atMs
+// in a tab of the given size, as projectorRoom does.
+func scenarioRoom(t *testing.T, name string, atMs int64, w, h int64) (*browsertest.Tab, string, string) {
+	t.Helper()
 	lib, _, err := weblessons.LoadLessons()
 	if err != nil {
 		t.Fatal(err)
@@ -78,16 +85,16 @@ func projectorRoom(t *testing.T, w, h int64) (*browsertest.Tab, string, string) 
 		t.Fatal(err)
 	}
 	url := browsertest.Serve(t, site)
-	seven, err := os.ReadFile("../../lessons/scenarios/car-park.json")
+	raw, err := os.ReadFile("../../lessons/scenarios/" + name + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenario.Parse(seven)
+	sc, err := scenario.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tab := browsertest.NewTab(t)
-	tab.Do(chromedp.EmulateViewport(w, h), chromedp.Navigate(url+scenario.EncodeURL(sc)+"&t=40000"))
+	tab.Do(chromedp.EmulateViewport(w, h), chromedp.Navigate(url+scenario.EncodeURL(sc)+fmt.Sprintf("&t=%d", atMs)))
 	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
 	from := tab.Location()
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
@@ -141,3 +148,68 @@ func TestBrowserRoomProjectorTypeSize(t *testing.T) {
 }
 
 const projectorMinType = 0.018
+
+// nodesHiddenJS measures, in every lane that says what its nodes hold is
+// hidden, the extent of that sentence's text and of the lane's status
+// line's text, the lane's own box, and whether the status line clips or scrolls content.
+const nodesHiddenJS = `(() => [...document.querySelectorAll('[data-testid=lane]')].flatMap(l => {
+	const hidden = l.querySelector('[data-testid=lane-nodes-hidden]'), status = l.querySelector('[data-testid=lane-status]');
+	if (!hidden || !status) return [];
+	const rect = r => ({left: r.left, top: r.top, right: r.right, bottom: r.bottom});
+	// A text's own extent: a box too small for its lines lets them spill.
+	const text = e => { const r = document.createRange(); r.selectNodeContents(e); return rect(r.getBoundingClientRect()); };
+	return [{lane: l.dataset.label, hidden: text(hidden), status: text(status), box: rect(l.getBoundingClientRect()),
+		clipped: Math.max(status.scrollHeight - status.clientHeight, status.scrollWidth - status.clientWidth, 0),
+		px: Math.min(parseFloat(getComputedStyle(hidden).fontSize), parseFloat(getComputedStyle(status).fontSize))}];
+}))()`
+
+// rect is one box of nodesHiddenJS, in CSS px.
+type rect struct{ Left, Top, Right, Bottom float64 }
+
+// nodesHidden is one lane of nodesHiddenJS.
+type nodesHidden struct {
+	Lane                string
+	Hidden, Status, Box rect
+	Clipped             float64
+	Px                  float64 // the smaller of the two texts' font sizes
+}
+
+// TestBrowserRoomProjectorNodesHidden: with a question open on the
+// several-servers preset, each multi-server lane's "what each node holds
+// is hidden" sentence and its status line do not overlap, and the status
+// line stays inside its lane, on a 1280 × 720 and a 1920 × 1080 projector
+// and on a 360 px phone; on the projectors both are at least 2.2 % of the
+// screen's height, the rule of the room's lines with up to five lanes
+// (TestBrowserRoomProjectorFits).
+func TestBrowserRoomProjectorNodesHidden(t *testing.T) {
+	for _, size := range [][2]int64{{1280, 720}, {1920, 1080}, {360, 740}} {
+		w, h := size[0], size[1]
+		name := fmt.Sprintf("%d × %d, several servers", w, h)
+		tab, _, _ := scenarioRoom(t, "several-servers", 600, w, h)
+		tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "1 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
+		tab.WaitText(`[data-testid="answered"]`, "answered")
+		browsertest.Run(tab, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), document.activeElement && document.activeElement.blur(), true)`))
+		lanes := browsertest.Run(tab, chromedp.Evaluate[[]nodesHidden](nodesHiddenJS))
+		if len(lanes) != 3 {
+			t.Fatalf("%s: %d lanes say their nodes are hidden, want the 3 on several servers", name, len(lanes))
+		}
+		for _, l := range lanes {
+			hid, st, box := l.Hidden, l.Status, l.Box
+			if hid.Left < st.Right && st.Left < hid.Right && hid.Top < st.Bottom && st.Top < hid.Bottom {
+				t.Errorf("%s, %s: the hidden-nodes sentence %v overlaps the status line %v", name, l.Lane, hid, st)
+			}
+			if st.Left < box.Left-0.5 || st.Top < box.Top-0.5 || st.Right > box.Right+0.5 || st.Bottom > box.Bottom+0.5 {
+				t.Errorf("%s, %s: the status line %v runs outside its lane %v", name, l.Lane, st, box)
+			}
+			if hid.Left < box.Left-0.5 || hid.Top < box.Top-0.5 || hid.Right > box.Right+0.5 || hid.Bottom > box.Bottom+0.5 {
+				t.Errorf("%s, %s: the hidden-nodes sentence %v runs outside its lane %v", name, l.Lane, hid, box)
+			}
+			if min := 0.022 * float64(h); w >= 700 && l.Px < min-0.05 {
+				t.Errorf("%s, %s: the status line or the hidden-nodes sentence is %.1f px, want at least %.1f px", name, l.Lane, l.Px, min)
+			}
+			if l.Clipped > 1 {
+				t.Errorf("%s, %s: the status line hides %.0f px of its content", name, l.Lane, l.Clipped)
+			}
+		}
+	}
+}

@@ -83,6 +83,16 @@ func serverLabel(field string) (string, bool) {
 	return label, true
 }
 
+// oneServer is the expression, over a lane's signals, that holds while
+// the lane runs on one server without a central store: play.ServersRule
+// says its sync, route and offsets then have nothing to set, so the form
+// disables them. The server's own rules do not depend on it, which keeps
+// the form without scripts (where it stays enabled) as it was. The
+// comparison is loose because the field's signal is its text ("1").
+func oneServer(f play.ServerFields) string {
+	return "$" + f.Nodes + " == 1 && !$" + f.Central
+}
+
 // routeLabel is how the form names a route.
 func routeLabel(r string) string {
 	switch r {
