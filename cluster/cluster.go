@@ -84,7 +84,7 @@ type Cluster struct {
 	nodes   []node
 	central policies.Policy // with Central, the one shared state
 	single  policies.Policy // the reference: one server seeing everything
-	pcg     *rand.PCG // rng's source, kept so that Next can copy it
+	pcg     *rand.PCG       // rng's source, kept so that Next can copy it
 	rng     *rand.Rand
 	next    int   // round-robin: the node of the next request
 	clock   int64 // the latest real instant seen
