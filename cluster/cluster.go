@@ -84,6 +84,7 @@ type Cluster struct {
 	nodes   []node
 	central policies.Policy // with Central, the one shared state
 	single  policies.Policy // the reference: one server seeing everything
+	pcg     *rand.PCG       // rng's source, kept so that Next can copy it
 	rng     *rand.Rand
 	next    int   // round-robin: the node of the next request
 	clock   int64 // the latest real instant seen
@@ -152,8 +153,8 @@ func New(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, single: single, synced: -1,
-		rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	c := &Cluster{cfg: cfg, single: single, synced: -1, pcg: rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)}
+	c.rng = rand.New(c.pcg)
 	if cfg.Central {
 		c.central, _ = build()
 		return c, nil

@@ -20,25 +20,44 @@ func State(policy string, s policies.State) string {
 // already moved past the clock and cannot say.
 func Status(policy string, now, capacity int64, s policies.State, next *policies.Decision) string {
 	b := statusHead(policy, now, capacity, s)
-	switch {
-	case next == nil:
+	if next == nil {
 		b.WriteString(" · the clock is before the last request")
-	case next.Allowed && next.DelayMs > 0:
-		b.WriteString(" · the next request would be " + Admitted + " and " + Queued(next.DelayMs))
-	case next.Allowed:
-		b.WriteString(" · the next request would be " + Admitted)
-	case next.Never:
-		b.WriteString(" · the next request " + NeverPass + " (its cost is above the capacity)")
-	default:
-		b.WriteString(" · the next request would be " + Refused + ", " + retry(next.RetryAfterMs))
+	} else {
+		b.WriteString(" · the next request " + nextOutcome(*next))
 	}
 	return b.String()
 }
 
+// StatusOnNode is Status for a lane on several servers with the clock at
+// or after the last request, where the node the next request reaches is
+// known (its route is the next in turn, the client's server, or the seeded
+// generator's next draw): s is the combined lane's, next that node's
+// answer, node from 0.
+func StatusOnNode(policy string, now, capacity int64, s policies.State, next policies.Decision, node int) string {
+	b := statusHead(policy, now, capacity, s)
+	b.WriteString(" · the next request reaches " + NodeName(node) + " and " + nextOutcome(next))
+	return b.String()
+}
+
+// nextOutcome is what the next request would get, after "the next request".
+func nextOutcome(next policies.Decision) string {
+	switch {
+	case next.Allowed && next.DelayMs > 0:
+		return "would be " + Admitted + " and " + Queued(next.DelayMs)
+	case next.Allowed:
+		return "would be " + Admitted
+	case next.Never:
+		return NeverPass + " (its cost is above the capacity)"
+	default:
+		return "would be " + Refused + ", " + retry(next.RetryAfterMs)
+	}
+}
+
 // StatusOnServers is Status for a lane on several servers with the clock
-// at or after the last request: s is the combined lane's, and what the
-// next request would get is not said, since it is decided by the node it
-// reaches, on what that node alone has heard of.
+// at or after the last request whose next answer is not shown (see
+// StatusOnNode): s is the combined lane's, and what the next request would
+// get is not said, since it is decided by the node it reaches, on what
+// that node alone has heard of.
 func StatusOnServers(policy string, now, capacity int64, s policies.State) string {
 	b := statusHead(policy, now, capacity, s)
 	b.WriteString(" · the next request's answer depends on the server it reaches")

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/windowlab/playground/explain"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -21,9 +22,9 @@ func TestExplainSeveralServers(t *testing.T) {
 		t.Errorf("several servers: first step = %q, want %q", got, want)
 	}
 	view := s.View()
-	if !view.Lanes[0].NextKnown || view.Lanes[1].NextKnown {
-		t.Errorf("next known = %v on one server, %v on several; want true, false (the next answer depends on the node)",
-			view.Lanes[0].NextKnown, view.Lanes[1].NextKnown)
+	if !view.Lanes[0].NextKnown || !view.Lanes[1].NextKnown || view.Lanes[0].NextNode != 0 || view.Lanes[1].NextNode == 0 {
+		t.Errorf("next known = %v, node %d on one server, %v, node %d on several; want true, 0 and true, a node",
+			view.Lanes[0].NextKnown, view.Lanes[0].NextNode, view.Lanes[1].NextKnown, view.Lanes[1].NextNode)
 	}
 	for _, step := range lanes[0].Steps {
 		if step == want || len(step) > 4 && step[:4] == "Node" {
@@ -32,18 +33,51 @@ func TestExplainSeveralServers(t *testing.T) {
 	}
 }
 
-// At or after the last request a lane on several servers says that the
-// next answer is its node's, not that the clock is before the last request.
+// At or after the last request a lane on several servers says which node
+// the next request reaches and what it would get there, as scenario.WhatIf
+// decides it: round-robin (its next in turn), by key (the client's
+// server), a central store (the node that asks it) and random (the seeded
+// generator's next draw, which is as determined as the rest).
 func TestStatusOnSeveralServers(t *testing.T) {
-	s := newSession(t, scenario.Scenario{Limit: 2, WindowMs: 1000, Policies: []scenario.PolicySpec{
-		{Name: "fixed-window"}, {Name: "fixed-window", Deployment: scenario.Deployment{Nodes: 3, SyncMs: 500}},
-	}})
-	must(t, "fire", s.Fire(4))
-	v := s.View()
-	for i, want := range []string{"the next request would be", "the next request's answer depends on the server it reaches"} {
-		got := v.Lanes[i].Status(v.Clock.Now)
-		if !strings.Contains(got, want) || strings.Contains(got, "before the last request") {
-			t.Errorf("lane %d after the last request: status = %q, want it to say %q", i, got, want)
-		}
+	four := []scenario.Request{{At: 0, Count: 4, Cost: 1}}
+	for _, tc := range []struct {
+		name   string
+		deploy scenario.Deployment
+		clock  int64
+		want   string // the line's end, where the test can know it
+	}{
+		{"round-robin, refused", scenario.Deployment{Nodes: 3}, 500, " · the next request reaches node 2 and would be refused, retry after 500 ms"},
+		{"round-robin, next window", scenario.Deployment{Nodes: 3}, 1200, " · the next request reaches node 2 and would be admitted"},
+		{"key", scenario.Deployment{Nodes: 3, Route: "key"}, 500, " and would be refused, retry after 500 ms"},
+		{"central", scenario.Deployment{Nodes: 3, Central: true}, 500, " · the next request reaches node 2 and would be refused, retry after 500 ms"},
+		{"random", scenario.Deployment{Nodes: 4, Route: "random", Seed: 7}, 500, " · the next request reaches node 2 and would be admitted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := scenario.Scenario{Limit: 1, WindowMs: 1000, Requests: four,
+				Policies: []scenario.PolicySpec{{Name: "fixed-window", Deployment: tc.deploy}}}
+			s := newSession(t, sc)
+			must(t, "load", s.Load(sc))
+			must(t, "jump", s.Jump(tc.clock))
+			v := s.View()
+			l := v.Lanes[0]
+			want, err := scenario.WhatIf(v.Scenario, v.Scenario.Policies[0], scenario.Request{At: tc.clock, Cost: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !l.NextKnown || l.Next != want.Detail || l.NextNode != want.Nodes.Node+1 {
+				t.Fatalf("next = %+v (known %v) on node %d, WhatIf: %+v on node %d", l.Next, l.NextKnown, l.NextNode, want.Detail, want.Nodes.Node+1)
+			}
+			got := l.Status(v.Clock.Now)
+			reaches := " · the next request reaches " + explain.NodeName(want.Nodes.Node) + " and "
+			if !strings.Contains(got, reaches) || !strings.HasSuffix(got, tc.want) {
+				t.Errorf("status = %q, want it to say %q and end %q", got, reaches, tc.want)
+			}
+			// A room clears NextKnown while a question is open: the line
+			// then names no node and no outcome.
+			l.NextKnown = false
+			if hidden := l.Status(v.Clock.Now); strings.Contains(hidden, "node") || strings.Contains(hidden, "would be") || !strings.Contains(hidden, "depends on the server it reaches") {
+				t.Errorf("with NextKnown cleared: status = %q, want no node or outcome", hidden)
+			}
+		})
 	}
 }

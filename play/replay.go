@@ -400,16 +400,17 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 		lane.State, lane.Nodes = pol.Snapshot(a.viewed, now), a.replay.NodeStates(a.viewed, now)
 	}
 	lane.Capacity = lane.State.Capacity
-	// On several servers the next request's answer depends on the node
-	// it reaches, which the combined lane cannot say: no guess is shown.
 	lane.OnServers = continuable(v) && a.spec.Several()
-	if continuable(v) && !a.spec.Several() {
+	if continuable(v) {
 		// Nothing is decided after the clock, so a request there is
-		// what the next one would get; it is decided on a copy, since
-		// the replay is kept for the next view.
-		if c, ok := policies.Clone(pol); ok {
-			lane.Next = c.Decide(a.viewed, now, v.Cost)
-			lane.NextKnown = true
+		// what the next one would get; it is decided on copies, since
+		// the replay is kept for the next view. On several servers the
+		// routing is decided too: the node it reaches, whose answer it is.
+		if d, node, ok := a.replay.Next(a.viewed, now, v.Cost); ok {
+			lane.Next, lane.NextKnown = d, true
+			if node != nil {
+				lane.NextNode = node.Node + 1
+			}
 		}
 	}
 	if a.drawsWindows {

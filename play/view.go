@@ -89,9 +89,13 @@ type Lane struct {
 	// (the policy has already moved past it).
 	Next      policies.Decision
 	NextKnown bool
+	// NextNode is, on several servers, the node the next request would
+	// reach (from 1), whose answer Next is; 0 on one server.
+	NextNode int
 	// OnServers is set on several servers when the clock is at or after
-	// the last request: the next request's answer is then its node's,
-	// which the combined lane cannot give, rather than one past the clock.
+	// the last request: the next request's answer is then its node's, not
+	// one past the clock, and when Next is not shown (a room clears
+	// NextKnown while a question is open) the line says only that.
 	OnServers bool
 	// Latest are the viewed client's latest decisions at or before the
 	// clock, newest last.
@@ -335,9 +339,12 @@ func bands(w, from, to int64) []Band {
 // clock, what remains, and what the next request would get.
 func (l Lane) Status(now int64) string {
 	var next *policies.Decision
-	if l.NextKnown {
+	switch {
+	case l.NextKnown && l.NextNode > 0:
+		return explain.StatusOnNode(l.Policy, now, l.Capacity, l.State, l.Next, l.NextNode-1)
+	case l.NextKnown:
 		next = &l.Next
-	} else if l.OnServers {
+	case l.OnServers:
 		return explain.StatusOnServers(l.Policy, now, l.Capacity, l.State)
 	}
 	return explain.Status(l.Policy, now, l.Capacity, l.State, next)

@@ -167,3 +167,23 @@ func (r *LaneReplay) Continue(ctx context.Context, s Scenario, h Hooks) error {
 	}
 	return nil
 }
+
+// Next is what a request of key and cost at would get after the decided
+// requests, decided on copies so that the replay is left as it was: on one
+// server the policy's answer, node nil; on several the cluster's, routing
+// included (cluster.Cluster.Next), node its whole decision. ok is false if
+// a policy cannot be copied.
+func (r *LaneReplay) Next(key policies.Key, at, cost int64) (d policies.Decision, node *cluster.Decision, ok bool) {
+	if r.cl != nil {
+		c, ok := r.cl.Next(key, at, cost)
+		if !ok {
+			return policies.Decision{}, nil, false
+		}
+		return c.Policy, &c, true
+	}
+	p, ok := policies.Clone(r.pol)
+	if !ok {
+		return policies.Decision{}, nil, false
+	}
+	return p.Decide(key, at, cost), nil, true
+}
