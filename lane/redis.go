@@ -1,9 +1,7 @@
 package lane
 
 import (
-	"math"
 	"strconv"
-	"strings"
 
 	"github.com/windowlab/playground/play"
 )
@@ -57,8 +55,14 @@ type redisRow struct {
 
 func newRedisRow(in Input, o Options, r Redis) redisRow {
 	p := newPlot(in, o)
-	// The lane's horizontal axis, a row's height of its own.
+	// The lane's horizontal axis, a row's height of its own, and Redis's
+	// marks in place of Go's, so the row places, stacks and draws them as
+	// the lane does its own.
 	p.height, p.top, p.bot = redisRowHeight, redisRowTop, redisRowBottom
+	p.Lane.Marks = make([]play.Mark, len(r.Marks))
+	for i, m := range r.Marks {
+		p.Lane.Marks[i] = play.Mark{Index: m.Index, At: m.At, Allowed: m.Allowed, Future: m.Future, Level: m.Level, Stack: m.Stack}
+	}
 	return redisRow{plot: p, red: r}
 }
 
@@ -73,9 +77,9 @@ type RedisMarkPos struct {
 	Class string
 }
 
-// y is a mark's height on the row, stacked as the lane stacks its own.
-func (r redisRow) y(m RedisMark, tallest map[int64]int) float64 {
-	return r.stackY(play.Mark{At: m.At, Level: m.Level, Stack: m.Stack}, tallest)
+// y is mark i's height on the row, stacked as the lane stacks its own.
+func (r redisRow) y(i int, tallest map[int64]int) float64 {
+	return r.stackY(r.Lane.Marks[i], tallest)
 }
 
 // limitY is the height of the limit line on the row.
@@ -89,7 +93,7 @@ func (r redisRow) bottom() string { return itoa(redisRowBottom) }
 func (r redisRow) marks() []RedisMarkPos {
 	var out []RedisMarkPos
 	tallest := r.tallestStacks()
-	for _, m := range r.red.Marks {
+	for i, m := range r.red.Marks {
 		if r.dense() && !m.Differs {
 			continue
 		}
@@ -103,36 +107,26 @@ func (r redisRow) marks() []RedisMarkPos {
 		if m.Differs {
 			class += " redis-differs"
 		}
-		out = append(out, RedisMarkPos{RedisMark: m, X: num(r.X(m.At)), Y: num(r.y(m, tallest)), Class: class})
+		out = append(out, RedisMarkPos{RedisMark: m, X: num(r.X(m.At)), Y: num(r.y(i, tallest)), Class: class})
 	}
 	return out
 }
 
 func (r redisRow) dense() bool { return len(r.red.Marks) > IndividualMarks }
 
-// densePaths draws the marks that agree, when there are many, as two
-// paths: admitted dots and refused crosses.
-func (r redisRow) densePaths() (admitted, refused string) {
-	var a, x strings.Builder
-	type spot struct {
-		x, y    int
-		allowed bool
-	}
-	drawn := map[spot]bool{}
-	tallest := r.tallestStacks()
-	for _, m := range r.red.Marks {
-		at := spot{int(math.Round(r.X(m.At))), int(math.Round(r.y(m, tallest))), m.Allowed}
-		if m.Differs || drawn[at] {
-			continue
-		}
-		drawn[at] = true
-		if m.Allowed {
-			a.WriteString("M" + strconv.Itoa(at.x) + " " + strconv.Itoa(at.y) + "h0")
-		} else {
-			x.WriteString("M" + strconv.Itoa(at.x-4) + " " + strconv.Itoa(at.y-4) + "l8 8m0 -8l-8 8")
+// densePaths draws the marks that agree, when there are many, as the
+// lane draws its own (plot.DensePaths); the differences are drawn one by
+// one (marks).
+func (r redisRow) densePaths() (admitted, refused, futureAdmitted, futureRefused string) {
+	agreeing := r.plot
+	agreeing.Lane.Marks = nil
+	for i, m := range r.red.Marks {
+		if !m.Differs {
+			agreeing.Lane.Marks = append(agreeing.Lane.Marks, r.Lane.Marks[i])
 		}
 	}
-	return a.String(), x.String()
+	a, x, fa, fx, _ := agreeing.DensePaths()
+	return a, x, fa, fx
 }
 
 // summary is the row's text alternative.
