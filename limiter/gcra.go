@@ -2,10 +2,10 @@ package limiter
 
 import "github.com/windowlab/playground/policies"
 
-// The forms of gcra as a service runs them: its concurrent form is a slot
-// table of its rule's state (registered below); its Redis form, its script,
-// redis/gcra.lua, keeps the theoretical arrival time, as whole ms and a
-// remainder.
+// The forms of gcra as a service runs them, both registered below: its
+// concurrent form is a slot table of its rule's state; its Redis form, its
+// script, redis/gcra.lua, keeps the theoretical arrival time, as whole ms
+// and a remainder.
 var gcraRedis = redisForm{
 	name:       policies.GCRA,
 	args:       func(p policies.Params) []any { return []any{p.Burst} },
@@ -15,4 +15,7 @@ var gcraRedis = redisForm{
 	wholeMs:    true,
 }
 
-func init() { registerSlots(policies.GCRA, (*policies.GCRARule)(nil)) }
+func init() {
+	registerRedis(gcraRedis)
+	registerSlots(policies.GCRA, (*policies.GCRARule)(nil))
+}

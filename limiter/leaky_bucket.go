@@ -2,10 +2,10 @@ package limiter
 
 import "github.com/windowlab/playground/policies"
 
-// The forms of leaky-bucket as a service runs them: its concurrent form is
-// a slot table of its rule's state (registered below); its Redis form, its
-// script, redis/leaky_bucket.lua, keeps the level and the instant it was
-// computed at, as the Go policy does, and replies with the admitted
+// The forms of leaky-bucket as a service runs them, both registered below:
+// its concurrent form is a slot table of its rule's state; its Redis form,
+// its script, redis/leaky_bucket.lua, keeps the level and the instant it
+// was computed at, as the Go policy does, and replies with the admitted
 // request's wait in the queue.
 var leakyBucketRedis = redisForm{
 	name:       policies.LeakyBucket,
@@ -16,4 +16,7 @@ var leakyBucketRedis = redisForm{
 	delays:     true,
 }
 
-func init() { registerSlots(policies.LeakyBucket, (*policies.LeakyBucketRule)(nil)) }
+func init() {
+	registerRedis(leakyBucketRedis)
+	registerSlots(policies.LeakyBucket, (*policies.LeakyBucketRule)(nil))
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,40 +21,43 @@ import (
 //go:embed redis/*.lua
 var redisScripts embed.FS
 
-// scripts holds one go-redis Script per policy that has a file, built
-// once: Run sends EVALSHA and falls back to EVAL when Redis answers
-// NOSCRIPT (after a restart or a SCRIPT FLUSH). A policy without a file
-// yet (one just added to package policies) has no Redis form, which
-// NewRedis says, rather than failing here for every other.
-var scripts = func() map[string]*redis.Script {
+// scripts holds one go-redis Script per policy with a Redis form, built
+// once, after every policy's file has registered its form: Run sends
+// EVALSHA and falls back to EVAL when Redis answers NOSCRIPT (after a
+// restart or a SCRIPT FLUSH).
+var scripts = sync.OnceValue(func() map[string]*redis.Script {
 	prelude, err := redisScripts.ReadFile("redis/prelude.lua")
 	if err != nil {
 		panic(err) // the embed names it, so only a build mistake loses it
 	}
 	out := map[string]*redis.Script{}
-	for _, name := range policies.Names {
-		if _, ok := redisFormOf(name); !ok {
-			continue
-		}
+	for _, name := range RedisNames() {
 		body, err := redisScripts.ReadFile("redis/" + strings.ReplaceAll(name, "-", "_") + ".lua")
 		if err != nil {
 			panic(fmt.Sprintf("limiter: %s has a Redis form but no script: %v", name, err)) // a build mistake
 		}
 		out[name] = redis.NewScript(string(prelude) + string(body))
-		RedisNames = append(RedisNames, name)
 	}
 	return out
-}()
+})
 
 // RedisNames lists the policies that have a Redis form, in the order of
 // policies.Names.
-var RedisNames []string
+func RedisNames() []string {
+	var out []string
+	for _, name := range policies.Names {
+		if _, ok := redisForms.Lookup(name); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // redisForm is what one policy's script takes besides the instant, the
 // cost, the TTL pad, the limit and the window, and how its reply reads.
-// Each policy's own file (<policy>.go, beside its script in redis/) holds one,
-// listed once in redisForms, so NewRedis looks a policy up instead of
-// switching on its name.
+// Each policy's own file (<policy>.go, beside its script in redis/) holds
+// one and registers it (registerRedis), so NewRedis looks a policy up
+// instead of switching on its name.
 type redisForm struct {
 	name string
 	// args are the policy's own settings, in the order its script reads
@@ -73,23 +77,13 @@ type redisForm struct {
 	delays bool
 }
 
-// redisForms lists the policies' Redis forms, one line each; a policy
-// added to package policies without one has no Redis form yet, which
-// NewRedis says.
-var redisForms = []redisForm{
-	fixedWindowRedis, slidingLogRedis, slidingCounterRedis, slidingBucketsRedis, tokenBucketRedis, gcraRedis,
-	leakyBucketRedis,
-}
+// redisForms holds each policy's Redis form, registered from its own file
+// here; a policy added to package policies without one has no Redis form
+// yet, which NewRedis says.
+var redisForms = policies.NewByName[redisForm]("limiter")
 
-// redisFormOf is the named policy's Redis form.
-func redisFormOf(name string) (redisForm, bool) {
-	for _, f := range redisForms {
-		if f.name == name {
-			return f, true
-		}
-	}
-	return redisForm{}, false
-}
+// registerRedis records f as its policy's Redis form.
+func registerRedis(f redisForm) { redisForms.Register(f.name, f) }
 
 // RedisMaxExact bounds (max(limit, burst)+1) × windowMs for the policies whose
 // scripts multiply counts by times: Lua numbers are doubles, exact integers
@@ -143,7 +137,8 @@ func NewRedis(rdb redis.UniversalClient, name string, p policies.Params, opts Re
 		return nil, err
 	}
 	p = pol.Params()
-	if scripts[name] == nil {
+	script := scripts()[name]
+	if script == nil {
 		return nil, fmt.Errorf("limiter: %s has no Redis form yet", name)
 	}
 	if opts.TTLPadMs < 0 {
@@ -155,8 +150,8 @@ func NewRedis(rdb redis.UniversalClient, name string, p policies.Params, opts Re
 	if opts.Now == nil {
 		opts.Now = func() int64 { return time.Now().UnixMilli() }
 	}
-	form, _ := redisFormOf(name)
-	r := &Redis{rdb: rdb, name: name, p: p, script: scripts[name], form: form, capacity: p.Limit, estDen: 1, opts: opts}
+	form, _ := redisForms.Lookup(name)
+	r := &Redis{rdb: rdb, name: name, p: p, script: script, form: form, capacity: p.Limit, estDen: 1, opts: opts}
 	r.args = []any{p.Limit, p.WindowMs}
 	if form.args != nil {
 		r.args = append(r.args, form.args(p)...)

@@ -97,8 +97,8 @@ func TestRedisTTLIsThePolicys(t *testing.T) {
 // without a script fails here rather than quietly missing from the
 // replays, the bench and the lessons' table.
 func TestEveryPolicyHasARedisForm(t *testing.T) {
-	if !slices.Equal(limiter.RedisNames, policies.Names) {
-		t.Fatalf("RedisNames = %v, want every policy: %v", limiter.RedisNames, policies.Names)
+	if !slices.Equal(limiter.RedisNames(), policies.Names) {
+		t.Fatalf("RedisNames = %v, want every policy: %v", limiter.RedisNames(), policies.Names)
 	}
 }
 
@@ -170,7 +170,7 @@ func TestRedisServerTime(t *testing.T) {
 func TestRedisScriptFlushMidRun(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	ctx := context.Background()
-	for _, name := range limiter.RedisNames {
+	for _, name := range limiter.RedisNames() {
 		p := policies.Params{Limit: 3, WindowMs: 1000, Buckets: 4}
 		pol, _ := policies.New(name, p)
 		clock := &redisClock{}
@@ -215,14 +215,14 @@ func TestRedisServerGoneIsAnError(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = rdb.Close() })
 	ctx := context.Background()
-	for _, name := range limiter.RedisNames {
+	for _, name := range limiter.RedisNames() {
 		r := newRedisForm(t, rdb, name, policies.Params{Limit: 3, WindowMs: 1000, Buckets: 2}, limiter.RedisOptions{})
 		if v, err := r.Allow(ctx, "k", 1); err != nil || !v.Allowed {
 			t.Fatalf("%s before the stop: %+v, %v; want allowed", name, v, err)
 		}
 	}
 	srv.Stop()
-	for _, name := range limiter.RedisNames {
+	for _, name := range limiter.RedisNames() {
 		r := newRedisForm(t, rdb, name, policies.Params{Limit: 3, WindowMs: 1000, Buckets: 2}, limiter.RedisOptions{})
 		v, err := r.Allow(ctx, "k", 1)
 		if err == nil || v != (policies.Verdict{}) {

@@ -2,9 +2,9 @@ package limiter
 
 import "github.com/windowlab/playground/policies"
 
-// The forms of sliding-buckets as a service runs them: its concurrent form
-// is a slot table of its rule's state (registered below); its Redis form,
-// its script, redis/sliding_buckets.lua, keeps the ring of sub-bucket
+// The forms of sliding-buckets as a service runs them, both registered
+// below: its concurrent form is a slot table of its rule's state; its Redis
+// form, its script, redis/sliding_buckets.lua, keeps the ring of sub-bucket
 // counts.
 var slidingBucketsRedis = redisForm{
 	name:       policies.SlidingBuckets,
@@ -13,4 +13,7 @@ var slidingBucketsRedis = redisForm{
 	multiplies: true,
 }
 
-func init() { registerSlots(policies.SlidingBuckets, (*policies.SlidingBucketsRule)(nil)) }
+func init() {
+	registerRedis(slidingBucketsRedis)
+	registerSlots(policies.SlidingBuckets, (*policies.SlidingBucketsRule)(nil))
+}

@@ -2,10 +2,10 @@ package limiter
 
 import "github.com/windowlab/playground/policies"
 
-// The forms of sliding-counter as a service runs them: its concurrent form
-// is a slot table of its rule's state (registered below); its Redis form,
-// its script, redis/sliding_counter.lua, keeps the two windows' counts,
-// floor or exact.
+// The forms of sliding-counter as a service runs them, both registered
+// below: its concurrent form is a slot table of its rule's state; its Redis
+// form, its script, redis/sliding_counter.lua, keeps the two windows'
+// counts, floor or exact.
 var slidingCounterRedis = redisForm{
 	name: policies.SlidingCounter,
 	args: func(p policies.Params) []any { return []any{string(p.Arithmetic)} },
@@ -18,4 +18,7 @@ var slidingCounterRedis = redisForm{
 	multiplies: true,
 }
 
-func init() { registerSlots(policies.SlidingCounter, (*policies.SlidingCounterRule)(nil)) }
+func init() {
+	registerRedis(slidingCounterRedis)
+	registerSlots(policies.SlidingCounter, (*policies.SlidingCounterRule)(nil))
+}

@@ -2,9 +2,9 @@ package limiter
 
 import "github.com/windowlab/playground/policies"
 
-// The forms of token-bucket as a service runs them: its concurrent form is
-// a slot table of its rule's state (registered below); its Redis form, its
-// script, redis/token_bucket.lua, keeps the tokens and the instant they
+// The forms of token-bucket as a service runs them, both registered below:
+// its concurrent form is a slot table of its rule's state; its Redis form,
+// its script, redis/token_bucket.lua, keeps the tokens and the instant they
 // were counted.
 var tokenBucketRedis = redisForm{
 	name:       policies.TokenBucket,
@@ -14,4 +14,7 @@ var tokenBucketRedis = redisForm{
 	multiplies: true,
 }
 
-func init() { registerSlots(policies.TokenBucket, (*policies.TokenBucketRule)(nil)) }
+func init() {
+	registerRedis(tokenBucketRedis)
+	registerSlots(policies.TokenBucket, (*policies.TokenBucketRule)(nil))
+}

@@ -62,7 +62,7 @@ func checkAgrees(t *testing.T, step string, s scenario.Scenario, got *Replayed, 
 	}
 	for i, spec := range s.Specs() {
 		l := got.Lane(i)
-		if !slices.Contains(limiter.RedisNames, spec.Name) {
+		if !slices.Contains(limiter.RedisNames(), spec.Name) {
 			if !strings.HasPrefix(l.Status(), "Redis: no Redis form (") {
 				t.Errorf("%s: lane %s without a Redis form says %q", step, spec.Name, l.Status())
 			}
@@ -96,7 +96,7 @@ func newMirror(t testing.TB) (*Mirror, *redis.Client, *redistest.Server) {
 func TestMirrorAgreesAndContinues(t *testing.T) {
 	m, rdb, _ := newMirror(t)
 	ctx := context.Background()
-	forms := len(limiter.RedisNames)
+	forms := len(limiter.RedisNames())
 
 	s := carPark(5)
 	checkAgrees(t, "step 1", s, m.Replay(ctx, "a", 1, s), 5)

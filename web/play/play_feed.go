@@ -22,10 +22,10 @@ const (
 )
 
 // sessionHub is this process's one follower of a session its play streams
-// show, the state of its web.Hub: it watches the store once, reads each
+// show, the state of its fanout.Hub: it watches the store once, reads each
 // change once, touches the session once every web.TouchEvery and, while
 // the clock plays, reads the clock every web.UpdateInterval; each time, it
-// renders each followed view once (web.Hub.Publish), and every stream of
+// renders each followed view once (fanout.Hub.Publish), and every stream of
 // that view writes the same bytes. Ten pages open on one playground cost
 // the store and the renderer what one does, and a playing clock is read
 // once per session, not once per stream.

@@ -67,7 +67,7 @@ func checkRedisRows(t *testing.T, doc *goquery.Document, sc scenario.Scenario, d
 			t.Errorf("lane %s: %d Redis rows, want 1", label, row.Length())
 			return
 		}
-		if !slices.Contains(limiter.RedisNames, sc.Policies[i].Name) {
+		if !slices.Contains(limiter.RedisNames(), sc.Policies[i].Name) {
 			if !strings.HasPrefix(status, "Redis: no Redis form (") || row.Find(".redis-mark").Length() != 0 {
 				t.Errorf("lane %s without a Redis form: %q with %d marks", label, status, row.Find(".redis-mark").Length())
 			}

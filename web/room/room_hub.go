@@ -28,7 +28,7 @@ import (
 // renders again every web.UpdateInterval while the session's clock plays
 // (once per room, not per screen, reading the clock at that instant:
 // nothing stores a tick), and publishes each view (phone, projector) once
-// per change; every screen's stream writes the same bytes (web.Hub.Follow).
+// per change; every screen's stream writes the same bytes (fanout.Hub.Follow).
 
 // The views of a room's shared stream.
 const (
@@ -44,7 +44,7 @@ var errStreamsFull = errors.New("room: this room has as many screens following i
 // time (a change ends it at once).
 const hubCheckEvery = 5 * time.Second
 
-// roomHub is what a room's web.Hub renders from, its goroutine's own but
+// roomHub is what a room's fanout.Hub renders from, its goroutine's own but
 // for presenters and asked.
 type roomHub struct {
 	*fanout.Hub
