@@ -67,7 +67,7 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 	// First, that axe runs and would see a problem: an image with no text
 	// alternative added to the home page must be reported.
 	tab.Do(chromedp.Navigate(url + "/"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('main').insertAdjacentHTML('beforeend', '<img src="/favicon.svg">'); true`))
 	found := false
 	for _, v := range run("/ with an image added") {
@@ -78,7 +78,7 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 	}
 	for _, page := range pages {
 		tab.Do(chromedp.Navigate(url + page.path))
-		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+		tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 		violations := run(page.path)
 		t.Logf("%s: %d axe violations of any impact", page.path, len(violations))
 		for _, v := range violations {
@@ -101,7 +101,7 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 	}
 	// An exercise's feedback after a wrong answer, with its closed answer box.
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-2-exact"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "35\r"))
 	tab.WaitText(`[data-testid="verdict"]`, "try again")
 	for _, v := range run("exercise feedback") {

@@ -41,6 +41,22 @@ func TestLessonRoutes(t *testing.T) {
 	}
 }
 
+// The list's sentence counts the lessons it lists ("Seven short lessons"
+// once stood above eight).
+func TestLessonsIndexCountsItsLessons(t *testing.T) {
+	res := get(t, lessonsSite(t)+"/lessons")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := doc.Find(`[data-testid="lesson-link"]`).Length()
+	words := map[int]string{7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
+	intro := doc.Find(`[data-testid="lessons-index"] > p`).First().Text()
+	if want := words[n] + " short lessons"; words[n] == "" || !strings.HasPrefix(intro, want) {
+		t.Errorf("%d lessons listed under %q, want it to start %q", n, intro, want)
+	}
+}
+
 func TestExerciseAnswerAsPlainFormPost(t *testing.T) {
 	base := lessonsSite(t)
 	// An answer that cannot be read is a 400, as a lesson's prediction

@@ -35,7 +35,7 @@ function show(state, text) {
     status.hidden = state === "on";
   }
   if (footer) {
-    footer.textContent = state === "on" ? "Interactive parts: on" : "Interactive parts: off (" + text + ")";
+    footer.textContent = state === "on" ? "Live: buttons and pictures answer in place" : "Not live: " + text;
   }
 }
 
