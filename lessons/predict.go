@@ -182,6 +182,9 @@ type predictView struct {
 	// Tried says the page was reached back from a first wrong try at this
 	// prediction (?tried=ID), which the form then counts.
 	Tried bool
+	// Picture draws the question before the form (picture.go); nil for a
+	// question with no traffic to draw.
+	Picture *pictureView
 }
 
 type predictChoice struct {
@@ -224,6 +227,7 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 			v.Choices = append(v.Choices, predictChoice{Value: k.Word(q, c), Label: k.Word(q, c)})
 		}
 	}
+	v.Picture = newPicture(p.ID, in, v.Form, v.Choices)
 	var b bytes.Buffer
 	if err := predictBlock(v).Render(context.Background(), &b); err != nil {
 		return "", err
