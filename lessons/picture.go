@@ -101,8 +101,6 @@ type pictureScale struct{ X1, X2, Label string }
 func (v pictureView) ViewBox(h int) string {
 	return "0 0 " + strconv.Itoa(pictureWidth) + " " + strconv.Itoa(h)
 }
-func (v pictureView) AxisY() string     { return "6" }
-func (v pictureView) Interactive() bool { return v.Mode != "" }
 
 // newPicture draws the question of instance in, or returns nil when it has
 // no traffic to draw (the ring's size for a cache line, a stack).
