@@ -57,6 +57,35 @@ func TestLessonsIndexCountsItsLessons(t *testing.T) {
 	}
 }
 
+// An exercise's answer draws the lanes of its scenario beside the working,
+// one per policy asked about; a lesson's prediction does not (its example
+// below draws them).
+func TestExerciseAnswerShowsTheLanes(t *testing.T) {
+	base := lessonsSite(t)
+	for _, tt := range []struct {
+		id    string
+		form  url.Values
+		lanes int
+	}{
+		{"fw-car-park-count", url.Values{"answer": {"9"}}, 1},
+		{"fw-car-park-count", url.Values{"answer": {"3"}, "wrong": {"1"}}, 1},
+		{"try-it-3-floor", url.Values{"choice": {"sliding-log"}}, 2},
+	} {
+		res, err := http.PostForm(base+"/exercises/"+tt.id, tt.form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := doc.Find(`[data-testid="feedback"] [data-testid="answer-lanes"] [data-testid="lane"]`).Length(); n != tt.lanes {
+			t.Errorf("%s %v: %d lanes in the answer, want %d", tt.id, tt.form, n, tt.lanes)
+		}
+	}
+}
+
 func TestExerciseAnswerAsPlainFormPost(t *testing.T) {
 	base := lessonsSite(t)
 	// An answer that cannot be read is a 400, as a lesson's prediction

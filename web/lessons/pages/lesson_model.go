@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"github.com/windowlab/playground/lane"
 	"html/template"
 	"strconv"
 	"strings"
@@ -109,6 +110,11 @@ type Feedback struct {
 	// Wrong counts the wrong tries at this question so far, this one
 	// included; from the second, the answer is shown without being asked.
 	Wrong int
+	// Lanes draw the answer on an exercise's page (the scenario PlayURL
+	// opens, replayed); a lesson's prediction leaves them out, since the
+	// example it opens draws them.
+	Lanes       []lane.Input
+	LaneOptions lane.Options
 }
 
 // ShowAnswer reports whether the answer is shown open: after a second
