@@ -79,5 +79,16 @@ func TestBrowserPlayOnAPhone(t *testing.T) {
 	if got := browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS)); got.Overflow {
 		t.Error("after firing, the page scrolls sideways")
 	}
+	// The servers form: a line or two a lane, its sync, route and offsets
+	// only where they apply (here, no lane runs on several servers).
+	tab.Do(chromedp.Click(chromedp.CSS(`#play-servers > summary`)), chromedp.WaitVisible(chromedp.CSS(`#play-servers [data-testid="lane-nodes"]`)))
+	perLane := browsertest.Run(tab, chromedp.Evaluate[float64](`(() => {
+		const ls = [...document.querySelectorAll('[data-testid=lane-servers]')];
+		return ls.reduce((h, l) => h + l.getBoundingClientRect().height, 0) / ls.length;
+	})()`))
+	shown := browsertest.Run(tab, chromedp.Evaluate[int](`[...document.querySelectorAll('[data-testid=lane-sync], [data-testid=lane-route], [data-testid=lane-skew]')].filter(e => e.offsetParent !== null).length`))
+	if perLane > 90 || shown != 0 {
+		t.Errorf("the servers form takes %.0f px a lane and shows %d sync, route or offset fields of one-server lanes, want at most 90 px and none", perLane, shown)
+	}
 	tab.NoProblems()
 }
