@@ -296,10 +296,14 @@ func revealOpen(id string, open bool) string {
 		attr = " open"
 	}
 	return `<details class="predict-reveal" data-predict-reveal="` + template.HTMLEscapeString(id) + `" data-testid="predict-reveal"` + attr + `>` +
-		`<summary><span class="predict-closed">The computed example: predict first, or open it to read on without predicting</span><span class="predict-opened">The computed example</span></summary>`
+		`<summary><span class="predict-closed">The computed example: predict first, or open it to read on without predicting</span><span class="predict-opened">The computed example</span></summary>` +
+		`<div class="predict-reveal-body">`
 }
 
-const revealClose = `</details>`
+// The body is a box of its own because a <details> lays its content out in
+// a slot the page's grid cannot reach: lessons.css sets the example's lanes
+// beside its words in this box.
+const revealClose = `</div></details>`
 
 // predictEnd closes the region of the open prediction.
 func (st *renderState) predictEnd() (template.HTML, error) {

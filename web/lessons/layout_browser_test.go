@@ -35,7 +35,7 @@ func (s screen) open(t *testing.T, url string) *browsertest.Tab {
 // inside root does not read as laid out: the page scrolling sideways, a
 // lane's drawing past the screen's edge or scrolling sideways inside its
 // card with no line saying so, a lane's time labels drawn smaller than
-// 9 px, a table wider than its scroller, and (where the working keeps one
+// 9 px, a table cut off with no line saying it scrolls, and (where the working keeps one
 // line a decision) an instant or a policy's name wrapped onto two lines.
 const layoutProblemsJS = `((root) => {
 	const out = [], d = document.documentElement, W = d.clientWidth;
@@ -45,21 +45,29 @@ const layoutProblemsJS = `((root) => {
 		r.selectNodeContents(e);
 		return new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top))).size;
 	};
-	for (const fig of document.querySelectorAll(root + ' figure.lane')) {
-		const svg = fig.querySelector('.lane-svg'), b = svg.getBoundingClientRect();
+	const shown = e => e.checkVisibility(); // a closed <details> still lays its content out
+	for (const fig of [...document.querySelectorAll(root + ' figure.lane')].filter(shown)) {
+		const svg = fig.querySelector('.lane-svg'), sc = fig.querySelector('.lane-scroll');
+		const scrolls = sc && getComputedStyle(sc).overflowX !== 'visible';
+		const b = (scrolls ? sc : svg).getBoundingClientRect();
 		if (b.left < -0.5 || b.right > W + 0.5) out.push(fig.id + ': drawn from ' + Math.round(b.left) + ' to ' + Math.round(b.right) + ' px of ' + W);
-		const sc = fig.querySelector('.lane-scroll');
 		const cue = fig.querySelector('.lane-more');
-		if (sc && sc.scrollWidth > sc.clientWidth + 1 && (!cue || getComputedStyle(cue).display === 'none'))
+		if (scrolls && sc.scrollWidth > sc.clientWidth + 1 && (!cue || getComputedStyle(cue).display === 'none'))
 			out.push(fig.id + ': scrolls sideways (' + sc.scrollWidth + ' > ' + sc.clientWidth + ') with no line saying so');
 		const tick = svg.querySelector('.tick-label');
 		if (tick && tick.getBoundingClientRect().height < 9) out.push(fig.id + ': its time labels are ' + tick.getBoundingClientRect().height.toFixed(1) + ' px high');
 	}
-	for (const t of document.querySelectorAll(root + ' table')) {
-		const sc = t.closest('.table-scroll');
-		const box = (sc || t.parentElement).getBoundingClientRect(), r = t.getBoundingClientRect();
-		if (r.right > box.right + 1 || (sc && sc.scrollWidth > sc.clientWidth + 1 && !t.closest('.live-table'))) out.push('a table (' + (t.caption ? t.caption.textContent.trim() : t.className) + ') runs ' + Math.round(r.right - box.right) + ' px past its box');
-		if (r.right > W + 0.5) out.push('a table ends at ' + Math.round(r.right) + ' px of ' + W);
+	for (const t of [...document.querySelectorAll(root + ' table')].filter(shown)) {
+		const name = 'a table (' + (t.caption ? t.caption.textContent.trim() : t.className) + ')';
+		const sc = t.closest('.table-scroll'), box = (sc || t.parentElement).getBoundingClientRect();
+		if (box.right > W + 0.5) out.push(name + ' ends at ' + Math.round(box.right) + ' px of ' + W);
+		if (!sc) {
+			if (t.getBoundingClientRect().right > box.right + 1) out.push(name + ' runs past its box');
+			continue;
+		}
+		const cue = sc.previousElementSibling && sc.previousElementSibling.matches('.table-more') ? sc.previousElementSibling : null;
+		if (sc.scrollWidth > sc.clientWidth + 1 && (!cue || !shown(cue)))
+			out.push(name + ' is cut off: ' + sc.scrollWidth + ' px in a ' + sc.clientWidth + ' px box, with no line saying it scrolls');
 	}
 	if (W >= 1024) for (const c of document.querySelectorAll(root + ' .working-table :is(.w-at, .w-policy)'))
 		if (lines(c) > 1) out.push('"' + c.textContent.trim() + '" wraps onto ' + lines(c) + ' lines');
@@ -96,6 +104,95 @@ func TestBrowserExerciseAnswerLayout(t *testing.T) {
 				if ok != 1 {
 					t.Errorf("%s: decision %d is not a card (instant and policy on a line, the decision under them)", s, i+1)
 				}
+			}
+		}
+		tab.NoProblems()
+	}
+}
+
+// exampleBeside is where a computed example's parts sit: its first
+// paragraph, its lanes and the widest thing of the lesson.
+type exampleBeside struct {
+	Width                  float64 // the viewport's
+	TextLeft, TextRight    float64 // the example's first paragraph
+	TextTop, TextBottom    float64
+	LanesLeft, LanesRight  float64 // its lanes block
+	LanesTop, LanesBottom  float64
+	PredictRight           float64 // the prediction's box
+	PictureRight, FormLeft float64 // the prediction's picture and its question
+	PictureTop, FormTop    float64
+}
+
+const exampleBesideJS = `((id) => {
+	const box = s => document.querySelector(s).getBoundingClientRect();
+	const body = '[data-predict-reveal="' + id + '"] .predict-reveal-body';
+	const p = box(body + ' > p'), l = box(body + ' > .live-lanes'), q = box('[data-predict="' + id + '"]');
+	const pic = box('[data-predict="' + id + '"] .ask-picture'), form = box('[data-predict="' + id + '"] .predict-form');
+	return {Width: document.documentElement.clientWidth, TextLeft: p.left, TextRight: p.right, TextTop: p.top, TextBottom: p.bottom,
+		LanesLeft: l.left, LanesRight: l.right, LanesTop: l.top, LanesBottom: l.bottom, PredictRight: q.right,
+		PictureRight: pic.right, FormLeft: form.left, PictureTop: pic.top, FormTop: form.top};
+})`
+
+// TestBrowserLessonUsesItsWidth commits lesson 1's first prediction at
+// 1280×900 and on a 360×740 phone. At 1280 the lesson uses its width: the
+// prediction's picture sits beside its question, the example that opens
+// sets its lanes beside the words that walk through them, and the two reach
+// past 80 % of the screen's width; the working under the answer keeps each
+// instant and policy on one line. On the phone they stack, and nothing
+// scrolls sideways without a line saying so.
+func TestBrowserLessonUsesItsWidth(t *testing.T) {
+	url := lessonsSite(t)
+	const id = "fw-car-park-count"
+	for _, s := range laptopAndPhone {
+		tab := s.open(t, url+"/lessons/fixed-window")
+		predictionsReady(tab)
+		sel := `[data-predict="` + id + `"]`
+		browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+sel+` [data-testid=predict-answer]').value = '9', true)`))
+		tab.Do(chromedp.Click(chromedp.CSS(sel + ` [data-testid="predict-commit"]`)))
+		tab.WaitText(sel+` [data-testid="predict-verdict"]`, "Your prediction was right")
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-predict-reveal="` + id + `"] .live-lanes .lane-svg`)))
+		got := browsertest.Run(tab, chromedp.Evaluate[exampleBeside](exampleBesideJS+`('`+id+`')`))
+		overlap := func(aTop, aBottom, bTop, bBottom float64) bool { return aTop < bBottom && bTop < aBottom }
+		if !s.mobile {
+			if got.FormLeft < got.PictureRight || !overlap(got.PictureTop, got.PictureTop+1, got.FormTop-200, got.FormTop+200) {
+				t.Errorf("%s: the prediction's question (left %.0f px) is not beside its picture (right %.0f px)", s, got.FormLeft, got.PictureRight)
+			}
+			if got.LanesLeft < got.TextRight+16 || !overlap(got.TextTop, got.TextBottom, got.LanesTop, got.LanesBottom) {
+				t.Errorf("%s: the example's lanes (%.0f–%.0f px across, %.0f–%.0f down) are not beside its words (%.0f–%.0f across, %.0f–%.0f down)",
+					s, got.LanesLeft, got.LanesRight, got.LanesTop, got.LanesBottom, got.TextLeft, got.TextRight, got.TextTop, got.TextBottom)
+			}
+			if right := max(got.LanesRight, got.PredictRight); right < 0.8*got.Width {
+				t.Errorf("%s: the prediction and its example end at %.0f px of %.0f, want past 80 %%", s, right, got.Width)
+			}
+		} else if got.LanesTop < got.TextBottom {
+			t.Errorf("%s: the example's lanes (top %.0f px) do not come under its first paragraph (bottom %.0f px) on a phone", s, got.LanesTop, got.TextBottom)
+		}
+		for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](layoutProblemsJS+`('[data-testid="lesson"]')`)) {
+			t.Errorf("%s: %s", s, p)
+		}
+		tab.NoProblems()
+	}
+}
+
+// TestBrowserEveryLessonFits opens every lesson at 1280×900 and on a
+// 360×740 phone with every disclosure open (each example, each "As a
+// table"), as a reader who opens them all: no lane or table is cut off
+// without a line saying it scrolls, no time label is smaller than 9 px, and
+// nothing makes the page scroll sideways.
+func TestBrowserEveryLessonFits(t *testing.T) {
+	url := lessonsSite(t)
+	lib, _, err := LoadLessons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range laptopAndPhone {
+		tab := s.open(t, "about:blank")
+		for _, l := range lib.Lessons {
+			tab.Do(chromedp.Navigate(url + "/lessons/" + l.Slug))
+			tab.WaitText(`[data-testid="lesson"]`, "minute read")
+			openAllDetails(tab)
+			for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](layoutProblemsJS+`('[data-testid="lesson"]')`)) {
+				t.Errorf("%s, %s: %s", s, l.Slug, p)
 			}
 		}
 		tab.NoProblems()
