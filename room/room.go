@@ -212,11 +212,11 @@ type Room struct {
 	Past []*Question `json:"past,omitempty"`
 	// Deck is the workshop the presenter loaded, and Step the index of its
 	// step on screen (-1 before the first).
-	Deck        *Deck     `json:"deck,omitempty"`
-	Step        int       `json:"step"`
-	Asked       int       `json:"asked"`   // questions asked so far
-	Pointer     int       `json:"pointer"` // the pointed-at request (expanded index), -1 for none
-	History     []Entry   `json:"history,omitempty"`
+	Deck    *Deck   `json:"deck,omitempty"`
+	Step    int     `json:"step"`
+	Asked   int     `json:"asked"`   // questions asked so far
+	Pointer int     `json:"pointer"` // the pointed-at request (expanded index), -1 for none
+	History []Entry `json:"history,omitempty"`
 	// Version counts changes, so a renderer knows when to render again.
 	Version uint64 `json:"version"`
 }
