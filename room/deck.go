@@ -389,3 +389,14 @@ func (rs *Rooms) MoveStep(ctx context.Context, id, presenter string, i, delta in
 		return nil
 	})
 }
+
+// Preview builds and solves question a about sc outside any room, as a
+// deck's check prints it.
+func Preview(a Ask, sc scenario.Scenario) (*Question, Solution, error) {
+	q, err := newQuestion(1, a, sc, DefaultBounds(), time.Time{})
+	if err != nil {
+		return nil, Solution{}, err
+	}
+	sol, err := q.Solve(sc)
+	return q, sol, err
+}
