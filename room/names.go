@@ -127,3 +127,18 @@ func (r *Room) letBack(device string) error {
 	}
 	return ErrNotRemoved
 }
+
+// RemovedDevice is a removed device as the presenter's list shows it.
+type RemovedDevice struct {
+	Name     string // its DeviceName
+	Nickname string // the nickname it had
+}
+
+// RemovedDevices lists the devices kept out, oldest removal first.
+func (r *Room) RemovedDevices() []RemovedDevice {
+	out := make([]RemovedDevice, len(r.Removed))
+	for i, d := range r.Removed {
+		out[i] = RemovedDevice{Name: d.Name, Nickname: d.Nickname}
+	}
+	return out
+}

@@ -50,6 +50,9 @@ func New(store Store, cfg Config) (*Rooms, error) {
 	return rs, nil
 }
 
+// Now is the rooms' clock: what a countdown counts against.
+func (rs *Rooms) Now() time.Time { return rs.now() }
+
 // Bounds are the bounds the rooms run with, for pages to state them.
 func (rs *Rooms) Bounds() Bounds { return rs.bounds }
 
