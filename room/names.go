@@ -117,6 +117,10 @@ func (r *Room) isRemoved(attendee string) bool {
 	return false
 }
 
+// WasRemoved reports whether the device holding attendee id was removed
+// from the room (and not let back).
+func (r *Room) WasRemoved(attendee string) bool { return r.isRemoved(attendee) }
+
 // letBack lets the removed device named device join again.
 func (r *Room) letBack(device string) error {
 	for i, d := range r.Removed {

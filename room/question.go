@@ -248,7 +248,10 @@ func newQuestion(id int, a Ask, sc scenario.Scenario, b Bounds, now time.Time) (
 		}
 		q.Lanes = append(q.Lanes, specs[i])
 	}
-	_, asked := q.Ask()
+	kind, asked := q.Ask()
+	if why := ask.Fits(kind, asked); why != "" {
+		return nil, fmt.Errorf("room: %s", why)
+	}
 	asked.MaxN = maxN
 	if err := ask.Validate(&asked); err != nil {
 		return nil, fmt.Errorf("room: %w", err)

@@ -978,13 +978,23 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	attendee := cookieValue(r, attendeeCookie)
 	if rm.RoleOf("", attendee) != room.Attendee {
-		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: roomMessage(room.ErrNotAttendee)}, http.StatusForbidden)
+		why := room.ErrNotAttendee
+		if rm.WasRemoved(attendee) {
+			why = room.ErrRemoved
+		}
+		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: roomMessage(why)}, http.StatusForbidden)
 		return
 	}
 	var sig map[string]json.RawMessage
 	r.Body = http.MaxBytesReader(w, r.Body, webplay.MaxSignalBytes)
 	if err := datastar.ReadSignals(r, &sig); err != nil {
-		http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: fmt.Sprintf(
+				"Your answer was not sent: it is longer than an answer may be (%d KB). Shorten what you typed, then send it again.", webplay.MaxSignalBytes>>10)},
+				http.StatusRequestEntityTooLarge)
+			return
+		}
+		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: "Your answer was not sent: this page sent something the room cannot read. Reload the page, then answer again."}, http.StatusBadRequest)
 		return
 	}
 	q := rm.Question
@@ -1039,6 +1049,7 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 // lanes with no answer yet.
 func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []int64, missing int, err error) {
 	kind, asked := q.Ask()
+	var bad []error
 	for i := range q.Lanes {
 		var text string
 		if raw, ok := sig[pages.AnswerSignal(q, i)]; ok {
@@ -1054,9 +1065,15 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 		}
 		v, err := kind.Value(asked, i, text)
 		if err != nil {
-			return nil, 0, err
+			// Every lane that does not read is told at once, not one per send.
+			bad = append(bad, err)
+			values = append(values, 0)
+			continue
 		}
 		values = append(values, v)
+	}
+	if len(bad) > 0 {
+		return nil, 0, errors.Join(bad...)
 	}
 	return values, missing, nil
 }
@@ -1075,7 +1092,11 @@ func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := pages.RoomMine{Question: rm.Question}
-	if a, ok := answerOf(rm.Question, cookieValue(r, attendeeCookie)); ok {
+	attendee := cookieValue(r, attendeeCookie)
+	if rm.RoleOf("", attendee) != room.Attendee && rm.WasRemoved(attendee) {
+		// Told as soon as the question region changes, not at its next send.
+		m.Note = roomMessage(room.ErrRemoved)
+	} else if a, ok := answerOf(rm.Question, attendee); ok {
 		m.Answer = &a
 	}
 	f.replyMine(w, r, m, http.StatusOK)

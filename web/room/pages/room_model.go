@@ -144,9 +144,18 @@ type AskOption struct {
 }
 
 // AskOptions are the kinds of question a room asks, as the menu lists them.
-func AskOptions() []AskOption {
+// Kinds with no answer worth asking about sc's lanes (ask.Fits) are left
+// out.
+func AskOptions(sc scenario.Scenario) []AskOption {
 	var out []AskOption
+	q := ask.Question{Scenario: scenario.Scenario{Limit: sc.Limit, WindowMs: sc.WindowMs}}
+	for _, spec := range sc.Specs() {
+		q.Lanes = append(q.Lanes, ask.Lane{Spec: spec})
+	}
 	for _, k := range ask.RoomKinds() {
+		if ask.Fits(k, q) != "" {
+			continue
+		}
 		label, _ := k.Menu()
 		out = append(out, AskOption{Value: k.Name(), Label: label})
 	}
