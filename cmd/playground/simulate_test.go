@@ -110,6 +110,10 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		{"unknown command", ``, []string{"simulat"}, `unknown command "simulat"`},
 		{"too many nodes", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 17}]}`, []string{"simulate"}, "policies[0].nodes: 17 is out of range [1, 16]"},
 		{"seed without random", `{"limit": 5, "windowMs": 1000, "policy": {"name": "gcra", "nodes": 2, "seed": 4}}`, []string{"simulate"}, `policy.seed: only route "random"`},
+		{"requests missing", `{"limit": 5, "windowMs": 1000}`, []string{"simulate"}, "requests: missing"},
+		{"requests null", `{"limit": 5, "windowMs": 1000, "requests": null}`, []string{"simulate"}, "requests: missing"},
+		{"limit twice", `{"limit": 5, "windowMs": 1000, "limit": 6, "requests": []}`, []string{"simulate"}, "limit: given twice"},
+		{"key twice in a request", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0}, {"at": 1, "key": "a", "key": "b"}]}`, []string{"simulate"}, "requests[1].key: given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
