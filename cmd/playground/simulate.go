@@ -78,6 +78,9 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err := explain.Table(stdout, res); err != nil {
 		return fmt.Errorf("writing table: %w", err)
 	}
+	if err := explain.TableLegend(stdout, res); err != nil {
+		return fmt.Errorf("writing table: %w", err)
+	}
 	if *withHeaders {
 		if err := explain.HeadersText(stdout, res); err != nil {
 			return fmt.Errorf("writing headers: %w", err)

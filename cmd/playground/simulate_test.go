@@ -29,6 +29,21 @@ func TestSimulateCarParkTable(t *testing.T) {
 		assert.Contains(t, out, label)
 	}
 	assert.Contains(t, out, "admitted")
+	// One line of legend per measure the brackets hold.
+	assert.Contains(t, out, "\n  count (fixed-window against 5; sliding-log against 5): the requests the window held")
+	assert.Contains(t, out, "\n  estimate (sliding-counter (floor) against 5; sliding-counter (exact) against 5; sliding-buckets (k=6) against 5): the weighted count")
+	assert.Contains(t, out, "\n  in use (token-bucket against 5; gcra against 5): the permits in use")
+}
+
+// TestSimulateLegendSaysTheQueueMayPassTheLimit: the leaky bucket's level
+// counts its queue and its head, so it may exceed the limit, and the
+// legend says so.
+func TestSimulateLegendSaysTheQueueMayPassTheLimit(t *testing.T) {
+	in := `{"limit": 2, "windowMs": 1000, "policy": {"name": "leaky-bucket", "burst": 3}, "requests": [{"at": 0, "count": 5}]}`
+	code, out, errOut := runCmd(t, in, "simulate")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "REFUSED (4,")
+	assert.Contains(t, out, "\n  in the bucket (leaky-bucket (burst 3) against 4): the permits in the bucket before this one, the one being served included, compared with the burst + 1")
 }
 
 func TestSimulateJSONFromStdin(t *testing.T) {
