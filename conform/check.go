@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/windowlab/playground/policies"
 )
@@ -20,7 +21,12 @@ type options struct {
 	only        []Named
 	maxRequests int
 	budget      int
+	costOne     bool
 }
+
+// CostOne sends every request at a cost of one permit, for a limiter that
+// takes no cost (an HTTP endpoint: one request, one permit).
+func CostOne() Option { return func(o *options) { o.costOne = true } }
 
 // Seed sets the random scenarios' seed (default 1): a run is repeatable.
 func Seed(seed uint64) Option { return func(o *options) { o.seed = seed } }
@@ -84,6 +90,15 @@ func Run(ctx context.Context, target Target, policy string, p policies.Params, o
 		}
 		corpus = append(corpus, o.extra...)
 		corpus = append(corpus, Random(o.seed, o.random, norm, o.size)...)
+	}
+	if o.costOne {
+		for i := range corpus {
+			reqs := slices.Clone(corpus[i].Requests)
+			for j := range reqs {
+				reqs[j].Cost = 1
+			}
+			corpus[i].Requests = reqs
+		}
 	}
 	for _, named := range corpus {
 		if o.maxRequests > 0 && rep.Requests+len(named.Requests) > o.maxRequests {

@@ -89,7 +89,7 @@ func Adversarial(policy string, p policies.Params) []Named {
 		{"boundary burst", append(burst(w-1, capacity, "a"), burst(w, capacity, "a")...)},
 		{"full, then one more", burst(0, capacity+1, "a")},
 		{"cost above the capacity", []Request{{0, "a", capacity + 1}, {0, "a", 1}}},
-		{"long idle", append(append(burst(0, capacity, "a"), burst(100*w, capacity+1, "a")...), Request{100*w + 1, "a", 1})},
+		{"long idle", append(append(burst(0, capacity, "a"), burst(20*w, capacity+1, "a")...), Request{20*w + 1, "a", 1})},
 		{"clock steps back", append(append(burst(0, capacity, "a"), Request{w, "a", 1}), Request{w / 2, "a", 1}, Request{w, "a", 1}, Request{w, "a", 1})},
 		{"clock steps back after a refusal", append(append(burst(w, capacity+1, "a"), Request{w / 2, "a", 1}), Request{w + 1, "a", 1})},
 	}

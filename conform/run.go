@@ -33,6 +33,10 @@ type Expected struct {
 	ResetMs   int64
 	// RateLimit and RateLimitPolicy are the fields explain.Headers sends.
 	RateLimit, RateLimitPolicy string
+	// Within are, on the wall clock, the answers at the earliest and
+	// latest instants the limiter may have decided at: a number the
+	// limiter reports is right anywhere between theirs.
+	Within []Expected
 }
 
 // replay runs reqs through a fresh limiter of target and through the
@@ -53,8 +57,21 @@ func replay(ctx context.Context, target Target, policy string, p policies.Params
 	steps := make([]Step, 0, len(reqs))
 	first := -1
 	var start time.Time
-	if target.Clock.Wall {
+	if in, _ := policies.Lookup(policy); target.Clock.Wall && !in.Windows {
 		start = time.Now()
+	} else if target.Clock.Wall {
+		// Start on a window's edge in Unix time, where a limiter that
+		// aligns its windows to the epoch (as the policies do) starts one.
+		now := time.Now()
+		w := time.Duration(p.WindowMs) * time.Millisecond
+		start = now.Truncate(w).Add(w)
+		if start.Sub(now) > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, -1, ctx.Err()
+			case <-time.After(start.Sub(now)):
+			}
+		}
 	}
 	for i, r := range reqs {
 		var got Answer
@@ -115,6 +132,15 @@ func decide(pol policies.Policy, policy string, p policies.Params, r Request, at
 	return e
 }
 
+// RetryAfterMs moves a decision made at instant t to be counted from the
+// request's measured instant from, as the limiter counts it.
+func (e *Expected) RetryAfterMs(t, from int64) {
+	if !e.Decision.Allowed {
+		e.Decision.RetryAfterMs += t - from
+	}
+	e.ResetMs += t - from
+}
+
 // decideWall is decide for a request the limiter decided somewhere between
 // before and after (ms since the run began), give or take tol. When the
 // policy's verdict is the same at both ends it is judged, decided at
@@ -128,7 +154,16 @@ func decideWall(pol policies.Policy, policy string, p policies.Params, r Request
 		return c.Allow(scenario.KeyOf(r.Key), at, r.Cost).Allowed
 	}
 	if a, b := verdict(lo), verdict(hi); a == b && verdict(before) == a {
-		return decide(pol, policy, p, r, before), true
+		at := func(t int64) Expected {
+			c, _ := policies.Clone(pol)
+			e := decide(c, policy, p, r, t)
+			e.RetryAfterMs(t, before)
+			return e
+		}
+		within := []Expected{at(lo), at(hi)} // before pol decides
+		e := decide(pol, policy, p, r, before)
+		e.Within = within
+		return e, true
 	}
 	at := before
 	for _, t := range []int64{lo, before, after, hi} {
@@ -180,80 +215,104 @@ func ceilTo(ms, unit int64) int64 {
 }
 
 // compare lists the fields where the limiter's answer differs from the
-// policy's, each worded with both values.
+// policy's, each worded with both values. A number is right anywhere
+// between its values at the instants of want.Within (the wall clock's
+// uncertainty), each rounded up to the target's unit.
 func compare(target Target, got Answer, want Expected) []string {
 	var diffs []string
 	d := want.Decision
 	unit := max(target.UnitMs, 1)
-	slack := int64(0)
-	if target.Clock.Wall {
-		slack = target.Clock.ToleranceMs + unit
-	}
 	if got.Allowed != d.Allowed {
-		diffs = append(diffs, fmt.Sprintf("allowed: limiter %t, policy %t", got.Allowed, d.Allowed))
-		return diffs // the rest follows from it
+		return []string{fmt.Sprintf("allowed: limiter %t, policy %t", got.Allowed, d.Allowed)} // the rest follows from it
 	}
-	near := func(a, b int64) bool { return a-b <= slack && b-a <= slack }
+	all := append([]Expected{want}, want.Within...)
+	// span is the range of one field over the instants, rounded up.
+	span := func(f func(Expected) int64) (lo, hi int64) {
+		lo, hi = f(all[0]), f(all[0])
+		for _, e := range all[1:] {
+			lo, hi = min(lo, f(e)), max(hi, f(e))
+		}
+		return lo, hi
+	}
+	inSpan := func(v, lo, hi int64) bool { return v >= lo && v <= hi }
+	spanText := func(lo, hi int64) string {
+		if lo == hi {
+			return msText(lo)
+		}
+		return msText(lo) + " to " + msText(hi)
+	}
 	if target.Reports&RetryAfter != 0 && !d.Allowed && !d.Never {
-		want := ceilTo(d.RetryAfterMs, unit)
-		if unit > 1 {
-			want = max(want, unit) // a refusal never says wait 0
-		}
-		if !near(got.RetryAfterMs, want) {
-			diffs = append(diffs, fmt.Sprintf("retry-after: limiter %s, policy %s (%s exactly, rounded up to %s)", msText(got.RetryAfterMs), msText(want), msText(d.RetryAfterMs), msText(unit)))
+		lo, hi := span(func(e Expected) int64 {
+			w := ceilTo(e.Decision.RetryAfterMs, unit)
+			if unit > 1 {
+				w = max(w, unit) // a refusal never says wait 0
+			}
+			return w
+		})
+		if !inSpan(got.RetryAfterMs, lo, hi) {
+			diffs = append(diffs, fmt.Sprintf("retry-after: limiter %s, policy %s (%s exactly, rounded up to %s)", msText(got.RetryAfterMs), spanText(lo, hi), msText(d.RetryAfterMs), msText(unit)))
 		}
 	}
-	if target.Reports&Remaining != 0 && !near(got.Remaining, want.Remaining) && !(target.Clock.Wall && slack > 0 && absDiff(got.Remaining, want.Remaining) <= 1) {
-		diffs = append(diffs, fmt.Sprintf("remaining: limiter %d, policy %d", got.Remaining, want.Remaining))
+	if target.Reports&Remaining != 0 {
+		if lo, hi := span(func(e Expected) int64 { return e.Remaining }); !inSpan(got.Remaining, lo, hi) {
+			diffs = append(diffs, fmt.Sprintf("remaining: limiter %d, policy %d", got.Remaining, want.Remaining))
+		}
 	}
 	if target.Reports&Reset != 0 {
-		if w := ceilTo(want.ResetMs, unit); !near(got.ResetMs, w) {
-			diffs = append(diffs, fmt.Sprintf("reset: limiter %s, policy %s", msText(got.ResetMs), msText(w)))
+		if lo, hi := span(func(e Expected) int64 { return ceilTo(e.ResetMs, unit) }); !inSpan(got.ResetMs, lo, hi) {
+			diffs = append(diffs, fmt.Sprintf("reset: limiter %s, policy %s", msText(got.ResetMs), spanText(lo, hi)))
 		}
 	}
 	if target.Reports&Headers != 0 {
-		diffs = append(diffs, compareField("RateLimit", got.RateLimit, want.RateLimit, slack/1000+1)...)
-		diffs = append(diffs, compareField("RateLimit-Policy", got.RateLimitPolicy, want.RateLimitPolicy, 0)...)
+		var rl, rlp []string
+		for _, e := range all {
+			rl, rlp = append(rl, e.RateLimit), append(rlp, e.RateLimitPolicy)
+		}
+		diffs = append(diffs, compareField("RateLimit", got.RateLimit, rl)...)
+		diffs = append(diffs, compareField("RateLimit-Policy", got.RateLimitPolicy, rlp)...)
 	}
 	return diffs
 }
 
-func absDiff(a, b int64) int64 {
-	if a > b {
-		return a - b
-	}
-	return b - a
-}
-
-// compareField compares two RateLimit or RateLimit-Policy fields as
-// structured fields (RFC 9651, parsed by httpsfv): the item's name and
-// each Integer parameter, t within tSlack seconds on a wall clock.
-func compareField(name, got, want string, tSlack int64) []string {
+// compareField compares a RateLimit or RateLimit-Policy field as a
+// structured field (RFC 9651, parsed by httpsfv) with the policy's at each
+// instant: the item's name, and each Integer parameter within the range of
+// the policy's values.
+func compareField(name, got string, wants []string) []string {
 	g, gerr := parseItem(got)
-	w, werr := parseItem(want)
-	if werr != nil {
-		return []string{fmt.Sprintf("%s: the policy's field %q does not parse: %v", name, want, werr)}
+	ws := make([]item, len(wants))
+	for i, want := range wants {
+		w, err := parseItem(want)
+		if err != nil {
+			return []string{fmt.Sprintf("%s: the policy's field %q does not parse: %v", name, want, err)}
+		}
+		ws[i] = w
 	}
 	if gerr != nil {
-		return []string{fmt.Sprintf("%s: limiter sent %q, which does not parse as a List of one Item (%v); policy %s", name, got, gerr, want)}
+		return []string{fmt.Sprintf("%s: limiter sent %q, which does not parse as a List of one Item (%v); policy %s", name, got, gerr, wants[0])}
 	}
-	if g.name != w.name {
-		return []string{fmt.Sprintf("%s: limiter names the policy %q, policy %q", name, g.name, w.name)}
+	if g.name != ws[0].name {
+		return []string{fmt.Sprintf("%s: limiter names the policy %q, policy %q", name, g.name, ws[0].name)}
 	}
-	var diffs []string
-	for _, k := range append(append([]string{}, w.keys...), g.keys...) {
+	for _, k := range append(append([]string{}, ws[0].keys...), g.keys...) {
 		gv, gok := g.params[k]
-		wv, wok := w.params[k]
-		slack := int64(0)
-		if k == "t" && tSlack > 1 {
-			slack = tSlack
+		ok := false
+		lo, hi := int64(0), int64(0)
+		for i, w := range ws {
+			wv, wok := w.params[k]
+			if i == 0 || wv < lo {
+				lo = wv
+			}
+			if i == 0 || wv > hi {
+				hi = wv
+			}
+			ok = ok || wok == gok
 		}
-		if gok != wok || absDiff(gv, wv) > slack {
-			diffs = append(diffs, fmt.Sprintf("%s: limiter %q, policy %q (parameter %s)", name, got, want, k))
-			break
+		if !ok || gok && (gv < lo || gv > hi) {
+			return []string{fmt.Sprintf("%s: limiter %q, policy %q (parameter %s)", name, got, wants[0], k)}
 		}
 	}
-	return diffs
+	return nil
 }
 
 // item is a parsed RateLimit field: its one item's name and its Integer
