@@ -22,7 +22,13 @@ type options struct {
 	maxRequests int
 	budget      int
 	costOne     bool
+	monotone    bool
 }
+
+// MonotoneClock leaves out the scenarios whose clock steps back, for a
+// limiter that documents that it needs time to go forward; a peer that
+// differs only there is told apart from one that differs elsewhere.
+func MonotoneClock() Option { return func(o *options) { o.monotone = true } }
 
 // CostOne sends every request at a cost of one permit, for a limiter that
 // takes no cost (an HTTP endpoint: one request, one permit).
@@ -56,8 +62,8 @@ func MaxRequests(n int) Option { return func(o *options) { o.maxRequests = n } }
 func ShrinkTries(n int) Option { return func(o *options) { o.budget = n } }
 
 // Run drives target through the scenarios for policy with parameters p:
-// the lessons' (scaled to p's window), the adversarial ones, then seeded
-// random ones, and any given With. It stops at the first difference and
+// the adversarial ones, the lessons' (scaled to p's window), any given
+// With, then seeded random ones. It stops at the first difference and
 // shrinks it. An error is a failure to run (a limiter that cannot be
 // built or answers with an error), not a difference.
 func Run(ctx context.Context, target Target, policy string, p policies.Params, opts ...Option) (Report, error) {
@@ -78,15 +84,17 @@ func Run(ctx context.Context, target Target, policy string, p policies.Params, o
 	rep := Report{Target: target.Name, Policy: policy, Params: norm}
 	corpus := o.only
 	if corpus == nil {
+		// The adversarial ones first: they are short, and a run bounded
+		// by MaxRequests should not spend its budget elsewhere.
+		if o.adversarial {
+			corpus = append(corpus, Adversarial(policy, norm)...)
+		}
 		if o.lessons {
 			lib, err := lessonScenarios()
 			if err != nil {
 				return Report{}, err
 			}
 			corpus = append(corpus, Lessons(lib, norm.WindowMs)...)
-		}
-		if o.adversarial {
-			corpus = append(corpus, Adversarial(policy, norm)...)
 		}
 		corpus = append(corpus, o.extra...)
 		corpus = append(corpus, Random(o.seed, o.random, norm, o.size)...)
@@ -101,6 +109,9 @@ func Run(ctx context.Context, target Target, policy string, p policies.Params, o
 		}
 	}
 	for _, named := range corpus {
+		if o.monotone && stepsBack(named.Requests) {
+			continue
+		}
 		if o.maxRequests > 0 && rep.Requests+len(named.Requests) > o.maxRequests {
 			continue
 		}
@@ -125,4 +136,14 @@ func Run(ctx context.Context, target Target, policy string, p policies.Params, o
 		}
 	}
 	return rep, nil
+}
+
+// stepsBack reports whether the clock goes backwards somewhere in reqs.
+func stepsBack(reqs []Request) bool {
+	for i := 1; i < len(reqs); i++ {
+		if reqs[i].At < reqs[i-1].At {
+			return true
+		}
+	}
+	return false
 }

@@ -87,6 +87,9 @@ func Adversarial(policy string, p policies.Params) []Named {
 	}
 	out := []Named{
 		{"boundary burst", append(burst(w-1, capacity, "a"), burst(w, capacity, "a")...)},
+		// A window counted from the key's first request, not the epoch,
+		// ends later than the policy's: just past the edge they disagree.
+		{"full mid-window, then past the edge", append(burst(w/2, capacity, "a"), Request{w + w/5, "a", 1})},
 		{"full, then one more", burst(0, capacity+1, "a")},
 		{"cost above the capacity", []Request{{0, "a", capacity + 1}, {0, "a", 1}}},
 		{"long idle", append(append(burst(0, capacity, "a"), burst(20*w, capacity+1, "a")...), Request{20*w + 1, "a", 1})},

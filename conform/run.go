@@ -56,6 +56,7 @@ func replay(ctx context.Context, target Target, policy string, p policies.Params
 	}
 	steps := make([]Step, 0, len(reqs))
 	first := -1
+	var hist []Request // a wall-clock run's requests at their measured instants
 	var start time.Time
 	if in, _ := policies.Lookup(policy); target.Clock.Wall && !in.Windows {
 		start = time.Now()
@@ -97,8 +98,9 @@ func replay(ctx context.Context, target Target, policy string, p policies.Params
 				return nil, -1, fmt.Errorf("request %d: %w", i+1, err)
 			}
 			after := time.Since(start).Milliseconds()
-			want, judged = decideWall(pol, policy, p, r, before, after, target.Clock.ToleranceMs, got.Allowed)
-			r.At = want.Decision.At
+			want, judged = decideWall(pol, policy, p, hist, r, before, after, target.Clock.ToleranceMs, got.Allowed)
+			r.At = before
+			hist = append(hist, r)
 		}
 		s := Step{Request: r, Got: got, Want: want, Judged: judged}
 		if judged {
@@ -132,37 +134,36 @@ func decide(pol policies.Policy, policy string, p policies.Params, r Request, at
 	return e
 }
 
-// RetryAfterMs moves a decision made at instant t to be counted from the
-// request's measured instant from, as the limiter counts it.
-func (e *Expected) RetryAfterMs(t, from int64) {
-	if !e.Decision.Allowed {
-		e.Decision.RetryAfterMs += t - from
-	}
-	e.ResetMs += t - from
-}
-
 // decideWall is decide for a request the limiter decided somewhere between
-// before and after (ms since the run began), give or take tol. When the
-// policy's verdict is the same at both ends it is judged, decided at
-// before; otherwise it is not, and it is decided at whichever end agrees
-// with the limiter, so that the rest of the run follows the limiter's
-// state.
-func decideWall(pol policies.Policy, policy string, p policies.Params, r Request, before, after, tol int64, allowed bool) (Expected, bool) {
+// before and after (ms since the run began) on a clock up to tol away from
+// the kit's, after hist (the run's earlier requests at their measured
+// instants). Every instant of the run is that uncertain, not only this
+// one, so the request is judged only when the policy gives the same
+// verdict at the two extremes: the earlier requests as late as they may
+// have been and this one as early (the least drained, the strictest), and
+// the other way round (the most lenient). A judged request is decided at
+// before; one that is not is decided where the policy agrees with the
+// limiter, so that the rest of the run follows the limiter's state.
+func decideWall(pol policies.Policy, policy string, p policies.Params, hist []Request, r Request, before, after, tol int64, allowed bool) (Expected, bool) {
 	lo, hi := max(before-tol, 0), after+tol
+	// extreme replays hist shifted by shift, then r at at, on a fresh policy.
+	extreme := func(shift, at int64) Expected {
+		fresh, _ := policies.New(policy, p)
+		for _, h := range hist {
+			fresh.Decide(scenario.KeyOf(h.Key), max(h.At+shift, 0), h.Cost)
+		}
+		return decide(fresh, policy, p, r, at)
+	}
+	strict, lenient := extreme(tol, lo), extreme(-tol, hi)
 	verdict := func(at int64) bool {
 		c, _ := policies.Clone(pol)
 		return c.Allow(scenario.KeyOf(r.Key), at, r.Cost).Allowed
 	}
-	if a, b := verdict(lo), verdict(hi); a == b && verdict(before) == a {
-		at := func(t int64) Expected {
-			c, _ := policies.Clone(pol)
-			e := decide(c, policy, p, r, t)
-			e.RetryAfterMs(t, before)
-			return e
-		}
-		within := []Expected{at(lo), at(hi)} // before pol decides
+	if a := verdict(before); a == strict.Decision.Allowed && a == lenient.Decision.Allowed {
+		// Each counts its waits from its own instant, as a limiter whose
+		// clock is that far from the kit's would.
 		e := decide(pol, policy, p, r, before)
-		e.Within = within
+		e.Within = []Expected{strict, lenient}
 		return e, true
 	}
 	at := before

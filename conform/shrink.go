@@ -16,6 +16,8 @@ type Counterexample struct {
 	From   string // the scenario it was shrunk from
 	Policy string
 	Params policies.Params
+	// Reports are the fields the limiter tells besides allowed.
+	Reports Fields
 	// Steps are the shrunk scenario's requests replayed; the last differs.
 	Steps []Step
 	// Tries is how many replays the shrinking took.
@@ -73,14 +75,7 @@ func (c *Counterexample) Scenario() string {
 // StepsBack reports whether the counterexample's clock goes backwards,
 // which scenario JSON cannot say (simulate refuses it): the requests are
 // then in the order the limiter saw them.
-func (c *Counterexample) StepsBack() bool {
-	for i := 1; i < len(c.Steps); i++ {
-		if c.Steps[i].Request.At < c.Steps[i-1].Request.At {
-			return true
-		}
-	}
-	return false
-}
+func (c *Counterexample) StepsBack() bool { return stepsBack(c.Requests()) }
 
 // Text words the counterexample: each request with the limiter's answer
 // beside the policy's, the differing fields, then the scenario JSON.
@@ -88,7 +83,7 @@ func (c *Counterexample) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "smallest counterexample (%d requests, shrunk from %q in %d tries):\n", len(c.Steps), c.From, c.Tries)
 	for i, s := range c.Steps {
-		fmt.Fprintf(&b, "  #%d at %d ms, key %s, cost %d: limiter %s; policy %s\n", i+1, s.Request.At, s.Request.Key, s.Request.Cost, answerText(s.Got), policyText(s.Want.Decision))
+		fmt.Fprintf(&b, "  #%d at %d ms, key %s, cost %d: limiter %s; policy %s\n", i+1, s.Request.At, s.Request.Key, s.Request.Cost, answerText(s.Got, c.Reports), policyText(s.Want.Decision))
 		for _, d := range s.Diffs {
 			fmt.Fprintf(&b, "      differs in %s\n", d)
 		}
@@ -103,9 +98,12 @@ func (c *Counterexample) Text() string {
 	return b.String()
 }
 
-func answerText(a Answer) string {
-	if a.Allowed {
+func answerText(a Answer, reports Fields) string {
+	switch {
+	case a.Allowed:
 		return "admitted"
+	case reports&RetryAfter == 0:
+		return "refused"
 	}
 	return fmt.Sprintf("refused (retry-after %s)", msText(a.RetryAfterMs))
 }
@@ -262,5 +260,5 @@ func newCounterexample(s *shrinker, named string, steps []Step) *Counterexample 
 	if got, ok := s.fails(renamed); ok && len(got) == len(best) {
 		best = got
 	}
-	return &Counterexample{From: named, Policy: s.policy, Params: s.p, Steps: best, Tries: s.tries}
+	return &Counterexample{From: named, Policy: s.policy, Params: s.p, Reports: s.target.Reports, Steps: best, Tries: s.tries}
 }
