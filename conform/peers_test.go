@@ -61,17 +61,17 @@ func peers() []peer {
 		},
 		{
 			name: "juju/ratelimit (Bucket.TakeMaxDuration with no wait)", policy: policies.TokenBucket,
-			params:    policies.Params{Limit: 2, WindowMs: 1000, Burst: 2},
-			mapping:   "`NewBucketWithRateAndClock(limit/window in s, burst, clock)`; admitted iff `TakeMaxDuration(cost, 0)` reports true",
-			target:    func(*testing.T) conform.Target { return jujuTarget() },
+			params:  policies.Params{Limit: 2, WindowMs: 1000, Burst: 2},
+			mapping: "`NewBucketWithRateAndClock(limit/window in s, burst, clock)`; admitted iff `TakeMaxDuration(cost, 0)` reports true",
+			target:  func(*testing.T) conform.Target { return jujuTarget() },
 			judgement: "juju's documentation says the bucket fills with quantum tokens every fillInterval, in ticks counted from the bucket's creation: a token taken just before a tick comes back at that tick (at 2 s above), not a whole interval after it was taken as in the policy's continuous refill. " +
 				"By its own documentation juju is right; by the token bucket's usual definition (and the policy's) it admits early. A time before the bucket's start it refuses outright, where the policy decides it at the key's latest instant.",
 		},
 		{
 			name: "throttled/throttled/v2 (GCRARateLimiterCtx on a store whose clock the kit sets)", policy: policies.GCRA,
-			params:    policies.Params{Limit: 2, WindowMs: 1000, Burst: 3},
-			mapping:   "`RateQuota{MaxRate: PerDuration(limit, window), MaxBurst: burst - 1}`: throttled's MaxBurst is the requests allowed *beyond* the first (throttled/throttled #29), so burst 3 is MaxBurst 2",
-			target:    func(*testing.T) conform.Target { return throttledTarget() },
+			params:  policies.Params{Limit: 2, WindowMs: 1000, Burst: 3},
+			mapping: "`RateQuota{MaxRate: PerDuration(limit, window), MaxBurst: burst - 1}`: throttled's MaxBurst is the requests allowed *beyond* the first (throttled/throttled #29), so burst 3 is MaxBurst 2",
+			target:  func(*testing.T) conform.Target { return throttledTarget() },
 			judgement: "With MaxBurst mapped as its documentation defines it, every admission agrees; the difference is the Remaining of a request larger than the whole burst, which throttled refuses but reports as if nothing had been taken (3 where one of 3 was used). " +
 				"Its own documentation says Remaining is the requests that could be permitted instantaneously for the key, 2 here: by its own documentation throttled is wrong, and so is anyone who trusts that field after a too-large request.",
 		},
@@ -93,12 +93,12 @@ func peers() []peer {
 		},
 		{
 			name: "go-redis/redis_rate/v10 (on the tests' redis-server)", policy: policies.GCRA,
-			params:    policies.Params{Limit: 2, WindowMs: 1000, Burst: 2},
-			mapping:   "`Limit{Rate: limit, Period: window, Burst: burst}`; `AllowN(ctx, key, limit, cost)`, admitted iff `Allowed > 0`; its `RetryAfter` and `Remaining`; its script reads Redis `TIME`, so the run is in real time",
-			target:    redisRateTarget,
+			params:  policies.Params{Limit: 2, WindowMs: 1000, Burst: 2},
+			mapping: "`Limit{Rate: limit, Period: window, Burst: burst}`; `AllowN(ctx, key, limit, cost)`, admitted iff `Allowed > 0`; its `RetryAfter` and `Remaining`; its script reads Redis `TIME`, so the run is in real time",
+			target:  redisRateTarget,
 			judgement: "Admissions agree; a request larger than the whole burst is refused by both, but redis_rate reports Remaining 0 (and a RetryAfter, for a request that can never pass) where nothing is in use. " +
 				"Its documentation says Remaining is the requests that could be permitted instantaneously for the key: 2 here, so by its own documentation redis_rate is wrong there.",
-			opts:      wallOpts,
+			opts: wallOpts,
 		},
 		{
 			name: "go-chi/httprate (LimitBy with a LimitCounter, so its windows follow the clock)", policy: policies.SlidingCounter,
