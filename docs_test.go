@@ -156,7 +156,7 @@ func TestScenarioDocNamesEveryPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("A policy is a name \\(([^)]*)\\)").FindSubmatch(b)
+	m := regexp.MustCompile(`A policy is a name \(([^)]*)\)`).FindSubmatch(b)
 	if m == nil {
 		t.Fatal("docs/scenario.md has no line 'A policy is a name (…)'")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/windowlab/playground/conform"
 	"github.com/windowlab/playground/internal/redistest"
 	"github.com/windowlab/playground/policies"
+	"github.com/windowlab/playground/scenario"
 )
 
 // bucket is a token bucket as a user might write one, taking the time as
@@ -146,6 +147,30 @@ func assertCaught(t *testing.T, rep conform.Report, field string) {
 	}
 	if !found || len(last.Diffs) == 0 {
 		t.Errorf("the last request differs in %v, want %s", last.Diffs, field)
+	}
+	assertReplays(t, c)
+}
+
+// assertReplays checks that the counterexample's scenario JSON is one
+// simulate accepts and that the policy decides it there as the kit said.
+func assertReplays(t *testing.T, c *conform.Counterexample) {
+	t.Helper()
+	if c.StepsBack() {
+		return // simulate refuses a clock that steps back, as Text says
+	}
+	s, err := scenario.ParseRun([]byte(c.Scenario()))
+	if err != nil {
+		t.Fatalf("the counterexample's scenario does not parse: %v\n%s", err, c.Scenario())
+	}
+	res, err := scenario.Run(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range res.Results[0].Decisions {
+		want := c.Steps[i].Want.Decision
+		if d.Detail.Allowed != want.Allowed || d.Detail.RetryAfterMs != want.RetryAfterMs {
+			t.Errorf("simulate's step %d: allowed %t, retry-after %d ms; the kit's policy said %t, %d ms", i+1, d.Detail.Allowed, d.Detail.RetryAfterMs, want.Allowed, want.RetryAfterMs)
+		}
 	}
 }
 

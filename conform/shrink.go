@@ -54,21 +54,12 @@ func (c *Counterexample) Scenario() string {
 	if in.Takes(policies.ArithmeticOptionName) {
 		spec["arithmetic"] = c.Params.Arithmetic
 	}
-	type req struct {
-		At   int64  `json:"at"`
-		Key  string `json:"key"`
-		Cost int64  `json:"cost,omitempty"`
-	}
-	var reqs []req
-	for _, r := range c.Requests() {
-		reqs = append(reqs, req{r.At, r.Key, r.Cost})
-	}
 	b, _ := json.Marshal(struct {
 		Limit    int64          `json:"limit"`
 		WindowMs int64          `json:"windowMs"`
 		Policy   map[string]any `json:"policy"`
-		Requests []req          `json:"requests"`
-	}{c.Params.Limit, c.Params.WindowMs, spec, reqs}) // plain values: cannot fail
+		Requests []Request      `json:"requests"`
+	}{c.Params.Limit, c.Params.WindowMs, spec, c.Requests()}) // plain values: cannot fail
 	return string(b)
 }
 
