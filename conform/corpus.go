@@ -78,6 +78,9 @@ func Random(seed uint64, n int, p policies.Params, size int) []Named {
 func Adversarial(policy string, p policies.Params) []Named {
 	l, w := p.Limit, p.WindowMs
 	capacity := max(l, p.Burst)
+	// idle is long enough for every policy to forget a key: two windows
+	// and twice the time the whole capacity takes to come back.
+	idle := max(3*w, 2*capacity*w/l)
 	burst := func(at, n int64, key string) []Request {
 		var out []Request
 		for range n {
@@ -92,7 +95,7 @@ func Adversarial(policy string, p policies.Params) []Named {
 		{"full mid-window, then past the edge", append(burst(w/2, capacity, "a"), Request{w + w/5, "a", 1})},
 		{"full, then one more", burst(0, capacity+1, "a")},
 		{"cost above the capacity", []Request{{0, "a", capacity + 1}, {0, "a", 1}}},
-		{"long idle", append(append(burst(0, capacity, "a"), burst(20*w, capacity+1, "a")...), Request{20*w + 1, "a", 1})},
+		{"long idle", append(append(burst(0, capacity, "a"), burst(idle, capacity+1, "a")...), Request{idle + 1, "a", 1})},
 		{"clock steps back", append(append(burst(0, capacity, "a"), Request{w, "a", 1}), Request{w / 2, "a", 1}, Request{w, "a", 1}, Request{w, "a", 1})},
 		{"clock steps back after a refusal", append(append(burst(w, capacity+1, "a"), Request{w / 2, "a", 1}), Request{w + 1, "a", 1})},
 	}
