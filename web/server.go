@@ -103,6 +103,7 @@ type Server struct {
 	bodySlots      *semaphore.Weighted
 	bodyRead       time.Duration // Config.BodyReadTimeout
 	refusals       *refusalLog
+	outages        *refusalLog // answers given while the store is unreachable
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
 	runStarting    func()        // tests: called as a replay begins
@@ -153,6 +154,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		bodySlots:   semaphore.NewWeighted(bodyReads),
 		bodyRead:    cmp.Or(cfg.BodyReadTimeout, BodyReadTimeout),
 		refusals:    &refusalLog{interval: 10 * time.Second},
+		outages:     &refusalLog{interval: 10 * time.Second, what: "answered 503: the store is unreachable"},
 
 		trustedProxies: cfg.TrustedProxies,
 		runTimeout:     RunTimeout,
@@ -292,12 +294,21 @@ func (s *Server) getHead(next http.Handler) http.Handler {
 	})
 }
 
-// Fail logs err and answers with the plain 500 page. Visitors never see err.
+// Fail logs err and answers with the plain 500 page, or, when err is the
+// store being out of reach, with StoreUnreachablePage. Visitors never see err.
 // A request whose client has left (or that shutdown cancelled) is not a
 // failure of the server: it is logged at debug level and answered nothing.
 func (s *Server) Fail(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil {
 		s.log.Debug("request abandoned", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
+		return
+	}
+	if StoreUnreachable(err) {
+		// Not a failure of this server: the store is out of reach, and the
+		// visitor is told so in words, with 503 (and the log says it once
+		// per 10 s with a count, however many pages retry).
+		s.log.Debug("store unreachable", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
+		s.StoreUnreachablePage(w, r)
 		return
 	}
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))

@@ -110,7 +110,11 @@ func (f storeFlags) open(ctx context.Context) (stores, error) {
 		closeAll()
 		return stores{}, err
 	}
-	return stores{rooms: rooms, sessions: sessions, where: where, close: func() { sessions.Close(); closeAll() }}, nil
+	// Every call answers within about natsstore.CallTimeout, in words,
+	// while NATS is out of reach (docs/reliability.md, "When the store is
+	// unreachable").
+	guard := natsstore.Guard(nc)
+	return stores{rooms: guard.Rooms(rooms), sessions: guard.Sessions(sessions), where: where, close: func() { sessions.Close(); closeAll() }}, nil
 }
 
 // defaultDataDir is where the embedded server keeps its files when -data
