@@ -19,7 +19,10 @@ const StoreRetryAfter = 3
 // StoreUnreachableText is what a visitor reads while the store that keeps
 // rooms and playground sessions is out of reach: what is wrong, that the
 // server is on it, and that it is nobody's doing on their side.
-const StoreUnreachableText = "The store that keeps rooms and playgrounds is unreachable just now; the server is retrying. Nothing you did caused it: try again in a few seconds."
+const StoreUnreachableText = "The store that keeps rooms and playgrounds is unreachable just now; the server is retrying."
+
+// storeUnreachableLive is the same on a live page, which needs no reload.
+const storeUnreachableLive = StoreUnreachableText + " This page carries on by itself once it is back; what you did meanwhile was not done."
 
 // StoreUnreachable reports whether err is the store being out of reach
 // (outage.ErrUnreachable), which StoreUnreachablePage answers.
@@ -39,7 +42,7 @@ func (s *Server) StoreUnreachablePage(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("X-Problem", StoreUnreachableText)
 		w.WriteHeader(http.StatusServiceUnavailable)
-		_ = MergeComponent(datastar.NewSSE(w, r), templates.ConnectionNotice("refused", StoreUnreachableText))
+		_ = MergeComponent(datastar.NewSSE(w, r), templates.ConnectionNotice("refused", storeUnreachableLive))
 		return
 	}
 	var buf bytes.Buffer

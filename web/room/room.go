@@ -1016,7 +1016,7 @@ func (f *roomFeature) notReceived(w http.ResponseWriter, r *http.Request, q *roo
 	m := pages.RoomMine{Question: q, Note: answerNotReceived}
 	sse := web.SSEReply(w, r, http.StatusServiceUnavailable, m.Note)
 	if web.MergeComponent(sse, pages.RoomMineView(m)) == nil {
-		_ = web.MergeComponent(sse, templates.ConnectionNotice("refused", web.StoreUnreachableText))
+		_ = web.MergeComponent(sse, templates.ConnectionNotice("refused", web.StoreUnreachableText+" This page carries on by itself once it is back."))
 	}
 }
 

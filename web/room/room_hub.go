@@ -178,7 +178,13 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			changed(roomSettle)
 		case now := <-ticker.C:
 			if now.Sub(touched) >= web.TouchEvery {
-				_ = h.f.sessions.Touch(ctx, sess.ID())
+				// The touch is also how a hub learns that its store went
+				// out of reach while nothing changed: its pages then
+				// reconnect, and say so, until it is back.
+				if err := h.f.sessions.Touch(ctx, sess.ID()); web.StoreUnreachable(err) {
+					h.endOrLose(ctx, err, "")
+					return
+				}
 				touched = now
 			}
 			// The clock's own move is whole at once: it need not settle.

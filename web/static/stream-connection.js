@@ -150,6 +150,20 @@ document.addEventListener("datastar-sse", (evt) => {
   else actionEvent(elId, type, argsRaw);
 });
 
+// The server may write the notice itself (an action or a stream answered
+// 503: state "refused"); the footer says the same.
+const watched = notice();
+if (watched) {
+  new MutationObserver(() => {
+    const n = notice();
+    const f = footer();
+    if (n && f && n.dataset.state === "refused") {
+      const text = n.textContent.trim();
+      f.textContent = "Live: " + text.charAt(0).toLowerCase() + text.slice(1);
+    }
+  }).observe(watched, { attributes: true, childList: true, characterData: true, subtree: true });
+}
+
 // A hidden tab's stream is closed by Datastar and opened again when the tab
 // shows: silence while hidden is not a lost connection.
 document.addEventListener("visibilitychange", () => {
