@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -42,6 +43,10 @@ type Config struct {
 	// -public-url flag, checked by room.ParsePublicURL), for join links and
 	// QR codes. Empty means the request's own host (see room.JoinURLs).
 	PublicURL string
+	// Listen is the address the server listens on (serve's -addr, as
+	// bound), so that pages offer attendees only addresses it answers at.
+	// Nil means not known: every address of the machine.
+	Listen net.Addr
 	// Features add parts of the site after the built-in pages (home, health
 	// check, static files).
 	Features []Feature
@@ -89,7 +94,8 @@ type Server struct {
 	router  chi.Router
 	routes  map[string]bool // "METHOD pattern" of every route, for Allow
 
-	publicURL string // Config.PublicURL
+	publicURL string     // Config.PublicURL
+	listenIP  netip.Addr // Config.Listen's IP, or invalid
 
 	// closing is cancelled by EndStreams; NewSSE ties every stream to it.
 	closing    context.Context
@@ -143,6 +149,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		log:         log,
 		version:     cfg.Version,
 		publicURL:   cfg.PublicURL,
+		listenIP:    listenIP(cfg.Listen),
 		assets:      assets,
 		closing:     closing,
 		endStreams:  endStreams,
@@ -192,6 +199,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // PublicURL is Config.PublicURL: where attendees reach the server, or "".
 func (s *Server) PublicURL() string { return s.publicURL }
+
+// ListenIP is the address the server is bound to (0.0.0.0 or :: for every
+// address of the machine), or an invalid Addr when not known.
+func (s *Server) ListenIP() netip.Addr { return s.listenIP }
+
+func listenIP(a net.Addr) netip.Addr {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(tcp.IP); ok {
+			return ip.Unmap()
+		}
+	}
+	return netip.Addr{}
+}
 
 // Log is the server's logger, for features.
 func (s *Server) Log() *slog.Logger { return s.log }

@@ -469,7 +469,7 @@ func (f *roomFeature) reachable(r *http.Request, path string) (u string, candida
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	urls, err := room.Resolve(f.public, scheme, r.Host, path, net.InterfaceAddrs)
+	urls, err := room.Resolve(f.public, scheme, r.Host, path, f.s.ListenIP(), net.InterfaceAddrs)
 	if err != nil {
 		return "", nil, roomMessage(err)
 	}
