@@ -21,9 +21,10 @@ const outageAnswerBudget = 2 * time.Second
 // with an open question and a playground, on a server started with -nats:
 // every page load and action answers within 2 s with 503, Retry-After and
 // words (never the store's own error or a 500); pages that need no store
-// still work; a phone's answer sent meanwhile is shown as not received.
-// NATS is then started again on its files, and everything works with no
-// reload: the phone's answer is taken, the streams follow again.
+// still work; a phone's answer sent meanwhile is shown as not received
+// yet and kept. NATS is then started again on its files, and everything
+// works with no reload: the kept answer arrives by itself, the streams
+// follow again.
 func TestBrowserNATSOutageSpeaksAndHeals(t *testing.T) {
 	natsAddr, natsDir := freeAddr(t), t.TempDir()
 	nats := startNATS(t, natsAddr, natsDir)
@@ -117,11 +118,12 @@ func TestBrowserNATSOutageSpeaksAndHeals(t *testing.T) {
 		}
 	}
 
-	// In the browser: the phone's answer is shown as not received, and
-	// the presenter's and the learner's actions say why they did nothing.
+	// In the browser: the phone's answer is shown as not received yet
+	// (the page keeps it), and the presenter's and the learner's actions
+	// say why they did nothing.
 	phone := w.phones[0]
 	answer(phone)
-	phone.WaitText(`[data-testid="room-mine"]`, "not received")
+	phone.WaitText(`[data-testid="room-mine"]`, "has not been received yet")
 	w.presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-fire"]`)))
 	w.presenter.WaitText(connection, "unreachable")
 	w.learner.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
@@ -137,7 +139,7 @@ func TestBrowserNATSOutageSpeaksAndHeals(t *testing.T) {
 	waitMarks(t, w.learner, 2, "after NATS came back")
 	w.learner.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
 	waitMarks(t, w.learner, 3, "a fire after NATS came back")
-	answer(phone)
+	// The answer kept during the outage arrives without a tap.
 	phone.WaitText(`[data-testid="room-mine"]`, "Sent.")
 	w.presenter.WaitText(`[data-testid="answered"]`, "1 answered")
 	w.presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)))

@@ -1009,24 +1009,49 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 }
 
 // notReceived answers an answer the store could not take: the phone is
-// told plainly that it was not received and what to do, beside the
-// page's notice that the store is out of reach (503, Retry-After).
+// told plainly that it has not been received yet, beside the page's
+// notice that the store is out of reach (503, Retry-After), and the page
+// keeps it and sends it again every few seconds (pages.RoomResend) until
+// the store takes it or says where it stands (a question closed meanwhile,
+// an ended room).
 func (f *roomFeature) notReceived(w http.ResponseWriter, r *http.Request, q *room.Question) {
 	w.Header().Set("Retry-After", strconv.Itoa(web.StoreRetryAfter))
+	qid, err := strconv.Atoi(r.URL.Query().Get("q"))
+	resend := err == nil && qid > 0 && qid <= maxResend
 	m := pages.RoomMine{Question: q, Note: answerNotReceived}
+	if !resend {
+		m.Note = answerNotReceivedTapAgain
+	}
 	sse := web.SSEReply(w, r, http.StatusServiceUnavailable, m.Note)
-	if web.MergeComponent(sse, pages.RoomMineView(m)) == nil {
-		_ = web.MergeComponent(sse, templates.ConnectionNotice("refused", web.StoreUnreachableText+" This page carries on by itself once it is back."))
+	if web.MergeComponent(sse, pages.RoomMineView(m)) != nil {
+		return
+	}
+	if web.MergeComponent(sse, templates.ConnectionNotice("refused", web.StoreUnreachableText+" This page carries on by itself once it is back.")) != nil {
+		return
+	}
+	if resend {
+		try, _ := strconv.Atoi(r.URL.Query().Get("try"))
+		_ = web.MergeComponent(sse, pages.RoomResend(chi.URLParam(r, "id"), qid, try+1))
 	}
 }
 
-// answerNotReceived is what a phone reads when its answer did not reach
-// the room's store.
-const answerNotReceived = "Your answer was not received: the room's store is unreachable just now. Tap your answer again once this page no longer says so."
+// maxResend bounds the question number a resend names (it comes from the
+// request): beyond it there is no question to keep an answer for.
+const maxResend = 1 << 20
+
+// What a phone reads when its answer did not reach the room's store: kept
+// and sent again, or (the room itself could not be read) to be tapped again.
+const (
+	answerNotReceived         = "Your answer has not been received yet: the room's store is unreachable just now. This page keeps it and sends it again by itself every few seconds."
+	answerNotReceivedTapAgain = "Your answer was not received: the room's store is unreachable just now. Tap your answer again once this page no longer says so."
+)
 
 func (f *roomFeature) replyMine(w http.ResponseWriter, r *http.Request, m pages.RoomMine, status int) {
 	sse := web.SSEReply(w, r, status, m.Note)
-	_ = web.MergeComponent(sse, pages.RoomMineView(m))
+	if web.MergeComponent(sse, pages.RoomMineView(m)) == nil && r.Method == http.MethodPost {
+		// Taken, or refused for good: nothing is left to send again.
+		_ = web.MergeComponent(sse, pages.RoomResend("", 0, 0))
+	}
 }
 
 // mine shows an attendee their own answer (the phone asks after each
