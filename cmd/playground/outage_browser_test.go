@@ -52,7 +52,6 @@ func TestBrowserNATSOutageSpeaksAndHeals(t *testing.T) {
 		}
 	}
 
-
 	// Every page and action that needs the store, as a browser or a
 	// script would send it.
 	var slowest time.Duration
