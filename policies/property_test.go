@@ -12,17 +12,15 @@ import (
 // reproduced by setting it here.
 const propertySeed = 20260101
 
-// cloner is implemented by every policy: an independent deep copy, so a
-// test can try a request on a copy without disturbing the original.
-type cloner interface{ clone() Policy }
-
+// cloneOf is an independent deep copy of p, so a test can try a request
+// without changing p.
 func cloneOf(t *testing.T, p Policy) Policy {
 	t.Helper()
-	c, ok := p.(cloner)
+	c, ok := Clone(p)
 	if !ok {
 		t.Fatalf("%s has no clone", p.Name())
 	}
-	return c.clone()
+	return c
 }
 
 type request struct {

@@ -57,10 +57,8 @@ type Info struct {
 	// each admitted.
 	Windows bool
 	// make builds the policy from parameters that New has validated and
-	// normalised.
-	make func(Params) Policy
-	// rule is the per-key rule (NewRule's) of a policy make built.
-	rule func(Policy) KeyRule
+	// normalised: newKeyed of the policy's rule.
+	make func(Params) Local
 }
 
 // Takes reports whether the policy takes the option named o.

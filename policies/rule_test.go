@@ -3,24 +3,23 @@ package policies
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 )
 
 // ruleCase is what TestRuleCopiesAgree needs of one policy's rule: a deep
-// copy of a state, and a key's state as plain numbers, read from a rule's
-// state and from the single-goroutine policy's table, so the two can be
-// compared state by state. Caches (a remembered retry) are left out of the
-// numbers: they are not state, and any value they hold must give the same
-// decisions, which is what the test checks.
-type ruleCase[S any] struct {
-	copy    func(S) S
-	view    func(S) any
-	polView func(pol Policy, key Key) any // nil for a key the policy does not hold
-	// restore, if set, saves the state of a key pol holds and returns what
-	// puts it back, for a policy with no cache, whose copies cost more than
-	// this (a sliding-log copy copies a 64 KB chunk of rings).
-	restore func(pol Policy, key Key) func()
+// copy of a state, and a key's state as plain numbers, comparable with ==,
+// read from a rule's state and from the single-goroutine policy's table.
+// Caches (a remembered retry) are left out of the numbers: they are not
+// state, and any value they hold must give the same decisions, which is
+// what the test checks.
+type ruleCase[S any, R Rule[S]] struct {
+	build func(Params) (R, error)
+	copy  func(S) S
+	view  func(S) any
+	// ring, for a state holding one, is its ring (which restore saves).
+	ring func(S) []int64
 }
 
 // ruleDomain is the small domain the exhaustive test runs over: limits 1
@@ -71,8 +70,8 @@ func ruleDomain() []struct {
 
 // TestRuleCopiesAgree holds together every copy of each policy's decision
 // rule: Decide (decideOn), the policy's Allow, and the rule's Decide and
-// Allow that limiter's concurrent form runs (each policy's verdict path is
-// its second copy, see keyrule.go; limiter's Sharded runs the policy
+// Allow that limiter's concurrent form runs (a policy's verdict path, Allow,
+// is its second copy of the arithmetic; limiter's Sharded runs the policy
 // itself). From a key never seen it explores every state the
 // rule reaches with requests of every cost from 0 to capacity+1 at every
 // instant of a few windows, and in each state it tries every such request,
@@ -91,102 +90,55 @@ func ruleDomain() []struct {
 func TestRuleCopiesAgree(t *testing.T) {
 	for _, c := range ruleDomain() {
 		label := fmt.Sprintf("%s %+v", c.name, c.p)
-		rule, err := NewRule(c.name, c.p)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
 		var states int
-		switch r := rule.(type) {
-		case *FixedWindowRule:
-			states = checkRuleCopies(t, label, r, ruleCase[fixedWindowState]{
-				copy: func(s fixedWindowState) fixedWindowState { return s },
-				view: func(s fixedWindowState) any { return s },
-				polView: func(pol Policy, key Key) any {
-					return derefOrNil(pol.(*fixedWindowPolicy).keys.find(key))
-				},
-			})
-		case *SlidingCounterRule:
-			states = checkRuleCopies(t, label, r, ruleCase[slidingCounterState]{
-				copy: func(s slidingCounterState) slidingCounterState { return s },
-				view: func(s slidingCounterState) any { return s },
-				polView: func(pol Policy, key Key) any {
-					return derefOrNil(pol.(*slidingCounterPolicy).keys.find(key))
-				},
-			})
-		case *TokenBucketRule:
-			states = checkRuleCopies(t, label, r, ruleCase[tokenBucketState]{
-				copy: func(s tokenBucketState) tokenBucketState { return s },
-				view: func(s tokenBucketState) any { return s },
-				polView: func(pol Policy, key Key) any {
-					return derefOrNil(pol.(*tokenBucketPolicy).keys.find(key))
-				},
-			})
-		case *GCRARule:
-			states = checkRuleCopies(t, label, r, ruleCase[gcraState]{
-				copy: func(s gcraState) gcraState { return s },
-				view: func(s gcraState) any { return s },
-				polView: func(pol Policy, key Key) any {
-					return derefOrNil(pol.(*gcraPolicy).keys.find(key))
-				},
-			})
-		case *LeakyBucketRule:
-			states = checkRuleCopies(t, label, r, ruleCase[leakyBucketState]{
-				copy: func(s leakyBucketState) leakyBucketState { return s },
-				view: func(s leakyBucketState) any { return s },
-				polView: func(pol Policy, key Key) any {
-					return derefOrNil(pol.(*leakyBucketPolicy).keys.find(key))
-				},
-			})
-		case *SlidingLogRule:
-			states = checkRuleCopies(t, label, r, ruleCase[slidingLogSlot]{
-				copy: func(s slidingLogSlot) slidingLogSlot {
-					s.ring = append([]int64(nil), s.ring...)
+		switch c.name {
+		case FixedWindow:
+			states = checkRuleCopies(t, label, c.p, flatCase(NewFixedWindowRule))
+		case SlidingCounter:
+			states = checkRuleCopies(t, label, c.p, flatCase(NewSlidingCounterRule))
+		case TokenBucket:
+			states = checkRuleCopies(t, label, c.p, flatCase(NewTokenBucketRule))
+		case GCRA:
+			states = checkRuleCopies(t, label, c.p, flatCase(NewGCRARule))
+		case LeakyBucket:
+			states = checkRuleCopies(t, label, c.p, flatCase(NewLeakyBucketRule))
+		case SlidingLog:
+			n := c.p.Limit
+			ring := func(s slidingLogState) []int64 { return unsafe.Slice(s.ring, n) }
+			states = checkRuleCopies(t, label, c.p, ruleCase[slidingLogState, *SlidingLogRule]{
+				build: NewSlidingLogRule,
+				copy: func(s slidingLogState) slidingLogState {
+					s.ring = &slices.Clone(ring(s))[0]
 					return s
 				},
-				view: func(s slidingLogSlot) any { return logView{s.st.latest, s.st.head, s.st.count, ringView(s.ring)} },
-				polView: func(pol Policy, key Key) any {
-					l := pol.(*slidingLogPolicy)
-					st := l.keys.find(key)
-					if st == nil {
-						return nil
-					}
-					return logView{st.latest, st.head, st.count, ringView(l.ring(st.ring))}
-				},
-				restore: func(pol Policy, key Key) func() {
-					l := pol.(*slidingLogPolicy)
-					st := l.keys.find(key) // never moves: no key is added meanwhile
-					saved, ring := *st, l.ring(st.ring)
-					savedRing := append([]int64(nil), ring...)
-					return func() { *st = saved; copy(ring, savedRing) }
-				},
+				view: func(s slidingLogState) any { return logView{s.latest, s.head, s.count, ringView(ring(s))} },
+				ring: ring,
 			})
-		case *SlidingBucketsRule:
-			n := r.RingLen()
-			states = checkRuleCopies(t, label, r, ruleCase[slidingBucketsSlot]{
-				copy: func(s slidingBucketsSlot) slidingBucketsSlot {
-					ring := append([]int64(nil), unsafe.Slice(s.ring, n)...)
-					s.ring = &ring[0]
+		case SlidingBuckets:
+			n := c.p.Buckets + 1
+			ring := func(s slidingBucketsState) []int64 { return unsafe.Slice(s.ring, n) }
+			states = checkRuleCopies(t, label, c.p, ruleCase[slidingBucketsState, *SlidingBucketsRule]{
+				build: NewSlidingBucketsRule,
+				copy: func(s slidingBucketsState) slidingBucketsState {
+					s.ring = &slices.Clone(ring(s))[0]
 					return s
 				},
-				view: func(s slidingBucketsSlot) any {
-					return bucketsView{s.st.newest, s.st.total, ringView(unsafe.Slice(s.ring, n))}
-				},
-				polView: func(pol Policy, key Key) any {
-					b := pol.(*slidingBucketsPolicy)
-					st := b.keys.find(key)
-					if st == nil {
-						return nil
-					}
-					return bucketsView{st.newest, st.total, ringView(b.ring(st.ring))}
-				},
+				view: func(s slidingBucketsState) any { return bucketsView{s.newest, s.total, ringView(ring(s))} },
+				ring: ring,
 			})
 		default:
-			t.Fatalf("%s: NewRule returned a %T, which this test does not know", label, rule)
+			t.Fatalf("%s: this test does not know the policy", label)
 		}
 		if states < 2 {
 			t.Fatalf("%s: explored %d states; the domain reaches more", label, states)
 		}
 	}
+}
+
+// flatCase is the ruleCase of a rule whose state holds no ring: a copy is
+// the value, and the view the value too.
+func flatCase[S comparable, R Rule[S]](build func(Params) (R, error)) ruleCase[S, R] {
+	return ruleCase[S, R]{build: build, copy: func(s S) S { return s }, view: func(s S) any { return s }}
 }
 
 // The views of the ring policies' states, comparable with ==: the domain's
@@ -209,14 +161,6 @@ func ringView(ring []int64) (v [4]int64) {
 	return v
 }
 
-// derefOrNil is *p as an any, or nil for a key not held.
-func derefOrNil[S any](p *S) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 // ruleNode is a state the exploration reached and the requests that led
 // there from a key never seen.
 type ruleNode[S any] struct {
@@ -226,8 +170,16 @@ type ruleNode[S any] struct {
 
 // checkRuleCopies runs TestRuleCopiesAgree's exploration for one rule and
 // returns how many states it reached.
-func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCase[S]) int {
+func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, params Params, c ruleCase[S, R]) int {
 	t.Helper()
+	newRule := func() R {
+		r, err := c.build(params)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		return r
+	}
+	r := newRule()
 	p := r.Params()
 	const key = Key(7)
 	capacity := p.Limit
@@ -244,12 +196,12 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCa
 	// A rule with a fresh clock for each request, primed to the request's
 	// window (the fast path) or left at the latest instant (it never goes
 	// back, so every earlier window divides again).
-	ahead := mustRule[R](t, r)
+	ahead := newRule()
 	var scratch S
 	ahead.Decide(freshCopy(ahead, c, &scratch), last, 1)
 	primedAt := make([]R, len(instants)) // each only ever asked at its instant
 	for i, now := range instants {
-		primedAt[i] = mustRule[R](t, r)
+		primedAt[i] = newRule()
 		primedAt[i].Decide(freshCopy(primedAt[i], c, &scratch), now, 1)
 	}
 
@@ -265,10 +217,23 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCa
 		byDecide, byAllow := mustNew(t, r.Name(), p), mustNew(t, r.Name(), p)
 		// fork is a policy to try one request on, and what undoes it.
 		fork := func(pol Policy) (Policy, func()) {
-			if c.restore != nil && node.path != nil {
-				return pol, c.restore(pol, key)
+			if c.ring != nil && node.path != nil {
+				// A copy would copy a 64 KB chunk of rings: save and
+				// restore the key instead (it never moves, since no
+				// key is added meanwhile).
+				st := pol.(*keyed[S, R]).keys.find(key)
+				saved := *st
+				savedRing := slices.Clone(c.ring(saved))
+				return pol, func() { *st = saved; copy(c.ring(saved), savedRing) }
 			}
 			return cloneOf(t, pol), func() {}
+		}
+		polView := func(pol Policy, key Key) any {
+			st := pol.(*keyed[S, R]).keys.find(key)
+			if st == nil {
+				return nil
+			}
+			return c.view(*st)
 		}
 		for _, q := range node.path {
 			byDecide.Decide(key, q.at, q.cost)
@@ -313,14 +278,14 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCa
 					how string
 					pol Policy
 				}{{"Decide", byDecide}, {"Allow", byAllow}} {
-					if got := c.polView(replay.pol, key); node.path != nil && !reflect.DeepEqual(got, c.view(node.st)) {
+					if got := polView(replay.pol, key); node.path != nil && !reflect.DeepEqual(got, c.view(node.st)) {
 						t.Fatalf("%s: the policy replayed through %s holds %+v, the rule %+v", call(), replay.how, got, c.view(node.st))
 					}
 					pol, undo := fork(replay.pol)
 					if got := pol.Decide(key, now, cost); got != want {
 						t.Fatalf("%s: policy (replayed through %s) Decide = %+v, rule Decide = %+v", call(), replay.how, got, want)
 					}
-					if got := c.polView(pol, key); !reflect.DeepEqual(got, wantState) {
+					if got := polView(pol, key); !reflect.DeepEqual(got, wantState) {
 						t.Fatalf("%s: policy (replayed through %s) Decide left %+v, rule Decide %+v", call(), replay.how, got, wantState)
 					}
 					undo()
@@ -328,7 +293,7 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCa
 					if got := pol.Allow(key, now, cost); got != want.Verdict() {
 						t.Fatalf("%s: policy (replayed through %s) Allow = %+v, want %+v (Decide: %+v)", call(), replay.how, got, want.Verdict(), want)
 					}
-					if got := c.polView(pol, key); !reflect.DeepEqual(got, wantState) {
+					if got := polView(pol, key); !reflect.DeepEqual(got, wantState) {
 						t.Fatalf("%s: policy (replayed through %s) Allow left %+v, rule Decide %+v", call(), replay.how, got, wantState)
 					}
 					undo()
@@ -339,19 +304,9 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, r R, c ruleCa
 	return len(seen)
 }
 
-// mustRule is a new rule like r, with caches of its own.
-func mustRule[R KeyRule](t *testing.T, r R) R {
-	t.Helper()
-	n, err := NewRule(r.Name(), r.Params())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n.(R)
-}
-
 // freshCopy sets *scratch to a new key's state of r, for a decision that
 // only moves r's clock.
-func freshCopy[S any, R Rule[S]](r R, c ruleCase[S], scratch *S) *S {
+func freshCopy[S any, R Rule[S]](r R, c ruleCase[S, R], scratch *S) *S {
 	*scratch = c.copy(r.Fresh(make([]int64, r.RingLen())))
 	return scratch
 }
