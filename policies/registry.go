@@ -57,7 +57,8 @@ type Info struct {
 	// each admitted.
 	Windows bool
 	// make builds the policy from parameters that New has validated and
-	// normalised: newKeyed of the policy's rule.
+	// normalised: newKeyed of the policy's rule, or a policy type that
+	// embeds it (see keyed).
 	make func(Params) Local
 }
 

@@ -86,6 +86,12 @@ func NewLocal(name string, p Params) (Local, error) { return newPolicy(name, p) 
 // keyed is the single-goroutine policy of a rule: its states in a key
 // table, inline. A ring a rule's state holds is taken from chunks that never
 // move (see ringChunks).
+//
+// Its methods are compiled once for every rule of the same shape (every
+// pointer to a rule is one), so they call the rule through a dictionary,
+// and the compiler inlines nothing of the rule into them. Where that cost
+// is measured, a policy type embeds keyed and calls the rule's Allow
+// itself (see fixedWindowPolicy), which costs it nothing but that method.
 type keyed[S any, R Rule[S]] struct {
 	r     R
 	keys  keyTable[S]
@@ -95,6 +101,9 @@ type keyed[S any, R Rule[S]] struct {
 func newKeyed[S any, R Rule[S]](r R) *keyed[S, R] {
 	return &keyed[S, R]{r: r, keys: newKeyTable[S](), rings: ringChunks{n: r.RingLen()}}
 }
+
+// base is k itself, also through a policy type that embeds it.
+func (k *keyed[S, R]) base() *keyed[S, R] { return k }
 
 func (k *keyed[S, R]) Name() string   { return k.r.Name() }
 func (k *keyed[S, R]) Params() Params { return k.r.Params() }
@@ -164,7 +173,10 @@ func (k *keyed[S, R]) Stats() Stats {
 }
 
 // Clone implements Local.
-func (k *keyed[S, R]) Clone() Local {
+func (k *keyed[S, R]) Clone() Local { return k.cloneKeyed() }
+
+// cloneKeyed is Clone, for a policy type embedding keyed to wrap.
+func (k *keyed[S, R]) cloneKeyed() *keyed[S, R] {
 	c := &keyed[S, R]{r: k.r, keys: k.keys.clone(), rings: ringChunks{n: k.rings.n}}
 	if c.rings.n == 0 {
 		return c

@@ -221,7 +221,7 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, params Params
 				// A copy would copy a 64 KB chunk of rings: save and
 				// restore the key instead (it never moves, since no
 				// key is added meanwhile).
-				st := pol.(*keyed[S, R]).keys.find(key)
+				st := pol.(interface{ base() *keyed[S, R] }).base().keys.find(key)
 				saved := *st
 				savedRing := slices.Clone(c.ring(saved))
 				return pol, func() { *st = saved; copy(c.ring(saved), savedRing) }
@@ -229,7 +229,7 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, params Params
 			return cloneOf(t, pol), func() {}
 		}
 		polView := func(pol Policy, key Key) any {
-			st := pol.(*keyed[S, R]).keys.find(key)
+			st := pol.(interface{ base() *keyed[S, R] }).base().keys.find(key)
 			if st == nil {
 				return nil
 			}

@@ -15,7 +15,7 @@ func seedRing(t *testing.T, nSlots, bucket, limit int64) *bucketsPolicy {
 }
 
 // bucketsPolicy is the policy New builds for sliding-buckets.
-type bucketsPolicy = keyed[slidingBucketsState, *SlidingBucketsRule]
+type bucketsPolicy = slidingBucketsPolicy
 
 // record is the rule's record (the seed's raw add) on key's state.
 func record(pol *bucketsPolicy, key Key, at, count int64) {

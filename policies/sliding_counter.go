@@ -11,7 +11,65 @@ var slidingCounterTag = termsTag(SlidingCounter)
 var slidingCounterInfo = Info{
 	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption}, Windows: true,
 	Words: []string{"counter"},
-	make:  func(p Params) Local { return newKeyed(newSlidingCounterRule(p)) },
+	make: func(p Params) Local {
+		return &slidingCounterPolicy{keyed: *newKeyed(newSlidingCounterRule(p)), window: newWindowClock(p.WindowMs)}
+	},
+}
+
+// slidingCounterPolicy is the policy New builds: keyed, with an Allow of
+// its own that finds the window with a clock of its own, calls the rule's
+// countsIn and admits itself, and remembers the last refusal solved.
+// Through keyed's Allow, which calls the rule through a dictionary and
+// inlines none of it, with the rule's shared clock and solving every
+// refusal, the hot key cost measurably more
+// (BenchmarkDecide/hot/sliding-counter-floor.Allow); TestRuleCopiesAgree
+// holds this Allow to the rule's Decide.
+type slidingCounterPolicy struct {
+	keyed[slidingCounterState, *SlidingCounterRule]
+	window windowClock
+	// lastRefusal is the last refusal solved, which the next ones usually
+	// repeat.
+	lastRefusal refusal
+}
+
+// Allow implements Policy.
+func (p *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
+	st := p.keys.atHome(key)
+	// A key refused again and again, the case a limiter must be fastest at,
+	// is answered by the refusal before it: same counts, same cost, same
+	// window, still before the first admitting instant. That takes no
+	// window arithmetic and stores only the new latest instant, which does
+	// not depend on the one loaded (now >= latest is a branch, not a
+	// select), so consecutive refusals do not wait on each other's store.
+	// A remembered cost passed Never, and a now that passes is in
+	// [0, MaxTime] (latest >= 0, until <= MaxTime+1), so both checks can
+	// come after.
+	if r := &p.lastRefusal; st != nil && now < r.until && r.start <= st.latest && st.latest <= now &&
+		st.previous == r.previous && st.current == r.current && cost == r.cost {
+		st.latest = now
+		return Verdict{RetryAfterMs: r.retryAt - now}
+	}
+	if p.r.Never(cost) {
+		return Verdict{Never: true} // and adds no key
+	}
+	now = clampTime(now)
+	if st == nil {
+		st = p.add(key)
+	}
+	at, _ := decideAt(now, st.latest)
+	start := p.window.startOf(at)
+	previous, current := p.r.countsIn(*st, start)
+	if !p.r.admits(previous, current, at-start, cost) {
+		*st = slidingCounterState{latest: at, previous: previous, current: current}
+		return Verdict{RetryAfterMs: p.r.solveRefusal(&p.lastRefusal, start, previous, current, cost) - now}
+	}
+	*st = slidingCounterState{latest: at, previous: previous, current: current + cost}
+	return Verdict{Allowed: true}
+}
+
+// Clone implements Local.
+func (p *slidingCounterPolicy) Clone() Local {
+	return &slidingCounterPolicy{*p.cloneKeyed(), p.window, p.lastRefusal}
 }
 
 // SlidingCounterRule is sliding-counter (vectors: testdata/sliding-counter-*.json):

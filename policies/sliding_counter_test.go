@@ -363,8 +363,8 @@ func TestSlidingCounterAllowRemembersRefusals(t *testing.T) {
 // state after each step.
 func runAllowBesideDecide(t *testing.T, p Params, steps []counterStep) {
 	t.Helper()
-	decided := mustNew(t, SlidingCounter, p).(*keyed[slidingCounterState, *SlidingCounterRule])
-	allowed := mustNew(t, SlidingCounter, p).(*keyed[slidingCounterState, *SlidingCounterRule])
+	decided := mustNew(t, SlidingCounter, p).(*slidingCounterPolicy)
+	allowed := mustNew(t, SlidingCounter, p).(*slidingCounterPolicy)
 	// Allow's shortcut is taken only for a key in its home slot. The
 	// table's random multiplier could put keys 1 and 2 in one home slot, and
 	// the second would never meet the shortcut; this one puts them in
