@@ -98,7 +98,18 @@ type Option struct {
 	// normalise checks the option in p for the named policy and fills its
 	// default, returning an error that names the option.
 	normalise func(policy string, p *Params) error
+	// get and set are the option's field of Params, as a number: a
+	// Choice's is the index of its word in Choices.
+	get func(Params) int64
+	set func(*Params, int64)
 }
+
+// Of is the option's value in p: a Number's number, a Choice's index in
+// Choices (the default's, 0, when p leaves it empty).
+func (o Option) Of(p Params) int64 { return o.get(p) }
+
+// Set sets the option's field of *p to v, as Of reads it.
+func (o Option) Set(p *Params, v int64) { o.set(p, v) }
 
 // DefaultBuckets is k for sliding-buckets when a spec leaves it out.
 const DefaultBuckets = 6
@@ -116,6 +127,10 @@ var (
 	ArithmeticOption = Option{
 		Name: ArithmeticOptionName, Label: "arithmetic", Kind: Choice,
 		Choices: []string{string(Floor), string(Exact)},
+		get: func(p Params) int64 {
+			return max(0, int64(slices.Index([]Arithmetic{Floor, Exact}, p.Arithmetic)))
+		},
+		set: func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
 		normalise: func(name string, p *Params) error {
 			switch p.Arithmetic {
 			case "":
@@ -129,6 +144,8 @@ var (
 	}
 	BucketsOption = Option{
 		Name: BucketsOptionName, Label: "k", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		get: func(p Params) int64 { return p.Buckets },
+		set: func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
 				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
@@ -141,6 +158,8 @@ var (
 	}
 	BurstOption = Option{
 		Name: BurstOptionName, Label: "Burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		get: func(p Params) int64 { return p.Burst },
+		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
 			if p.Burst < 0 || p.Burst > MaxLimit {
 				return fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", name, p.Burst, MaxLimit)
@@ -156,6 +175,8 @@ var (
 	DelayOption = Option{
 		Name: DelayOptionName, Label: "Delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		Word: "nodelay", WordValue: NoDelay,
+		get: func(p Params) int64 { return p.Delay },
+		set: func(p *Params, v int64) { p.Delay = v },
 		normalise: func(name string, p *Params) error {
 			if p.Delay == NoDelay {
 				p.Delay = p.Burst

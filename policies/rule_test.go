@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"unsafe"
 )
 
 // ruleCase is what TestRuleCopiesAgree needs of one policy's rule: a deep
@@ -20,52 +19,6 @@ type ruleCase[S any, R Rule[S]] struct {
 	view  func(S) any
 	// ring, for a state holding one, is its ring (which restore saves).
 	ring func(S) []int64
-}
-
-// ruleDomain is the small domain the exhaustive test runs over: limits 1
-// to 4 (sliding-log and sliding-buckets to 3, their states being rings,
-// and sliding-log's limit times window to 6), windows of a few ms, and
-// bursts below, at and above the limit.
-func ruleDomain() []struct {
-	name string
-	p    Params
-} {
-	var out []struct {
-		name string
-		p    Params
-	}
-	add := func(name string, p Params) {
-		out = append(out, struct {
-			name string
-			p    Params
-		}{name, p})
-	}
-	for limit := int64(1); limit <= 4; limit++ {
-		for _, w := range []int64{1, 3, 4} {
-			add(FixedWindow, Params{Limit: limit, WindowMs: w})
-			add(SlidingCounter, Params{Limit: limit, WindowMs: w, Arithmetic: Floor})
-			add(SlidingCounter, Params{Limit: limit, WindowMs: w, Arithmetic: Exact})
-			for _, burst := range []int64{0, 1, limit + 2} {
-				add(TokenBucket, Params{Limit: limit, WindowMs: w, Burst: burst})
-				add(GCRA, Params{Limit: limit, WindowMs: w, Burst: burst})
-			}
-			for _, bd := range [][2]int64{{1, 0}, {2, 1}, {2, NoDelay}} {
-				add(LeakyBucket, Params{Limit: limit, WindowMs: w, Burst: bd[0], Delay: bd[1]})
-			}
-		}
-		if limit > 3 {
-			continue
-		}
-		for _, w := range []int64{2, 3} {
-			if limit*w <= 6 { // limit 3 over 3 ms alone reaches 4,015 states
-				add(SlidingLog, Params{Limit: limit, WindowMs: w})
-			}
-		}
-		for _, kw := range [][2]int64{{1, 3}, {2, 4}, {3, 3}} {
-			add(SlidingBuckets, Params{Limit: limit, WindowMs: kw[1], Buckets: kw[0]})
-		}
-	}
-	return out
 }
 
 // TestRuleCopiesAgree holds together every copy of each policy's decision
@@ -88,49 +41,16 @@ func ruleDomain() []struct {
 // Every decision must equal the policy's Decide, every verdict its verdict,
 // and every state left behind the same numbers.
 func TestRuleCopiesAgree(t *testing.T) {
-	for _, c := range ruleDomain() {
-		label := fmt.Sprintf("%s %+v", c.name, c.p)
-		var states int
-		switch c.name {
-		case FixedWindow:
-			states = checkRuleCopies(t, label, c.p, flatCase(NewFixedWindowRule))
-		case SlidingCounter:
-			states = checkRuleCopies(t, label, c.p, flatCase(NewSlidingCounterRule))
-		case TokenBucket:
-			states = checkRuleCopies(t, label, c.p, flatCase(NewTokenBucketRule))
-		case GCRA:
-			states = checkRuleCopies(t, label, c.p, flatCase(NewGCRARule))
-		case LeakyBucket:
-			states = checkRuleCopies(t, label, c.p, flatCase(NewLeakyBucketRule))
-		case SlidingLog:
-			n := c.p.Limit
-			ring := func(s slidingLogState) []int64 { return unsafe.Slice(s.ring, n) }
-			states = checkRuleCopies(t, label, c.p, ruleCase[slidingLogState, *SlidingLogRule]{
-				build: NewSlidingLogRule,
-				copy: func(s slidingLogState) slidingLogState {
-					s.ring = &slices.Clone(ring(s))[0]
-					return s
-				},
-				view: func(s slidingLogState) any { return logView{s.latest, s.head, s.count, ringView(ring(s))} },
-				ring: ring,
-			})
-		case SlidingBuckets:
-			n := c.p.Buckets + 1
-			ring := func(s slidingBucketsState) []int64 { return unsafe.Slice(s.ring, n) }
-			states = checkRuleCopies(t, label, c.p, ruleCase[slidingBucketsState, *SlidingBucketsRule]{
-				build: NewSlidingBucketsRule,
-				copy: func(s slidingBucketsState) slidingBucketsState {
-					s.ring = &slices.Clone(ring(s))[0]
-					return s
-				},
-				view: func(s slidingBucketsState) any { return bucketsView{s.newest, s.total, ringView(ring(s))} },
-				ring: ring,
-			})
-		default:
-			t.Fatalf("%s: this test does not know the policy", label)
+	for _, name := range Names {
+		c := caseOf(t, name)
+		if len(c.ruleDomain) == 0 {
+			t.Fatalf("%s: its policyCase has no ruleDomain", name)
 		}
-		if states < 2 {
-			t.Fatalf("%s: explored %d states; the domain reaches more", label, states)
+		for _, p := range c.ruleDomain {
+			label := fmt.Sprintf("%s %+v", name, p)
+			if states := c.checkRule(t, label, p); states < 2 {
+				t.Fatalf("%s: explored %d states; the domain reaches more", label, states)
+			}
 		}
 	}
 }
@@ -182,9 +102,9 @@ func checkRuleCopies[S any, R Rule[S]](t *testing.T, label string, params Params
 	r := newRule()
 	p := r.Params()
 	const key = Key(7)
-	capacity := p.Limit
-	if r.Name() == TokenBucket || r.Name() == GCRA {
-		capacity = p.Burst
+	capacity := int64(1) // the largest cost that fits
+	for !r.Never(capacity + 1) {
+		capacity++
 	}
 	// Instants over four windows and a bit, so that states hold every
 	// phase of a window and requests come late by up to four windows.

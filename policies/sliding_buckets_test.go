@@ -4,7 +4,33 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
+
+func init() {
+	var domain []Params
+	for limit := int64(1); limit <= 3; limit++ {
+		for _, kw := range [][2]int64{{1, 3}, {2, 4}, {3, 3}} {
+			domain = append(domain, Params{Limit: limit, WindowMs: kw[1], Buckets: kw[0]})
+		}
+	}
+	registerCase(SlidingBuckets, policyCase{
+		ruleDomain: domain, absorbsExactly: true,
+		checkRule: func(t *testing.T, label string, p Params) int {
+			n := p.Buckets + 1
+			ring := func(s slidingBucketsState) []int64 { return unsafe.Slice(s.ring, n) }
+			return checkRuleCopies(t, label, p, ruleCase[slidingBucketsState, *SlidingBucketsRule]{
+				build: NewSlidingBucketsRule,
+				copy: func(s slidingBucketsState) slidingBucketsState {
+					s.ring = &slices.Clone(ring(s))[0]
+					return s
+				},
+				view: func(s slidingBucketsState) any { return bucketsView{s.newest, s.total, ringView(ring(s))} },
+				ring: ring,
+			})
+		},
+	})
+}
 
 // seedRing builds the seed's SlidingCounter::new(nSlots, bucketNs) as
 // sliding-buckets: k = nSlots-1 buckets of bucketNs, so windowMs =
