@@ -90,7 +90,7 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"arithmetic on log", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-log", "arithmetic": "exact"}]}`, "policies[0].arithmetic", "only sliding-counter"},
 		{"bad arithmetic", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-counter", "arithmetic": "round"}]}`, "policies[0]", "arithmetic"},
 		{"buckets not dividing", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "sliding-buckets", "buckets": 7}]}`, "policies[0]", "buckets"},
-		{"too many policies", `{"limit": 5, "windowMs": 10, "policies": ["gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra"]}`, "policies", "at most 8"},
+		{"too many policies", `{"limit": 5, "windowMs": 10, "policies": ["gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra"]}`, "policies", "at most 12"},
 		{"policy not a name", `{"limit": 5, "windowMs": 10, "policies": [3]}`, "policies[0]", "policy name or an object"},
 		{"missing at", `{"limit": 5, "windowMs": 10, "requests": [{"key": "a"}]}`, "requests[0].at", "missing"},
 		{"negative at", `{"limit": 5, "windowMs": 10, "requests": [{"at": -1}]}`, "requests[0].at", "out of range"},

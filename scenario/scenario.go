@@ -13,11 +13,13 @@ import (
 
 // Bounds on what one scenario may ask for, so that a single call (a file, a
 // POST, a shared link) cannot exhaust memory or time. Sliding log holds limit
-// timestamps per key, so MaxLimit × MaxKeys × MaxPolicies × 8 bytes (64 MB)
-// is the worst a scenario can allocate.
+// timestamps per key, so MaxLimit × MaxKeys × MaxPolicies × 8 bytes (96 MB)
+// is the worst a scenario can allocate. MaxPolicies leaves room for a lane
+// of every registered policy, with each of a choice option's choices (the
+// lessons' comparison), and a few more.
 const (
 	MaxBodyBytes = 1 << 20 // bytes of scenario JSON
-	MaxPolicies  = 8
+	MaxPolicies  = 12
 	MaxRequests  = 10_000 // decisions per policy, after expanding count
 	MaxCount     = 10_000 // count on one request entry
 	MaxKeys      = 100    // distinct keys
@@ -30,7 +32,7 @@ const (
 	// several servers holds a policy per node, one for the reference
 	// server and one for the combined lane, so MaxInstances bounds their
 	// sum over the lanes (a one-server lane holds one): at most 3 times
-	// the policies 8 one-server lanes hold, 192 MB for sliding logs.
+	// the policies 12 one-server lanes hold, 288 MB for sliding logs.
 	MaxNodes = cluster.MaxNodes
 	// MaxSyncMs and MaxSkewMs are a year, as the window is; package
 	// cluster allows more.
