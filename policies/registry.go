@@ -7,29 +7,53 @@ import (
 )
 
 // The registry is the one list of policies. Every layer that names, builds,
-// decodes, offers, words or draws a policy iterates it (or looks a name up
-// in it) instead of switching on the name.
+// decodes, offers, words, draws, asks or runs a policy iterates it (or looks
+// a name up in it) instead of switching on the name.
 //
-// Adding a policy, say leaky-bucket, adds these files and one line below:
+// Adding a policy, say stepped-bucket, adds these files and one line below,
+// and touches nothing else:
 //
-//   - policies/leaky_bucket.go: the policy type (Decide, Allow, Peek,
-//     Snapshot, Stats), its name constant, its Info (name, human name, the
-//     Options it takes, its constructor), its terms type (at most termsWords
-//     numbers) with its tag (termsTag of its name), fill and the
-//     Terms.LeakyBucket accessor, and its Held type for State;
-//   - policies/leaky_bucket_test.go and testdata/leaky-bucket-*.json: its
-//     vectors;
-//   - explain/leaky_bucket.go: its wording (the explain.wording interface:
-//     name, working, state and status lines, legend, steps, the headers'
-//     reset, its Redis form), registered from that file's init;
-//   - lane/leaky_bucket.go (or .templ, with its generated file): its
-//     state drawing (lane.stateDrawing), registered from that file's init;
-//   - the line `leakyBucketInfo,` in registry below.
+//   - policies/stepped_bucket.go: its name constant and Info (name, human
+//     name, the words a learner may write for it, the Options it takes,
+//     make: newKeyed of its rule); its rule, a type implementing Rule[S]
+//     on a state type S of its own (Decide, Allow, Never, Unseen, Peek,
+//     Snapshot, Absorb, Stats, and RingLen, Fresh and Clone, which
+//     flatState gives a state holding no ring), with its exported
+//     constructor NewSteppedBucketRule (ruleOf); its terms type (at most
+//     termsWords numbers) with its tag (termsTag of its name), fill and the
+//     Terms.SteppedBucket accessor; and its Held type for State. The
+//     compiler demands each of these of the rule; a policy whose hot path
+//     is measured embeds keyed in a type of its own that calls the rule's
+//     Allow itself (see fixedWindowPolicy);
+//   - policies/stepped_bucket_test.go: its table tests, and an init that
+//     registers its policyCase (the small domain TestRuleCopiesAgree walks
+//     exhaustively, and whether its Absorb keeps instants apart);
+//     testdata/stepped-bucket-*.json: its vectors, worked out by hand;
+//   - explain/stepped_bucket.go: its wording (the explain.wording
+//     interface: name, working, state and status lines, legend, steps,
+//     what to work out), registered from that file's init;
+//   - lane/stepped_bucket.go (or .templ, with its generated file): its
+//     state drawing (lane.stateDrawing, or nothingHeld when its estimate's
+//     curve says it all), registered from that file's init;
+//   - limiter/stepped_bucket.go: its Redis form (redisForm) and its
+//     concurrent form (registerSlots with NewSteppedBucketRule), registered
+//     from that file's init; limiter/redis/stepped_bucket.lua: its script,
+//     after redis/prelude.lua, deciding as the rule does;
+//   - lessons/sections/LESSON.stepped-bucket.md: what a lesson says of it,
+//     appended to that lesson (see lessons/sections/README.md), with any
+//     scenario it names in lessons/scenarios/; exercises/*.json: an
+//     exercise or more, whose "lesson" links it from the lesson's page;
+//   - the line `steppedBucketInfo,` in registry below.
 //
-// Tests in policies, explain and lane check that every registry entry
-// builds, is worded and is drawn. An option no policy took before (a new
-// Params field) is declared once next to the others in this file, and
-// needs a case where scenario, play and the form copy an option's value.
+// Then regenerate what is measured of every policy, in a commit of its
+// own: the Redis forms' figures (limiter/redisbench.Command), which the
+// lessons' comparison shows, and the benchmark tables (scripts/bench.sh).
+//
+// Tests in policies, explain, lane, limiter and lessons check that every
+// registry entry builds, has its cases and vectors, is worded, is drawn,
+// has a concurrent and a Redis form agreeing with it, and is measured. An
+// option no policy took before is declared once next to the others in this
+// file, with its field of Params (get, set) and its checks (normalise).
 var registry = []Info{
 	fixedWindowInfo,
 	slidingLogInfo,
