@@ -62,6 +62,7 @@ var registry = []Info{
 	tokenBucketInfo,
 	gcraInfo,
 	leakyBucketInfo,
+	steppedBucketInfo,
 }
 
 // Info describes one policy: what scenarios, URLs and JSON call it, what
