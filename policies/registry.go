@@ -120,6 +120,9 @@ type Option struct {
 	// for WordValue ("nodelay": NoDelay); "" for none.
 	Word      string
 	WordValue int64
+	// Labels is how a lane's label writes a Number's value, a format of
+	// one %d: "k=%d", "burst %d".
+	Labels string
 	// normalise checks the option in p for the named policy and fills its
 	// default, returning an error that names the option.
 	normalise func(policy string, p *Params) error
@@ -130,8 +133,42 @@ type Option struct {
 }
 
 // Of is the option's value in p: a Number's number, a Choice's index in
-// Choices (the default's, 0, when p leaves it empty).
+// Choices (the default's, 0, when p leaves it empty; -1 for a word that is
+// not one of them).
 func (o Option) Of(p Params) int64 { return o.get(p) }
+
+// Resolve fills in *p the default of an option a spec left out: a Choice's
+// first word, a Number's Default when it is not 0 (0 is derived by the
+// policy itself, as the burst is from the limit).
+func (o Option) Resolve(p *Params) {
+	switch {
+	case o.Kind == Choice:
+		if v := o.get(*p); v >= 0 {
+			o.set(p, v) // an empty field reads as the first word
+		}
+	case o.Default != 0 && o.get(*p) == 0:
+		o.set(p, o.Default)
+	}
+}
+
+// Labelled reports whether a label always shows the option (it always has
+// a value: a Choice, or a Number with a Default), rather than only when a
+// spec sets it.
+func (o Option) Labelled() bool { return o.Kind == Choice || o.Default != 0 }
+
+// Describe is value v of the option as a label writes it: "floor", "k=6",
+// "burst 10", "nodelay", "delay 2".
+func (o Option) Describe(v int64) string {
+	switch {
+	case o.Kind == Choice && (v < 0 || v >= int64(len(o.Choices))):
+		return "?"
+	case o.Kind == Choice:
+		return o.Choices[v]
+	case o.Word != "" && v == o.WordValue:
+		return o.Word
+	}
+	return fmt.Sprintf(o.Labels, v)
+}
 
 // Set sets the option's field of *p to v, as Of reads it.
 func (o Option) Set(p *Params, v int64) { o.set(p, v) }
@@ -153,7 +190,10 @@ var (
 		Name: ArithmeticOptionName, Label: "arithmetic", Kind: Choice,
 		Choices: []string{string(Floor), string(Exact)},
 		get: func(p Params) int64 {
-			return max(0, int64(slices.Index([]Arithmetic{Floor, Exact}, p.Arithmetic)))
+			if p.Arithmetic == "" {
+				return 0
+			}
+			return int64(slices.Index([]Arithmetic{Floor, Exact}, p.Arithmetic))
 		},
 		set: func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
 		normalise: func(name string, p *Params) error {
@@ -168,7 +208,7 @@ var (
 		},
 	}
 	BucketsOption = Option{
-		Name: BucketsOptionName, Label: "k", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
 		get: func(p Params) int64 { return p.Buckets },
 		set: func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
@@ -182,7 +222,7 @@ var (
 		},
 	}
 	BurstOption = Option{
-		Name: BurstOptionName, Label: "Burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: BurstOptionName, Label: "Burst", Labels: "burst %d", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		get: func(p Params) int64 { return p.Burst },
 		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
@@ -198,7 +238,7 @@ var (
 	// DelayOption follows BurstOption in a policy's Options: its bound is
 	// the burst, which must be filled in first.
 	DelayOption = Option{
-		Name: DelayOptionName, Label: "Delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: DelayOptionName, Label: "Delay", Labels: "delay %d", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		Word: "nodelay", WordValue: NoDelay,
 		get: func(p Params) int64 { return p.Delay },
 		set: func(p *Params, v int64) { p.Delay = v },

@@ -81,7 +81,7 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"policy window 0", `{"limit": 5, "windowMs": 10, "policies": [{"name": "gcra", "windowMs": 0}]}`, "policies[0].windowMs", "0 is not allowed"},
 		{"burst 0", `{"limit": 5, "windowMs": 10, "policy": {"name": "token-bucket", "burst": 0}}`, "policy.burst", "leave burst out for a burst equal to the limit"},
 		{"buckets 0", `{"limit": 5, "windowMs": 60, "policies": [{"name": "sliding-buckets", "buckets": 0}]}`, "policies[0].buckets", "leave buckets out for 6 buckets"},
-		{"burst 0 on a policy without one", `{"limit": 5, "windowMs": 10, "policies": [{"name": "fixed-window", "burst": 0}]}`, "policies[0].burst", "only token-bucket, gcra and leaky-bucket take a burst"},
+		{"burst 0 on a policy without one", `{"limit": 5, "windowMs": 10, "policies": [{"name": "fixed-window", "burst": 0}]}`, "policies[0].burst", "only " + policies.JoinNames(policies.Taking(policies.BurstOptionName)) + " take a burst"},
 		{"buckets 0 on a policy without them", `{"limit": 5, "windowMs": 10, "policy": {"name": "gcra", "buckets": 0}}`, "policy.buckets", "only sliding-buckets takes buckets"},
 		{"delay on gcra", `{"limit": 5, "windowMs": 10, "policy": {"name": "gcra", "delay": "nodelay"}}`, "policy.delay", "only leaky-bucket takes a delay"},
 		{"delay not a word it knows", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky-bucket", "delay": "soon"}}`, "policy.delay", `want a whole number of permits or "nodelay", got "soon"`},
