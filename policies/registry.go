@@ -123,6 +123,8 @@ type Option struct {
 	// Labels is how a lane's label writes a Number's value, a format of
 	// one %d: "k=%d", "burst %d".
 	Labels string
+	// Noun is how a sentence names the option: "an arithmetic", "buckets".
+	Noun string
 	// normalise checks the option in p for the named policy and fills its
 	// default, returning an error that names the option.
 	normalise func(policy string, p *Params) error
@@ -130,6 +132,9 @@ type Option struct {
 	// Choice's is the index of its word in Choices.
 	get func(Params) int64
 	set func(*Params, int64)
+	// given, if set, is Given for an option whose zero value Of cannot
+	// tell from its default (a Choice's empty word).
+	given func(Params) bool
 }
 
 // Of is the option's value in p: a Number's number, a Choice's index in
@@ -170,6 +175,29 @@ func (o Option) Describe(v int64) string {
 	return fmt.Sprintf(o.Labels, v)
 }
 
+// Given reports whether p sets the option at all: a Choice's field is not
+// empty, a Number's is not 0.
+func (o Option) Given(p Params) bool {
+	if o.given != nil {
+		return o.given(p)
+	}
+	return o.get(p) != 0
+}
+
+// Options lists every option some policy takes, each once, in the order
+// of the registry and of each policy's Options.
+func Options() []Option {
+	var out []Option
+	for _, in := range registry {
+		for _, o := range in.Options {
+			if !slices.ContainsFunc(out, func(x Option) bool { return x.Name == o.Name }) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
 // Set sets the option's field of *p to v, as Of reads it.
 func (o Option) Set(p *Params, v int64) { o.set(p, v) }
 
@@ -195,7 +223,9 @@ var (
 			}
 			return int64(slices.Index([]Arithmetic{Floor, Exact}, p.Arithmetic))
 		},
-		set: func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
+		set:   func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
+		given: func(p Params) bool { return p.Arithmetic != "" },
+		Noun:  "an arithmetic",
 		normalise: func(name string, p *Params) error {
 			switch p.Arithmetic {
 			case "":
@@ -208,7 +238,7 @@ var (
 		},
 	}
 	BucketsOption = Option{
-		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
 		get: func(p Params) int64 { return p.Buckets },
 		set: func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
@@ -222,7 +252,7 @@ var (
 		},
 	}
 	BurstOption = Option{
-		Name: BurstOptionName, Label: "Burst", Labels: "burst %d", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: BurstOptionName, Label: "Burst", Labels: "burst %d", Noun: "a burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		get: func(p Params) int64 { return p.Burst },
 		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
@@ -238,7 +268,7 @@ var (
 	// DelayOption follows BurstOption in a policy's Options: its bound is
 	// the burst, which must be filled in first.
 	DelayOption = Option{
-		Name: DelayOptionName, Label: "Delay", Labels: "delay %d", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: DelayOptionName, Label: "Delay", Labels: "delay %d", Noun: "a delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		Word: "nodelay", WordValue: NoDelay,
 		get: func(p Params) int64 { return p.Delay },
 		set: func(p *Params, v int64) { p.Delay = v },
