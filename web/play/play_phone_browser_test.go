@@ -48,7 +48,7 @@ func TestBrowserPlayOnAPhone(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch), chromedp.Navigate(url+"/play"))
-	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	before := browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS))
 	if want := len(play.DefaultScenario().Policies); before.Lanes != want || want != 7 {
