@@ -27,7 +27,7 @@ func TestBrowserHomeIsLiveUnderCSP(t *testing.T) {
 
 	tab.Do(chromedp.Navigate(url + "/"))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
-	if got := tab.Text("h1"); got != "Learn how rate limiters decide" {
+	if got := tab.Text("h1"); got != "See how rate limiters decide" {
 		t.Errorf("h1 = %q", got)
 	}
 
