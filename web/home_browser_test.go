@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
@@ -60,6 +61,9 @@ func TestBrowserHomePictureAboveTheFold(t *testing.T) {
 			const check = () => fig.dataset.frame !== was ? ok(true) : setTimeout(check, 50);
 			check();
 		})`, chromedp.EvalAwaitPromise))
+		if browsertest.FiguresWanted() {
+			browsertest.SaveFigure(t, fmt.Sprintf("home-%d.png", c.w), browsertest.Run(tab, chromedp.CaptureScreenshot()))
+		}
 	}
 	// Reduced motion: the last frame stays; the button plays it on request.
 	tab := browsertest.NewTab(t)

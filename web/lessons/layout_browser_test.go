@@ -93,6 +93,7 @@ func TestBrowserExerciseAnswerLayout(t *testing.T) {
 		for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](layoutProblemsJS+`('[data-testid="feedback"]')`)) {
 			t.Errorf("%s: %s", s, p)
 		}
+		figure(t, tab, `[data-testid="feedback"]`, fmt.Sprintf("exercise-answer-%d.png", s.w))
 		if s.mobile {
 			// A decision is a card: its instant and policy on one line, the
 			// decision and the arithmetic under them, all inside the screen.
@@ -170,8 +171,20 @@ func TestBrowserLessonUsesItsWidth(t *testing.T) {
 		for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](layoutProblemsJS+`('[data-testid="lesson"]')`)) {
 			t.Errorf("%s: %s", s, p)
 		}
+		figure(t, tab, `[data-predict-reveal="`+id+`"]`, fmt.Sprintf("lesson-example-%d.png", s.w))
 		tab.NoProblems()
 	}
+}
+
+// figure saves the screen, scrolled to the element selector picks, as the
+// documentation's figure name, when this run saves figures.
+func figure(t *testing.T, tab *browsertest.Tab, selector, name string) {
+	t.Helper()
+	if !browsertest.FiguresWanted() {
+		return
+	}
+	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+selector+`').scrollIntoView({block: 'start', behavior: 'instant'}), scrollBy(0, -16), true)`))
+	browsertest.SaveFigure(t, name, browsertest.Run(tab, chromedp.CaptureScreenshot()))
 }
 
 // TestBrowserEveryLessonFits opens every lesson at 1280×900 and on a

@@ -79,6 +79,9 @@ func TestBrowserPlayOnAPhone(t *testing.T) {
 	if got := browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS)); got.Overflow {
 		t.Error("after firing, the page scrolls sideways")
 	}
+	if browsertest.FiguresWanted() {
+		browsertest.SaveFigure(t, "play-phone-360.png", browsertest.Run(tab, chromedp.CaptureScreenshot()))
+	}
 	// The servers form: a line or two a lane, its sync, route and offsets
 	// only where they apply (here, no lane runs on several servers).
 	tab.Do(chromedp.Click(chromedp.CSS(`#play-servers > summary`)), chromedp.WaitVisible(chromedp.CSS(`#play-servers [data-testid="lane-nodes"]`)))
