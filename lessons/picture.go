@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/exercises"
 	weblane "github.com/windowlab/playground/lane"
@@ -333,4 +335,28 @@ func pictureDesc(reqs []scenario.Request, total int64, window int64, kind string
 
 func pnum(f float64) string {
 	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64)
+}
+
+// QuestionPicture draws an exercise's question as a lesson draws a
+// prediction's: its traffic as neutral marks above the exercise's own form
+// (formID), answered on the picture where the question allows it. The form
+// has the fields a prediction's has (the typed "answer", the "choice"
+// boxes of a which-question), so lessons-picture.js writes into it as it
+// does into a prediction's. choiceIDs are the ids of the boxes, by value,
+// which a which-question's rows are labels for. Nil when the question has
+// no traffic to draw.
+func QuestionPicture(id string, in exercises.Instance, formID string, choiceIDs map[string]string) templ.Component {
+	var choices []predictChoice
+	for _, lane := range in.Exercise.Lanes() {
+		choices = append(choices, predictChoice{Value: lane, Label: exercises.Label(lane)})
+	}
+	v := newPicture(id, in, "text", choices)
+	if v == nil {
+		return nil
+	}
+	v.Fields = formID
+	for i := range v.Rows {
+		v.Rows[i].For = choiceIDs[v.Rows[i].Value]
+	}
+	return askPicture(*v)
 }

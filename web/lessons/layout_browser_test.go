@@ -211,3 +211,55 @@ func TestBrowserEveryLessonFits(t *testing.T) {
 		tab.NoProblems()
 	}
 }
+
+// TestBrowserExerciseOnThePicture answers an exercise on its picture, at
+// 1280×900 and on a 360×740 phone: the question's cars are drawn above
+// the form, a click on each of the nine the learner thinks get in writes
+// 9 into the answer field, and checking it is right, as the typed answer
+// would be. A which-question's picture has a row for each policy, labelled
+// for that policy's box.
+func TestBrowserExerciseOnThePicture(t *testing.T) {
+	url := lessonsSite(t)
+	for _, s := range laptopAndPhone {
+		tab := s.open(t, url+"/exercises/fw-car-park-count")
+		tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`.ask-live [data-picture-rows]`)))
+		above := browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('[data-testid="ask-picture"]').getBoundingClientRect().bottom <= document.querySelector('[data-testid="answer"]').getBoundingClientRect().top`))
+		if !above {
+			t.Errorf("%s: the picture is not above the answer field", s)
+		}
+		// The cars at 0 s to 15 s (requests 1–5) and 35 s, 40 s (7–10).
+		for i := 1; i <= 10; i++ {
+			if i != 6 {
+				// A click where the car is drawn, as a pointer would (a
+				// mark is an SVG group, which has no box of its own to
+				// wait on).
+				at := browsertest.Run(tab, chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => {
+					const m = document.querySelector('[data-testid="ask-picture"] [data-mark="%d"] .ask-dot');
+					m.scrollIntoView({block: 'center', behavior: 'instant'});
+					const r = m.getBoundingClientRect();
+					return [r.left + r.width / 2, r.top + r.height / 2];
+				})()`, i)))
+				tab.Do(chromedp.MouseClickXY(at[0], at[1]))
+			}
+		}
+		if got := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid="answer"]').value`)); got != "9" {
+			t.Fatalf("%s: after marking nine cars the answer field says %q, want \"9\"", s, got)
+		}
+		tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="check"]`)))
+		tab.WaitText(`[data-testid="verdict"]`, "Right")
+		if d := browsertest.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`)); d {
+			t.Errorf("%s: the page scrolls sideways", s)
+		}
+		tab.NoProblems()
+	}
+	tab := browsertest.NewTab(t)
+	tab.Do(chromedp.Navigate(url + "/exercises/choose-which-admit"))
+	tab.Do(chromedp.WaitVisible(chromedp.CSS(`.ask-live [data-picture-rows]`)))
+	bad := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.ask-row-label')].filter(l => !l.control || l.control.name !== 'choice').map(l => l.textContent.trim())`))
+	rows := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('.ask-row-label').length`))
+	if rows < 2 || len(bad) > 0 {
+		t.Errorf("the which-question's picture has %d labelled rows, %v not labels of a policy's box", rows, bad)
+	}
+	tab.NoProblems()
+}

@@ -239,6 +239,13 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	if ask.Ticks(e.Ask) {
 		v.Choices = append(v.Choices, pages.Choice{Value: "none", Label: "none of them", Checked: slices.Contains(choices, "none")})
 	}
+	ids := map[string]string{}
+	for i, c := range v.Choices {
+		ids[c.Value] = pages.ChoiceID(i)
+	}
+	if pic := lessons.QuestionPicture(e.ID, in, "answer-form", ids); pic != nil {
+		v.Picture = pic
+	}
 	if r.Method == http.MethodPost {
 		answer := r.PostForm.Get("answer")
 		v.Answer = web.Truncate(answer, 200) // the field shows it back; no answer is longer

@@ -270,7 +270,7 @@ func TestExercisePageWording(t *testing.T) {
 		t.Fatal(err)
 	}
 	var labels []string
-	doc.Find("label.choice").Each(func(_ int, s *goquery.Selection) { labels = append(labels, strings.TrimSpace(s.Text())) })
+	doc.Find("#answer-form label.choice").Each(func(_ int, s *goquery.Selection) { labels = append(labels, strings.TrimSpace(s.Text())) }) // the picture's rows label the same boxes
 	if want := []string{"sliding log", "sliding counter (exact)", "none of them"}; strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Errorf("choice labels %q, want %q", labels, want)
 	}

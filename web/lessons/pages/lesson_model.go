@@ -1,11 +1,13 @@
 package pages
 
 import (
-	"github.com/windowlab/playground/lane"
 	"html/template"
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/web/templates"
 )
 
@@ -78,6 +80,9 @@ type ExercisePage struct {
 	Original string   // URL of the exercise as written, when this is a variant
 	Hint     string   // what the answer field takes, with examples that are never the answer
 	Feedback *Feedback
+	// Picture draws the question's traffic above the form, answered on
+	// (lessons.QuestionPicture); nil when it has none to draw.
+	Picture templ.Component
 	// AddressProblem says what was wrong with the page's address (a seed
 	// that is not a number), shown above the exercise as written.
 	AddressProblem string
@@ -132,7 +137,8 @@ type Step struct {
 
 func seedText(seed uint64) string { return strconv.FormatUint(seed, 10) }
 
-func choiceID(i int) string { return "choice-" + strconv.Itoa(i) }
+// ChoiceID is the id of a which-question's i-th tick box.
+func ChoiceID(i int) string { return "choice-" + strconv.Itoa(i) }
 
 func requestCount(reqs []string) string {
 	if len(reqs) == 1 {
