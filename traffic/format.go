@@ -93,9 +93,13 @@ func sniff(head []byte) (Format, error) {
 	line, _, _ := bytes.Cut(trimmed, []byte("\n"))
 	line = bytes.TrimRight(line, "\r")
 	if line[0] == '{' {
+		// A HAR file is one object whose first member is "log": {…}.
 		rest := bytes.TrimLeft(trimmed[1:], " \t\r\n")
-		if bytes.HasPrefix(rest, []byte(`"log"`)) && !json.Valid(line) {
-			return HAR, nil
+		if after, ok := bytes.CutPrefix(rest, []byte(`"log"`)); ok {
+			after = bytes.TrimLeft(after, " \t\r\n")
+			if after, ok = bytes.CutPrefix(after, []byte(":")); ok && bytes.HasPrefix(bytes.TrimLeft(after, " \t\r\n"), []byte("{")) {
+				return HAR, nil
+			}
 		}
 		return JSONLines, nil
 	}

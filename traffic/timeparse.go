@@ -49,7 +49,7 @@ func parseTime(b []byte, unit TimeUnit) (int64, error) {
 			return 0, fmt.Errorf("time %q is not a number", clip(b))
 		}
 		u := unit
-		if u == Auto {
+		if u == Auto || u == "" {
 			switch {
 			case f < 1e11:
 				u = Seconds
@@ -65,8 +65,8 @@ func parseTime(b []byte, unit TimeUnit) (int64, error) {
 		case Microseconds:
 			f /= 1000
 		}
-		if f > float64(policies.MaxTime) {
-			return 0, fmt.Errorf("time %q is out of range", clip(b))
+		if f < 0 || f > float64(policies.MaxTime) {
+			return 0, fmt.Errorf("time %q is out of range (1970 to 2109)", clip(b))
 		}
 		ms = int64(math.Floor(f))
 	} else {
