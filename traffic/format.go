@@ -83,16 +83,15 @@ var ErrBadLog = errors.New("traffic")
 // ErrTooLarge is a log beyond a bound the caller set.
 var ErrTooLarge = fmt.Errorf("%w: too large", ErrBadLog)
 
-// sniff tells a log's format from its first non-empty line (and, for HAR,
-// the bytes before it).
+// sniff tells a log's format from its first lines (the first the formats
+// recognise, so that a stray first line does not hide the rest) and, for
+// HAR, from the bytes it opens with.
 func sniff(head []byte) (Format, error) {
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(trimmed) == 0 {
 		return "", fmt.Errorf("%w: the log is empty", ErrBadLog)
 	}
-	line, _, _ := bytes.Cut(trimmed, []byte("\n"))
-	line = bytes.TrimRight(line, "\r")
-	if line[0] == '{' {
+	if trimmed[0] == '{' {
 		// A HAR file is one object whose first member is "log": {…}.
 		rest := bytes.TrimLeft(trimmed[1:], " \t\r\n")
 		if after, ok := bytes.CutPrefix(rest, []byte(`"log"`)); ok {
@@ -103,17 +102,31 @@ func sniff(head []byte) (Format, error) {
 		}
 		return JSONLines, nil
 	}
-	var p clfParser
-	if p.parse(line) == nil {
-		if p.combined {
-			return Combined, nil
+	first, _, _ := bytes.Cut(trimmed, []byte("\n"))
+	lines := bytes.Split(trimmed, []byte("\n"))
+	if len(lines) > 1 {
+		lines = lines[:len(lines)-1] // the last may be cut short
+	}
+	for _, line := range lines {
+		line = bytes.TrimRight(line, "\r")
+		var p clfParser
+		if p.parse(line) == nil {
+			if p.combined {
+				return Combined, nil
+			}
+			return Common, nil
 		}
-		return Common, nil
+		if len(line) > 0 && line[0] == '{' && json.Valid(line) {
+			return JSONLines, nil
+		}
 	}
-	if bytes.Count(line, []byte(",")) >= 1 {
-		return CSV, nil
+	for _, line := range lines {
+		var p csvParser
+		if p.parse(bytes.TrimRight(line, "\r")) == nil {
+			return CSV, nil
+		}
 	}
-	return "", fmt.Errorf("%w: cannot tell the format from the first line %q; give --format (combined, common, jsonl, csv or har)", ErrBadLog, clip(line))
+	return "", fmt.Errorf("%w: cannot tell the format from the first line %q; give --format (combined, common, jsonl, csv or har)", ErrBadLog, clip(bytes.TrimRight(first, "\r")))
 }
 
 // A lineParser reads one line of its format; part then gives the key parts

@@ -164,7 +164,7 @@ func TestReadUnreadableAndOutOfOrder(t *testing.T) {
 // what was found, marked as the user's (ErrBadLog); so is a key the format
 // does not have.
 func TestReadNothingReadable(t *testing.T) {
-	_, _, err := Read(Source{Name: "x.log", R: strings.NewReader("a,b,c,d\n1,2,3,4\n")}, Options{}, func([]Request, *Clients) error { return nil })
+	_, _, err := Read(Source{Name: "x.log", R: strings.NewReader("a,b,c,d\n1,2,3,4\n")}, Options{Format: CSV}, func([]Request, *Clients) error { return nil })
 	var nr NoRequestsError
 	if !errors.As(err, &nr) || !errors.Is(err, ErrBadLog) {
 		t.Fatalf("err = %v, want a NoRequestsError", err)
