@@ -197,7 +197,12 @@ func (r *LaneReplay) decide(ctx context.Context, key policies.Key, d Decision, h
 	}
 	r.index++
 	if h.Annotate != nil {
-		h.Annotate(deciding, &d)
+		// A copy on the heap for the hook, so that d itself stays on the
+		// stack: taking d's address would allocate every decision.
+		note := new(Decision)
+		*note = d
+		h.Annotate(deciding, note)
+		d = *note
 	}
 	if h.After != nil {
 		if err := h.After(pol, d); err != nil {
