@@ -50,6 +50,10 @@ type lane struct {
 	admitted []uint32  // by client
 	refused  []uint32
 	late     int64
+	// outcomes, when not nil, gets bit i set when the i-th request of the
+	// trace is admitted (Outcomes); fed is how many were fed before.
+	outcomes []uint64
+	fed      int
 }
 
 func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error) {
@@ -70,6 +74,10 @@ func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error)
 		c := l.chunk[d.Entry].Client
 		if d.Detail.Allowed {
 			l.admitted[c]++
+			if l.outcomes != nil {
+				i := l.fed + d.Entry
+				l.outcomes[i/64] |= 1 << (i % 64)
+			}
 		} else {
 			l.refused[c]++
 		}
@@ -87,7 +95,9 @@ func (l *lane) feed(ctx context.Context, keyed []scenario.KeyedRequest, chunk []
 		l.refused = append(l.refused, make([]uint32, n)...)
 	}
 	l.chunk = chunk
-	return l.replay.Feed(ctx, keyed, l.hooks)
+	err := l.replay.Feed(ctx, keyed, l.hooks)
+	l.fed += len(chunk)
+	return err
 }
 
 // decider feeds chunks to every lane, the lanes side by side on all cores:
@@ -186,6 +196,36 @@ func replayTrace(ctx context.Context, t *Trace, lanes []*lane) error {
 	}
 	return nil
 }
+
+// Outcomes replays a trace through every policy of set and returns, per
+// policy, a bit per request in trace order, set when it was admitted: 1 bit
+// a request, for drawing a log's lanes at any zoom without replaying it.
+func Outcomes(ctx context.Context, t *Trace, set Settings) ([][]uint64, error) {
+	if err := set.Validate(); err != nil {
+		return nil, err
+	}
+	n := t.Len()
+	var lanes []*lane
+	for _, spec := range set.Specs() {
+		l, err := newLane(set, spec, 0)
+		if err != nil {
+			return nil, err
+		}
+		l.outcomes = make([]uint64, (n+63)/64)
+		lanes = append(lanes, l)
+	}
+	if err := replayTrace(ctx, t, lanes); err != nil {
+		return nil, err
+	}
+	out := make([][]uint64, len(lanes))
+	for i, l := range lanes {
+		out[i] = l.outcomes
+	}
+	return out, nil
+}
+
+// Admitted reads request i's bit from one policy's Outcomes.
+func Admitted(bits []uint64, i int) bool { return bits[i/64]&(1<<(i%64)) != 0 }
 
 // PolicyReport is what one policy decided over the whole log.
 type PolicyReport struct {

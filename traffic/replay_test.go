@@ -201,3 +201,39 @@ func sortedByTime(reqs []Request) []Request {
 	}
 	return out
 }
+
+// Outcomes' bits agree with the per-client counts of a replay.
+func TestOutcomesAgreeWithTheReplay(t *testing.T) {
+	log := randomLog(rand.New(rand.NewPCG(2, 2)), 3*ChunkRequests/2, 9)
+	set := Settings{Limit: 5, WindowMs: 6000}
+	tr, err := Load(Source{Name: "o", R: bytes.NewReader(log)}, Options{Format: CSV, WindowMs: set.WindowMs}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bits, err := Outcomes(context.Background(), tr, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ReplayTrace(context.Background(), tr, set, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, pr := range rep.Policies {
+		admitted := map[uint32]int64{}
+		i := 0
+		for _, c := range tr.Chunks {
+			for _, r := range c {
+				if Admitted(bits[p], i) {
+					admitted[r.Client]++
+				}
+				i++
+			}
+		}
+		for _, c := range pr.Clients {
+			id, _ := tr.Clients.ID(c.Key)
+			if admitted[id] != c.Admitted {
+				t.Errorf("%s, client %s: %d admitted bits, %d in the report", pr.Name, c.Key, admitted[id], c.Admitted)
+			}
+		}
+	}
+}
