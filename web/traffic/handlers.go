@@ -225,7 +225,7 @@ func (u *upload) form() form {
 	f := form{Key: u.trace.Summary.Key, Format: string(u.trace.Summary.Format), Limit: strconv.FormatInt(u.set.Limit, 10),
 		Window: (time.Duration(u.set.WindowMs) * time.Millisecond).String()}
 	for _, p := range u.set.Policies {
-		f.Policies = append(f.Policies, p.Ref())
+		f.Policies = append(f.Policies, p.Name) // the form offers names alone
 	}
 	return f
 }
