@@ -45,3 +45,22 @@ func BenchmarkReplay(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100_000, "ns/line")
 }
+
+// BenchmarkSweep is 20 limits through every registered policy, per line.
+func BenchmarkSweep(b *testing.B) {
+	log := benchLog(b, 100_000)
+	set := Settings{Limit: 100, WindowMs: 60_000}
+	for _, n := range policies.Names {
+		set.Policies = append(set.Policies, scenario.PolicySpec{Name: n})
+	}
+	limits, err := ParseLimits("10:200:10")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Sweep(context.Background(), Source{Name: "b", R: bytes.NewReader(log)}, Options{}, set, limits); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100_000, "ns/line")
+}
