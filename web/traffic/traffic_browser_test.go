@@ -1,13 +1,16 @@
 package traffic
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 // A visitor uploads a log, sees the density lanes, zooms into a slice
@@ -41,6 +44,28 @@ func TestBrowserUploadZoomSortSweep(t *testing.T) {
 		png := browsertest.Run(tab, chromedp.FullScreenshot(100))
 		browsertest.SaveFigure(t, "traffic-1280.png", png)
 	}
+	// axe-core (installed by npm ci) finds nothing serious on the results.
+	axe, err := os.ReadFile(filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("reading axe-core (run `npm ci`): %v", err)
+	}
+	browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
+	out := browsertest.Run(tab, chromedp.Evaluate[string](
+		`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+	var violations []webtest.AxeViolation
+	if err := json.Unmarshal([]byte(out), &violations); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			var where []string
+			for _, n := range v.Nodes {
+				b, _ := json.Marshal(n.Target)
+				where = append(where, string(b))
+			}
+			t.Errorf("axe: %s (%s): %s, at %s", v.ID, v.Impact, v.Help, strings.Join(where, " "))
+		}
+	}
 	// Zoom: click the first slice until single requests are drawn.
 	for range 4 {
 		if browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="traffic-mark"]').length`)) > 0 {
@@ -64,8 +89,16 @@ func TestBrowserUploadZoomSortSweep(t *testing.T) {
 	if !sorted {
 		t.Error("the client table is not sorted by requests after choosing that heading")
 	}
+	// A client's name draws its lanes, as the playground draws them.
+	from = tab.Location()
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="traffic-client-link"]`)))
+	tab.WaitNavigated(from)
+	if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="traffic-client-lanes"] [data-testid="lane"]').length`)); n != lanes {
+		t.Errorf("%d lanes for the client, want %d", n, lanes)
+	}
 	// At 360×740 the page does not scroll sideways.
-	tab.Do(chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile), chromedp.Navigate(base+"/traffic"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="traffic-result"]`)))
+	// (the page with a client's lanes open, the widest it gets).
+	tab.Do(chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile), chromedp.Navigate(tab.Location()), chromedp.WaitVisible(chromedp.CSS(`[data-testid="traffic-client-lanes"]`)))
 	overflow := browsertest.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
 	if overflow > 0 {
 		wide := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right))`))
