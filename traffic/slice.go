@@ -35,6 +35,17 @@ func (c *Capture) take(chunk []Request, clients *Clients) {
 	}
 }
 
+// CaptureClient reads a log for one client's requests alone (the first
+// scenario.MaxRequests), deciding nothing.
+func CaptureClient(src Source, opts Options, key string) (*Capture, Summary, error) {
+	c := &Capture{Key: key}
+	sum, _, err := Read(src, opts, func(chunk []Request, clients *Clients) error {
+		c.take(chunk, clients)
+		return nil
+	})
+	return c, sum, err
+}
+
 // ClientScenario writes one client's requests as a scenario that simulate
 // and the playground load, run through set's policies: at most
 // scenario.MaxRequests of them, sorted by time (a scenario's requests

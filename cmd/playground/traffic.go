@@ -90,12 +90,10 @@ func runTraffic(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		return writeTraffic(stdout, rep, *asJSON, *asCSV, traffic.WriteFitCSV, traffic.WriteFitText)
 	case *scenarioOf != "":
-		capture := &traffic.Capture{Key: *scenarioOf}
 		set.Policies = set.Specs()
-		if len(set.Policies) > scenario.MaxPolicies {
-			set.Policies = set.Policies[:scenario.MaxPolicies]
-		}
-		if _, err := traffic.Replay(ctx, src, opts, traffic.Settings{Limit: set.Limit, WindowMs: set.WindowMs, Policies: set.Policies[:1]}, traffic.ReplayOptions{Top: 1, Capture: capture}); err != nil {
+		opts.WindowMs = set.WindowMs
+		capture, _, err := traffic.CaptureClient(src, opts, *scenarioOf)
+		if err != nil {
 			return badLog(err)
 		}
 		s, err := traffic.ClientScenario(set, *scenarioOf, capture.Requests)
