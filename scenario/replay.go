@@ -164,6 +164,37 @@ func (r *LaneReplay) Feed(ctx context.Context, reqs []KeyedRequest, h Hooks) err
 	return nil
 }
 
+// FeedVerdicts is Feed for a caller that needs only each request's verdict
+// (a sweep of an access log at many limits): verdict gets the request's
+// index in reqs and whether it was admitted. On one server it asks the
+// policy's Allow, the same decision and change of state as Decide without
+// building the explanation (several times cheaper); on several servers the
+// cluster decides as in Feed. There are no hooks: nothing may look at the
+// policy between decisions.
+func (r *LaneReplay) FeedVerdicts(ctx context.Context, reqs []KeyedRequest, verdict func(entry int, allowed bool)) error {
+	if r.cl != nil {
+		return r.Feed(ctx, reqs, Hooks{After: func(_ policies.Policy, d Decision) error {
+			verdict(d.Entry, d.Detail.Allowed)
+			return nil
+		}})
+	}
+	if r.entries < 0 {
+		return fmt.Errorf("scenario: the replay stopped with an error and cannot be continued")
+	}
+	r.fed = true
+	for i, req := range reqs {
+		if r.index%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				r.entries = -1
+				return err
+			}
+		}
+		r.index++
+		verdict(i, r.pol.Allow(req.Key, req.At, req.Cost).Allowed)
+	}
+	return nil
+}
+
 // decide makes one decision d (its outcome not yet filled in) for key,
 // calling the hooks around it: the body of the one replay loop.
 func (r *LaneReplay) decide(ctx context.Context, key policies.Key, d Decision, h Hooks) error {

@@ -53,5 +53,71 @@ func TestReplayFeedDecidesAsContinue(t *testing.T) {
 		if err := r.Continue(context.Background(), s, Hooks{}); err == nil {
 			t.Errorf("lane %d: Continue after Feed succeeded, want an error", lane)
 		}
+		checkVerdicts(t, s, lane, keyed, want)
+	}
+}
+
+// checkVerdicts feeds a fresh replay of lane through FeedVerdicts, in two
+// chunks, and checks each verdict against want (Continue's decisions).
+func checkVerdicts(t *testing.T, s Scenario, lane int, keyed []KeyedRequest, want []bool) {
+	t.Helper()
+	r, err := StartLane(s, lane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bool
+	for _, chunk := range [][]KeyedRequest{keyed[:5], keyed[5:]} {
+		base := len(got)
+		got = append(got, make([]bool, len(chunk))...)
+		seen := 0
+		if err := r.FeedVerdicts(context.Background(), chunk, func(entry int, allowed bool) {
+			got[base+entry] = allowed
+			seen++
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if seen != len(chunk) {
+			t.Fatalf("lane %d: %d verdicts for a chunk of %d", lane, seen, len(chunk))
+		}
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("lane %d, request %d: allowed = %v by verdicts, %v continued", lane, i, got[i], want[i])
+		}
+	}
+	if err := r.Continue(context.Background(), s, Hooks{}); err == nil {
+		t.Errorf("lane %d: Continue after FeedVerdicts succeeded, want an error", lane)
+	}
+}
+
+// Verdicts alone, on one server (each policy's Allow) and on several (the
+// cluster), are the decisions Feed makes, late requests included, for every
+// registered policy.
+func TestReplayFeedVerdictsDecideAsFeed(t *testing.T) {
+	var keyed []KeyedRequest
+	for _, r := range []struct{ at, count, cost int64 }{{0, 4, 1}, {400, 2, 1}, {300, 2, 1}, {990, 2, 2}, {1001, 3, 1}, {900, 1, 1}, {1700, 5, 1}, {2600, 2, 3}} {
+		for i := range r.count {
+			keyed = append(keyed, KeyedRequest{At: r.at, Key: KeyOf([]string{"a", "b"}[i%2]), Cost: r.cost})
+		}
+	}
+	for _, servers := range []string{"", `, "nodes": 3`} {
+		for _, name := range policies.Names {
+			s, err := Parse([]byte(`{"limit": 3, "windowMs": 1200, "policies": [{"name": "` + name + `"` + servers + `}], "requests": []}`))
+			if err != nil {
+				t.Fatalf("%s%s: %v", name, servers, err)
+			}
+			r, err := StartLane(s, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []bool
+			if err := r.Feed(context.Background(), keyed, Hooks{After: func(_ policies.Policy, d Decision) error {
+				want = append(want, d.Detail.Allowed)
+				return nil
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			t.Run(name+servers, func(t *testing.T) { checkVerdicts(t, s, 0, keyed, want) })
+		}
 	}
 }

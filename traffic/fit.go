@@ -120,6 +120,7 @@ func FitTrace(ctx context.Context, t *Trace, set Settings, target Target) (FitRe
 			if err != nil {
 				return FitReport{}, err
 			}
+			l.verdicts = true // a point reports shares only
 			lanes, which, limits = append(lanes, l), append(which, i), append(limits, next)
 		}
 		if len(lanes) == 0 {

@@ -54,6 +54,11 @@ type lane struct {
 	// trace is admitted (Outcomes); fed is how many were fed before.
 	outcomes []uint64
 	fed      int
+	// verdicts, for a sweep's lanes, decides through the policy's fast path
+	// (scenario.LaneReplay.FeedVerdicts): admitted or refused only, so late
+	// requests are not counted and outcomes are not kept.
+	verdicts bool
+	verdict  func(entry int, allowed bool)
 }
 
 func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error) {
@@ -70,6 +75,13 @@ func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error)
 		return nil, fmt.Errorf("%w: %v", ErrBadLog, err)
 	}
 	l := &lane{spec: s.Policies[0], s: s, replay: r}
+	l.verdict = func(entry int, allowed bool) {
+		if c := l.chunk[entry].Client; allowed {
+			l.admitted[c]++
+		} else {
+			l.refused[c]++
+		}
+	}
 	l.hooks.After = func(_ policies.Policy, d scenario.Decision) error {
 		c := l.chunk[d.Entry].Client
 		if d.Detail.Allowed {
@@ -95,7 +107,12 @@ func (l *lane) feed(ctx context.Context, keyed []scenario.KeyedRequest, chunk []
 		l.refused = append(l.refused, make([]uint32, n)...)
 	}
 	l.chunk = chunk
-	err := l.replay.Feed(ctx, keyed, l.hooks)
+	var err error
+	if l.verdicts {
+		err = l.replay.FeedVerdicts(ctx, keyed, l.verdict)
+	} else {
+		err = l.replay.Feed(ctx, keyed, l.hooks)
+	}
 	l.fed += len(chunk)
 	return err
 }

@@ -133,10 +133,16 @@ func TestFitFindsWhatTryingEveryLimitFinds(t *testing.T) {
 	}
 }
 
-// A sweep's point at a limit is what a replay at that limit reports.
+// A sweep's point at a limit is what a replay at that limit reports, for
+// every policy (a sweep decides through the policies' verdict path, a
+// replay through their full decisions), on one server and on several.
 func TestSweepPointIsAReplay(t *testing.T) {
 	log := randomLog(rand.New(rand.NewPCG(5, 5)), 2000, 15)
-	set := Settings{Limit: 4, WindowMs: 2000, Policies: []scenario.PolicySpec{{Name: policies.FixedWindow}, {Name: policies.TokenBucket}}}
+	set := Settings{Limit: 4, WindowMs: 2400}
+	for _, n := range policies.Names {
+		set.Policies = append(set.Policies, scenario.PolicySpec{Name: n})
+	}
+	set.Policies = append(set.Policies, scenario.PolicySpec{Name: policies.SlidingLog, Deployment: scenario.Deployment{Nodes: 3, SyncMs: 500}})
 	sw, err := Sweep(context.Background(), Source{Name: "s", R: bytes.NewReader(log)}, Options{Format: CSV}, set, []int64{2, 4, 8})
 	if err != nil {
 		t.Fatal(err)

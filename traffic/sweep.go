@@ -77,7 +77,10 @@ type SweepReport struct {
 	Policies []Curve `json:"policies"`
 }
 
-// sweepLanes is a lane per policy and limit, policy by policy.
+// sweepLanes is a lane per policy and limit, policy by policy, each
+// deciding verdicts only: a sweep makes 20 times a replay's decisions at 20
+// limits, and the verdict path is what makes that cost a few replays
+// (docs/performance.md).
 func sweepLanes(set Settings, limits []int64) ([]*lane, error) {
 	if err := set.Validate(); err != nil {
 		return nil, err
@@ -89,6 +92,7 @@ func sweepLanes(set Settings, limits []int64) ([]*lane, error) {
 			if err != nil {
 				return nil, err
 			}
+			l.verdicts = true // a point reports shares only
 			lanes = append(lanes, l)
 		}
 	}
