@@ -118,6 +118,93 @@ func TestTrafficFit(t *testing.T) {
 	}
 }
 
+// --fit on a busier log finds, for every policy and target, the limit a
+// brute-force search finds: a replay (full decisions, not the verdicts a
+// fit decides by) at every limit from 1 up, the first that meets it.
+func TestTrafficFitIsBruteForce(t *testing.T) {
+	var b strings.Builder
+	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for i := range 400 {
+		// Four clients, unevenly busy (i² mod 7 is 0, 1, 2 or 4), about
+		// four requests a second in time order, every 50th line 5 s late.
+		client := fmt.Sprintf("10.0.0.%d", i*i%7)
+		at := start.Add(time.Duration(i/4*1000+i%4*10) * time.Millisecond)
+		if i%50 == 49 {
+			at = at.Add(-5 * time.Second)
+		}
+		fmt.Fprintf(&b, "%s - - [%s] \"GET / HTTP/1.1\" 200 1 \"-\" \"t\"\n", client, at.Format("02/Jan/2006:15:04:05 -0700"))
+	}
+	log := b.String()
+	type point struct{ clients, requests, refused, refusedClients int }
+	brute := map[string][]point{} // by policy, index limit-1
+	for limit := 1; limit <= 40; limit++ {
+		out, errOut, code := runTrafficCmd(t, log, "--json", "--limit", fmt.Sprint(limit), "--window", "12s", "-")
+		if code != 0 {
+			t.Fatalf("limit %d: exit %d: %s", limit, code, errOut)
+		}
+		var rep struct {
+			Log      struct{ Clients int }
+			Policies []struct {
+				Name                              string
+				Requests, Refused, ClientsRefused int
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range rep.Policies {
+			brute[p.Name] = append(brute[p.Name], point{rep.Log.Clients, p.Requests, p.Refused, p.ClientsRefused})
+		}
+	}
+	met := 0
+	for _, tc := range []struct {
+		target string
+		met    func(point) bool
+	}{
+		{"clients:0%", func(p point) bool { return p.refusedClients == 0 }},
+		{"clients:80%", func(p point) bool { return float64(p.refusedClients) <= 0.8*float64(p.clients) }},
+		{"requests:5%", func(p point) bool { return float64(p.refused) <= 0.05*float64(p.requests) }},
+	} {
+		out, errOut, code := runTrafficCmd(t, log, "--json", "--fit", tc.target, "--window", "12s", "-")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.target, code, errOut)
+		}
+		var rep struct {
+			Policies []struct {
+				Name  string
+				Limit int
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Policies {
+			want := 0
+			for i, p := range brute[f.Name] {
+				if tc.met(p) {
+					want = i + 1
+					break
+				}
+			}
+			if want == 0 {
+				// The log's times go back and forth: sliding-buckets refuses
+				// a late request whose bucket no longer counts at any limit.
+				if f.Limit != 0 && f.Limit <= 40 {
+					t.Errorf("%s, %s: --fit = %d, but no limit up to 40 meets it", tc.target, f.Name, f.Limit)
+				}
+				continue
+			}
+			met++
+			if f.Limit != want {
+				t.Errorf("%s, %s: --fit = %d, a replay at every limit finds %d", tc.target, f.Name, f.Limit, want)
+			}
+		}
+	}
+	if met < 15 {
+		t.Errorf("only %d of 21 fits had a limit up to 40 to compare with", met)
+	}
+}
+
 // A client's slice is a scenario simulate runs.
 func TestTrafficScenarioOfRunsInSimulate(t *testing.T) {
 	dir := t.TempDir()
