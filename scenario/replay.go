@@ -165,16 +165,17 @@ func (r *LaneReplay) Feed(ctx context.Context, reqs []KeyedRequest, h Hooks) err
 }
 
 // FeedVerdicts is Feed for a caller that needs only each request's verdict
-// (a sweep of an access log at many limits): verdict gets the request's
-// index in reqs and whether it was admitted. On one server it asks the
-// policy's Allow, the same decision and change of state as Decide without
-// building the explanation (several times cheaper); on several servers the
-// cluster decides as in Feed. There are no hooks: nothing may look at the
-// policy between decisions.
-func (r *LaneReplay) FeedVerdicts(ctx context.Context, reqs []KeyedRequest, verdict func(entry int, allowed bool)) error {
+// (a sweep of an access log at many limits): admitted[i] is set to whether
+// reqs[i] was admitted (admitted is at least as long as reqs). On one
+// server it asks the policy's Allow, the same decision and change of state
+// as Decide without building the explanation (several times cheaper); on
+// several servers the cluster decides as in Feed. There are no hooks:
+// nothing may look at the policy between decisions.
+func (r *LaneReplay) FeedVerdicts(ctx context.Context, reqs []KeyedRequest, admitted []bool) error {
+	admitted = admitted[:len(reqs)]
 	if r.cl != nil {
 		return r.Feed(ctx, reqs, Hooks{After: func(_ policies.Policy, d Decision) error {
-			verdict(d.Entry, d.Detail.Allowed)
+			admitted[d.Entry] = d.Detail.Allowed
 			return nil
 		}})
 	}
@@ -182,6 +183,7 @@ func (r *LaneReplay) FeedVerdicts(ctx context.Context, reqs []KeyedRequest, verd
 		return fmt.Errorf("scenario: the replay stopped with an error and cannot be continued")
 	}
 	r.fed = true
+	pol := r.pol
 	for i, req := range reqs {
 		if r.index%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -190,7 +192,7 @@ func (r *LaneReplay) FeedVerdicts(ctx context.Context, reqs []KeyedRequest, verd
 			}
 		}
 		r.index++
-		verdict(i, r.pol.Allow(req.Key, req.At, req.Cost).Allowed)
+		admitted[i] = pol.Allow(req.Key, req.At, req.Cost).Allowed
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ type lane struct {
 	// (scenario.LaneReplay.FeedVerdicts): admitted or refused only, so late
 	// requests are not counted and outcomes are not kept.
 	verdicts bool
-	verdict  func(entry int, allowed bool)
+	allowed  []bool // the chunk's verdicts
 }
 
 func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error) {
@@ -75,13 +75,6 @@ func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error)
 		return nil, fmt.Errorf("%w: %v", ErrBadLog, err)
 	}
 	l := &lane{spec: s.Policies[0], s: s, replay: r}
-	l.verdict = func(entry int, allowed bool) {
-		if c := l.chunk[entry].Client; allowed {
-			l.admitted[c]++
-		} else {
-			l.refused[c]++
-		}
-	}
 	l.hooks.After = func(_ policies.Policy, d scenario.Decision) error {
 		c := l.chunk[d.Entry].Client
 		if d.Detail.Allowed {
@@ -109,7 +102,16 @@ func (l *lane) feed(ctx context.Context, keyed []scenario.KeyedRequest, chunk []
 	l.chunk = chunk
 	var err error
 	if l.verdicts {
-		err = l.replay.FeedVerdicts(ctx, keyed, l.verdict)
+		l.allowed = slices.Grow(l.allowed[:0], len(chunk))[:len(chunk)]
+		if err = l.replay.FeedVerdicts(ctx, keyed, l.allowed); err == nil {
+			for i, ok := range l.allowed {
+				if c := chunk[i].Client; ok {
+					l.admitted[c]++
+				} else {
+					l.refused[c]++
+				}
+			}
+		}
 	} else {
 		err = l.replay.Feed(ctx, keyed, l.hooks)
 	}
