@@ -54,7 +54,7 @@ func ReplayLane(ctx context.Context, s Scenario, lane int, h Hooks) (policies.Po
 // (the playground does, per lane) decides only the entries appended since,
 // instead of every request from the first.
 type LaneReplay struct {
-	pol    policies.Policy
+	pol    policies.Local
 	lane   int
 	params policies.Params
 	deploy Deployment
@@ -78,15 +78,12 @@ func StartLane(s Scenario, lane int) (*LaneReplay, error) {
 	}
 	spec := specs[lane]
 	params := spec.Params(s)
-	pol, err := policies.New(spec.Name, params)
+	pol, err := policies.NewLocal(spec.Name, params)
 	if err != nil {
 		return nil, err
 	}
 	r := &LaneReplay{pol: pol, lane: lane, params: params, deploy: spec.Deployment}
 	if spec.Several() {
-		if _, ok := pol.(policies.Absorber); !ok {
-			return nil, fmt.Errorf("scenario: %s cannot run on several servers", spec.Name)
-		}
 		if r.cl, err = cluster.New(spec.config(s)); err != nil {
 			return nil, err
 		}
@@ -213,7 +210,7 @@ func (r *LaneReplay) decide(ctx context.Context, key policies.Key, d Decision, h
 	if h.Before != nil {
 		h.Before(pol, d)
 	}
-	deciding := pol
+	var deciding policies.Policy = pol
 	switch {
 	case d.Probe:
 		d.Estimate = pol.Peek(key, d.At)
@@ -221,7 +218,7 @@ func (r *LaneReplay) decide(ctx context.Context, key policies.Key, d Decision, h
 		c := r.cl.Decide(key, d.At, d.Cost)
 		d.Detail, d.Estimate, d.Nodes = c.Policy, c.Policy.Estimate, &c
 		if c.Policy.Allowed {
-			pol.(policies.Absorber).Absorb(key, d.At, d.Cost)
+			pol.Absorb(key, d.At, d.Cost)
 		}
 		deciding = r.cl.Decider(c.Node)
 	default:
@@ -259,9 +256,5 @@ func (r *LaneReplay) Next(key policies.Key, at, cost int64) (d policies.Decision
 		}
 		return c.Policy, &c, true
 	}
-	p, ok := policies.Clone(r.pol)
-	if !ok {
-		return policies.Decision{}, nil, false
-	}
-	return p.Decide(key, at, cost), nil, true
+	return r.pol.Clone().Decide(key, at, cost), nil, true
 }
