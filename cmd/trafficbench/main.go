@@ -1,6 +1,6 @@
 // Command trafficbench measures playground traffic against the numbers
-// docs/performance.md gives: a generated combined log through all seven
-// policies beside GoAccess (Debian's goaccess) parsing the same file, the
+// docs/performance.md gives: a generated combined log through every
+// registered policy beside GoAccess (Debian's goaccess) parsing the same file, the
 // two run in turn; a sweep of 20 limits against one replay; and the peak
 // memory of a replay at 1× and 10× the lines from the same clients at the
 // same rate (the log streamed on standard input, so no 10× file is written).
@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/windowlab/playground/internal/procstat"
+	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/traffic"
 )
 
@@ -96,9 +97,9 @@ func run(ctx context.Context) error {
 		sweeps = append(sweeps, s)
 	}
 	o, t, sw := median(ours), median(theirs), median(sweeps)
-	fmt.Printf("replay, 7 policies at one setting: cpu %v, wall %v, peak %d MB\n", o.cpu.Round(time.Millisecond), o.wall.Round(time.Millisecond), o.maxRSSKB>>10)
+	fmt.Printf("replay, %d policies at one setting: cpu %v, wall %v, peak %d MB\n", len(policies.Names), o.cpu.Round(time.Millisecond), o.wall.Round(time.Millisecond), o.maxRSSKB>>10)
 	fmt.Printf("goaccess parsing the same file:     cpu %v, wall %v, peak %d MB\n", t.cpu.Round(time.Millisecond), t.wall.Round(time.Millisecond), t.maxRSSKB>>10)
-	fmt.Printf("sweep of 20 limits, 7 policies:     cpu %v, wall %v, peak %d MB\n", sw.cpu.Round(time.Millisecond), sw.wall.Round(time.Millisecond), sw.maxRSSKB>>10)
+	fmt.Printf("sweep of 20 limits, %d policies:     cpu %v, wall %v, peak %d MB\n", len(policies.Names), sw.cpu.Round(time.Millisecond), sw.wall.Round(time.Millisecond), sw.maxRSSKB>>10)
 	fmt.Printf("replay / goaccess: cpu %.3f×, wall %.3f× (goal ≤ 0.25×)\n", ratio(o.cpu, t.cpu), ratio(o.wall, t.wall))
 	fmt.Printf("sweep / replay:    cpu %.2f×, wall %.2f× (goal ≤ 5×)\n", ratio(sw.cpu, o.cpu), ratio(sw.wall, o.wall))
 
