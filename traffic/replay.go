@@ -54,9 +54,9 @@ type lane struct {
 	// trace is admitted (Outcomes); fed is how many were fed before.
 	outcomes []uint64
 	fed      int
-	// verdicts, for a sweep's lanes, decides through the policy's fast path
-	// (scenario.LaneReplay.FeedVerdicts): admitted or refused only, so late
-	// requests are not counted and outcomes are not kept.
+	// verdicts, for a sweep's lanes and Outcomes', decides through the
+	// policy's fast path (scenario.LaneReplay.FeedVerdicts): admitted or
+	// refused only, so late requests are not counted.
 	verdicts bool
 	allowed  []bool // the chunk's verdicts
 }
@@ -79,10 +79,6 @@ func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error)
 		c := l.chunk[d.Entry].Client
 		if d.Detail.Allowed {
 			l.admitted[c]++
-			if l.outcomes != nil {
-				i := l.fed + d.Entry
-				l.outcomes[i/64] |= 1 << (i % 64)
-			}
 		} else {
 			l.refused[c]++
 		}
@@ -107,6 +103,10 @@ func (l *lane) feed(ctx context.Context, keyed []scenario.KeyedRequest, chunk []
 			for i, ok := range l.allowed {
 				if c := chunk[i].Client; ok {
 					l.admitted[c]++
+					if l.outcomes != nil {
+						j := l.fed + i
+						l.outcomes[j/64] |= 1 << (j % 64)
+					}
 				} else {
 					l.refused[c]++
 				}
@@ -231,6 +231,7 @@ func Outcomes(ctx context.Context, t *Trace, set Settings) ([][]uint64, error) {
 			return nil, err
 		}
 		l.outcomes = make([]uint64, (n+63)/64)
+		l.verdicts = true
 		lanes = append(lanes, l)
 	}
 	if err := replayTrace(ctx, t, lanes); err != nil {
