@@ -155,10 +155,8 @@ func (d *decider) decide(ctx context.Context, chunk []Request) error {
 }
 
 // stream reads src and has every lane decide it, reading the next chunk
-// while the lanes decide the one before. capture, when not nil, sees each
-// chunk first, on the reading goroutine (with the clients as interned so
-// far).
-func stream(ctx context.Context, src Source, opts Options, lanes []*lane, capture func([]Request, *Clients)) (Summary, *Clients, error) {
+// while the lanes decide the one before.
+func stream(ctx context.Context, src Source, opts Options, lanes []*lane) (Summary, *Clients, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	full := make(chan []Request, 1)
@@ -173,10 +171,7 @@ func stream(ctx context.Context, src Source, opts Options, lanes []*lane, captur
 	}
 	result := make(chan done, 1)
 	go func() {
-		sum, clients, err := Read(src, opts, func(chunk []Request, clients *Clients) error {
-			if capture != nil {
-				capture(chunk, clients)
-			}
+		sum, clients, err := Read(src, opts, func(chunk []Request, _ *Clients) error {
 			select {
 			case buf := <-free:
 				full <- append(buf[:0], chunk...)
@@ -323,9 +318,6 @@ func (l *lane) report(clients *Clients, top int) PolicyReport {
 type ReplayOptions struct {
 	// Top is how many clients each policy lists, most refused first; 0 all.
 	Top int
-	// Capture, when its Key is set, collects that client's requests (the
-	// first scenario.MaxRequests) for a scenario of its own.
-	Capture *Capture
 }
 
 // Replay streams the log through every policy of set, per client.
@@ -342,11 +334,7 @@ func Replay(ctx context.Context, src Source, opts Options, set Settings, ro Repl
 		}
 		lanes = append(lanes, l)
 	}
-	var capture func([]Request, *Clients)
-	if ro.Capture != nil {
-		capture = ro.Capture.take
-	}
-	sum, clients, err := stream(ctx, src, opts, lanes, capture)
+	sum, clients, err := stream(ctx, src, opts, lanes)
 	if err != nil {
 		return Report{Log: sum}, err
 	}
