@@ -266,3 +266,41 @@ func TestRoomsRefuseAValueNATSCannotCarry(t *testing.T) {
 		t.Errorf("after a refused update the room reads %d attendees, %v; want the room as it was", len(r.Attendees), err)
 	}
 }
+
+// TestFollowersOfADeadReplicaStopCounting: a replica that stops saying
+// its streams are open (it died) stops counting after room.FollowersStale,
+// and one that says so again counts again, whole.
+func TestFollowersOfADeadReplicaStopCounting(t *testing.T) {
+	ctx := context.Background()
+	e := startServer(t, t.TempDir())
+	a, b := openRooms(t, e), openRooms(t, e)
+	if err := a.Create(ctx, newRoom(1), 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for range 3 {
+		if _, err := a.Follow(ctx, "room-1", room.Screens{Phones: 1}, at, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.Follow(ctx, "room-1", room.Screens{Projectors: 1, Presenters: 1}, at.Add(room.FollowersStale), nil); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		what string
+		at   time.Time
+		want room.Screens
+	}{
+		{"both replicas said so within the stale time", at.Add(room.FollowersStale), room.Screens{Phones: 3, Projectors: 1, Presenters: 1}},
+		{"replica 1 silent for longer", at.Add(room.FollowersStale + time.Second), room.Screens{Projectors: 1, Presenters: 1}},
+	}
+	for i, s := range steps {
+		if got, err := b.Followers(ctx, "room-1", s.at); err != nil || got != s.want {
+			t.Errorf("step %d (%s): %+v, %v; want %+v", i+1, s.what, got, err, s.want)
+		}
+	}
+	later := at.Add(room.FollowersStale + time.Second)
+	if got, err := a.Follow(ctx, "room-1", room.Screens{}, later, nil); err != nil || got.Phones != 3 {
+		t.Errorf("replica 1 says its streams are open again: %+v, %v; want its 3 phones counted", got, err)
+	}
+}

@@ -167,8 +167,9 @@ func TestBrowserReplicasShareARoom(t *testing.T) {
 		p.WaitText(`[data-testid="room-status"]`, "11 requests")
 	}
 	presenter.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
-	// Each replica counts the phones its own streams serve, so the
-	// projector's "following" is not asserted here (docs/replicas.md).
+	// The phones follow on replica b, the presenter's page on a: its
+	// count is the room's, on every replica.
+	presenter.WaitText(`[data-testid="room-status"]`, "2 phones following")
 	presenter.WaitText(`[data-testid="room-question"]`, "0 answered")
 	for i, p := range phones {
 		p.WaitText(`[data-testid="room-question"]`, "be admitted?")
