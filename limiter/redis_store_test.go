@@ -255,7 +255,7 @@ func TestRedisDeadlineIsAnError(t *testing.T) {
 	go func() {
 		busy <- other.Eval(context.Background(), "local x = 0 for i = 1, 300000000 do x = x + i end return 1", nil).Err()
 	}()
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // waits on the Redis server to start the busy script
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	v, err := r.Allow(ctx, "k", 1)

@@ -23,7 +23,7 @@ func marks(tab *browsertest.Tab) int {
 func waitMarks(t *testing.T, tab *browsertest.Tab, n int, step string) {
 	t.Helper()
 	got := -1
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // waits on the browser: its marks come from a stream
 		if got = marks(tab); got == n {
 			return
 		}

@@ -155,7 +155,7 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	focusAndEnter(tab, `[data-testid="feedback"] [data-testid="open-in-playground"]`)
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
 	if loc := browsertest.Run(tab, chromedp.Location()); !strings.Contains(loc, "/play?s=") {
 		t.Errorf("open in playground went to %q", loc)
 	}
