@@ -89,6 +89,7 @@ func openBucket(ctx context.Context, nc *nats.Conn, name, def string, maxAge tim
 		TTL:          maxAge,
 		MaxValueSize: MaxValueBytes,
 		Storage:      storage,
+		Replicas:     replicasFor(nc),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: opening bucket %q: %w", name, err)

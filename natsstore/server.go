@@ -1,6 +1,7 @@
 package natsstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -22,6 +23,14 @@ type EmbeddedOptions struct {
 	// Listen is the host:port other processes connect to; "" serves this
 	// process only (no socket is opened).
 	Listen string
+	// Name names the server among a cluster's (default "windowlab").
+	Name string
+	// Cluster is the host:port other servers of a NATS cluster connect
+	// to, and Routes their cluster addresses (nats-route://host:port);
+	// "" runs alone. A cluster of three keeps the buckets on all three
+	// (see openBucket), so losing any one server loses nothing.
+	Cluster string
+	Routes  []string
 }
 
 // StartEmbedded starts a JetStream server under opts.Dir and waits until
@@ -31,7 +40,7 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		return nil, errors.New("natsstore: the embedded server needs a data directory")
 	}
 	so := &server.Options{
-		ServerName: "windowlab",
+		ServerName: cmp.Or(opts.Name, "windowlab"),
 		JetStream:  true,
 		StoreDir:   opts.Dir,
 		NoSigs:     true,
@@ -44,6 +53,11 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 			return nil, err
 		}
 		so.Host, so.Port = host, port
+	}
+	if opts.Cluster != "" {
+		if err := clusterOptions(so, opts); err != nil {
+			return nil, err
+		}
 	}
 	srv, err := server.NewServer(so)
 	if err != nil {
