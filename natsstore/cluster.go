@@ -20,7 +20,7 @@ func clusterOptions(so *server.Options, opts EmbeddedOptions) error {
 	if err != nil {
 		return err
 	}
-	so.Cluster.Name, so.Cluster.Host, so.Cluster.Port = clusterName, host, port
+	so.Cluster.Name, so.Cluster.Host, so.Cluster.Port = clusterName, host, anyPort(port)
 	for _, r := range opts.Routes {
 		u, err := parseRoute(r)
 		if err != nil {

@@ -52,7 +52,7 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		if err != nil {
 			return nil, err
 		}
-		so.Host, so.Port = host, port
+		so.Host, so.Port = host, anyPort(port)
 	}
 	if opts.Cluster != "" {
 		if err := clusterOptions(so, opts); err != nil {
@@ -94,4 +94,13 @@ func (e *Embedded) URL() string {
 func (e *Embedded) Close() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
+}
+
+// anyPort is port as the server reads it: to nats-server, 0 means its
+// default port (4222, or 6222 for a cluster), and -1 any free one.
+func anyPort(port int) int {
+	if port == 0 {
+		return server.RANDOM_PORT
+	}
+	return port
 }
