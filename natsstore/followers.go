@@ -66,6 +66,18 @@ func (s *Rooms) Follow(ctx context.Context, id string, d room.Screens, now time.
 	s.following.Lock()
 	defer s.following.Unlock()
 	mine := s.mine[id]
+	if !d.Adds() {
+		// Streams that ended have ended whether or not NATS hears of it
+		// now: this handle's count drops at once, and a write lost here
+		// is made good by the next refresh (room.Rooms.KeepFollowing),
+		// never re-saying streams that are gone.
+		next, _ := room.FollowWith(mine, d, nil)
+		if next.IsZero() {
+			delete(s.mine, id)
+		} else {
+			s.mine[id] = next
+		}
+	}
 	for range maxRetries {
 		f, rev, err := s.readFollowers(ctx, id)
 		if err != nil {

@@ -26,8 +26,9 @@ func (s Screens) Neg() Screens { return Screens{-s.Phones, -s.Projectors, -s.Pre
 // IsZero reports whether s counts nothing.
 func (s Screens) IsZero() bool { return s == Screens{} }
 
-// adds reports whether s adds a stream.
-func (s Screens) adds() bool { return s.Phones > 0 || s.Projectors > 0 || s.Presenters > 0 }
+// Adds reports whether s adds a stream (a change that only takes streams
+// back is never refused).
+func (s Screens) Adds() bool { return s.Phones > 0 || s.Projectors > 0 || s.Presenters > 0 }
 
 // anyone is the streams that hold no presenter's capability.
 func (s Screens) anyone() int { return s.Phones + s.Projectors - s.Presenters }
@@ -90,7 +91,7 @@ func (rs *Rooms) Screens(ctx context.Context, id string) (Screens, error) {
 func FollowWith(cur, d Screens, fits func(Screens) error) (Screens, error) {
 	next := cur.Add(d)
 	next = Screens{max(next.Phones, 0), max(next.Projectors, 0), max(next.Presenters, 0)}
-	if d.adds() && fits != nil {
+	if d.Adds() && fits != nil {
 		if err := fits(next); err != nil {
 			return cur, err
 		}

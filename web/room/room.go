@@ -13,13 +13,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/ask"
+	"github.com/windowlab/playground/decks"
 	"github.com/windowlab/playground/internal/qrsvg"
 	"github.com/windowlab/playground/lessons"
 	"github.com/windowlab/playground/play"
@@ -122,6 +125,7 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 	if h, ok := sessions.(interface{ HoldWith(func(id string) bool) }); ok {
 		h.HoldWith(func(id string) bool { return rooms.Holds(context.Background(), id) })
 	}
+	var setupErr error
 	r.Post("/play/{id}/room", f.start)
 	r.Get("/join", f.joinPage)
 	r.Get("/join/{code}", f.joinCode)
@@ -149,12 +153,18 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 			r.Post("/preset", f.presenterAction(f.preset))
 			r.Post("/close", f.closeRoom)
 			r.Get("/devices", f.devices)
+			r.Get("/devices/live", f.devicesLive)
 			r.Get("/question.csv", f.questionCSV)
 			r.Post("/joins", f.devicesAction)
 			r.Post("/devices/remove", f.devicesAction)
+			r.Post("/devices/letback", f.devicesAction)
+			r.Post("/devices/rename", f.devicesAction)
+			if err := f.setupWorkshop(r); err != nil {
+				setupErr = err
+			}
 		})
 	})
-	return nil
+	return setupErr
 }
 
 type roomFeature struct {
@@ -165,16 +175,22 @@ type roomFeature struct {
 	public   *url.URL // -public-url, or nil
 
 	hubs fanout.Hubs[*roomHub] // one per room with followers; at most Bounds.Rooms
+
+	decks []decks.Shipped // the ready workshops, loaded once
 }
 
 // roomStatus is the HTTP status for a room error.
 func roomStatus(err error) int {
 	switch {
+	case web.StoreUnreachable(err):
+		return http.StatusServiceUnavailable
 	case errors.Is(err, room.ErrNotPresenter), errors.Is(err, room.ErrNotAttendee), errors.Is(err, room.ErrJoinsClosed),
-		errors.Is(err, room.ErrPairTries):
+		errors.Is(err, room.ErrPairTries), errors.Is(err, room.ErrRemoved):
 		return http.StatusForbidden
-	case errors.Is(err, room.ErrNoDevice):
+	case errors.Is(err, room.ErrNoDevice), errors.Is(err, room.ErrNotRemoved), errors.Is(err, room.ErrNoDeck), errors.Is(err, room.ErrNoStep):
 		return http.StatusNotFound
+	case errors.Is(err, room.ErrNicknameTaken), errors.Is(err, room.ErrDeckFull):
+		return http.StatusConflict
 	case errors.Is(err, room.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, room.ErrFull), errors.Is(err, room.ErrStreamsFull), errors.Is(err, room.ErrClientRooms):
@@ -196,6 +212,8 @@ func roomMessage(err error) string {
 	msg = strings.TrimPrefix(msg, "room: ")
 	msg = strings.TrimPrefix(msg, "play: ")
 	switch {
+	case web.StoreUnreachable(err):
+		msg = web.StoreUnreachableText
 	case errors.Is(err, room.ErrNotPresenter):
 		msg = "Only the presenter's devices can do that: this device is not one of them."
 	case errors.Is(err, room.ErrNotFound):
@@ -211,6 +229,11 @@ func roomMessage(err error) string {
 
 // messagePage answers with a page saying why.
 func (f *roomFeature) messagePage(w http.ResponseWriter, r *http.Request, status int, heading, msg string) {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		// Capacity refusals set their own; any other 503 is the store
+		// being out of reach (roomStatus).
+		w.Header().Set("Retry-After", strconv.Itoa(web.StoreRetryAfter))
+	}
 	f.s.Render(w, r, status, pages.RoomMessageView(pages.RoomMessage{
 		Page: f.s.Page(r, heading, templates.SectionPlay), Heading: heading, Message: msg}))
 }
@@ -238,6 +261,10 @@ func cookieValue(r *http.Request, name string) string {
 func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	sess, err := f.sessions.Get(r.Context(), id)
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err == nil && !webplay.Controls(r, sess) {
 		webplay.RefuseControl(w, r)
 		return
@@ -278,7 +305,8 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 // joinPage asks for a code; with ?code= it looks the room up.
 func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 	typed := r.URL.Query().Get("code")
-	page := pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Code: typed}
+	name := web.Truncate(r.URL.Query().Get("name"), 64)
+	page := pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Code: typed, Name: name}
 	if !r.URL.Query().Has("code") {
 		f.s.Render(w, r, http.StatusOK, pages.RoomJoinView(page))
 		return
@@ -289,6 +317,10 @@ func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rm, err := f.rooms.ByCode(r.Context(), typed)
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err != nil {
 		page.Error = roomMessage(err)
 		if errors.Is(err, room.ErrNotFound) {
@@ -297,7 +329,15 @@ func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 		f.s.Render(w, r, roomStatus(err), pages.RoomJoinView(page))
 		return
 	}
-	http.Redirect(w, r, "/room/"+rm.ID, http.StatusSeeOther)
+	to := "/room/" + rm.ID
+	if n, err := room.NormaliseNickname(name); err != nil {
+		page.Error = roomMessage(err)
+		f.s.Render(w, r, http.StatusBadRequest, pages.RoomJoinView(page))
+		return
+	} else if n != "" {
+		to += "?name=" + url.QueryEscape(n)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // joinCode follows a join link or QR code.
@@ -308,6 +348,10 @@ func (f *roomFeature) joinCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rm, err := f.rooms.ByCode(r.Context(), chi.URLParam(r, "code"))
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err != nil {
 		page := pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Error: roomMessage(err)}
 		if errors.Is(err, room.ErrNotFound) {
@@ -331,6 +375,11 @@ func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Ro
 		return nil, nil, false
 	}
 	sess, err := f.sessions.Get(r.Context(), rm.Session)
+	if web.StoreUnreachable(err) {
+		// Out of reach is not gone: the room stays.
+		f.s.StoreUnreachablePage(w, r)
+		return nil, nil, false
+	}
 	if err != nil {
 		f.endOrphan(r.Context(), rm)
 		f.messagePage(w, r, http.StatusNotFound, "This room has ended", "The playground this room showed has closed.")
@@ -351,28 +400,51 @@ func (f *roomFeature) endOrphan(ctx context.Context, rm *room.Room) {
 // phone is an attendee's page. Opening it joins the device, once: the
 // attendee cookie it sets is what lets the device answer, so a script
 // posting answers without it is refused, and the room's answers can never
-// outnumber the devices that joined.
+// outnumber the devices that joined. A device the presenter removed stays
+// out (its old cookie says who it was) until let back.
 func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 	rm, sess, ok := f.liveRoom(w, r)
 	if !ok {
 		return
 	}
-	p := pages.RoomPhone{Page: f.s.Page(r, "Workshop room", templates.SectionNone)}
 	attendee := cookieValue(r, attendeeCookie)
-	if rm.RoleOf("", attendee) == room.Attendee {
-		p.Device = room.DeviceName(attendee)
-	} else if !f.s.Admit(w, r, web.LimitJoin, f.s.ClientAddress(r)) {
-		p.JoinNote = "This device has not joined: too many devices joined from this network just now. Open this page again in a minute to join."
-	} else if joined, id, err := f.rooms.Join(r.Context(), rm.ID); err != nil {
-		p.JoinNote = "This device could not join, so it can watch but not answer: " + roomMessage(err)
-	} else {
-		rm = joined
-		setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
-		p.Device = room.DeviceName(id)
+	var note string
+	if rm.RoleOf("", attendee) != room.Attendee {
+		if !f.s.Admit(w, r, web.LimitJoin, f.s.ClientAddress(r)) {
+			note = "This device has not joined: too many devices joined from this network just now. Open this page again in a minute to join."
+		} else if joined, id, err := f.rooms.JoinAs(r.Context(), rm.ID, attendee, r.URL.Query().Get("name")); errors.Is(err, room.ErrNicknameTaken) || errors.As(err, new(*room.NicknameError)) {
+			// The name typed at /join cannot be taken: join without it,
+			// and say so beside the field to choose another.
+			if joined, id, err = f.rooms.JoinAs(r.Context(), rm.ID, attendee, ""); err == nil {
+				rm, attendee = joined, id
+				setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
+			}
+			note = "name:" + roomMessage(room.ErrNicknameTaken)
+		} else if err != nil {
+			note = "This device could not join, so it can watch but not answer: " + roomMessage(err)
+		} else {
+			rm, attendee = joined, id
+			setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
+		}
 	}
 	w.Header().Del("Retry-After") // the page is served: the limit's headers only say why it did not join
-	p.Shared = f.shared(rm, sess, 0, f.askedCache(rm.ID))
+	p := f.phonePage(r, rm, sess, attendee)
+	if name, ok := strings.CutPrefix(note, "name:"); ok {
+		p.NameError = name
+	} else if note != "" {
+		p.JoinNote = note
+	}
 	f.s.Render(w, r, http.StatusOK, pages.RoomPhoneView(p))
+}
+
+// phonePage is the attendee's page for the device holding attendee.
+func (f *roomFeature) phonePage(r *http.Request, rm *room.Room, sess *play.Session, attendee string) pages.RoomPhone {
+	p := pages.RoomPhone{Page: f.s.Page(r, "Workshop room", templates.SectionNone)}
+	if rm.RoleOf("", attendee) == room.Attendee {
+		p.Device, p.Nickname = room.DeviceName(attendee), rm.Nickname(attendee)
+	}
+	p.Shared = f.shared(rm, sess, 0, f.askedCache(rm.ID))
+	return p
 }
 
 // present is the projector, for the presenter's devices only.
@@ -393,6 +465,8 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 		Shared:  f.shared(rm, sess, 0, f.askedCache(rm.ID)),
 		Code:    rm.Code,
 		Presets: roomPresets,
+		Deck:    rm.Deck,
+		Step:    rm.Step,
 	}
 	p.Page.Presentation = true
 	p.Page.PresentationExit = "/room/" + rm.ID // the same room, outside the projector
@@ -443,7 +517,7 @@ func (f *roomFeature) reachable(r *http.Request, path string) (u string, candida
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	urls, err := room.Resolve(f.public, scheme, r.Host, path, net.InterfaceAddrs)
+	urls, err := room.Resolve(f.public, scheme, r.Host, path, f.s.ListenIP(), net.InterfaceAddrs)
 	if err != nil {
 		return "", nil, roomMessage(err)
 	}
@@ -471,6 +545,11 @@ type roomSignals struct {
 	AskAt   string              `json:"askAt"`
 	AskN    webplay.NumberField `json:"askN"`
 	Preset  string              `json:"preset"`
+	// The countdown of the next question, and a new step's title.
+	AskSeconds *webplay.NumberField `json:"askSeconds"` // nil when the page sends none: no countdown
+	AskOnTime  bool                 `json:"askOnTime"`
+	AskWhenAll bool                 `json:"askWhenAll"`
+	StepTitle  string               `json:"stepTitle"`
 }
 
 // presenterAction checks the presenter's cookie, reads the signals, runs
@@ -493,6 +572,10 @@ func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
 }
 
 func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, reply templateReply, err error) {
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	status, msg, problem := http.StatusOK, "", ""
 	if err != nil {
 		status, msg = roomStatus(err), roomMessage(err)
@@ -519,7 +602,7 @@ func (f *roomFeature) presenterRoom(w http.ResponseWriter, r *http.Request) (*ro
 	rm, err := f.asPresenter(r)
 	var sess *play.Session
 	if err == nil {
-		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil {
+		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil && !web.StoreUnreachable(err) {
 			err = room.ErrNotFound
 		}
 	}
@@ -663,6 +746,15 @@ func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, to
 			return templateReply{}, err
 		}
 	}
+	if sig.AskSeconds != nil {
+		secs, err := webplay.Whole("askSeconds", *sig.AskSeconds, 0, int64(f.rooms.Bounds().Countdown.Seconds()))
+		if err != nil {
+			return templateReply{}, err
+		}
+		a.Timer = room.Timer{Seconds: int(secs), OnTime: secs > 0 && sig.AskOnTime, WhenAll: sig.AskWhenAll}
+	} else {
+		a.Timer.WhenAll = sig.AskWhenAll
+	}
 	_, err = f.rooms.Ask(r.Context(), rm.ID, token, a, v.Scenario)
 	if taken := (*room.InstantTakenError)(nil); errors.As(err, &taken) {
 		return templateReply{}, scenario.Errors{{Field: "askAt", Reason: strings.TrimPrefix(taken.Error(), "room: ")}}
@@ -759,17 +851,39 @@ func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, status
 		f.notPresenterPage(w, r, err)
 		return
 	}
-	p := pages.RoomDevices{Page: f.s.Page(r, "Devices in the room", templates.SectionNone), Room: rm.ID,
-		JoinsClosed: rm.JoinsClosed, Error: problem}
+	p := devicesModel(rm)
+	p.Page, p.Error = f.s.Page(r, "Devices in the room", templates.SectionNone), problem
+	w.Header().Set("Cache-Control", "no-store")
+	f.s.Render(w, r, status, pages.RoomDevicesView(p))
+}
+
+// devicesLive sends the devices page its list again (it asks every few
+// seconds), so the presenter sees who joins and answers as it happens.
+func (f *roomFeature) devicesLive(w http.ResponseWriter, r *http.Request) {
+	rm, err := f.asPresenter(r)
+	if err != nil {
+		sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
+		_ = web.MergeFragments(sse, `<div id="devices-list" data-testid="devices-list"><p role="alert">`+templ.EscapeString(roomMessage(err))+`</p></div>`)
+		return
+	}
+	sse := web.SSEReply(w, r, http.StatusOK, "")
+	_ = web.MergeComponent(sse, pages.RoomDevicesList(devicesModel(rm)))
+}
+
+func devicesModel(rm *room.Room) pages.RoomDevices {
+	p := pages.RoomDevices{Room: rm.ID, JoinsClosed: rm.JoinsClosed, Open: rm.Question != nil && !rm.Question.Revealed}
 	for id, at := range rm.Attendees {
 		_, answered := answerOf(rm.Question, id)
-		p.Devices = append(p.Devices, pages.RoomDevice{Name: room.DeviceName(id), Joined: at.UTC().Format("15:04:05 UTC"), Answered: answered})
+		p.Devices = append(p.Devices, pages.RoomDevice{Name: room.DeviceName(id), Nickname: rm.Nickname(id),
+			Joined: at.UTC().Format(time.RFC3339), Answered: answered})
 	}
 	slices.SortFunc(p.Devices, func(a, b pages.RoomDevice) int {
 		return cmp.Or(cmp.Compare(a.Joined, b.Joined), cmp.Compare(a.Name, b.Name))
 	})
-	w.Header().Set("Cache-Control", "no-store")
-	f.s.Render(w, r, status, pages.RoomDevicesView(p))
+	for _, d := range rm.RemovedDevices() {
+		p.Removed = append(p.Removed, pages.RoomDevice{Name: d.Name, Nickname: d.Nickname})
+	}
+	return p
 }
 
 // devicesAction closes or opens the room to new devices (POST .../joins,
@@ -788,11 +902,16 @@ func (f *roomFeature) devicesAction(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
-		_, err = f.rooms.RemoveDevice(r.Context(), id, token, r.PostFormValue("device"))
+		switch device := r.PostFormValue("device"); {
+		case strings.HasSuffix(r.URL.Path, "/letback"):
+			_, err = f.rooms.LetBack(r.Context(), id, token, device)
+		case strings.HasSuffix(r.URL.Path, "/rename"):
+			_, err = f.rooms.Rename(r.Context(), id, token, device, r.PostFormValue("nickname"))
+		default:
+			_, err = f.rooms.RemoveDevice(r.Context(), id, token, device)
+		}
 	}
 	switch {
-	case errors.Is(err, room.ErrNoDevice):
-		f.devicesPage(w, r, http.StatusNotFound, roomMessage(err))
 	case err != nil:
 		f.devicesPage(w, r, roomStatus(err), roomMessage(err))
 	default:
@@ -883,19 +1002,33 @@ func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
 func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rm, err := f.rooms.ByID(r.Context(), id)
+	if web.StoreUnreachable(err) {
+		f.notReceived(w, r, nil)
+		return
+	}
 	if err != nil {
 		f.replyMine(w, r, pages.RoomMine{Note: roomMessage(err)}, roomStatus(err))
 		return
 	}
 	attendee := cookieValue(r, attendeeCookie)
 	if rm.RoleOf("", attendee) != room.Attendee {
-		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: roomMessage(room.ErrNotAttendee)}, http.StatusForbidden)
+		why := room.ErrNotAttendee
+		if rm.WasRemoved(attendee) {
+			why = room.ErrRemoved
+		}
+		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: roomMessage(why)}, http.StatusForbidden)
 		return
 	}
 	var sig map[string]json.RawMessage
 	r.Body = http.MaxBytesReader(w, r.Body, webplay.MaxSignalBytes)
 	if err := datastar.ReadSignals(r, &sig); err != nil {
-		http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: fmt.Sprintf(
+				"Your answer was not sent: it is longer than an answer may be (%d KB). Shorten what you typed, then send it again.", webplay.MaxSignalBytes>>10)},
+				http.StatusRequestEntityTooLarge)
+			return
+		}
+		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: "Your answer was not sent: this page sent something the room cannot read. Reload the page, then answer again."}, http.StatusBadRequest)
 		return
 	}
 	q := rm.Question
@@ -935,12 +1068,18 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rm, err = f.rooms.Answer(r.Context(), id, attendee, qid, values)
+	if web.StoreUnreachable(err) {
+		f.notReceived(w, r, q)
+		return
+	}
 	if err != nil {
 		f.replyMine(w, r, pages.RoomMine{Question: q, Note: roomMessage(err)}, roomStatus(err))
 		return
 	}
 	a := rm.Question.Answers[attendee]
 	f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Answer: &a}, http.StatusOK)
+	// The last phone to answer may be what the question waited for.
+	f.revealDue(r.Context(), rm)
 }
 
 // answerValues reads one value per lane of q from the phone's signals:
@@ -948,6 +1087,7 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 // lanes with no answer yet.
 func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []int64, missing int, err error) {
 	kind, asked := q.Ask()
+	var bad []error
 	for i := range q.Lanes {
 		var text string
 		if raw, ok := sig[pages.AnswerSignal(q, i)]; ok {
@@ -963,16 +1103,63 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 		}
 		v, err := kind.Value(asked, i, text)
 		if err != nil {
-			return nil, 0, err
+			// Every lane that does not read is told at once, not one per send.
+			bad = append(bad, err)
+			values = append(values, 0)
+			continue
 		}
 		values = append(values, v)
+	}
+	if len(bad) > 0 {
+		return nil, 0, errors.Join(bad...)
 	}
 	return values, missing, nil
 }
 
+// notReceived answers an answer the store could not take: the phone is
+// told plainly that it has not been received yet, beside the page's
+// notice that the store is out of reach (503, Retry-After), and the page
+// keeps it and sends it again every few seconds (pages.RoomResend) until
+// the store takes it or says where it stands (a question closed meanwhile,
+// an ended room).
+func (f *roomFeature) notReceived(w http.ResponseWriter, r *http.Request, q *room.Question) {
+	w.Header().Set("Retry-After", strconv.Itoa(web.StoreRetryAfter))
+	qid, err := strconv.Atoi(r.URL.Query().Get("q"))
+	resend := err == nil && qid > 0 && qid <= maxResend
+	m := pages.RoomMine{Question: q, Note: answerNotReceived}
+	if !resend {
+		m.Note = answerNotReceivedTapAgain
+	}
+	sse := web.SSEReply(w, r, http.StatusServiceUnavailable, m.Note)
+	if web.MergeComponent(sse, pages.RoomMineView(m)) != nil {
+		return
+	}
+	if web.MergeComponent(sse, templates.ConnectionNotice("refused", web.StoreUnreachableText+" This page carries on by itself once it is back.")) != nil {
+		return
+	}
+	if resend {
+		try, _ := strconv.Atoi(r.URL.Query().Get("try"))
+		_ = web.MergeComponent(sse, pages.RoomResend(chi.URLParam(r, "id"), qid, try+1))
+	}
+}
+
+// maxResend bounds the question number a resend names (it comes from the
+// request): beyond it there is no question to keep an answer for.
+const maxResend = 1 << 20
+
+// What a phone reads when its answer did not reach the room's store: kept
+// and sent again, or (the room itself could not be read) to be tapped again.
+const (
+	answerNotReceived         = "Your answer has not been received yet: the room's store is unreachable just now. This page keeps it and sends it again by itself every few seconds."
+	answerNotReceivedTapAgain = "Your answer was not received: the room's store is unreachable just now. Tap your answer again once this page no longer says so."
+)
+
 func (f *roomFeature) replyMine(w http.ResponseWriter, r *http.Request, m pages.RoomMine, status int) {
 	sse := web.SSEReply(w, r, status, m.Note)
-	_ = web.MergeComponent(sse, pages.RoomMineView(m))
+	if web.MergeComponent(sse, pages.RoomMineView(m)) == nil && r.Method == http.MethodPost {
+		// Taken, or refused for good: nothing is left to send again.
+		_ = web.MergeComponent(sse, pages.RoomResend("", 0, 0))
+	}
 }
 
 // mine shows an attendee their own answer (the phone asks after each
@@ -984,7 +1171,11 @@ func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := pages.RoomMine{Question: rm.Question}
-	if a, ok := answerOf(rm.Question, cookieValue(r, attendeeCookie)); ok {
+	attendee := cookieValue(r, attendeeCookie)
+	if rm.RoleOf("", attendee) != room.Attendee && rm.WasRemoved(attendee) {
+		// Told as soon as the question region changes, not at its next send.
+		m.Note = roomMessage(room.ErrRemoved)
+	} else if a, ok := answerOf(rm.Question, attendee); ok {
 		m.Answer = &a
 	}
 	f.replyMine(w, r, m, http.StatusOK)
@@ -999,7 +1190,7 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	var sess *play.Session
 	if err == nil {
-		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil {
+		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil && !web.StoreUnreachable(err) {
 			err = room.ErrNotFound
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/windowlab/playground/web"
 	"github.com/windowlab/playground/web/fanout"
 	"github.com/windowlab/playground/web/room/pages"
+	"github.com/windowlab/playground/web/templates"
 )
 
 // A room's hub (fanout.Hub) watches the room and its playground session,
@@ -54,6 +55,9 @@ type roomHub struct {
 
 	solved *solvedQuestion
 	expl   *pointedCache
+	// open is the question the last frame showed, while it is open and
+	// counts down (nil otherwise): the hub's goroutine's own.
+	open *room.Question
 
 	// asked is shared with the room's page loads (roomFeature.askedCache),
 	// so that a room full of phones opening during a question replays it
@@ -82,8 +86,11 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		return nil, false, nil, err
 	}
 	sess, err := f.sessions.Get(context.Background(), rm.Session)
+	if err != nil && !web.StoreUnreachable(err) {
+		err = room.ErrNotFound
+	}
 	if err != nil {
-		return nil, false, nil, room.ErrNotFound
+		return nil, false, nil, err
 	}
 	presenter = rm.RoleOf(token, "") == room.Presenter
 	d := room.Screens{Phones: 1}
@@ -127,7 +134,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	log := h.f.s.Log()
 	roomChanges, err := h.f.rooms.Watch(ctx, h.id)
 	if err != nil {
-		h.end(ctx, "This room has ended.")
+		h.endOrLose(ctx, err, "This room has ended.")
 		return
 	}
 	// A session the store forgets leaves the room showing it as it was
@@ -149,6 +156,9 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	}
 	checked, kept := time.Now(), time.Now()
 	var touched time.Time
+	// countdown is what the last frame's countdown said; a question with
+	// one renders again each time it would say another second.
+	var countdown string
 	// The session changed since it was last read; true at first, since
 	// follow read it before this Watch began.
 	stale := true
@@ -158,7 +168,12 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			return
 		case _, ok := <-roomChanges:
 			if !ok {
-				h.end(ctx, "This room has ended: the presenter closed it, or left it for too long.")
+				// Deleted, or the watch was lost (NATS went away): only
+				// a room the store says is gone has ended.
+				if ctx.Err() == nil {
+					_, err := h.f.rooms.ByID(ctx, h.id)
+					h.endOrLose(ctx, err, "This room has ended: the presenter closed it, or left it for too long.")
+				}
 				return
 			}
 			h.screens(ctx) // a change may be of its followers on any replica
@@ -174,7 +189,13 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			changed(roomSettle)
 		case now := <-ticker.C:
 			if now.Sub(touched) >= web.TouchEvery {
-				_ = h.f.sessions.Touch(ctx, sess.ID())
+				// The touch is also how a hub learns that its store went
+				// out of reach while nothing changed: its pages then
+				// reconnect, and say so, until it is back.
+				if err := h.f.sessions.Touch(ctx, sess.ID()); web.StoreUnreachable(err) {
+					h.endOrLose(ctx, err, "")
+					return
+				}
 				touched = now
 			}
 			// The clock's own move is whole at once: it need not settle.
@@ -184,6 +205,19 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			if now.Sub(kept) >= room.FollowersRefresh {
 				kept = now
 				_ = h.f.rooms.KeepFollowing(ctx, h.id)
+			}
+			if q := h.question(); q != nil {
+				// A countdown counts on the rooms' clock, which tests set.
+				at := h.f.rooms.Now()
+				if c := pages.Countdown(q, at); c != countdown {
+					countdown = c
+					changed(0)
+				}
+				if !at.Before(q.Deadline) {
+					if rm, err := h.f.rooms.ByID(ctx, h.id); err == nil {
+						h.f.revealDue(ctx, rm)
+					}
+				}
 			}
 			if now.Sub(checked) >= hubCheckEvery {
 				checked = now
@@ -201,7 +235,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			}
 			rm, err := h.f.rooms.ByID(ctx, h.id)
 			if err != nil {
-				h.end(ctx, "This room has ended.")
+				h.endOrLose(ctx, err, "This room has ended.")
 				return
 			}
 			read := false
@@ -223,11 +257,39 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 }
 
 // end publishes a last frame saying the room ended; followers send it and
-// close their streams.
+// close their streams, and every page says "This room has ended"
+// (stream-connection.js reads the frame's data-stream-ended) instead of
+// reconnecting.
 func (h *roomHub) end(ctx context.Context, why string) {
-	var b strings.Builder
-	_ = pages.RoomStatus(pages.RoomShared{Ended: why}).Render(ctx, &b)
-	h.End(fanout.Region{ID: "room-status", HTML: b.String()})
+	h.End(endedRegions(ctx, why)...)
+}
+
+// endOrLose ends the hub after the room could not be read (err): with
+// the "ended" frame when the store says the room is gone (or err is
+// nil: the watch closed on a deletion), else (the store out of reach, a
+// watch lost with its NATS server) by closing its streams without a word,
+// so that every page reconnects and learns from the store, when it is
+// back, whether the room is still there.
+func (h *roomHub) endOrLose(ctx context.Context, err error, why string) {
+	if ctx.Err() != nil {
+		return
+	}
+	if err == nil || errors.Is(err, room.ErrNotFound) {
+		h.end(ctx, why)
+		return
+	}
+	h.f.s.Log().Warn("room stream lost its store; its pages reconnect", "room", h.id, slog.Any("error", err))
+	h.End()
+}
+
+// endedRegions are what every screen of an ended room shows: the status
+// saying why, and no question (a phone's "Sent." would suggest it still
+// counts).
+func endedRegions(ctx context.Context, why string) []fanout.Region {
+	var status, question strings.Builder
+	_ = pages.RoomStatus(pages.RoomShared{Ended: why}).Render(ctx, &status)
+	_ = pages.RoomQuestionPhone(pages.RoomShared{}).Render(ctx, &question)
+	return []fanout.Region{{ID: "room-status", HTML: status.String()}, {ID: "room-question", HTML: question.String()}}
 }
 
 // questionCut is the first instant an open question hides on every
@@ -258,7 +320,8 @@ func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, n
 func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) pages.RoomShared {
 	v := sess.View()
 	v.Selected = nil
-	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones}
+	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones,
+		Now: f.rooms.Now(), Joined: len(rm.Attendees), Waiting: rm.Waiting(), StepTitle: pages.StepTitle(rm.Deck, rm.Step)}
 	if q := rm.Question; q != nil && !q.Revealed {
 		s.Asked, s.Cut = true, questionCut(q, v.Clock.Now)
 		av, err := askedView(v, s.Cut, asked)
@@ -360,6 +423,10 @@ type askedKey struct {
 // that changed.
 func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
 	s := h.f.shared(rm, sess, int(h.phones.Load()), &h.asked)
+	h.open = nil
+	if q := rm.Question; q != nil && !q.Revealed && !q.Deadline.IsZero() {
+		h.open = q
+	}
 	if q := s.Question; q != nil && q.Revealed {
 		rev := s.View.ScenarioRev
 		if h.solved == nil || h.solved.id != uint64(q.ID) || h.solved.rev != rev {
@@ -425,12 +492,23 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	token := cookieValue(r, presenterCookie)
 	h, presenter, leave, err := f.follow(id, v, token)
+	if web.StoreUnreachable(err) {
+		// Not ended: the page keeps retrying until the store is back.
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err != nil {
 		if errors.Is(err, room.ErrStreamsFull) {
+			// Not ended either: the page says why and tries again.
 			f.s.NoteCapacity(w, r, web.StreamRetryAfter)
+			sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
+			_ = web.MergeComponent(sse, templates.ConnectionNotice("refused", roomMessage(err)+" This page tries again by itself."))
+			return
 		}
 		sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
-		_ = web.MergeComponent(sse, pages.RoomStatus(pages.RoomShared{Ended: roomMessage(err)}))
+		for _, rg := range endedRegions(r.Context(), roomMessage(err)) {
+			_ = web.MergeFragments(sse, rg.HTML)
+		}
 		return
 	}
 	defer leave()
@@ -453,3 +531,7 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Follow(f.s.Closing(), w, r, v, 0)
 }
+
+// question is the open question with a countdown that the last frame
+// showed, or nil.
+func (h *roomHub) question() *room.Question { return h.open }
