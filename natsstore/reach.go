@@ -159,17 +159,20 @@ func (r guardedRooms) Watch(ctx context.Context, id string) (<-chan struct{}, er
 }
 
 // Follow refuses at once a stream that would be added while NATS is out
-// of reach; one taken back still reaches the store (its own count of this
-// replica's streams drops whatever NATS says), within CallTimeout.
+// of reach. One taken back is refused too, but still handed to the store
+// (with a context already ended, so that it waits on nothing): the
+// store's own count of this replica's streams drops whatever NATS says
+// (Rooms.Follow), and its next refresh writes the streams still open.
 func (r guardedRooms) Follow(ctx context.Context, id string, d room.Screens, now time.Time, fits func(room.Screens) error) (total room.Screens, err error) {
-	fn := func(ctx context.Context) error { total, err = r.s.Follow(ctx, id, d, now, fits); return err }
-	if d.Adds() {
-		err = r.g.call(ctx, fn)
-		return total, err
+	if !d.Adds() {
+		if down := r.g.up(); down != nil {
+			gone, cancel := context.WithCancel(ctx)
+			cancel()
+			_, _ = r.s.Follow(gone, id, d, now, fits)
+			return room.Screens{}, down
+		}
 	}
-	cctx, cancel := context.WithTimeout(ctx, CallTimeout)
-	defer cancel()
-	err = r.g.classify(ctx, fn(cctx))
+	err = r.g.call(ctx, func(ctx context.Context) error { total, err = r.s.Follow(ctx, id, d, now, fits); return err })
 	return total, err
 }
 
