@@ -103,8 +103,14 @@ func bucketLeader(ctx context.Context, js jetstream.JetStream, bucket string, lo
 func TestBrowserClusterLosesANode(t *testing.T) {
 	nodes, natsURL := startCluster(t)
 	a, b := freeAddr(t), freeAddr(t)
-	startServer(t, "-addr", a, "-nats", natsURL)
-	startServer(t, "-addr", b, "-nats", natsURL)
+	replicas := []*process{startServer(t, "-addr", a, "-nats", natsURL), startServer(t, "-addr", b, "-nats", natsURL)}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, r := range replicas {
+				t.Logf("replica %d said:\n%s", i+1, r.stderr)
+			}
+		}
+	})
 
 	js, err := jetstream.New(connectCluster(t, natsURL))
 	if err != nil {

@@ -86,7 +86,7 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		return nil, false, nil, err
 	}
 	sess, err := f.sessions.Get(context.Background(), rm.Session)
-	if err != nil && !web.StoreUnreachable(err) {
+	if errors.Is(err, play.ErrNotFound) {
 		err = room.ErrNotFound
 	}
 	if err != nil {
