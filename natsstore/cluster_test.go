@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/windowlab/playground/internal/outage"
 	"github.com/windowlab/playground/room"
 )
 
@@ -207,5 +208,21 @@ func BenchmarkRoomUpdate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// What JetStream refuses while a cluster elects a leader is the store out
+// of reach (503, the page retries), not a visitor's error nor an ended
+// room; the stores' own errors pass as they are.
+func TestGuardTakesJetStreamRefusalsForAnOutage(t *testing.T) {
+	g := Guard(nil)
+	election := fmt.Errorf("natsstore: reading a session: %w", &jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"})
+	if err := g.classify(context.Background(), election); !outage.Is(err) {
+		t.Errorf("classify(%v) = %v, want it wrapping outage.ErrUnreachable", election, err)
+	}
+	for _, err := range []error{room.ErrNotFound, room.ErrFull, ErrTooLarge} {
+		if got := g.classify(context.Background(), err); got != err {
+			t.Errorf("classify(%v) = %v, want it as it was", err, got)
+		}
 	}
 }

@@ -86,6 +86,14 @@ func (g Guarded) classify(ctx context.Context, err error) error {
 			return outage.Wrap(err)
 		}
 	}
+	// What JetStream itself refuses (on a cluster: "temporarily
+	// unavailable", a stream without a leader while the servers left
+	// elect one) is the store's state, never the visitor's doing: the
+	// stores turn the answers that mean something (a key absent or
+	// taken) into their own errors before this sees them.
+	if _, ok := errors.AsType[*jetstream.APIError](err); ok {
+		return outage.Wrap(err)
+	}
 	return err
 }
 
