@@ -112,8 +112,9 @@ type Server struct {
 	outages        *refusalLog // answers given while the store is unreachable
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
-	runStarting    func()        // tests: called as a replay begins
-	heartbeat      time.Duration // Config.StreamHeartbeat
+	runStarting    func()           // tests: called as a replay begins
+	heartbeat      time.Duration    // Config.StreamHeartbeat
+	bodyBounds     map[string]int64 // AllowBody's, by path; written before serving only
 
 }
 
@@ -169,7 +170,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, s.streamShares, s.getHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), s.limitBodies, s.streamShares, s.getHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
