@@ -126,11 +126,11 @@ func TestBrowserClusterLosesANode(t *testing.T) {
 
 	presenter := browsertest.NewTab(t)
 	presenter.Do(chromedp.EmulateViewport(1280, 720), chromedp.Navigate("http://"+a+"/play"))
-	presenter.WaitText(liveStatus, "Interactive parts: on")
+	presenter.WaitText(liveStatus, "Live: connected")
 	from := presenter.Location()
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
 	presenter.WaitNavigated(from)
-	presenter.WaitText(liveStatus, "Interactive parts: on")
+	presenter.WaitText(liveStatus, "Live: connected")
 	code := presenter.Text(`[data-testid="room-code"]`)
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-load-preset"]`)))
 	presenter.WaitText(`[data-testid="room-status"]`, "10 requests")
@@ -159,7 +159,7 @@ func TestBrowserClusterLosesANode(t *testing.T) {
 
 	learner := browsertest.NewTab(t)
 	learner.Do(chromedp.Navigate("http://" + b + "/play"))
-	learner.WaitText(liveStatus, "Interactive parts: on")
+	learner.WaitText(liveStatus, "Live: connected")
 	learner.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	learner.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
 	waitMarks(t, learner, 1, "before the node is lost")
@@ -199,7 +199,11 @@ func TestBrowserClusterLosesANode(t *testing.T) {
 	}
 
 	// Nothing was lost: the answers are counted, the answered phones still
-	// say so, and the pages follow the next changes without a reload.
+	// say so, and the pages follow the next changes without a reload (a
+	// stream the loss ended has come back by itself).
+	for _, p := range append([]*browsertest.Tab{presenter, learner}, phones...) {
+		p.WaitText(liveStatus, "Live: connected")
+	}
 	presenter.WaitText(`[data-testid="answered"]`, "2 answered")
 	for _, p := range phones {
 		p.WaitText(`[data-testid="room-mine"]`, "Sent.")
