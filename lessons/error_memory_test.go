@@ -1,0 +1,103 @@
+package lessons
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/windowlab/playground/scenario"
+)
+
+// frontLoaded is generated traffic that crowds each window's requests into
+// its first part: the ring's guessed-at bucket holds most of a window.
+const frontLoaded = `"generated/front-loaded/100/60000/4/1"`
+
+func errorMemoryBody(opts string) string {
+	return "```error-memory\n" + `{"caption": "error and memory", "scenario": ` + frontLoaded + opts + "}\n```\n"
+}
+
+// The chart is drawn from EstimateErrors and the policies' bytes per key
+// as the page is built: the table, the text alternative and the lines say
+// the same figures, one line per kind of policy; the log is exact, and the
+// histogram's error falls as its k grows.
+func TestErrorMemoryDrawsTheComparison(t *testing.T) {
+	refs := []string{"sliding-counter/exact", "sliding-buckets/6", "sliding-buckets/20", "exp-histogram/2", "exp-histogram/8", "sliding-log"}
+	lib, l := predictLib(t, errorMemoryBody(`, "policies": ["`+strings.Join(refs, `", "`)+`"]`))
+	r, doc := renderDoc(t, lib, l, nil)
+	if len(r.Problems) != 0 {
+		t.Fatalf("problems: %v", r.Problems)
+	}
+	s, err := scenario.Generated(strings.Trim(frontLoaded, `"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := make([]scenario.PolicySpec, len(refs))
+	for i, ref := range refs {
+		if specs[i], err = s.Lane(ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs, err := EstimateErrors(s, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tables) != 1 {
+		t.Fatalf("%d tables recorded, want 1", len(r.Tables))
+	}
+	table := r.Tables[0]
+	if got, want := strings.Join(table.Head, " | "), "policy | bytes per key | worst error | mean error"; got != want {
+		t.Errorf("head = %q, want %q", got, want)
+	}
+	for i, row := range table.Rows {
+		per, err := EntryBytesPerKey(specs[i], s.Limit, s.WindowMs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{refs[i], FormatBytes(per), errs[i].Share(errs[i].Worst), errs[i].Share(errs[i].Mean)}
+		if strings.Join(row, " | ") != strings.Join(want, " | ") {
+			t.Errorf("row %d: %q, want %q", i+1, row, want)
+		}
+	}
+	if log := errs[len(errs)-1]; log.Worst != 0 || log.Mean != 0 {
+		t.Errorf("sliding-log: worst %v, mean %v; want an exact count", log.Worst, log.Mean)
+	}
+	if errs[3].Worst <= errs[4].Worst {
+		t.Errorf("exp-histogram: worst error %v at k=2, %v at k=8; want less with the larger k", errs[3].Worst, errs[4].Worst)
+	}
+	svg := doc.Find(`[data-testid="error-memory"] svg[role="img"]`)
+	if svg.Length() != 1 {
+		t.Fatalf("%d chart pictures, want 1", svg.Length())
+	}
+	if got := svg.Find(`[data-testid="sweep-series"]`).Length(); got != 4 {
+		t.Errorf("%d lines, want one for each kind of policy (4)", got)
+	}
+	desc := svg.Find("desc").Text()
+	for i, ref := range refs {
+		if !strings.Contains(desc, ref+": "+table.Rows[i][1]+" per key, worst error "+table.Rows[i][2]) {
+			t.Errorf("the text alternative does not say %s's figures: %s", ref, desc)
+		}
+	}
+	if legend := doc.Find(`[data-testid="error-memory"] [data-testid="sweep-legend"]`).Text(); !strings.Contains(legend, "exponential histogram") {
+		t.Errorf("the legend does not name the histogram's line in text: %q", legend)
+	}
+}
+
+func TestErrorMemoryNamesWhatIsWrong(t *testing.T) {
+	for _, tt := range []struct {
+		body, want string
+	}{
+		{"```error-memory\n" + `{"scenario": ` + frontLoaded + `, "policies": ["sliding-log", "gcra"]}` + "\n```\n", "needs a caption"},
+		{errorMemoryBody(`, "policies": ["sliding-log"]`), "at least two"},
+		{errorMemoryBody(`, "policies": ["sliding-log", "tumbling"]`), `policies[1]: unknown policy "tumbling"`},
+		{errorMemoryBody(`, "policies": ["sliding-log", "gcra"], "measure": "median"`), "neither worst nor mean"},
+		{errorMemoryBody(`, "policies": ["sliding-log", "gcra", "fixed-window", "token-bucket", "exp-histogram"]`), "at most 4"},
+	} {
+		lib, l := predictLib(t, tt.body)
+		r, err := lib.Render(l, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].What, tt.want) {
+			t.Errorf("problems %v, want one saying %q", r.Problems, tt.want)
+		}
+	}
+}
