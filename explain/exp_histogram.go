@@ -65,7 +65,7 @@ func (expHistogram) status(s policies.State) string {
 }
 
 func (expHistogram) legend() string {
-	return "Blocks: the buckets, each ending at its newest permit, as tall as its permits; the oldest, counted at half, is hatched. Line: the estimate."
+	return "Blocks: the buckets, each ending at its newest permit, as tall as its permits; the oldest, counted at half, is faint with a dashed edge. Line: the estimate."
 }
 
 func (expHistogram) legendWhileAsked() string { return "" }
