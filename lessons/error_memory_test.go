@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -98,6 +99,82 @@ func TestErrorMemoryNamesWhatIsWrong(t *testing.T) {
 		}
 		if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].What, tt.want) {
 			t.Errorf("problems %v, want one saying %q", r.Problems, tt.want)
+		}
+	}
+}
+
+// TestEstimateErrorAgainstMemory holds the ring lesson's chart to what the
+// histogram promises, on the lesson's own traffic and on smoother traffic:
+// its worst error is at most 1/k of the most the window ever held (the
+// bound is 1/k of each decision's true count), the log is exact, and a
+// larger k never does worse. With -v it prints the figures
+// docs/performance.md quotes.
+func TestEstimateErrorAgainstMemory(t *testing.T) {
+	refs := []string{"sliding-counter/exact", "sliding-buckets/2", "sliding-buckets/6", "sliding-buckets/20", "sliding-buckets/60",
+		"exp-histogram/2", "exp-histogram/4", "exp-histogram/8", "exp-histogram/16", "sliding-log"}
+	for _, name := range []string{"generated/front-loaded/1000/60000/5/1", "generated/poisson/1000/60000/5/1", "generated/bursty/1000/60000/5/1"} {
+		s, err := scenario.Generated(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs := make([]scenario.PolicySpec, len(refs))
+		for i, ref := range refs {
+			if specs[i], err = s.Lane(ref); err != nil {
+				t.Fatal(err)
+			}
+		}
+		errs, err := EstimateErrors(s, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "generated/front-loaded/1000/60000/5/1" {
+			for _, limit := range []int64{10, 100, 1000, 10000} {
+				line := ""
+				for _, ref := range []string{"sliding-log", "sliding-buckets/60", "exp-histogram/8"} {
+					spec, _ := s.Lane(ref)
+					per, err := EntryBytesPerKey(spec, limit, s.WindowMs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					line += fmt.Sprintf("  %s %s", ref, FormatBytes(per))
+				}
+				t.Logf("bytes per key at limit %d:%s", limit, line)
+			}
+		}
+		open := s
+		open.Limit = scenario.MaxLimit
+		open.Policies = []scenario.PolicySpec{{Name: "sliding-log"}}
+		res, err := scenario.Run(open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := 0.0
+		for _, d := range res.Results[0].Decisions {
+			most = max(most, d.Estimate.Float()+float64(d.Cost))
+		}
+		t.Logf("%s (%d requests, at most %.0f in one window; limit %d)", name, len(s.Requests), most, s.Limit)
+		prev := map[string]float64{}
+		for i, spec := range specs {
+			per, err := EntryBytesPerKey(spec, s.Limit, s.WindowMs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := errs[i]
+			t.Logf("  %-22s %8s  worst %7s  mean %6s", refs[i], FormatBytes(per), e.Share(e.Worst), e.Share(e.Mean))
+			switch spec.Name {
+			case "sliding-log":
+				if e.Worst != 0 {
+					t.Errorf("%s: the log's worst error %v, want 0", name, e.Worst)
+				}
+			case "exp-histogram":
+				if bound := most / float64(spec.Buckets); e.Worst > bound {
+					t.Errorf("%s: %s's worst error %v is above 1/k of the most in a window (%v)", name, refs[i], e.Worst, bound)
+				}
+				if p, ok := prev[spec.Name]; ok && e.Worst > p {
+					t.Errorf("%s: %s's worst error %v is above the smaller k's %v", name, refs[i], e.Worst, p)
+				}
+				prev[spec.Name] = e.Worst
+			}
 		}
 	}
 }
