@@ -84,7 +84,7 @@ type Cluster struct {
 	nodes   []node
 	central policies.Local // with Central, the one shared state
 	single  policies.Local // the reference: one server seeing everything
-	pcg     *rand.PCG       // rng's source, kept so that Next can copy it
+	pcg     *rand.PCG      // rng's source, kept so that Next can copy it
 	rng     *rand.Rand
 	next    int   // round-robin: the node of the next request
 	clock   int64 // the latest real instant seen
@@ -102,7 +102,7 @@ type Cluster struct {
 
 type node struct {
 	policy policies.Local
-	skew     int64
+	skew   int64
 	// inbox holds what syncs delivered and the node has not yet taken
 	// in, by stamp: a request stamped later than the node's own clock (a
 	// node whose clock runs ahead admitted it) waits until the node's clock

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"github.com/windowlab/playground/ask"
 	"math/big"
 	"strconv"
 	"strings"
@@ -172,8 +173,8 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 			return q, "", fmt.Errorf("bytes-per-key needs \"limit N\"")
 		}
 	case measureCacheLineK:
-		if q.window == 0 || scenario.OptionOf(q.policy) != scenario.BucketsOption {
-			return q, "", fmt.Errorf("cache-line-k needs \"%s window TIME\"", strings.Join(policies.Taking(policies.BucketsOptionName), " or "))
+		if _, sub := divisor(q.policy); q.window == 0 || !sub {
+			return q, "", fmt.Errorf("cache-line-k needs \"%s window TIME\"", strings.Join(divided(), " or "))
 		}
 	}
 	return q, expected, nil
@@ -288,7 +289,7 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		n, err := differFromLog(s, r)
 		return strconv.Itoa(n), err
 	case measureFirstAdmit:
-		at, err := scenario.FirstAdmitted(one, spec, scenario.Request{At: q.at, Cost: q.cost}, 3*maxWindow(one))
+		at, err := scenario.FirstAdmitted(one, spec, scenario.Request{At: q.at, Cost: q.cost}, ask.Horizon(one, spec))
 		if err != nil {
 			return "", err
 		}
@@ -375,14 +376,6 @@ func admittedAt(r scenario.PolicyResult, at int64, admitted bool) (string, error
 // lane resolves a claim's policy word against a scenario (Scenario.Lane).
 func lane(s scenario.Scenario, ref string) (scenario.PolicySpec, error) { return s.Lane(ref) }
 
-func maxWindow(s scenario.Scenario) int64 {
-	w := s.WindowMs
-	for _, p := range s.Specs() {
-		w = max(w, p.WindowMs)
-	}
-	return w
-}
-
 // differFromLog counts the requests whose outcome under r differs from the
 // exact sliding log's on the same scenario.
 func differFromLog(s scenario.Scenario, r scenario.PolicyResult) (int, error) {
@@ -426,4 +419,23 @@ func FormatBytes(n int64) string {
 	s := v.FloatString(1)
 	s = strings.TrimSuffix(s, ".0")
 	return s + " " + units[u]
+}
+
+// divisor is the option splitting the named policy's window into
+// sub-buckets (policies.Info.Divisor), if it takes one.
+func divisor(name string) (policies.Option, bool) {
+	in, _ := policies.Lookup(name)
+	return in.Divisor()
+}
+
+// divided names the policies whose window an option splits, in registry
+// order.
+func divided() []string {
+	var out []string
+	for _, in := range policies.Registered() {
+		if _, ok := in.Divisor(); ok {
+			out = append(out, in.Name)
+		}
+	}
+	return out
 }

@@ -82,6 +82,10 @@ type Info struct {
 	// WindowMs aligned to the epoch, which its lanes draw with the permits
 	// each admitted.
 	Windows bool
+	// Refills is true for a policy that gives room back as time passes
+	// (a bucket, GCRA) rather than as requests leave a window, so that an
+	// answer off by a whole window is no miscount of it.
+	Refills bool
 	// make builds the policy from parameters that New has validated and
 	// normalised: newKeyed of the policy's rule, or a policy type that
 	// embeds it (see keyed).
@@ -91,6 +95,25 @@ type Info struct {
 // Takes reports whether the policy takes the option named o.
 func (i Info) Takes(o string) bool {
 	return slices.ContainsFunc(i.Options, func(opt Option) bool { return opt.Name == o })
+}
+
+// Choice is the Choice option the policy takes (sliding-counter's
+// arithmetic), whose words pages may show as policies of their own.
+func (i Info) Choice() (Option, bool) {
+	return i.first(func(o Option) bool { return o.Kind == Choice })
+}
+
+// Divisor is the option that splits the policy's window into that many
+// sub-buckets (Option.DividesWindow: sliding-buckets' k), if it takes one.
+func (i Info) Divisor() (Option, bool) {
+	return i.first(func(o Option) bool { return o.DividesWindow })
+}
+
+func (i Info) first(is func(Option) bool) (Option, bool) {
+	if j := slices.IndexFunc(i.Options, is); j >= 0 {
+		return i.Options[j], true
+	}
+	return Option{}, false
 }
 
 // OptionKind is what values an option holds.
@@ -124,6 +147,12 @@ type Option struct {
 	// Labels is how a lane's label writes a Number's value, a format of
 	// one %d: "k=%d", "burst %d".
 	Labels string
+	// Noun is how a sentence names the option: "an arithmetic", "buckets".
+	Noun string
+	// DividesWindow is true for a Number the window must be a whole
+	// multiple of (k sub-buckets of equal whole milliseconds), which a
+	// form checks before the policy refuses it.
+	DividesWindow bool
 	// normalise checks the option in p for the named policy and fills its
 	// default, returning an error that names the option.
 	normalise func(policy string, p *Params) error
@@ -131,6 +160,9 @@ type Option struct {
 	// Choice's is the index of its word in Choices.
 	get func(Params) int64
 	set func(*Params, int64)
+	// given, if set, is Given for an option whose zero value Of cannot
+	// tell from its default (a Choice's empty word).
+	given func(Params) bool
 }
 
 // Of is the option's value in p: a Number's number, a Choice's index in
@@ -171,6 +203,29 @@ func (o Option) Describe(v int64) string {
 	return fmt.Sprintf(o.Labels, v)
 }
 
+// Given reports whether p sets the option at all: a Choice's field is not
+// empty, a Number's is not 0.
+func (o Option) Given(p Params) bool {
+	if o.given != nil {
+		return o.given(p)
+	}
+	return o.get(p) != 0
+}
+
+// Options lists every option some policy takes, each once, in the order
+// of the registry and of each policy's Options.
+func Options() []Option {
+	var out []Option
+	for _, in := range registry {
+		for _, o := range in.Options {
+			if !slices.ContainsFunc(out, func(x Option) bool { return x.Name == o.Name }) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
 // Set sets the option's field of *p to v, as Of reads it.
 func (o Option) Set(p *Params, v int64) { o.set(p, v) }
 
@@ -196,7 +251,9 @@ var (
 			}
 			return int64(slices.Index([]Arithmetic{Floor, Exact}, p.Arithmetic))
 		},
-		set: func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
+		set:   func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
+		given: func(p Params) bool { return p.Arithmetic != "" },
+		Noun:  "an arithmetic",
 		normalise: func(name string, p *Params) error {
 			switch p.Arithmetic {
 			case "":
@@ -209,9 +266,10 @@ var (
 		},
 	}
 	BucketsOption = Option{
-		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
-		get: func(p Params) int64 { return p.Buckets },
-		set: func(p *Params, v int64) { p.Buckets = v },
+		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		DividesWindow: true,
+		get:           func(p Params) int64 { return p.Buckets },
+		set:           func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
 				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
@@ -223,7 +281,7 @@ var (
 		},
 	}
 	BurstOption = Option{
-		Name: BurstOptionName, Label: "Burst", Labels: "burst %d", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: BurstOptionName, Label: "Burst", Labels: "burst %d", Noun: "a burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		get: func(p Params) int64 { return p.Burst },
 		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
@@ -239,7 +297,7 @@ var (
 	// DelayOption follows BurstOption in a policy's Options: its bound is
 	// the burst, which must be filled in first.
 	DelayOption = Option{
-		Name: DelayOptionName, Label: "Delay", Labels: "delay %d", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: DelayOptionName, Label: "Delay", Labels: "delay %d", Noun: "a delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		Word: "nodelay", WordValue: NoDelay,
 		get: func(p Params) int64 { return p.Delay },
 		set: func(p *Params, v int64) { p.Delay = v },
