@@ -159,7 +159,7 @@ func TestApplyFormNamesAnIndivisibleK(t *testing.T) {
 	err := s.ApplyForm(Form{Limit: 5, WindowMs: 30_000, Checked: []Kind{{Name: policies.SlidingBuckets}}, Numbers: map[string]Entered{policies.BucketsOptionName: {7, true}}})
 	var errs scenario.Errors
 	if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Field != "buckets" ||
-		errs[0].Reason != "7 does not split the 30 s window into equal whole milliseconds; try 6 or 8" {
+		errs[0].Reason != "for sliding-buckets, 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8" {
 		t.Fatalf("k = 7 over 30 s: %v", err)
 	}
 	if !reflect.DeepEqual(s.Scenario(), before) {
