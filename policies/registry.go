@@ -51,9 +51,17 @@ import (
 //
 // Tests in policies, explain, lane, limiter and lessons check that every
 // registry entry builds, has its cases and vectors, is worded, is drawn,
-// has a concurrent and a Redis form agreeing with it, and is measured. An
-// option no policy took before is declared once next to the others in this
-// file, with its field of Params (get, set) and its checks (normalise).
+// has a concurrent and a Redis form agreeing with it, and is measured.
+//
+// A policy taking options that others take already lists them in its
+// Info.Options and needs nothing more: short refs, labels, the results'
+// params, validation messages, the playground's form and its error labels
+// iterate the options. An option no policy took before is declared once
+// next to the others in this file (Option: its field of Params through get
+// and set, default, bounds, label, help, noun, word, and its checks in
+// normalise), and, being a new field, is added where fields are spelled
+// out: Params here, and in scenario the spec's field, its wire decoding
+// (decodePolicy) and PolicySpec.options/setOptions, and ParamsOut.
 var registry = []Info{
 	fixedWindowInfo,
 	slidingLogInfo,
