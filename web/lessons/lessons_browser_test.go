@@ -41,7 +41,7 @@ func TestBrowserWalkTheLessonsWithTheKeyboard(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	focusAndEnter(tab, `[data-testid="lesson-link"]`)
 	titles := []string{}
 	for i := 0; i < 8; i++ {
@@ -95,7 +95,7 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-2-floor"))
 	tab.WaitText(`[data-testid="question"]`, "rounds the carried part down")
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(window.samePage = true)`))
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "30.001 s\r"))
 	tab.WaitText(`[data-testid="verdict"]`, "Right")
@@ -120,7 +120,7 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	// A first wrong try gives a hint; the second, sent by Datastar with the
 	// count of tries the feedback holds, shows the answer open.
 	tab.Do(chromedp.Navigate(url + "/exercises/fw-first-admit"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "60 s\r"))
 	tab.WaitText(`[data-testid="clue"]`, "Off by exactly 30 s (1 window)")
 	if vis := browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('[data-testid="right-answer"]').checkVisibility()`)); vis {
@@ -154,8 +154,10 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	tab.WaitText(`[data-testid="verdict"]`, "Right")
 	focusAndEnter(tab, `[data-testid="feedback"] [data-testid="open-in-playground"]`)
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-	tab.WaitText(`[data-testid="live-status"]`, "Live: connected") // the playground's stream
-	time.Sleep(200 * time.Millisecond)
+	// The playground's stream is connected; its first event re-renders
+	// the page.
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
+	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
 	if loc := browsertest.Run(tab, chromedp.Location()); !strings.Contains(loc, "/play?s=") {
 		t.Errorf("open in playground went to %q", loc)
 	}
@@ -181,7 +183,7 @@ func TestBrowserRingSliderByKeyboard(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.Navigate(url + "/lessons/ring-of-buckets"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	// The ring is the example of a prediction: a reader who would rather
 	// not predict opens it from its summary.
 	tab.Do(chromedp.Focus(chromedp.CSS(`details[data-predict-reveal] > summary`)), chromedp.KeyEvent("\r"))
@@ -197,7 +199,7 @@ func TestBrowserUnreadableAnswerIsShown(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-1-exact"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "maybe\r"))
 	tab.WaitText(`#feedback-slot`, "Answer yes or no")
 }
