@@ -47,8 +47,8 @@ type WaitBar struct {
 // one would tell the queue's state there.
 func (p plot) WaitBars() []WaitBar {
 	var out []WaitBar
-	tallest := p.tallestStacks()
-	for _, m := range p.Lane.Marks {
+	ys := p.markYs()
+	for i, m := range p.Lane.Marks {
 		if !m.Allowed || m.Delay <= 0 {
 			continue
 		}
@@ -65,7 +65,7 @@ func (p plot) WaitBars() []WaitBar {
 			class += " future"
 		}
 		out = append(out, WaitBar{
-			X1: num(p.X(m.At)), X2: num(x2), Y: num(p.stackY(m, tallest)), Class: class, Clipped: clipped,
+			X1: num(p.X(m.At)), X2: num(x2), Y: num(ys[i]), Class: class, Clipped: clipped,
 			Title: fmt.Sprintf("request %d arrives at %s, %s, leaves at %s", m.Index+1, scenario.FormatMs(m.At), explain.Queued(m.Delay), scenario.FormatMs(leaves)),
 		})
 	}

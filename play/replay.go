@@ -46,7 +46,7 @@ func (c *replayCache) serves(key cacheKey, v *View, lanes int) bool {
 		return false
 	}
 	for _, a := range c.lanes {
-		if v.From < a.lo || a.replay.Entries() > len(v.Scenario.Requests) {
+		if v.From < a.lo || a.gridStep != gridStep(v) || a.replay.Entries() > len(v.Scenario.Requests) {
 			return false
 		}
 	}
@@ -179,11 +179,10 @@ func newLaneAcc(v *View, index int, spec scenario.PolicySpec, selected int) *lan
 		// The session validated its scenario: this cannot happen.
 		panic("play: " + err.Error())
 	}
-	span := SpanWindows * sc.WindowMs
 	return &laneAcc{
 		index: index, spec: spec, wording: explain.For(sc, spec), drawsWindows: countsInWindows(spec.Name), label: spec.Label(sc),
 		client: v.Client, viewed: keyOf(v.Client), selected: selected, replay: replay,
-		lo: v.From, entry: -1, gridStep: max(1, span/(2*CurveSamples)),
+		lo: v.From, entry: -1, gridStep: gridStep(v),
 		allowed: make([]bool, 0, v.Total),
 		marks:   make([]keptMark, 0, 2*MaxMarks),
 		// One span of samples, as a full one usually is (gridStep is
@@ -214,6 +213,11 @@ func (a *laneAcc) moveTo(v *View) {
 	a.reqPts = a.reqPts[firstAt(a.reqPts, a.lo, func(p Point) int64 { return p.At }):]
 	a.windows = a.windows[firstAt(a.windows, a.windowFloor(), func(b Band) int64 { return b.Start }):]
 }
+
+// gridStep is the interval of the curve's samples in view v: the span over
+// 2 × CurveSamples. A fitted span changes in steps (ladderSpan), and a
+// replay kept for another step is not continued.
+func gridStep(v *View) int64 { return max(1, (v.To-v.From)/(2*CurveSamples)) }
 
 // firstAt is the index of the first element at or after t in a list sorted
 // by at.

@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/web/fanout"
 	"github.com/windowlab/playground/web/play/pages"
 )
@@ -33,6 +34,9 @@ func regions(pp pages.PlayPage, r *http.Request) ([]fanout.Region, error) {
 		return nil, err
 	}
 	if err := render("play-summary", pages.PlaySummary(v)); err != nil {
+		return nil, err
+	}
+	if err := render("lane-view", lane.ViewBar(v, pp.Base)); err != nil {
 		return nil, err
 	}
 	if err := render("play-clients", pages.PlayClients(v)); err != nil {
