@@ -82,7 +82,7 @@ func overlap(a, b box) float64 {
 
 func measureLanes(t *testing.T, tab *browsertest.Tab) []laneBoxes {
 	t.Helper()
-	raw := browsertest.Run(tab, chromedp.Evaluate[json.RawMessage](`JSON.stringify(` + laneGeometry + `)`))
+	raw := browsertest.Run(tab, chromedp.Evaluate[json.RawMessage](`JSON.stringify(`+laneGeometry+`)`))
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatal(err)
