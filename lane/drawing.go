@@ -35,3 +35,16 @@ type nothingHeld struct{}
 
 func (nothingHeld) behind(plot) templ.Component { return templ.NopComponent }
 func (nothingHeld) front(plot) templ.Component  { return templ.NopComponent }
+
+// stepper is a drawing whose policy's count changes only by whole steps
+// (at a request, at a window's boundary, when a logged entry leaves the
+// look-back): its curve is drawn as steps, holding each value until the
+// next sample. A policy that fills or drains continuously (a bucket, a
+// weighted estimate) draws straight lines between its samples.
+type stepper interface{ steps() bool }
+
+// countsInSteps is a drawing that draws nothing of its own and whose
+// curve steps (fixed-window's count).
+type countsInSteps struct{ nothingHeld }
+
+func (countsInSteps) steps() bool { return true }

@@ -198,6 +198,19 @@ func (p plot) CurvePoints() string {
 			pts = append(pts, q)
 		}
 	}
+	if steps, ok := p.state.(stepper); ok && steps.steps() {
+		// The count holds until the next point, then jumps: a line from
+		// one sample to the next would slope where an entry left the
+		// window between them.
+		stepped := make([]pt, 0, 2*len(pts))
+		for i, q := range pts {
+			if i > 0 && q.y != pts[i-1].y && q.x != pts[i-1].x {
+				stepped = append(stepped, pt{q.x, pts[i-1].y})
+			}
+			stepped = append(stepped, q)
+		}
+		pts = stepped
+	}
 	buf := make([]byte, 0, 12*len(pts))
 	for i, q := range pts {
 		if i > 0 {
