@@ -48,3 +48,29 @@ type stepper interface{ steps() bool }
 type countsInSteps struct{ nothingHeld }
 
 func (countsInSteps) steps() bool { return true }
+
+// keyed is a drawing with its one-line key: what its marks on the lane
+// stand for, in the lane's own glyphs (the full wording is explain.Legend,
+// one click away).
+type keyed interface{ key() string }
+
+// keyOf is the short key of the lane's drawing, or "" for none.
+func keyOf(d stateDrawing) string {
+	if k, ok := d.(keyed); ok {
+		return k.key()
+	}
+	return ""
+}
+
+// fixedWindowDrawing is fixed-window's: its windows (drawn for every
+// policy counting in aligned windows) and its count in steps.
+type fixedWindowDrawing struct{ countsInSteps }
+
+func (fixedWindowDrawing) key() string {
+	return "▮ windows, labelled with their admitted · ─ count"
+}
+
+// tokenBucketDrawing draws the permits in use as its curve.
+type tokenBucketDrawing struct{ nothingHeld }
+
+func (tokenBucketDrawing) key() string { return "─ permits in use, draining as tokens refill" }

@@ -527,6 +527,16 @@ func (p plot) legend() string {
 	return p.Legend()
 }
 
+// key is the lane's one-line key: while a question is open none (the
+// full legend names what the asked lane draws, the windows and the
+// look-back), since a key of the policy's state names what it hides.
+func (p plot) key() string {
+	if p.opts.Asked {
+		return ""
+	}
+	return keyOf(p.state)
+}
+
 // status is the text under the lane.
 func (p plot) status() string {
 	if p.opts.Asked {

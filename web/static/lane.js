@@ -129,3 +129,23 @@ document.addEventListener(
   },
   true,
 );
+
+// A lane's "What is drawn" stays open across frames: the server's frame
+// does not know the reader opened it, and morphing to it would close it.
+// The open ones are remembered by lane and opened again after each morph
+// (a MutationObserver runs before the page is painted).
+const openHelp = new Set();
+// The reader's own click (or Enter on the summary) says which they want.
+document.addEventListener("click", (evt) => {
+  const summary = evt.target.closest && evt.target.closest(".lane-help > summary");
+  const lane = summary && summary.closest(".lane")?.id;
+  if (!lane) return;
+  if (summary.parentElement.open) openHelp.delete(lane);
+  else openHelp.add(lane);
+});
+new MutationObserver(() => {
+  for (const id of openHelp) {
+    const d = document.querySelector(`#${CSS.escape(id)} .lane-help`);
+    if (d && !d.open) d.open = true;
+  }
+}).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["open"], childList: true });

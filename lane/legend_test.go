@@ -1,0 +1,34 @@
+package lane
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/windowlab/playground/explain"
+)
+
+// TestLegendIsOneLineWithTheRestOneClickAway: each lane's caption holds a
+// one-line key (under 80 characters) in the lane's glyphs, and the full
+// legend inside a closed <details>; while a question is open the key, which
+// names the policy's state, is left out.
+func TestLegendIsOneLineWithTheRestOneClickAway(t *testing.T) {
+	v := carPark(t)
+	for _, l := range v.Lanes {
+		doc := render(t, FromView(v, l), Options{})
+		key := doc.Find(`[data-testid="lane-key"]`).Text()
+		if key == "" || len([]rune(key)) > 80 || strings.Contains(key, "\n") {
+			t.Errorf("%s: key %q, want one line under 80 characters", l.Label, key)
+		}
+		help := doc.Find(`details[data-testid="lane-help"]`)
+		if _, open := help.Attr("open"); help.Length() != 1 || open {
+			t.Errorf("%s: %d help elements (open %v), want one, closed", l.Label, help.Length(), open)
+		}
+		if got := help.Find(".lane-legend").Text(); got != explain.Legend(l.Policy) {
+			t.Errorf("%s: the help says %q, want the full legend %q", l.Label, got, explain.Legend(l.Policy))
+		}
+		asked := render(t, FromView(v, l), Options{Asked: true, Cut: 40_000})
+		if n := asked.Find(`[data-testid="lane-key"]`).Length(); n != 0 {
+			t.Errorf("%s: an asked lane shows its key", l.Label)
+		}
+	}
+}
