@@ -70,7 +70,10 @@ func (fixedWindowDrawing) key() string {
 	return "▮ windows, labelled with their admitted · ─ count"
 }
 
-// tokenBucketDrawing draws the permits in use as its curve.
+// tokenBucketDrawing draws the permits in use as its curve, and the
+// bucket's level at the clock (bucketLevel).
 type tokenBucketDrawing struct{ nothingHeld }
+
+func (tokenBucketDrawing) behind(p plot) templ.Component { return bucketLevel(p) }
 
 func (tokenBucketDrawing) key() string { return "─ permits in use, draining as tokens refill" }

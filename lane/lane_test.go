@@ -157,6 +157,7 @@ func TestEachPolicyDrawsItsState(t *testing.T) {
 		policies.SlidingCounter: "rect.band",
 		policies.SlidingBuckets: "rect.slot",
 		policies.GCRA:           "line.tat",
+		policies.TokenBucket:    "rect.level",
 	}
 	for _, l := range v.Lanes {
 		doc := render(t, FromView(v, l), Options{})

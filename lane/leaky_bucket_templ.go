@@ -33,7 +33,7 @@ func (leakyBucketDrawing) behind(p plot) templ.Component {
 	if p.opts.Asked {
 		return templ.NopComponent // the threshold is drawn against the level the question hides
 	}
-	return waitLevel(p)
+	return templ.Join(waitLevel(p), bucketLevel(p))
 }
 
 func (leakyBucketDrawing) front(p plot) templ.Component { return waitBars(p) }

@@ -1,10 +1,13 @@
 package lane
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/windowlab/playground/explain"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/policies"
 )
 
 // TestLegendIsOneLineWithTheRestOneClickAway: each lane's caption holds a
@@ -30,5 +33,33 @@ func TestLegendIsOneLineWithTheRestOneClickAway(t *testing.T) {
 		if n := asked.Find(`[data-testid="lane-key"]`).Length(); n != 0 {
 			t.Errorf("%s: an asked lane shows its key", l.Label)
 		}
+	}
+}
+
+// TestPreviousWindowFades: sliding-counter's shade of the previous window
+// is strongest just after a boundary and fades as the window is counted
+// less (the car park at 31 s, then at 40 s and 55 s).
+func TestPreviousWindowFades(t *testing.T) {
+	v := carPark(t)
+	var counter play.Lane
+	for _, l := range v.Lanes {
+		if l.Policy == policies.SlidingCounter {
+			counter = l
+		}
+	}
+	opacity := func(now int64) float64 {
+		in := FromView(v, counter)
+		in.Now = now
+		held, _ := in.State.Held.(policies.SlidingCounterHeld)
+		held.WindowStart = 30_000
+		in.State.Held = held
+		f, err := strconv.ParseFloat(newPlot(in, Options{}).PrevOpacity(), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if a, b, c := opacity(31_000), opacity(40_000), opacity(55_000); !(a > b && b > c) {
+		t.Errorf("the previous window's shade at 31 s, 40 s, 55 s: %.3f, %.3f, %.3f, want fading", a, b, c)
 	}
 }
