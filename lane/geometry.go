@@ -388,6 +388,9 @@ func (p plot) reservedRow() [][2]float64 {
 		x, _ := strconv.ParseFloat(lx, 64)
 		out = append(out, [2]float64{x - labelWidth(label), x})
 	}
+	if l := p.DensityLabel(); l != "" {
+		out = append(out, [2]float64{p.left, p.left + labelWidth(l)})
+	}
 	if lx, ok := p.TATX(); ok {
 		x, _ := strconv.ParseFloat(lx, 64)
 		out = append(out, [2]float64{x - labelWidth("TAT")/2, x + labelWidth("TAT")/2})

@@ -152,6 +152,7 @@ type laneAcc struct {
 	reqPts   []Point // the viewed client's estimate just before and after each of its entries
 
 	marks   []keptMark // the viewed client's requests in [lo, marksHi], at most 2 × MaxMarks
+	bins    []Bin      // the viewed client's requests in [lo, marksHi] by binWidth, only bins with some, oldest first
 	windows []Band     // permits admitted per window of the lane's policy, only windows with some, oldest first
 
 	before policies.State // the selected request's key, just before it
@@ -212,6 +213,27 @@ func (a *laneAcc) moveTo(v *View) {
 	a.grid = a.grid[firstAt(a.grid, a.lo, func(p Point) int64 { return p.At }):]
 	a.reqPts = a.reqPts[firstAt(a.reqPts, a.lo, func(p Point) int64 { return p.At }):]
 	a.windows = a.windows[firstAt(a.windows, a.windowFloor(), func(b Band) int64 { return b.Start }):]
+	a.bins = a.bins[firstAt(a.bins, a.lo-a.lo%a.binWidth(), func(b Bin) int64 { return b.Start }):]
+}
+
+// binWidth is the width of the density strip's bins: a fixed multiple of
+// the curve's grid, so that bins stay put while the clock plays.
+func (a *laneAcc) binWidth() int64 { return a.gridStep * 2 * CurveSamples / DensityBins }
+
+// countInBin adds a decision of the viewed client to its bin.
+func (a *laneAcc) countInBin(d scenario.Decision) {
+	w := a.binWidth()
+	start := d.At - d.At%w
+	n := len(a.bins)
+	if n == 0 || a.bins[n-1].Start != start {
+		a.bins = append(a.bins, Bin{Start: start, End: start + w})
+		n++
+	}
+	if d.Detail.Allowed {
+		a.bins[n-1].Admitted++
+	} else {
+		a.bins[n-1].Refused++
+	}
 }
 
 // gridStep is the interval of the curve's samples in view v: the span over
@@ -332,6 +354,7 @@ func (a *laneAcc) afterDecision(pol policies.Policy, d scenario.Decision) error 
 	}
 	if d.At >= a.lo && d.At <= a.marksHi {
 		a.mark(pol, d)
+		a.countInBin(d)
 	}
 	return nil
 }
@@ -440,6 +463,11 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	}
 	lane.Marks, _ = stackMarks(lane.Marks)
 	lane.Hidden = inView - len(lane.Marks)
+	if inView > MaxMarks {
+		lo := firstAt(a.bins, v.From-v.From%a.binWidth(), func(b Bin) int64 { return b.Start })
+		hi := firstAt(a.bins, v.To+1, func(b Bin) int64 { return b.Start })
+		lane.Density = slices.Clone(a.bins[lo:hi])
+	}
 	for i := hi - 1; i >= lo && len(lane.Latest) < LatestCount; i-- {
 		switch {
 		case i >= drawn:
@@ -529,7 +557,7 @@ func (a *laneAcc) curve(pol policies.Policy, from, to, now int64, detail bool) [
 // bytes estimates the memory the lane keeps: its slices and its policy.
 func (a *laneAcc) bytes() int {
 	n := int(a.replay.Policy().Stats().HeapBytes)
-	n += cap(a.allowed) + cap(a.marks)*int(unsafe.Sizeof(keptMark{})) + cap(a.windows)*int(unsafe.Sizeof(Band{}))
+	n += cap(a.allowed) + cap(a.marks)*int(unsafe.Sizeof(keptMark{})) + cap(a.windows)*int(unsafe.Sizeof(Band{})) + cap(a.bins)*int(unsafe.Sizeof(Bin{}))
 	n += cap(a.grid)*int(unsafe.Sizeof(Point{})) + cap(a.reqPts)*int(unsafe.Sizeof(Point{}))
 	return n
 }

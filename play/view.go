@@ -82,6 +82,10 @@ type Lane struct {
 	// with Policy.Peek from the first sample inside the span (at most one
 	// sample interval after From) to the clock.
 	Curve []Point
+	// Density counts, when more of the viewed client's requests are in
+	// view than a lane draws (MaxMarks), every one of them in view in
+	// DensityBins slices of the span: what the lane draws as a strip.
+	Density []Bin
 	// Windows are the policy's epoch-aligned windows inside the span with
 	// the permits admitted in each (fixed-window and sliding-counter).
 	Windows []Band
@@ -142,6 +146,16 @@ type Point struct {
 	At    int64
 	Value float64
 }
+
+// Bin is one slice of a lane's span with the viewed client's requests
+// decided in it.
+type Bin struct {
+	Start, End        int64
+	Admitted, Refused int
+}
+
+// DensityBins is how many slices a span's density strip has.
+const DensityBins = 60
 
 // Band is one epoch-aligned window of a lane.
 type Band struct {
