@@ -3,6 +3,8 @@ package play
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -250,5 +253,51 @@ func TestBrowserLaneLongTasks(t *testing.T) {
 	}
 	t.Logf("seven lanes × 2,000 requests, playing 4 s: %d clock updates, %d long tasks (over 50 ms), longest %.0f ms; durations %s",
 		got.Frames, len(got.Long), longest, strings.Trim(fmt.Sprint(got.Long), "[]"))
+	tab.NoProblems()
+}
+
+// TestBrowserLaneAxeBeforeAndAfterMotion runs axe-core on /play with ten
+// requests drawn (stacked marks, their counts, the view bar, an open
+// legend), then again after the clock has played and a zoom: it reports
+// nothing, of any impact, either time.
+func TestBrowserLaneAxeBeforeAndAfterMotion(t *testing.T) {
+	axe, err := os.ReadFile(filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("reading axe-core (run `npm ci` in the project directory to install it): %v", err)
+	}
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	tab := openPlayOn(t, url+"/play", 1280, 900, false)
+	check := func(when string) {
+		t.Helper()
+		browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
+		out := browsertest.Run(tab, chromedp.Evaluate[string](
+			`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+		var violations []webtest.AxeViolation
+		if err := json.Unmarshal([]byte(out), &violations); err != nil {
+			t.Fatalf("%s: reading axe's result: %v", when, err)
+		}
+		for _, v := range violations {
+			var where []string
+			for _, n := range v.Nodes {
+				b, _ := json.Marshal(n.Target)
+				where = append(where, string(b))
+			}
+			t.Errorf("%s: %s (%s): %s, at %s", when, v.ID, v.Impact, v.Help, strings.Join(where, " "))
+		}
+	}
+	clickWait(t, tab, "fire", 1)
+	for n := 4; n <= 10; n += 3 {
+		clickWait(t, tab, "burst", n)
+	}
+	tab.Do(chromedp.Click(chromedp.CSS(`#lane-1 .lane-help summary`)))
+	check("before motion")
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
+	time.Sleep(1500 * time.Millisecond) // the real stream plays for 1.5 s of wall time
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="zoom-out"]`)))
+	clickWait(t, tab, "fire", 11)
+	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
+	time.Sleep(300 * time.Millisecond)
+	check("after motion")
 	tab.NoProblems()
 }
