@@ -4,11 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/policies"
 )
 
 // These tests hold the README and docs/ to the repository: the README stays
@@ -143,5 +146,57 @@ func TestDocsNameEveryPreset(t *testing.T) {
 		if !strings.Contains(string(rooms), want) {
 			t.Errorf("docs/rooms.md lacks %q", want)
 		}
+	}
+}
+
+// TestDocsListTheRoomsQuestionKinds: the README's and docs/rooms.md's
+// "Ask the room" step lists the room's kinds of question by their menu
+// labels, every one and no other, so neither falls behind the menu.
+func TestDocsListTheRoomsQuestionKinds(t *testing.T) {
+	var labels []string
+	for _, k := range ask.RoomKinds() {
+		label, _ := k.Menu()
+		labels = append(labels, label)
+	}
+	for _, doc := range []string{"README.md", "docs/rooms.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`\*\*Ask the room\*\*:? \(([^)]*)\)`).FindSubmatch(b)
+		if m == nil {
+			t.Errorf("%s: no \"**Ask the room** (…)\" listing the kinds of question", doc)
+			continue
+		}
+		listed := string(m[1])
+		for _, l := range labels {
+			if !strings.Contains(listed, l) {
+				t.Errorf("%s lists the room's questions as %q, without %q", doc, listed, l)
+			}
+		}
+		if n := strings.Count(listed, "?"); n != len(labels) {
+			t.Errorf("%s lists %d questions (%q), the room's menu %d: %v", doc, n, listed, len(labels), labels)
+		}
+	}
+}
+
+// TestScenarioDocNamesEveryPolicy: docs/scenario.md's list of the names a
+// policy may have is the registry's, in its order, so that a policy added
+// there (as leaky-bucket was) is not missing from the format's page.
+func TestScenarioDocNamesEveryPolicy(t *testing.T) {
+	b, err := os.ReadFile("docs/scenario.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`A policy is a name \(([^)]*)\)`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("docs/scenario.md has no line 'A policy is a name (…)'")
+	}
+	var named []string
+	for _, n := range regexp.MustCompile("`([^`]+)`").FindAllSubmatch(m[1], -1) {
+		named = append(named, string(n[1]))
+	}
+	if !slices.Equal(named, policies.Names) {
+		t.Errorf("docs/scenario.md names the policies %v; the registry has %v", named, policies.Names)
 	}
 }

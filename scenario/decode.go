@@ -70,7 +70,8 @@ func (es Errors) Field(field string) string {
 	return ""
 }
 
-// Decode reads one scenario of at most MaxBodyBytes from r and validates it.
+// Decode reads one scenario of at most MaxBodyBytes from r and validates it
+// as ParseRun does.
 // Every error it returns is an Errors value naming the field and the reason.
 func Decode(r io.Reader) (Scenario, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
@@ -80,7 +81,7 @@ func Decode(r io.Reader) (Scenario, error) {
 	if len(data) > MaxBodyBytes {
 		return Scenario{}, TooLarge()
 	}
-	return Parse(data)
+	return ParseRun(data)
 }
 
 // TooLarge is what Decode says of input over MaxBodyBytes; the web server
@@ -113,8 +114,17 @@ type wireRequest struct {
 	Probe bool   `json:"probe"`
 }
 
-// Parse decodes and validates one scenario held in memory.
-func Parse(data []byte) (Scenario, error) {
+// Parse decodes and validates one scenario held in memory. Its requests may
+// be left out: a lesson's or a link's scenario may be settings alone.
+func Parse(data []byte) (Scenario, error) { return parse(data, false) }
+
+// ParseRun is Parse for a scenario someone asked to run (simulate, POST
+// /api/simulate): its requests must be given, as a list ([] for none),
+// since a run of none answers nothing, which reads as success.
+func ParseRun(data []byte) (Scenario, error) { return parse(data, true) }
+
+// parse is Parse, refusing a scenario without requests when needRequests.
+func parse(data []byte, needRequests bool) (Scenario, error) {
 	var w wire
 	errs := decodeFields(data, &w, map[string]any{
 		"limit": &w.Limit, "windowMs": &w.WindowMs, "policy": &w.Policy,
@@ -122,6 +132,15 @@ func Parse(data []byte) (Scenario, error) {
 	})
 	if len(errs) == 1 && errs[0].Field == "" {
 		return Scenario{}, errs // not a JSON object at all
+	}
+	if dup := duplicateKeys(data); len(dup) > 0 {
+		errs = append(errs, dup...)
+	}
+	// Missing and null alike: wireList is nil for both. It is said with
+	// whatever else is wrong, so it does not count as a broken field.
+	var noRequests Errors
+	if needRequests && w.Requests == nil && errs.Field("requests") == "" {
+		noRequests = Errors{{"requests", "missing: give the list of requests, [] for none"}}
 	}
 	s := Scenario{}
 	if w.Limit != nil {
@@ -198,9 +217,10 @@ func Parse(data []byte) (Scenario, error) {
 		return Scenario{}, append(errs[:maxDecodeErrors], stoppedReading)
 	}
 	if broken {
-		return Scenario{}, errs
+		return Scenario{}, append(errs, noRequests...)
 	}
 	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
+	errs = append(errs, noRequests...)
 	if one != nil && len(errs) > 0 {
 		// validate speaks of the list; the person wrote the one policy,
 		// perhaps as a bare name that has no ".name" to point at.

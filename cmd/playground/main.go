@@ -5,6 +5,7 @@
 //	playground simulate [--json] [--headers] [-redis URL] [FILE|-]
 //	playground check FILE|-            validate an exercise, print its computed answer
 //	playground nats [-listen ADDR]     a NATS server for replicas of serve to share
+//	playground conform …               check an endpoint or a Redis script against a policy
 //	playground -h                      list the commands
 //
 // simulate decodes a scenario (package scenario), runs it through the
@@ -50,6 +51,8 @@ commands:
                              run a scenario through its policies and print the decisions
   check FILE|-               validate an exercise file and print its computed answer
   nats [-listen ADDR]        run the NATS server replicas of serve share (serve -nats nats://ADDR)
+  conform ` + conformArgs + `
+                             check an HTTP endpoint or a Redis script against a policy
 
 "playground COMMAND -h" describes a command and its flags.
 `
@@ -73,8 +76,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCheck(args, stdin, stdout, stderr)
 	case "nats":
 		return runNATS(ctx, args, stderr)
+	case "conform":
+		return runConform(ctx, args, stdout, stderr)
 	default:
-		return usagef("unknown command %q (want serve, simulate, check or nats)", cmd)
+		return usagef("unknown command %q (want serve, simulate, check, conform or nats)", cmd)
 	}
 }
 
