@@ -77,3 +77,24 @@ type tokenBucketDrawing struct{ nothingHeld }
 func (tokenBucketDrawing) behind(p plot) templ.Component { return bucketLevel(p) }
 
 func (tokenBucketDrawing) key() string { return "─ permits in use, draining as tokens refill" }
+
+// Part is one of the parts of a lane that change as its clock moves with
+// nothing else changed (lane.templ's layers, its status line, its nodes'
+// states): an element with an id of its own, which a frame may replace
+// alone.
+type Part struct {
+	ID        string
+	Component templ.Component
+}
+
+// Parts are the parts of the lane Figure(in, o) draws that change as its
+// clock moves, each drawn as Figure draws it.
+func Parts(in Input, o Options) []Part {
+	p := newPlot(in, o)
+	return []Part{
+		{p.ID + "-behind", behindLayer(p)},
+		{p.ID + "-front", frontLayer(p)},
+		{p.ID + "-status", statusLine(p)},
+		{p.ID + "-nodes", nodeStates(p)},
+	}
+}

@@ -253,6 +253,16 @@ func (p plot) Ticks() []Tick {
 	return out
 }
 
+// TickPath is the axis's ticks, one path for all of them.
+func (p plot) TickPath() string {
+	var b strings.Builder
+	h := p.tickEndY()
+	for _, t := range p.Ticks() {
+		b.WriteString("M" + t.X + " " + p.bottomY() + "V" + h)
+	}
+	return b.String()
+}
+
 // TickStep is the step between a time axis's labels: 1, 2 or 5 × 10ⁿ ms,
 // the smallest of them that leaves at most six steps across span, so that
 // the labels read 0 s, 5 s, 10 s rather than 0 s, 3.333 s, 6.666 s.

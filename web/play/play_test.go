@@ -545,3 +545,54 @@ func TestPlayReconnectRendersEveryLane(t *testing.T) {
 		t.Errorf("the first event of a new stream is not the list of the 2 lanes: %.200s", first)
 	}
 }
+
+// TestPlayingFramesCarryTheLanesMovingParts: while the clock plays and no
+// request is fired, a frame replaces each lane's moving parts (its state
+// layers, clock line and status, lane.Parts) and not the lane whole, whose
+// marks did not change; the parts it sends are those the page holds.
+func TestPlayingFramesCarryTheLanesMovingParts(t *testing.T) {
+	store := play.NewStore(nil)
+	_, url, _ := newTestServer(t, Playground(store))
+	sess := webtest.CarParkSession(t, store, 40)
+	base := url + "/play/" + sess.ID()
+	stream := openStream(t, base+"/stream")
+	first := stream.until(t, "play-share")
+	page := ""
+	for _, ev := range first {
+		page += strings.Join(ev.Data, "\n")
+	}
+	for _, id := range []string{"lane-0-front", "lane-0-behind", "lane-0-status", "lane-1-front"} {
+		if !strings.Contains(page, `id="`+id+`"`) {
+			t.Fatalf("the first frame has no element %s", id)
+		}
+	}
+	if r := post(t, base+"/toggle", `{}`, sess); r.status != http.StatusOK {
+		t.Fatalf("toggle: %d", r.status)
+	}
+	// Frames of the real stream for about a second of wall time (ten a
+	// second while playing).
+	partsOnly, whole := 0, 0
+	timeout := time.After(3 * time.Second)
+	for partsOnly+whole < 8 {
+		var ev webtest.Event
+		select {
+		case e, ok := <-stream.events:
+			if !ok {
+				t.Fatalf("the stream ended (%v)", stream.err)
+			}
+			ev = e
+		case <-timeout:
+			t.Fatalf("after 3 s of play, %d frames sent lane 0's parts and %d sent it whole", partsOnly, whole)
+		}
+		html := strings.Join(ev.Data, "\n")
+		switch {
+		case strings.Contains(html, `<figure id="lane-0"`):
+			whole++
+		case strings.Contains(html, `fragments <svg id="lane-0-front"`):
+			partsOnly++
+		}
+	}
+	if partsOnly == 0 || partsOnly < whole {
+		t.Errorf("while playing, %d frames sent lane 0's parts alone and %d sent it whole; want mostly parts", partsOnly, whole)
+	}
+}
