@@ -48,6 +48,14 @@ func clickWait(t *testing.T, tab *browsertest.Tab, testid string, n int) {
 	waitCount(t, tab, n)
 }
 
+// settle waits until every animation running in the page (the marks'
+// glide and fade-in, lane.css) has finished: geometry is measured where
+// the marks come to rest.
+func settle(t *testing.T, tab *browsertest.Tab) {
+	t.Helper()
+	browsertest.Run(tab, chromedp.Evaluate[bool](`Promise.all(document.getAnimations().map(a => a.finished.catch(() => null))).then(() => true)`, chromedp.EvalAwaitPromise))
+}
+
 // laneGeometry measures, in every lane, the boxes the browser drew: each
 // drawn mark's shape, and each label (the time axis's, the limit's, the
 // windows' and the policy's own, and the counts beside stacked marks).
@@ -58,7 +66,10 @@ const laneGeometry = `[...document.querySelectorAll('.lane-svg')].map(svg => {
     .map(e => ({text: e.textContent, own: e.closest('.mark') ? e.closest('.mark').id : '', ...box(e)}));
   const r = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
   const scale = r.width / vb.width;
-  return {lane: svg.closest('.lane').dataset.label, marks, labels,
+  const ring = svg.querySelector('.selected-ring'), first = svg.querySelector('.mark');
+  const disagree = [...svg.querySelectorAll('.disagree')].map(e => ({id: 'disagree', ...box(e)}));
+  return {lane: svg.closest('.lane').dataset.label, marks, labels, disagree,
+    ring: !!ring, ringUnder: !!ring && !!first && !!(ring.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING),
     plotLeft: r.left + svg.dataset.x0 * scale, plotRight: r.left + svg.dataset.x1 * scale};
 })`
 
@@ -69,9 +80,10 @@ type box struct {
 }
 
 type laneBoxes struct {
-	Lane                string
-	Marks, Labels       []box
-	PlotLeft, PlotRight float64
+	Lane                    string
+	Marks, Labels, Disagree []box
+	Ring, RingUnder         bool
+	PlotLeft, PlotRight     float64
 }
 
 func overlap(a, b box) float64 {
@@ -113,12 +125,25 @@ func TestBrowserLaneMarksStayApart(t *testing.T) {
 			for n := 4; n <= 10; n += 3 {
 				clickWait(t, tab, "burst", n)
 			}
-			time.Sleep(400 * time.Millisecond) // the marks' glide (lane.css) settles
+			// The first request selected: its ring is drawn in every lane.
+			tab.Do(chromedp.Click(chromedp.CSS(`#lane-0 .mark[data-index="0"]`)))
+			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-1 .selected-ring`)))
+			settle(t, tab)
 			lanes := measureLanes(t, tab)
 			if len(lanes) < 4 {
 				t.Fatalf("%d lanes measured, want at least 4", len(lanes))
 			}
 			for _, l := range lanes {
+				if !l.Ring || !l.RingUnder {
+					t.Errorf("%s: selection ring drawn %v, under the marks %v; want drawn, under every mark", l.Lane, l.Ring, l.RingUnder)
+				}
+				for _, d := range l.Disagree {
+					for _, m := range l.Marks {
+						if overlap(d, m) > 0 {
+							t.Errorf("%s: the ▼ covers mark %s", l.Lane, m.ID)
+						}
+					}
+				}
 				if len(l.Marks) < 2 {
 					t.Errorf("%s: %d marks drawn for ten requests", l.Lane, len(l.Marks))
 				}
@@ -148,7 +173,7 @@ func TestBrowserLaneMarksStayApart(t *testing.T) {
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="step-1s"]`)))
 			tab.WaitText(`[data-testid="clock"]`, "2")
 			clickWait(t, tab, "fire", 3)
-			time.Sleep(400 * time.Millisecond)
+			settle(t, tab)
 			for _, l := range measureLanes(t, tab) {
 				lo, hi := l.Marks[0].X, l.Marks[0].X
 				for _, m := range l.Marks {
@@ -191,7 +216,7 @@ func TestBrowserLaneMotion(t *testing.T) {
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 			time.Sleep(1200 * time.Millisecond)
 			clickWait(t, tab, "fire", 2)
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(300 * time.Millisecond) // a few more frames of the real stream
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 			ran := browsertest.Run(tab, chromedp.Evaluate[int](`window.__laneAnims`))
 			switch {
@@ -297,7 +322,7 @@ func TestBrowserLaneAxeBeforeAndAfterMotion(t *testing.T) {
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="zoom-out"]`)))
 	clickWait(t, tab, "fire", 11)
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
-	time.Sleep(300 * time.Millisecond)
+	settle(t, tab)
 	check("after motion")
 	tab.NoProblems()
 }
