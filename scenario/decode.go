@@ -320,19 +320,19 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 	errs = w.wireDeployment.read(&p.Deployment, errs)
 	for _, f := range []struct {
 		name, leftOut string
-		option        Option // "" for the settings every policy has
+		option        *policies.Option // nil for the settings every policy has
 		v, dst        *int64
 	}{
-		{"limit", "the scenario's limit", "", w.Limit, &p.Limit},
-		{"windowMs", "the scenario's window", "", w.WindowMs, &p.WindowMs},
-		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), BucketsOption, w.Buckets, &p.Buckets},
-		{"burst", "a burst equal to the limit", BurstOption, w.Burst, &p.Burst},
+		{"limit", "the scenario's limit", nil, w.Limit, &p.Limit},
+		{"windowMs", "the scenario's window", nil, w.WindowMs, &p.WindowMs},
+		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), &policies.BucketsOption, w.Buckets, &p.Buckets},
+		{"burst", "a burst equal to the limit", &policies.BurstOption, w.Burst, &p.Burst},
 	} {
 		switch {
 		case f.v == nil, errs.Field(f.name) != "": // left out, or mistyped and said so
-		case *f.v == 0 && f.option != "" && notTaken(w.Name, f.option) != "":
+		case *f.v == 0 && f.option != nil && notTaken(w.Name, *f.option) != "":
 			// "give at least 1" would be wrong advice: it takes none.
-			errs = append(errs, FieldError{f.name, notTaken(w.Name, f.option)})
+			errs = append(errs, FieldError{f.name, notTaken(w.Name, *f.option)})
 		case *f.v == 0:
 			errs = append(errs, FieldError{f.name, fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", f.name, f.leftOut)})
 		default:
@@ -482,28 +482,16 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		} else {
 			checkWindow(add, field+".windowMs", p.WindowMs)
 		}
-		if p.Arithmetic != "" {
-			if why := notTaken(p.Name, ArithmeticOption); why != "" {
-				add(field+".arithmetic", "%s", why)
+		for _, o := range policies.Options() {
+			if !o.Given(p.options()) {
+				continue
 			}
-		}
-		if p.Buckets != 0 {
-			if why := notTaken(p.Name, BucketsOption); why != "" {
-				add(field+".buckets", "%s", why)
-			}
-		}
-		if p.Burst != 0 {
-			if why := notTaken(p.Name, BurstOption); why != "" {
-				add(field+".burst", "%s", why)
+			if why := notTaken(p.Name, o); why != "" {
+				add(field+"."+o.Name, "%s", why)
 			}
 		}
 		if p.Burst < 0 || p.Burst > MaxLimit {
 			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", p.Burst, MaxLimit)
-		}
-		if p.Delay != 0 {
-			if why := notTaken(p.Name, DelayOption); why != "" {
-				add(field+".delay", "%s", why)
-			}
 		}
 		if p.Delay < 0 && int64(p.Delay) != policies.NoDelay || p.Delay > MaxLimit {
 			add(field+".delay", "%d is out of range (0 to the burst, or %q)", int64(p.Delay), policies.DelayOption.Word)
@@ -547,28 +535,16 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 
 // notTaken says why the policy name takes no option o, or "" if it does:
 // "only token-bucket and gcra take a burst", from the registry.
-func notTaken(name string, o Option) string {
-	if in, ok := policies.Lookup(name); ok && in.Takes(string(o)) {
+func notTaken(name string, o policies.Option) string {
+	if in, ok := policies.Lookup(name); ok && in.Takes(o.Name) {
 		return ""
 	}
-	takers := policies.Taking(string(o))
+	takers := policies.Taking(o.Name)
 	verb := "takes"
 	if len(takers) > 1 {
 		verb = "take"
 	}
-	return fmt.Sprintf("only %s %s %s", policies.JoinNames(takers), verb, optionNoun(o))
-}
-
-// optionNoun is how a sentence names option o: "an arithmetic", "buckets",
-// "a burst".
-func optionNoun(o Option) string {
-	switch o {
-	case ArithmeticOption:
-		return "an arithmetic"
-	case BucketsOption:
-		return "buckets"
-	}
-	return "a " + string(o)
+	return fmt.Sprintf("only %s %s %s", policies.JoinNames(takers), verb, o.Noun)
 }
 
 func checkLimit(add func(string, string, ...any), field string, v int64) {
