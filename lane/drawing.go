@@ -67,7 +67,7 @@ func keyOf(d stateDrawing) string {
 type fixedWindowDrawing struct{ countsInSteps }
 
 func (fixedWindowDrawing) key() string {
-	return "▮ windows, labelled with their admitted · ─ count"
+	return "▮ windows, with their admitted · ─ count"
 }
 
 // tokenBucketDrawing draws the permits in use as its curve, and the
@@ -76,7 +76,7 @@ type tokenBucketDrawing struct{ nothingHeld }
 
 func (tokenBucketDrawing) behind(p plot) templ.Component { return bucketLevel(p) }
 
-func (tokenBucketDrawing) key() string { return "─ permits in use, draining as tokens refill" }
+func (tokenBucketDrawing) key() string { return "─ permits in use, draining" }
 
 // Part is one of the parts of a lane that change as its clock moves with
 // nothing else changed (lane.templ's layers, its status line, its nodes'

@@ -18,7 +18,7 @@ type gcraDrawing struct{}
 
 func init() { register(policies.GCRA, gcraDrawing{}) }
 
-func (gcraDrawing) key() string { return "┆ theoretical arrival time (TAT) · ─ permits in use" }
+func (gcraDrawing) key() string { return "┆ theoretical arrival time · ─ in use" }
 
 func (gcraDrawing) behind(plot) templ.Component  { return templ.NopComponent }
 func (gcraDrawing) front(p plot) templ.Component { return tatLine(p) }

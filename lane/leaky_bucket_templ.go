@@ -25,9 +25,7 @@ type leakyBucketDrawing struct{}
 
 func init() { register(policies.LeakyBucket, leakyBucketDrawing{}) }
 
-func (leakyBucketDrawing) key() string {
-	return "─ bucket level, draining · ┄ queued above · ├─┤ a queued request's wait"
-}
+func (leakyBucketDrawing) key() string { return "─ level, draining · ┄ queued · ├─┤ wait" }
 
 func (leakyBucketDrawing) behind(p plot) templ.Component {
 	if p.opts.Asked {

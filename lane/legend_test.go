@@ -11,7 +11,7 @@ import (
 )
 
 // TestLegendIsOneLineWithTheRestOneClickAway: each lane's caption holds a
-// one-line key (under 80 characters) in the lane's glyphs, and the full
+// one-line key (at most 40 characters, a line of a 360 px phone) in the lane's glyphs, and the full
 // legend inside a closed <details>; while a question is open the key, which
 // names the policy's state, is left out.
 func TestLegendIsOneLineWithTheRestOneClickAway(t *testing.T) {
@@ -19,8 +19,8 @@ func TestLegendIsOneLineWithTheRestOneClickAway(t *testing.T) {
 	for _, l := range v.Lanes {
 		doc := render(t, FromView(v, l), Options{})
 		key := doc.Find(`[data-testid="lane-key"]`).Text()
-		if key == "" || len([]rune(key)) > 80 || strings.Contains(key, "\n") {
-			t.Errorf("%s: key %q, want one line under 80 characters", l.Label, key)
+		if key == "" || len([]rune(key)) > 40 || strings.Contains(key, "\n") {
+			t.Errorf("%s: key %q, want one line of at most 40 characters", l.Label, key)
 		}
 		help := doc.Find(`details[data-testid="lane-help"]`)
 		if _, open := help.Attr("open"); help.Length() != 1 || open {

@@ -18,9 +18,7 @@ type slidingBucketsDrawing struct{}
 
 func init() { register(policies.SlidingBuckets, slidingBucketsDrawing{}) }
 
-func (slidingBucketsDrawing) key() string {
-	return "▮ sub-buckets, each at its weighted count · ─ estimate"
-}
+func (slidingBucketsDrawing) key() string { return "▮ sub-buckets, weighted · ─ estimate" }
 
 func (slidingBucketsDrawing) behind(p plot) templ.Component { return bucketSlots(p) }
 func (slidingBucketsDrawing) front(plot) templ.Component    { return templ.NopComponent }

@@ -22,9 +22,7 @@ type slidingCounterDrawing struct{}
 
 func init() { register(policies.SlidingCounter, slidingCounterDrawing{}) }
 
-func (slidingCounterDrawing) key() string {
-	return "▮ windows · ▮ previous window, fading as it counts less · ─ estimate"
-}
+func (slidingCounterDrawing) key() string { return "▮ previous window, fading · ─ estimate" }
 
 func (slidingCounterDrawing) behind(p plot) templ.Component { return prevWeight(p) }
 func (slidingCounterDrawing) front(plot) templ.Component    { return templ.NopComponent }

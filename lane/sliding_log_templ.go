@@ -20,9 +20,7 @@ type slidingLogDrawing struct{}
 
 func init() { register(policies.SlidingLog, slidingLogDrawing{}) }
 
-func (slidingLogDrawing) key() string {
-	return "▮ look-back (now − window, now] · ╷ logged entries · ─ count"
-}
+func (slidingLogDrawing) key() string { return "▮ look-back · ╷ logged entries · ─ count" }
 
 func (slidingLogDrawing) behind(p plot) templ.Component { return logLookBack(p) }
 func (slidingLogDrawing) front(p plot) templ.Component  { return logEntries(p) }

@@ -36,7 +36,7 @@ func openPlayOn(t *testing.T, url string, w, h int64, mobile bool) *browsertest.
 		tab.Do(chromedp.EmulateViewport(w, h))
 	}
 	tab.Do(chromedp.Navigate(url))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	return tab
 }
@@ -164,6 +164,13 @@ func TestBrowserLaneMarksStayApart(t *testing.T) {
 				}
 			}
 
+			// Each lane's key is one line at this width (an inline span
+			// that wraps has a box per line).
+			wrapped := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="lane-key"]')].filter(k => k.getClientRects().length > 1).map(k => k.textContent)`))
+			if len(wrapped) > 0 {
+				t.Errorf("lane keys wrap onto a second line: %q", wrapped)
+			}
+
 			// Two seconds of traffic: requests at 0 s, 1 s and 2 s.
 			tab = openPlayOn(t, url+"/play", sc.w, sc.h, sc.mobile)
 			clickWait(t, tab, "fire", 1)
@@ -203,7 +210,7 @@ func TestBrowserLaneMotion(t *testing.T) {
 				t.Fatal(err)
 			}
 			tab.Do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/play"))
-			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 			clickWait(t, tab, "fire", 1)
 			// Count the animations running on the lanes after each frame,
@@ -251,7 +258,7 @@ func TestBrowserLaneLongTasks(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(store))
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+scenario.EncodeURL(sc)+"&t=9000"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-6`)))
 	browsertest.Run(tab, chromedp.Evaluate[bool](`window.__long = []; window.__frames = 0; window.__changes = 0;
   new PerformanceObserver(l => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({type: 'longtask'});
