@@ -63,3 +63,25 @@ func TestPreviousWindowFades(t *testing.T) {
 		t.Errorf("the previous window's shade at 31 s, 40 s, 55 s: %.3f, %.3f, %.3f, want fading", a, b, c)
 	}
 }
+
+// TestEmptyPreviousWindowIsNotShaded: a previous window that held nothing
+// adds nothing to the estimate, so sliding-counter draws no shade for it
+// (at 0 s it made a dark block before the first request); one that held
+// requests is shaded.
+func TestEmptyPreviousWindowIsNotShaded(t *testing.T) {
+	v := carPark(t)
+	for _, l := range v.Lanes {
+		if l.Policy != policies.SlidingCounter {
+			continue
+		}
+		for _, prev := range []int64{0, 5} {
+			in := FromView(v, l)
+			in.Now = 40_000
+			in.State.Held = policies.SlidingCounterHeld{WindowStart: 30_000, Previous: prev}
+			_, _, _, _, shaded := newPlot(in, Options{}).PrevWeight()
+			if shaded != (prev > 0) {
+				t.Errorf("%s: previous window of %d requests shaded %v, want %v", l.Label, prev, shaded, prev > 0)
+			}
+		}
+	}
+}
