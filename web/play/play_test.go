@@ -396,8 +396,10 @@ func TestPlayLanesMatchRun(t *testing.T) {
 var _ = errors.New
 
 // TestPlayPageWeight keeps /play, apart from the Datastar bundle, under
-// 54 KB: the HTML, the stylesheets, the scripts and the icon it links. (It
-// was 50 KB before the lanes' zoom and pan gestures, lane.js, 2.7 KB.)
+// 64 KB: the HTML, the stylesheets, the scripts and the icon it links. (It
+// was 50 KB while /play opened with four lanes; it opens with all seven,
+// each about 1 KB of drawing and 0.7 KB of key and legend, and the lanes'
+// zoom and pan gestures, lane.js, are 2.7 KB.)
 // What the page holds closed is sent when opened (the servers form), so
 // it weighs nothing here (docs/performance.md has the figure).
 func TestPlayPageWeight(t *testing.T) {
@@ -422,8 +424,8 @@ func TestPlayPageWeight(t *testing.T) {
 		parts = append(parts, fmt.Sprintf("%s %d", href, len(r.body)))
 	})
 	t.Logf("page weight without Datastar: %d bytes (%s)", total, strings.Join(parts, ", "))
-	if total > 54<<10 {
-		t.Errorf("/play weighs %d bytes without Datastar, want under 54 KB", total)
+	if total > 64<<10 {
+		t.Errorf("/play weighs %d bytes without Datastar, want under 64 KB", total)
 	}
 }
 
