@@ -231,6 +231,10 @@ func (p plot) LimitY() string { return num(p.Y(float64(p.Capacity))) }
 type Tick struct {
 	X     string
 	Label string
+	// Anchor is the label's text-anchor: "middle", or "end" for a label
+	// at the drawing's right edge, which centred would run past it (and
+	// be cut off where the lane fills a phone's width).
+	Anchor string
 }
 
 // Ticks labels the time axis at round instants: each multiple of
@@ -248,7 +252,11 @@ func (p plot) Ticks() []Tick {
 	}
 	var out []Tick
 	for t := ceilTo(p.from, step); t <= p.to; t += step {
-		out = append(out, Tick{X: num(p.X(t)), Label: label(t)})
+		anchor := "middle"
+		if p.X(t)+25 > float64(p.width) { // half the widest label
+			anchor = "end"
+		}
+		out = append(out, Tick{X: num(p.X(t)), Label: label(t), Anchor: anchor})
 	}
 	return out
 }
