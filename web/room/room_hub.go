@@ -252,7 +252,8 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, aske
 	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones}
 	if q := rm.Question; q != nil && !q.Revealed {
 		s.Asked, s.Cut = true, questionCut(q, v.Clock.Now)
-		av, err := askedView(v, s.Cut, asked)
+		s.LanesAt = lanesAt(q, v.Clock.Now)
+		av, err := askedView(v, s.Cut, s.LanesAt, asked)
 		if err != nil {
 			// Draw no lanes rather than the full ones.
 			f.s.Log().Error("room: replay before the question", "room", rm.ID, slog.Any("error", err))
@@ -284,10 +285,12 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, aske
 	return s
 }
 
-// askedView is v replayed over only the requests before cut, at v's clock,
-// for the viewed client. Requests are in time order, so the kept ones are
-// a prefix and keep their indexes (a mark's data-index, the pointer).
-func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
+// askedView is v replayed over only the requests before cut, at instant at
+// (lanesAt: v's clock, held at the question's moment), for the viewed
+// client; the view keeps v's clock. Requests are in time order, so the
+// kept ones are a prefix and keep their indexes (a mark's data-index, the
+// pointer).
+func askedView(v play.View, cut, at int64, c *askedCache) (play.View, error) {
 	sc := v.Scenario
 	n, _ := slices.BinarySearchFunc(sc.Requests, cut, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
 	key := askedKey{rev: v.ScenarioRev, n: n, client: v.Client, cost: v.Cost}
@@ -309,7 +312,7 @@ func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
 		}
 		c.key, c.sess = key, sess
 	}
-	if err := c.sess.Jump(v.Clock.Now); err != nil {
+	if err := c.sess.Jump(at); err != nil {
 		return play.View{}, err
 	}
 	av := c.sess.View()

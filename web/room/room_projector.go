@@ -3,6 +3,7 @@ package room
 import (
 	"net/http"
 
+	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web/room/pages"
 	"github.com/windowlab/playground/web/templates"
 )
@@ -33,3 +34,12 @@ func (f *roomFeature) screen(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	f.s.Render(w, r, http.StatusOK, pages.RoomScreenView(p))
 }
+
+// lanesAt is the instant a room's lanes are drawn at while question q is
+// open: the clock until it reaches the question's moment, then that
+// moment. The room keeps looking at what it is asked about: a presenter
+// who presses Play (or steps on) with the question open sees the clock
+// run on while the lanes stay on the question's requests, rather than
+// following the clock into minutes with no marks. The lanes show nothing
+// from the question's moment on in either case (questionCut).
+func lanesAt(q *room.Question, now int64) int64 { return min(now, q.Request.At) }

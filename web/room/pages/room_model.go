@@ -39,6 +39,26 @@ type RoomShared struct {
 	// lane.Options.Asked says.
 	Asked bool
 	Cut   int64
+	// LanesAt is, while a question is open, the instant the lanes are
+	// drawn at: the clock, held at the question's moment once the clock
+	// passes it (the view's clock stays the clock, for RoomClock).
+	LanesAt int64
+}
+
+// LaneInput is lane l of the room's view as the lanes draw it: at
+// LanesAt while a question is open.
+func (s RoomShared) LaneInput(l play.Lane) lane.Input {
+	in := lane.FromView(s.View, l)
+	if s.Asked {
+		in.Now = s.LanesAt
+	}
+	return in
+}
+
+// HeldAtQuestion is whether the clock has run past an open question's
+// moment while the lanes stay on it (LanesAt).
+func (s RoomShared) HeldAtQuestion() bool {
+	return s.Asked && s.LanesAt < s.View.Clock.Now
 }
 
 // LaneOptions are o with what an open question hides.
@@ -231,6 +251,20 @@ func Bars(q *room.Question, t room.Tally, i int) []Bar {
 			pct = v.Count * 100 / t.Answered
 		}
 		out = append(out, Bar{Label: ValueText(q, v.Value), Count: v.Count, Percent: pct, Right: v.Right})
+	}
+	return out
+}
+
+// ShownBars are the bars the projector draws of lane i: the answers some
+// phone gave, and the truth even when none did. A count question offers
+// N + 1 answers; a bar for each one nobody gave made every lane's row of
+// the tally two rows on the projector, and says nothing the rest do not.
+func ShownBars(q *room.Question, t room.Tally, i int) []Bar {
+	var out []Bar
+	for _, b := range Bars(q, t, i) {
+		if b.Count > 0 || b.Right {
+			out = append(out, b)
+		}
 	}
 	return out
 }

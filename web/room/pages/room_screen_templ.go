@@ -144,7 +144,7 @@ func RoomScreenView(p RoomPresent) templ.Component {
 			templ_7745c5c3_Err = templates.PresentLayout(templates.PresentScreen{
 				Lanes:   roomScreenLanes(p.Shared),
 				Clock:   RoomClock(p.Shared),
-				Side:    roomPanel(p),
+				Side:    roomPanel(p, false),
 				Explain: RoomPointed(p.Shared),
 			}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
