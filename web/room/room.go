@@ -357,13 +357,17 @@ func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p := pages.RoomPhone{Page: f.s.Page(r, "Workshop room", templates.SectionNone)}
+	p := pages.RoomPhone{Page: f.s.Page(r, "Room "+rm.Code, templates.SectionNone), Code: rm.Code}
 	attendee := cookieValue(r, attendeeCookie)
 	if rm.RoleOf("", attendee) == room.Attendee {
 		p.Device = room.DeviceName(attendee)
 	} else if !f.s.Admit(w, r, web.LimitJoin, f.s.ClientAddress(r)) {
 		p.JoinNote = "This device has not joined: too many devices joined from this network just now. Open this page again in a minute to join."
-	} else if joined, id, err := f.rooms.Join(r.Context(), rm.ID); err != nil {
+	} else if joined, id, err := f.rooms.Join(r.Context(), rm.ID); errors.Is(err, room.ErrJoinsClosed) {
+		// Said at once, at the top: not after the attendee has tapped
+		// every lane of a question.
+		p.JoinNote = "This room is closed to new devices: this device can watch, but not answer. To take part, ask the presenter to open the room to new devices, then open this page again."
+	} else if err != nil {
 		p.JoinNote = "This device could not join, so it can watch but not answer: " + roomMessage(err)
 	} else {
 		rm = joined
@@ -987,7 +991,12 @@ func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
 	if a, ok := answerOf(rm.Question, cookieValue(r, attendeeCookie)); ok {
 		m.Answer = &a
 	}
-	f.replyMine(w, r, m, http.StatusOK)
+	sse := web.SSEReply(w, r, http.StatusOK, "")
+	if sig := pages.SentSignals(m.Question, m.Answer); sig != nil && !m.Question.Revealed {
+		// A page opened again shows the taps this device sent.
+		_ = web.MergeSignals(sse, sig, false)
+	}
+	_ = web.MergeComponent(sse, pages.RoomMineView(m))
 }
 
 // explain explains request ?i= to the one attendee who asked, wrapping

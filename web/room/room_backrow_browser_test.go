@@ -157,6 +157,7 @@ func TestBrowserRoomProjectorBackRow(t *testing.T) {
 		if len(revealed.Bars) < 7 {
 			t.Errorf("%s: %d tally bars, want at least one per lane", name, len(revealed.Bars))
 		}
+		checkAxe(t, tab, name+", projector revealed")
 		for _, b := range revealed.Bars {
 			if b.Height > b.Line {
 				t.Errorf("%s: the tally bar %q is %.0f px high: it wraps (one line is at most %.0f px)", name, b.Text, b.Height, b.Line)

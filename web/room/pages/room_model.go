@@ -90,6 +90,7 @@ type Preset struct {
 type RoomPhone struct {
 	Page   templates.Page
 	Shared RoomShared
+	Code   string // the room's join code, which names it in the phone's header
 	Mine   RoomMine
 	// Device is the name this device joined as (room.DeviceName), or ""
 	// when it could not join; JoinNote then says why.
@@ -210,6 +211,31 @@ func TapAction(roomID string, q *room.Question, i int, v int64) string {
 		fmt.Fprintf(&all, "$%s !== '' && ", AnswerSignal(q, j))
 	}
 	return fmt.Sprintf("$%s = '%d'; %s@post('/room/%s/answer?q=%d')", AnswerSignal(q, i), v, all.String(), roomID, q.ID)
+}
+
+// AnsweredExpr counts, in the phone's browser, the lanes of q it has an
+// answer for.
+func AnsweredExpr(q *room.Question) string {
+	parts := make([]string, len(q.Lanes))
+	for i := range q.Lanes {
+		parts[i] = "$" + AnswerSignal(q, i)
+	}
+	return "[" + strings.Join(parts, ", ") + "].filter(v => v !== '').length"
+}
+
+// SentSignals are the phone's answer signals for q holding the values of
+// a, so that a page opened again after answering shows the taps it sent
+// (and does not say "not sent"); nil for a typed kind, whose fields hold
+// the attendee's own words.
+func SentSignals(q *room.Question, a *room.Answer) []byte {
+	if q == nil || a == nil || Choices(q) == nil || len(a.Values) != len(q.Lanes) {
+		return nil
+	}
+	parts := make([]string, len(q.Lanes))
+	for i, v := range a.Values {
+		parts[i] = fmt.Sprintf("%q: %q", AnswerSignal(q, i), strconv.FormatInt(v, 10))
+	}
+	return []byte("{" + strings.Join(parts, ", ") + "}")
 }
 
 // TappedExpr is true when answer v is the chosen one for lane i.
