@@ -130,6 +130,7 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 			r.Get("/", f.phone)
 			r.Get("/present", f.present)
 			r.Get("/screen", f.screen)
+			r.Get("/remote", f.remote)
 			r.Get("/stream", f.stream)
 			r.Get("/explain", f.explain)
 			r.Get("/mine", f.mine)
@@ -877,7 +878,9 @@ func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setRoomCookie(w, r, presenterCookie, id, token, http.SameSiteStrictMode)
-	http.Redirect(w, r, "/room/"+id+"/present", http.StatusSeeOther)
+	// A paired device is the presenter's remote; the remote links to the
+	// projector page, for a device that is to show it.
+	http.Redirect(w, r, "/room/"+id+"/remote", http.StatusSeeOther)
 }
 
 // answer records the answer of a device that joined (phone). The phone

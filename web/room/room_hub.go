@@ -34,6 +34,7 @@ import (
 const (
 	viewPhone = iota
 	viewProjector
+	viewRemote
 	numViews
 )
 
@@ -99,7 +100,7 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		return h, nil
 	}
 	admit := func(hub *fanout.Hub, h *roomHub) error {
-		others := hub.Followers(viewPhone) + hub.Followers(viewProjector) - int(h.presenters.Load())
+		others := hub.Followers(viewPhone) + hub.Followers(viewProjector) + hub.Followers(viewRemote) - int(h.presenters.Load())
 		if presenter && int(h.presenters.Load()) >= 2*b.Devices || !presenter && others >= b.Followers {
 			return errStreamsFull
 		}
@@ -397,6 +398,10 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 			{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
 			{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},
 		},
+		viewRemote: {
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
+			{ID: "room-question", HTML: render(pages.RoomQuestionRemote(s))},
+		},
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -409,13 +414,16 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 const presenterTouchEvery = time.Minute
 
 // stream is a room's shared SSE stream: GET /room/{id}/stream?view=phone
-// (the default) or ?view=projector. It needs no cookie: watching is no
+// (the default), ?view=projector or ?view=remote. It needs no cookie: watching is no
 // capability. With a presenter's cookie it also keeps the room alive.
 func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	v := viewPhone
-	if r.URL.Query().Get("view") == "projector" {
+	switch r.URL.Query().Get("view") {
+	case "projector":
 		v = viewProjector
+	case "remote":
+		v = viewRemote
 	}
 	token := cookieValue(r, presenterCookie)
 	h, presenter, leave, err := f.follow(id, v, token)

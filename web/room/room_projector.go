@@ -43,3 +43,28 @@ func (f *roomFeature) screen(w http.ResponseWriter, r *http.Request) {
 // following the clock into minutes with no marks. The lanes show nothing
 // from the question's moment on in either case (questionCut).
 func lanesAt(q *room.Question, now int64) int64 { return min(now, q.Request.At) }
+
+// remote is the presenter's paired phone (GET /room/{id}/remote, where
+// pairing leads): the controls alone, laid out for a phone, with the
+// question and its counts, following the room's remote stream. Like the
+// projector it is for the presenter's devices only.
+func (f *roomFeature) remote(w http.ResponseWriter, r *http.Request) {
+	rm, sess, ok := f.liveRoom(w, r)
+	if !ok {
+		return
+	}
+	token := cookieValue(r, presenterCookie)
+	if rm.RoleOf(token, "") != room.Presenter {
+		f.messagePage(w, r, http.StatusForbidden, "Presenter only",
+			"Only the presenter's devices can open the remote. Pair this device from the presenter's projector page (\"Pair a device as a remote\").")
+		return
+	}
+	_ = f.rooms.Touch(r.Context(), rm.ID, token)
+	p := pages.RoomPresent{
+		Page:   f.s.Page(r, "Room "+rm.Code+" remote", templates.SectionNone),
+		Shared: f.shared(rm, sess, 0, f.askedCache(rm.ID)),
+		Code:   rm.Code,
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	f.s.Render(w, r, http.StatusOK, pages.RoomRemoteView(p))
+}

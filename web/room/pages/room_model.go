@@ -295,6 +295,19 @@ func ShownBars(q *room.Question, t room.Tally, i int) []Bar {
 	return out
 }
 
+// RightCount is how many answers got lane i right.
+func RightCount(t room.Tally, i int) int {
+	if i >= len(t.Lanes) {
+		return 0
+	}
+	for _, v := range t.Lanes[i].Votes {
+		if v.Right {
+			return v.Count
+		}
+	}
+	return 0
+}
+
 // BarClass is a bar's class: its width in steps of 5 % (the page's style
 // sheet has one rule per step, as inline styles are not allowed), and
 // whether it is the truth.

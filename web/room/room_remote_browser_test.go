@@ -1,0 +1,93 @@
+package room
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/windowlab/playground/internal/browsertest"
+)
+
+// remoteControlsJS lists the remote's controls that are not wholly on
+// its first screen, and how wide the page is.
+const remoteControlsJS = `(() => {
+	const controls = [...document.querySelectorAll('[data-testid=remote-controls] :is(button, select)')];
+	const off = controls.filter(c => { const r = c.getBoundingClientRect(); return r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth || r.height < 40; })
+		.map(c => c.textContent.trim().slice(0, 20) + ' ' + JSON.stringify(c.getBoundingClientRect()));
+	return {controls: controls.length, off, width: document.documentElement.scrollWidth};
+})()`
+
+type remoteControls struct {
+	Controls int
+	Off      []string
+	Width    float64
+}
+
+// TestBrowserRoomRemote: a device paired as the presenter's remote lands
+// on a page of controls that fits a 360 × 740 phone (#32 item 5): every
+// control on its first screen, at least 40 px high, nothing wider than
+// the screen; from it the presenter asks, sees a phone's answer counted,
+// reveals (and sees how many were right), plays, pauses, steps and fires,
+// each reaching the projector.
+func TestBrowserRoomRemote(t *testing.T) {
+	presenter, url, roomPath := projectorRoom(t, 1280, 720)
+	code := browsertest.Run(presenter, chromedp.Evaluate[string](`fetch('`+roomPath+`/pair/new', {method: 'POST'}).then(r => r.text()).then(t => t.match(/data-testid="pair-code"[^>]*>([^<]+)</)[1])`, chromedp.EvalAwaitPromise))
+	remote := browsertest.NewTab(t)
+	remote.Do(chromedp.EmulateViewport(360, 740, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Navigate(url+roomPath+"/pair?code="+code))
+	from := remote.Location()
+	remote.Do(chromedp.Submit(chromedp.CSS(`#pair-code`)))
+	remote.WaitNavigated(from)
+	if got := strings.TrimPrefix(remote.Location(), url); got != roomPath+"/remote" {
+		t.Fatalf("pairing led to %s, want %s/remote", got, roomPath)
+	}
+	remote.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	remote.WaitText(`[data-testid="room-status"]`, "10 requests")
+	check := func(stage string) {
+		t.Helper()
+		browsertest.Run(remote, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), true)`))
+		got := browsertest.Run(remote, chromedp.Evaluate[remoteControls](remoteControlsJS))
+		if got.Controls < 10 {
+			t.Errorf("%s: the remote has %d controls, want the question's kind and nine buttons", stage, got.Controls)
+		}
+		for _, o := range got.Off {
+			t.Errorf("%s: the control %s is not wholly on the first 360 × 740 screen (or under 40 px high)", stage, o)
+		}
+		if got.Width > 360 {
+			t.Errorf("%s: the remote is %.0f px wide", stage, got.Width)
+		}
+	}
+	check("no question")
+	checkAxe(t, remote, "remote")
+
+	phone := joinPhone(t, url, roomPath)
+	remote.Do(chromedp.SetValue(chromedp.CSS(`[data-testid="ask-kind"]`), "admit"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
+	remote.WaitText(`[data-testid="answered"]`, "0 answered · 1 phone following")
+	presenter.WaitText(`#room-question h2`, "be admitted?")
+	check("question open")
+	phone.WaitText(`[data-testid="room-question"]`, "be admitted?")
+	for lane := range 7 {
+		phone.Do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="answer-lane"]:nth-of-type(%d) [data-testid="tap"][data-value="1"]`, lane+1))))
+	}
+	remote.WaitText(`[data-testid="answered"]`, "1 answered")
+	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)))
+	remote.WaitText(`[data-testid="remote-right"]`, "fixed-window")
+	presenter.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
+	check("revealed")
+	checkAxe(t, remote, "remote, revealed")
+
+	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="dismiss"]`)))
+	remote.WaitText(`[data-testid="waiting"]`, "No question open")
+	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-toggle"]`)))
+	presenter.WaitText(`[data-testid="room-clock"]`, "playing")
+	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-toggle"]`)))
+	presenter.WaitText(`[data-testid="room-clock"]`, "paused")
+	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-step-window"]`)))
+	// Waits on the browser: the clock, paused past 40 s, moves on a window.
+	browsertest.Run(presenter, chromedp.Poll[bool](`parseFloat(document.querySelector("[data-testid=clock]").textContent) >= 70`))
+	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-fire"]`)))
+	presenter.WaitText(`[data-testid="room-status"]`, "11 requests")
+	remote.WaitText(`[data-testid="room-status"]`, "11 requests")
+	remote.NoProblems()
+}
