@@ -91,3 +91,25 @@ func TestBrowserRoomRemote(t *testing.T) {
 	remote.WaitText(`[data-testid="room-status"]`, "11 requests")
 	remote.NoProblems()
 }
+
+// TestBrowserPlayStartRoomWithinReach: "Start a room" is on /play's first
+// screen at 1280 × 900 and 360 × 740 (#32 item 8: it was some 1,960 px
+// down), and so, once the room runs, is the way back to it.
+func TestBrowserPlayStartRoomWithinReach(t *testing.T) {
+	for _, size := range [][2]int64{{1280, 900}, {360, 740}} {
+		w, h := size[0], size[1]
+		name := fmt.Sprintf("%d × %d", w, h)
+		tab, url, roomPath := projectorRoom(t, w, h) // clicks Start a room on /play
+		tab.Do(chromedp.Navigate(url + "/play"))
+		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+		for _, sel := range []string{"back-to-room", "start-room"} {
+			bottom := browsertest.Run(tab, chromedp.Evaluate[float64](`(() => { const e = document.querySelector('[data-testid=`+sel+`]'); return e ? e.getBoundingClientRect().bottom : 1e9; })()`))
+			if bottom > float64(h) {
+				t.Errorf("%s: /play's %s ends %.0f px down, below the first screen (%d px)", name, sel, bottom, h)
+			}
+		}
+		if href := browsertest.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid=back-to-room]').getAttribute('href')`)); href != roomPath+"/present" {
+			t.Errorf("%s: Back to room leads to %q, want %s/present", name, href, roomPath)
+		}
+	}
+}
