@@ -120,6 +120,23 @@ func TestBrowserRoomPhones(t *testing.T) {
 	checkAxe(t, phone, "phone, question open")
 	presenter.WaitText(`[data-testid="answered"]`, "0 answered")
 
+	// A second phone answers every lane, then opens the page again: it
+	// shows the taps it sent, and does not say "not sent".
+	sent := joinPhone(t, url, roomPath)
+	sent.WaitText(`[data-testid="room-step"]`, "Question 1")
+	for lane := range 7 {
+		sent.Do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="answer-lane"]:nth-of-type(%d) [data-testid="tap"][data-value="1"]`, lane+1))))
+	}
+	sent.WaitText(`[data-testid="room-mine"]`, "Sent.")
+	presenter.WaitText(`[data-testid="answered"]`, "1 answered")
+	sent.Do(chromedp.Reload())
+	sent.WaitText(`[data-testid="room-mine"]`, "Sent.")
+	// Waits on the browser: /mine's reply restores the taps.
+	browsertest.Run(sent, chromedp.Poll[bool](`document.querySelectorAll('[data-testid=tap][aria-pressed=true]').length === 7`))
+	if shown := browsertest.Run(sent, chromedp.Evaluate[bool](`document.querySelector('[data-testid=unsent]').getClientRects().length > 0`)); shown {
+		t.Error("a phone that sent every lane, opened again, says its answer is not sent")
+	}
+
 	if s := post(t, presenter, roomPath+"/reveal", "{}"); s >= 300 {
 		t.Fatalf("revealing: status %d", s)
 	}
@@ -157,7 +174,7 @@ func TestBrowserRoomPhones(t *testing.T) {
 	}
 	checkPhone(t, late, "late phone, question open")
 	checkAxe(t, late, "late phone")
-	for _, tab := range []*browsertest.Tab{phone, late} {
+	for _, tab := range []*browsertest.Tab{phone, sent, late} {
 		tab.NoProblems()
 	}
 }
