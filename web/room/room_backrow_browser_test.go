@@ -108,6 +108,13 @@ func TestBrowserRoomProjectorBackRow(t *testing.T) {
 					t.Errorf("%s, %s, %s: the limit line is %.0f px above the axis, want at least %.0f px", name, stage, l.Lane, l.AxisToLimit, min)
 				}
 			}
+			low := got.Lanes[0]
+			for _, l := range got.Lanes {
+				if l.AxisToLimit < low.AxisToLimit {
+					low = l
+				}
+			}
+			t.Logf("%s, %s: question %.1f px, status line %.1f px; lowest plot %.0f px (limit %.0f px above the axis) beside %.0f px of text", name, stage, got.Question, got.Status, low.Plot, low.AxisToLimit, low.Text)
 			return got
 		}
 
