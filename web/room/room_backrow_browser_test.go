@@ -144,6 +144,7 @@ func TestBrowserRoomProjectorBackRow(t *testing.T) {
 		}
 		tab.WaitText(`[data-testid="answered"]`, "0 answered")
 		open := measure("question open")
+		checkAxe(t, tab, name+", projector with a question open")
 		if open.Question < 2*open.Status-0.05 {
 			t.Errorf("%s, question open: the question is %.1f px, the status line %.1f px: want at least twice", name, open.Question, open.Status)
 		}
