@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/lessons"
 )
 
@@ -142,6 +143,37 @@ func TestDocsNameEveryPreset(t *testing.T) {
 	for _, want := range []string{"(playground.md#presets)", "(playground.md#servers-per-lane)", "### Several servers"} {
 		if !strings.Contains(string(rooms), want) {
 			t.Errorf("docs/rooms.md lacks %q", want)
+		}
+	}
+}
+
+// TestDocsListTheRoomsQuestionKinds: the README's and docs/rooms.md's
+// "Ask the room" step lists the room's kinds of question by their menu
+// labels, every one and no other, so neither falls behind the menu.
+func TestDocsListTheRoomsQuestionKinds(t *testing.T) {
+	var labels []string
+	for _, k := range ask.RoomKinds() {
+		label, _ := k.Menu()
+		labels = append(labels, label)
+	}
+	for _, doc := range []string{"README.md", "docs/rooms.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`\*\*Ask the room\*\*:? \(([^)]*)\)`).FindSubmatch(b)
+		if m == nil {
+			t.Errorf("%s: no \"**Ask the room** (…)\" listing the kinds of question", doc)
+			continue
+		}
+		listed := string(m[1])
+		for _, l := range labels {
+			if !strings.Contains(listed, l) {
+				t.Errorf("%s lists the room's questions as %q, without %q", doc, listed, l)
+			}
+		}
+		if n := strings.Count(listed, "?"); n != len(labels) {
+			t.Errorf("%s lists %d questions (%q), the room's menu %d: %v", doc, n, listed, len(labels), labels)
 		}
 	}
 }

@@ -37,3 +37,20 @@ func RoomKinds() []InRoom {
 	})
 	return out
 }
+
+// Fitting is implemented by a room kind that has an answer worth asking
+// only of some lanes: Fits says, for a question about q's lanes, why it
+// would not ("" when it does), so the presenter's menu leaves it out and
+// the room refuses it in words.
+type Fitting interface {
+	Fits(q Question) string
+}
+
+// Fits says why a kind has no answer worth asking about q's lanes, "" when
+// it has one (or the kind fits every lane).
+func Fits(k Kind, q Question) string {
+	if f, ok := k.(Fitting); ok {
+		return f.Fits(q)
+	}
+	return ""
+}

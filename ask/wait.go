@@ -200,15 +200,34 @@ func (wait) Value(q Question, lane int, text string) (int64, error) {
 	return ms, nil
 }
 
-func (wait) Check(q Question, lane int, v int64) string {
-	switch longest := q.longest(lane); {
+// Check bounds a wait by the longest any lane of the question can make
+// anyone wait, not by this lane's own: a lane that never queues would
+// otherwise refuse every wait but 0 and so tell its answer before the
+// reveal.
+func (wait) Check(q Question, _ int, v int64) string {
+	longest := int64(0)
+	for i := range q.Lanes {
+		longest = max(longest, q.longest(i))
+	}
+	switch {
 	case v == Never:
 	case v < 0:
 		return "a wait can't be negative"
 	case v > longest:
-		return fmt.Sprintf("%s is longer than the %s can make anyone wait (%s)", scenario.FormatMs(v), q.Label(lane), scenario.FormatMs(longest))
+		return fmt.Sprintf("%s is longer than any lane here can make anyone wait (%s)", scenario.FormatMs(v), scenario.FormatMs(longest))
 	}
 	return ""
+}
+
+// Fits: only a lane with a queue makes anyone wait; of others every
+// answer is 0 s or refused, which is not a question worth a room's time.
+func (wait) Fits(q Question) string {
+	for i := range q.Lanes {
+		if q.longest(i) > 0 {
+			return ""
+		}
+	}
+	return "no lane asked about makes a request wait (only a leaky bucket with a queue does): add one, or ask another question"
 }
 
 func (wait) Word(_ Question, v int64) string { return waitWords(v) }

@@ -178,9 +178,22 @@ func TestWaitInARoom(t *testing.T) {
 			t.Errorf("n %d: asked %q, want it to say it is about the last of them", tt.n, ask)
 		}
 	}
-	q := Question{Kind: "wait", Scenario: scenario.Scenario{Limit: 1, WindowMs: 1000}, Lanes: lanes(t, "token-bucket/5"), Request: &scenario.Request{At: 0}}
-	if bad := k.Check(q, 0, 1000); bad == "" {
-		t.Error("a wait of 1 s in a lane that never queues is not refused")
+	// A lane that never queues takes any wait a lane of the question could
+	// give: refusing 1 s there would tell the room its answer before the
+	// reveal. Beyond the longest queue's wait, every lane refuses.
+	q := Question{Kind: "wait", Scenario: scenario.Scenario{Limit: 1, WindowMs: 1000}, Lanes: lanes(t, "leaky-bucket/5", "token-bucket/5"), Request: &scenario.Request{At: 0}}
+	if bad := k.Check(q, 1, 1000); bad != "" {
+		t.Errorf("a wait of 1 s in the lane that never queues is refused, which gives its answer away: %s", bad)
+	}
+	if bad := k.Check(q, 1, 6000); bad == "" {
+		t.Error("a wait of 6 s, longer than any lane can hold anyone, is not refused")
+	}
+	alone := Question{Kind: "wait", Scenario: q.Scenario, Lanes: lanes(t, "token-bucket/5"), Request: &scenario.Request{At: 0}}
+	if why := Fits(k, alone); !strings.Contains(why, "makes a request wait") {
+		t.Errorf("a wait question about a token bucket alone fits (%q); want it left out", why)
+	}
+	if why := Fits(k, q); why != "" {
+		t.Errorf("a wait question with a leaky bucket does not fit: %s", why)
 	}
 	if v, err := k.Value(q, 0, "2,5 s"); err != nil || v != 2500 {
 		t.Errorf("\"2,5 s\" reads as %d, %v; want 2500", v, err)

@@ -21,7 +21,7 @@ func TestCountAcrossThreeServersInARoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := sc.Requests[len(sc.Requests)-1].At + 1 // just after the preset's requests
-	q, err := newQuestion(1, Ask{Kind: KindCount, At: at, N: 10}, sc, 20, t0)
+	q, err := newQuestion(1, Ask{Kind: KindCount, At: at, N: 10}, sc, DefaultBounds(), t0)
 	if err != nil {
 		t.Fatalf("newQuestion: %v", err)
 	}
@@ -82,7 +82,7 @@ func TestRoomQuestionSaysTheServers(t *testing.T) {
 		if tt.kind != KindCount {
 			n = 1
 		}
-		q, err := newQuestion(1, Ask{Kind: tt.kind, At: 2000, N: n}, sc, 20, t0)
+		q, err := newQuestion(1, Ask{Kind: tt.kind, At: 2000, N: n}, sc, DefaultBounds(), t0)
 		if err != nil {
 			t.Fatalf("%s: newQuestion: %v", tt.name, err)
 		}

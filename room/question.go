@@ -77,6 +77,30 @@ type Ask struct {
 	// Lanes are indexes into the scenario's lanes (scenario.Specs); none
 	// means every lane.
 	Lanes []int
+	// Timer is the question's countdown, if any.
+	Timer Timer
+}
+
+// Timer is a question's countdown and when it reveals by itself.
+type Timer struct {
+	// Seconds is the countdown; 0 for none.
+	Seconds int `json:"seconds,omitempty"`
+	// OnTime reveals the question when the countdown runs out.
+	OnTime bool `json:"onTime,omitempty"`
+	// WhenAll reveals the question once every phone of the room has
+	// answered (at least one).
+	WhenAll bool `json:"whenAll,omitempty"`
+}
+
+// check refuses a countdown longer than max or below zero.
+func (t Timer) check(max time.Duration) error {
+	if t.Seconds < 0 || time.Duration(t.Seconds)*time.Second > max {
+		return fmt.Errorf("room: a countdown of %d s is not between 0 and %d s", t.Seconds, int(max.Seconds()))
+	}
+	if t.OnTime && t.Seconds == 0 {
+		return errors.New("room: revealing when time is up needs a countdown of at least one second")
+	}
+	return nil
 }
 
 // Question is an asked question with its answers. Lanes, Limit and
@@ -91,6 +115,10 @@ type Question struct {
 	WindowMs int64                 `json:"windowMs"`
 	Lanes    []scenario.PolicySpec `json:"lanes"`
 	Asked    time.Time             `json:"asked"`
+	// Timer is the countdown from Asked, and Deadline when it ends (zero
+	// without one).
+	Timer    Timer     `json:"timer,omitzero"`
+	Deadline time.Time `json:"deadline,omitzero"`
 	// Answers holds one answer per attendee id; an attendee may change it
 	// until the reveal.
 	Answers  map[string]Answer `json:"answers,omitempty"`
@@ -109,6 +137,9 @@ type Question struct {
 type Answer struct {
 	Values []int64   `json:"values"`
 	At     time.Time `json:"at"`
+	// Name is the attendee's nickname when it answered, for the room's
+	// record after the attendee has left.
+	Name string `json:"name,omitempty"`
 }
 
 // ErrSettingsChanged is returned by Reveal when the limit or window is not
@@ -165,8 +196,12 @@ var ErrRevealed = errors.New("room: the answer has been revealed; answers are cl
 // newQuestion checks ask against the scenario and builds the question. It
 // also solves it once, so a question that cannot be answered is refused
 // now rather than at the reveal; that solution is dropped unseen.
-func newQuestion(id int, a Ask, sc scenario.Scenario, maxN int64, now time.Time) (*Question, error) {
-	q := &Question{ID: id, Kind: a.Kind, Limit: sc.Limit, WindowMs: sc.WindowMs, Asked: now}
+func newQuestion(id int, a Ask, sc scenario.Scenario, b Bounds, now time.Time) (*Question, error) {
+	maxN := b.QuestionN
+	q := &Question{ID: id, Kind: a.Kind, Limit: sc.Limit, WindowMs: sc.WindowMs, Asked: now, Timer: a.Timer}
+	if err := a.Timer.check(b.Countdown); err != nil {
+		return nil, err
+	}
 	if kinds := Kinds(); !slices.Contains(kinds, a.Kind) {
 		return nil, fmt.Errorf("room: unknown kind of question %q (want %s)", a.Kind, orList(kinds))
 	}
@@ -213,7 +248,10 @@ func newQuestion(id int, a Ask, sc scenario.Scenario, maxN int64, now time.Time)
 		}
 		q.Lanes = append(q.Lanes, specs[i])
 	}
-	_, asked := q.Ask()
+	kind, asked := q.Ask()
+	if why := ask.Fits(kind, asked); why != "" {
+		return nil, fmt.Errorf("room: %s", why)
+	}
 	asked.MaxN = maxN
 	if err := ask.Validate(&asked); err != nil {
 		return nil, fmt.Errorf("room: %w", err)

@@ -41,7 +41,7 @@ func TestSolve(t *testing.T) {
 		{"one lane only", Ask{Kind: KindFirstAdmit, At: 26_000, Key: "car", Lanes: []int{1}}, []int64{55_000}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			q, err := newQuestion(1, tt.ask, carPark(), 20, t0)
+			q, err := newQuestion(1, tt.ask, carPark(), DefaultBounds(), t0)
 			if err != nil {
 				t.Fatalf("newQuestion: %v", err)
 			}
@@ -68,7 +68,7 @@ func TestSolve(t *testing.T) {
 // the request, then reveals; the truth is about the request as asked.
 func TestSolveIgnoresWhatWasFiredAfterAsking(t *testing.T) {
 	ask := Ask{Kind: KindCount, At: 31_000, Key: "car", N: 3}
-	q, err := newQuestion(1, ask, carPark(), 20, t0)
+	q, err := newQuestion(1, ask, carPark(), DefaultBounds(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestSolveIgnoresWhatWasFiredAfterAsking(t *testing.T) {
 // request added, removed or changed among them since would mark a right
 // answer wrong, so Solve refuses rather than compute another truth.
 func TestSolveRefusesChangedRequestsBeforeTheQuestion(t *testing.T) {
-	q, err := newQuestion(1, Ask{Kind: KindAdmit, At: 31_000, Key: "car"}, carPark(), 20, t0)
+	q, err := newQuestion(1, Ask{Kind: KindAdmit, At: 31_000, Key: "car"}, carPark(), DefaultBounds(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestSolveRefusesChangedRequestsBeforeTheQuestion(t *testing.T) {
 // naming the requests there and the first free instant after them.
 func TestNewQuestionRefusesAnInstantWithRequests(t *testing.T) {
 	sc := carPark()
-	_, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_000, Key: "car"}, sc, 20, t0)
+	_, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_000, Key: "car"}, sc, DefaultBounds(), t0)
 	var taken *InstantTakenError
 	if !errors.As(err, &taken) {
 		t.Fatalf("newQuestion at 25 s, where 5 requests are = %v, want an InstantTakenError", err)
@@ -133,7 +133,7 @@ func TestNewQuestionRefusesAnInstantWithRequests(t *testing.T) {
 	if want := "5 requests are already at 25 s"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "25.001 s") {
 		t.Errorf("error %q, want it to say %q and suggest 25.001 s", err, want)
 	}
-	if _, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_001, Key: "car"}, sc, 20, t0); err != nil {
+	if _, err := newQuestion(1, Ask{Kind: KindFirstAdmit, At: 25_001, Key: "car"}, sc, DefaultBounds(), t0); err != nil {
 		t.Errorf("newQuestion just after them: %v", err)
 	}
 }
@@ -153,7 +153,7 @@ func TestNewQuestionRefusesWhatCannotBeAsked(t *testing.T) {
 		{Ask{Kind: KindAdmit, At: 1000, Lanes: []int{3}}, "no lane 4 (the scenario has 3)"},
 		{Ask{Kind: KindAdmit, At: 1000, Lanes: []int{0, 0}}, "lane 1 is asked about twice"},
 	} {
-		_, err := newQuestion(1, tt.ask, carPark(), 20, t0)
+		_, err := newQuestion(1, tt.ask, carPark(), DefaultBounds(), t0)
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("newQuestion(%+v) = %v, want an error saying %q", tt.ask, err, tt.wantErr)
 		}
@@ -175,7 +175,7 @@ func TestAnswerValuesAreChecked(t *testing.T) {
 		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{30_999, 31_000, 31_000}, "fixed-window: 30.999 s is before the question's moment, 31 s"},
 		{Ask{Kind: KindFirstAdmit, At: 31_000}, []int64{31_000, 121_001, 31_000}, "sliding-log: 121.001 s is after 121 s, the last moment this question looks at (3 windows on): answer never if no moment until then admits it"},
 	} {
-		q, err := newQuestion(1, tt.ask, carPark(), 20, t0)
+		q, err := newQuestion(1, tt.ask, carPark(), DefaultBounds(), t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestAnswerValuesAreChecked(t *testing.T) {
 }
 
 func TestTallyListsEveryChoiceAndMarksTheTruthOnlyAfterReveal(t *testing.T) {
-	q, err := newQuestion(1, Ask{Kind: KindCount, At: 31_000, Key: "car", N: 2, Lanes: []int{0, 1}}, carPark(), 20, t0)
+	q, err := newQuestion(1, Ask{Kind: KindCount, At: 31_000, Key: "car", N: 2, Lanes: []int{0, 1}}, carPark(), DefaultBounds(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestTallyListsEveryChoiceAndMarksTheTruthOnlyAfterReveal(t *testing.T) {
 
 func TestRevealChecksTheQuestionItCloses(t *testing.T) {
 	b := DefaultBounds()
-	q, err := newQuestion(0, Ask{Kind: KindAdmit, At: 31_000, Key: "car"}, carPark(), b.QuestionN, t0)
+	q, err := newQuestion(0, Ask{Kind: KindAdmit, At: 31_000, Key: "car"}, carPark(), b, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // row per value given, then each device's answers in the order they came,
 // every number as the question's JSON spells it.
 func TestResultsRows(t *testing.T) {
-	q, err := newQuestion(3, Ask{Kind: KindFirstAdmit, At: 26_000, Key: "car", Lanes: []int{0, 1}}, carPark(), 20, t0)
+	q, err := newQuestion(3, Ask{Kind: KindFirstAdmit, At: 26_000, Key: "car", Lanes: []int{0, 1}}, carPark(), DefaultBounds(), t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,17 @@ type Bounds struct {
 	// QuestionN is the largest N of a count question: a phone's answer
 	// buttons go from 0 to N.
 	QuestionN int64
+	// Past is how many revealed questions a room keeps for its results
+	// (Room.Past), and PastAnswers how many answers they may hold in all:
+	// the oldest questions go first beyond either, so a room's value stays
+	// well under a NATS message (5,000 answers of seven lanes are about
+	// 600 KB of JSON).
+	Past        int
+	PastAnswers int
+	// Steps is how many steps a deck may hold (ErrDeckSteps).
+	Steps int
+	// Countdown is the longest countdown a question may have.
+	Countdown time.Duration
 }
 
 // DefaultBounds are the bounds a server runs with.
@@ -80,13 +91,18 @@ func DefaultBounds() Bounds {
 		PairAttempts:    5,
 		PairGuesses:     100,
 		QuestionN:       20,
+		Past:            100,
+		PastAnswers:     5_000,
+		Steps:           50,
+		Countdown:       10 * time.Minute,
 	}
 }
 
 // validate refuses bounds that would make a room unusable.
 func (b Bounds) validate() error {
 	if b.Rooms < 1 || b.RoomsPerClient < 1 || b.PairGuesses < 1 || b.Followers < 1 || b.Answers < 1 || b.Linger <= 0 || b.Lifetime <= 0 ||
-		b.History < 1 || b.HistoryRequests < 1 || b.Devices < 1 || b.PairTTL <= 0 || b.PairAttempts < 1 || b.QuestionN < 1 {
+		b.History < 1 || b.HistoryRequests < 1 || b.Devices < 1 || b.PairTTL <= 0 || b.PairAttempts < 1 || b.QuestionN < 1 ||
+		b.Past < 1 || b.PastAnswers < 1 || b.Steps < 1 || b.Countdown <= 0 {
 		return fmt.Errorf("room: every bound must be positive: %+v", b)
 	}
 	return nil
@@ -141,7 +157,9 @@ const (
 	ActClose   Action = "close"
 	ActAnswer  Action = "answer"
 	ActJoins   Action = "joins"  // open or close the room to new devices
-	ActRemove  Action = "remove" // remove an attendee's device
+	ActRemove  Action = "remove" // remove, let back or rename an attendee's device
+	ActName    Action = "name"   // give one's own device a nickname
+	ActStep    Action = "step"   // load a deck, or go to one of its steps
 )
 
 // Can reports whether the role may take the action: the presenter
@@ -152,7 +170,7 @@ func (r Role) Can(a Action) bool {
 	case Presenter:
 		return a != ActAnswer
 	case Attendee:
-		return a == ActAnswer
+		return a == ActAnswer || a == ActName
 	}
 	return false
 }
@@ -178,13 +196,27 @@ type Room struct {
 	Presenters []string             `json:"presenters"`
 	Pairing    *Pairing             `json:"pairing,omitempty"`
 	Attendees  map[string]time.Time `json:"attendees,omitempty"` // attendee id → when joined
+	// Names are the attendees' nicknames (attendee id → nickname), unique
+	// in the room as people read them; an attendee may have none.
+	Names map[string]string `json:"names,omitempty"`
+	// Removed are the devices the presenter removed, kept out (their
+	// answers refused, their joins too) until let back; at most
+	// Bounds.Followers, the oldest forgotten first.
+	Removed []removedDevice `json:"removed,omitempty"`
 	// JoinsClosed refuses new devices (ErrJoinsClosed); those that joined
 	// stay.
 	JoinsClosed bool      `json:"joinsClosed,omitempty"`
 	Question    *Question `json:"question,omitempty"`
-	Asked       int       `json:"asked"`   // questions asked so far
-	Pointer     int       `json:"pointer"` // the pointed-at request (expanded index), -1 for none
-	History     []Entry   `json:"history,omitempty"`
+	// Past are the revealed questions, oldest first, with their answers
+	// and truth, for the room's results (Bounds.Past, Bounds.PastAnswers).
+	Past []*Question `json:"past,omitempty"`
+	// Deck is the workshop the presenter loaded, and Step the index of its
+	// step on screen (-1 before the first).
+	Deck    *Deck   `json:"deck,omitempty"`
+	Step    int     `json:"step"`
+	Asked   int     `json:"asked"`   // questions asked so far
+	Pointer int     `json:"pointer"` // the pointed-at request (expanded index), -1 for none
+	History []Entry `json:"history,omitempty"`
 	// Version counts changes, so a renderer knows when to render again.
 	Version uint64 `json:"version"`
 }
@@ -244,8 +276,13 @@ func (r *Room) Expired(b Bounds, now time.Time) bool {
 	return now.Sub(r.PresenterSeen) > b.Linger || now.Sub(r.Created) > b.Lifetime
 }
 
-// join adds an attendee.
-func (r *Room) join(b Bounds, id string, now time.Time) error {
+// join adds an attendee, with a nickname (normalised) or none. previous
+// is the attendee id the device held before, if any: a removed device
+// stays out.
+func (r *Room) join(b Bounds, id, previous, nickname string, now time.Time) error {
+	if r.isRemoved(previous) {
+		return ErrRemoved
+	}
 	if r.JoinsClosed {
 		return ErrJoinsClosed
 	}
@@ -254,6 +291,9 @@ func (r *Room) join(b Bounds, id string, now time.Time) error {
 	}
 	if r.Attendees == nil {
 		r.Attendees = map[string]time.Time{}
+	}
+	if err := r.name(id, nickname); err != nil {
+		return err
 	}
 	r.Attendees[id] = now
 	return nil
@@ -265,19 +305,22 @@ func (r *Room) join(b Bounds, id string, now time.Time) error {
 func DeviceName(attendee string) string { return hashSecret(attendee)[:10] }
 
 // remove forgets the attendee whose DeviceName is name, with its answer to
-// the open question.
-func (r *Room) remove(name string) error {
-	for id := range r.Attendees {
-		if DeviceName(id) != name {
-			continue
-		}
-		delete(r.Attendees, id)
-		if r.Question != nil {
-			delete(r.Question.Answers, id)
-		}
-		return nil
+// the open question, and keeps the device out until letBack.
+func (r *Room) remove(b Bounds, name string) error {
+	id, ok := r.attendeeNamed(name)
+	if !ok {
+		return ErrNoDevice
 	}
-	return ErrNoDevice
+	r.Removed = append(r.Removed, removedDevice{Hash: hashSecret(id), Name: name, Nickname: r.Names[id]})
+	if over := len(r.Removed) - b.Followers; over > 0 {
+		r.Removed = slices.Delete(r.Removed, 0, over)
+	}
+	delete(r.Attendees, id)
+	delete(r.Names, id)
+	if r.Question != nil {
+		delete(r.Question.Answers, id)
+	}
+	return nil
 }
 
 // ask opens question q (built and checked by newQuestion), replacing any
@@ -287,6 +330,10 @@ func (r *Room) ask(b Bounds, q *Question, now time.Time) {
 	q = q.clone()
 	q.ID = r.Asked + 1
 	q.Asked = now
+	q.Deadline = time.Time{}
+	if q.Timer.Seconds > 0 {
+		q.Deadline = now.Add(time.Duration(q.Timer.Seconds) * time.Second)
+	}
 	r.record(b, Entry{Action: ActAsk, At: now, Question: r.Question})
 	r.Asked++
 	r.Question = q
@@ -295,6 +342,9 @@ func (r *Room) ask(b Bounds, q *Question, now time.Time) {
 // answer records or replaces an attendee's answer to question id.
 func (r *Room) answer(b Bounds, attendee string, id int, values []int64, now time.Time) error {
 	if _, ok := r.Attendees[attendee]; !ok || attendee == "" {
+		if r.isRemoved(attendee) {
+			return ErrRemoved
+		}
 		return ErrNotAttendee
 	}
 	q, err := r.open(id)
@@ -310,7 +360,7 @@ func (r *Room) answer(b Bounds, attendee string, id int, values []int64, now tim
 	if q.Answers == nil {
 		q.Answers = map[string]Answer{}
 	}
-	q.Answers[attendee] = Answer{Values: slices.Clone(values), At: now}
+	q.Answers[attendee] = Answer{Values: slices.Clone(values), At: now, Name: r.Names[attendee]}
 	return nil
 }
 
@@ -343,6 +393,7 @@ func (r *Room) reveal(b Bounds, id int, truth []int64, now time.Time) error {
 	r.record(b, Entry{Action: ActReveal, At: now})
 	q.Revealed = true
 	q.Truth = slices.Clone(truth)
+	r.keep(b, q)
 	return nil
 }
 
@@ -354,6 +405,51 @@ func (r *Room) dismiss(b Bounds, now time.Time) error {
 	r.record(b, Entry{Action: ActDismiss, At: now, Question: r.Question})
 	r.Question = nil
 	return nil
+}
+
+// Due reports whether the open question should reveal by itself now: its
+// countdown ran out with Timer.OnTime, or every phone of the room has
+// answered with Timer.WhenAll.
+func (r *Room) Due(now time.Time) bool {
+	q := r.Question
+	if q == nil || q.Revealed {
+		return false
+	}
+	if q.Timer.OnTime && !q.Deadline.IsZero() && !now.Before(q.Deadline) {
+		return true
+	}
+	return q.Timer.WhenAll && len(r.Attendees) > 0 && r.Waiting() == 0
+}
+
+// Waiting counts the phones of the room that have not answered the open
+// question (0 when none is open).
+func (r *Room) Waiting() int {
+	if r.Question == nil {
+		return 0
+	}
+	n := 0
+	for id := range r.Attendees {
+		if _, ok := r.Question.Answers[id]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// NotAnswered are what the presenter's screen calls the phones that have
+// not answered the open question (Called), sorted.
+func (r *Room) NotAnswered() []string {
+	var out []string
+	if r.Question == nil {
+		return nil
+	}
+	for id := range r.Attendees {
+		if _, ok := r.Question.Answers[id]; !ok {
+			out = append(out, r.Called(id))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // point points every screen at request index of total (after expanding
@@ -387,6 +483,7 @@ func (r *Room) undo() (*PlayState, error) {
 		r.Question = e.Question // Asked stays: a question's id is never reused
 	case ActReveal:
 		if r.Question != nil {
+			r.unkeep(r.Question.ID)
 			r.Question.Revealed = false
 			r.Question.Truth = nil
 		}
@@ -431,7 +528,16 @@ func (r *Room) Clone() *Room {
 		c.Pairing = &p
 	}
 	c.Attendees = maps.Clone(r.Attendees)
+	c.Names = maps.Clone(r.Names)
+	c.Removed = slices.Clone(r.Removed)
 	c.Question = r.Question.clone()
+	if r.Past != nil {
+		c.Past = make([]*Question, len(r.Past))
+		for i, q := range r.Past {
+			c.Past[i] = q.clone()
+		}
+	}
+	c.Deck = r.Deck.clone()
 	c.History = make([]Entry, len(r.History))
 	for i, e := range r.History {
 		e.Question = e.Question.clone()

@@ -50,6 +50,9 @@ func New(store Store, cfg Config) (*Rooms, error) {
 	return rs, nil
 }
 
+// Now is the rooms' clock: what a countdown counts against.
+func (rs *Rooms) Now() time.Time { return rs.now() }
+
 // Bounds are the bounds the rooms run with, for pages to state them.
 func (rs *Rooms) Bounds() Bounds { return rs.bounds }
 
@@ -157,7 +160,10 @@ func (rs *Rooms) update(ctx context.Context, id, presenter, attendee string, act
 		}
 		role := r.RoleOf(presenter, attendee)
 		if !role.Can(act) {
-			if act == ActAnswer {
+			if act == ActAnswer || act == ActName {
+				if r.isRemoved(attendee) {
+					return ErrRemoved
+				}
 				return ErrNotAttendee
 			}
 			return ErrNotPresenter
@@ -194,6 +200,18 @@ func (rs *Rooms) Touch(ctx context.Context, id, presenter string) error {
 // Join makes a device an attendee and returns its attendee id, which the
 // caller keeps in the device's cookie. Anyone who can see the room may join.
 func (rs *Rooms) Join(ctx context.Context, id string) (*Room, string, error) {
+	return rs.JoinAs(ctx, id, "", "")
+}
+
+// JoinAs is Join with a nickname (typed; "" for none, see
+// NormaliseNickname) for a device that held the attendee id previous
+// before ("" for none): a device the presenter removed is refused
+// (ErrRemoved) until let back.
+func (rs *Rooms) JoinAs(ctx context.Context, id, previous, nickname string) (*Room, string, error) {
+	name, err := NormaliseNickname(nickname)
+	if err != nil {
+		return nil, "", err
+	}
 	attendee, err := newSecret(rs.rand)
 	if err != nil {
 		return nil, "", err
@@ -203,7 +221,7 @@ func (rs *Rooms) Join(ctx context.Context, id string) (*Room, string, error) {
 		if r.Expired(rs.bounds, now) {
 			return ErrNotFound
 		}
-		if err := r.join(rs.bounds, attendee, now); err != nil {
+		if err := r.join(rs.bounds, attendee, previous, name, now); err != nil {
 			return err
 		}
 		r.Version++
@@ -222,7 +240,7 @@ func (rs *Rooms) Ask(ctx context.Context, id, presenter string, a Ask, sc scenar
 	if _, err := rs.presenterRoom(ctx, id, presenter); err != nil {
 		return nil, err
 	}
-	q, err := newQuestion(0, a, sc, rs.bounds.QuestionN, rs.now())
+	q, err := newQuestion(0, a, sc, rs.bounds, rs.now())
 	if err != nil {
 		return nil, err
 	}
@@ -469,13 +487,97 @@ func (rs *Rooms) SetJoins(ctx context.Context, id, presenter string, open bool) 
 }
 
 // RemoveDevice forgets the attendee's device named name (DeviceName), and
-// its answer to the open question: its cookie no longer answers. Unless
-// the room is closed to new devices, the device may join again.
+// its answer to the open question: its cookie no longer answers, and it
+// cannot join again with it until LetBack.
 func (rs *Rooms) RemoveDevice(ctx context.Context, id, presenter, name string) (*Room, error) {
 	return rs.update(ctx, id, presenter, "", ActRemove, func(r *Room, _ time.Time) error {
-		return r.remove(name)
+		return r.remove(rs.bounds, name)
 	})
 }
+
+// LetBack lets the removed device named name join again.
+func (rs *Rooms) LetBack(ctx context.Context, id, presenter, name string) (*Room, error) {
+	return rs.update(ctx, id, presenter, "", ActRemove, func(r *Room, _ time.Time) error {
+		return r.letBack(name)
+	})
+}
+
+// Rename gives the attendee's device named name (DeviceName) the nickname
+// typed, "" for none: the presenter's tool for a name that should not be
+// on the projector.
+func (rs *Rooms) Rename(ctx context.Context, id, presenter, name, typed string) (*Room, error) {
+	nick, err := NormaliseNickname(typed)
+	if err != nil {
+		return nil, err
+	}
+	// Renaming another's device is managing devices, as removing is.
+	return rs.update(ctx, id, presenter, "", ActRemove, func(r *Room, _ time.Time) error {
+		attendee, ok := r.attendeeNamed(name)
+		if !ok {
+			return ErrNoDevice
+		}
+		return r.name(attendee, nick)
+	})
+}
+
+// Name sets the attendee's own nickname (typed; "" for none).
+func (rs *Rooms) Name(ctx context.Context, id, attendee, typed string) (*Room, error) {
+	nick, err := NormaliseNickname(typed)
+	if err != nil {
+		return nil, err
+	}
+	return rs.update(ctx, id, "", attendee, ActName, func(r *Room, _ time.Time) error {
+		return r.name(attendee, nick)
+	})
+}
+
+// RevealDue reveals the open question if it is due (Room.Due): its
+// countdown ran out, or every phone answered. Anyone's page may call it, as
+// it only does what the presenter asked for when asking; sc is the room's
+// scenario as it is now. It reports whether it revealed.
+func (rs *Rooms) RevealDue(ctx context.Context, id string, sc scenario.Scenario) (*Room, Solution, bool, error) {
+	r, err := rs.ByID(ctx, id)
+	if err != nil {
+		return nil, Solution{}, false, err
+	}
+	if !r.Due(rs.now()) {
+		return r, Solution{}, false, nil
+	}
+	q := r.Question
+	sol, err := q.Solve(sc)
+	if err != nil {
+		return nil, Solution{}, false, err
+	}
+	revealed := false
+	r, err = rs.store.Update(ctx, id, func(r *Room) error {
+		revealed = false
+		now := rs.now()
+		if r.Expired(rs.bounds, now) {
+			return ErrNotFound
+		}
+		if r.Question == nil || r.Question.ID != q.ID || !r.Due(now) {
+			return errNothingDue
+		}
+		if err := r.reveal(rs.bounds, q.ID, sol.Truth, now); err != nil {
+			return err
+		}
+		r.Version++
+		revealed = true
+		return nil
+	})
+	if errors.Is(err, errNothingDue) {
+		r, err = rs.ByID(ctx, id)
+		return r, Solution{}, false, err
+	}
+	if err != nil {
+		return nil, Solution{}, false, err
+	}
+	return r, sol, revealed, nil
+}
+
+// errNothingDue leaves a room unchanged when its question stopped being
+// due between the read and the update (another replica revealed it).
+var errNothingDue = errors.New("room: nothing is due")
 
 // Holds reports whether a live room shows the play session session: a
 // session store asks before forgetting a session, since a room whose

@@ -616,8 +616,8 @@ func TestJoinsClosedAndDevicesRemoved(t *testing.T) {
 	if len(got.Attendees) != 0 || len(got.Question.Answers) != 0 {
 		t.Errorf("after removing the device: %d attendees, %d answers; want 0 and 0", len(got.Attendees), len(got.Question.Answers))
 	}
-	if _, err := rs.Answer(ctx, r.ID, ann, q.Question.ID, []int64{1}); !errors.Is(err, ErrNotAttendee) {
-		t.Errorf("a removed device answering: %v, want ErrNotAttendee", err)
+	if _, err := rs.Answer(ctx, r.ID, ann, q.Question.ID, []int64{1}); !errors.Is(err, ErrRemoved) {
+		t.Errorf("a removed device answering: %v, want ErrRemoved", err)
 	}
 	if _, err := rs.SetJoins(ctx, r.ID, p, true); err != nil {
 		t.Fatal(err)

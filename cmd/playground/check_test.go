@@ -149,3 +149,35 @@ func TestCheckNamesTheScenariosOwnLane(t *testing.T) {
 		}
 	}
 }
+
+// The shipped decks check, printing every question with its answers; a
+// broken deck is refused with status 2 naming the step and the field.
+func TestCheckDecks(t *testing.T) {
+	for _, deck := range []string{"introduction", "several-servers"} {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), []string{"check", "../../decks/" + deck + ".json"}, strings.NewReader(""), &out, &errOut); err != nil {
+			t.Fatalf("check %s: %v", deck, err)
+		}
+		if !strings.Contains(out.String(), "asks  ") || !strings.Contains(out.String(), "countdown") {
+			t.Errorf("check %s prints no question:\n%s", deck, out.String())
+		}
+	}
+	var out bytes.Buffer
+	run(context.Background(), []string{"check", "../../decks/introduction.json"}, strings.NewReader(""), &out, &out)
+	// The car park at 31 s: the fixed window has turned over, the exact
+	// counter still carries 9/10 of the first window's five.
+	for _, want := range []string{"fixed-window             admitted", "sliding-counter (exact)  refused"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("introduction deck lacks %q:\n%s", want, out.String())
+		}
+	}
+	broken := `{"title": "x", "steps": [{"title": "a", "scenario": "car-park"}, {"title": "b", "scenario": "car-park", "ask": {"kind": "admit", "at": "42 s", "lanes": [8]}}]}`
+	var errOut bytes.Buffer
+	err := run(context.Background(), []string{"check", "-"}, strings.NewReader(broken), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "steps[1].ask: there is no lane 8") {
+		t.Errorf("a broken deck: %v, want an error naming steps[1].ask and lane 8", err)
+	}
+	if code := exitCode(err, &errOut); code != 2 {
+		t.Errorf("a broken deck: exit status %d, want 2", code)
+	}
+}

@@ -13,13 +13,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 	"github.com/starfederation/datastar-go/datastar"
 
 	"github.com/windowlab/playground/ask"
+	"github.com/windowlab/playground/decks"
 	"github.com/windowlab/playground/internal/qrsvg"
 	"github.com/windowlab/playground/lessons"
 	"github.com/windowlab/playground/play"
@@ -122,6 +125,7 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 	if h, ok := sessions.(interface{ HoldWith(func(id string) bool) }); ok {
 		h.HoldWith(func(id string) bool { return rooms.Holds(context.Background(), id) })
 	}
+	var setupErr error
 	r.Post("/play/{id}/room", f.start)
 	r.Get("/join", f.joinPage)
 	r.Get("/join/{code}", f.joinCode)
@@ -150,12 +154,18 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 			r.Post("/preset", f.presenterAction(f.preset))
 			r.Post("/close", f.closeRoom)
 			r.Get("/devices", f.devices)
+			r.Get("/devices/live", f.devicesLive)
 			r.Get("/question.csv", f.questionCSV)
 			r.Post("/joins", f.devicesAction)
 			r.Post("/devices/remove", f.devicesAction)
+			r.Post("/devices/letback", f.devicesAction)
+			r.Post("/devices/rename", f.devicesAction)
+			if err := f.setupWorkshop(r); err != nil {
+				setupErr = err
+			}
 		})
 	})
-	return nil
+	return setupErr
 }
 
 type roomFeature struct {
@@ -166,16 +176,20 @@ type roomFeature struct {
 	public   *url.URL // -public-url, or nil
 
 	hubs fanout.Hubs[*roomHub] // one per room with followers; at most Bounds.Rooms
+
+	decks []decks.Shipped // the ready workshops, loaded once
 }
 
 // roomStatus is the HTTP status for a room error.
 func roomStatus(err error) int {
 	switch {
 	case errors.Is(err, room.ErrNotPresenter), errors.Is(err, room.ErrNotAttendee), errors.Is(err, room.ErrJoinsClosed),
-		errors.Is(err, room.ErrPairTries):
+		errors.Is(err, room.ErrPairTries), errors.Is(err, room.ErrRemoved):
 		return http.StatusForbidden
-	case errors.Is(err, room.ErrNoDevice):
+	case errors.Is(err, room.ErrNoDevice), errors.Is(err, room.ErrNotRemoved), errors.Is(err, room.ErrNoDeck), errors.Is(err, room.ErrNoStep):
 		return http.StatusNotFound
+	case errors.Is(err, room.ErrNicknameTaken), errors.Is(err, room.ErrDeckFull):
+		return http.StatusConflict
 	case errors.Is(err, room.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, room.ErrFull), errors.Is(err, errStreamsFull), errors.Is(err, room.ErrClientRooms):
@@ -279,7 +293,8 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 // joinPage asks for a code; with ?code= it looks the room up.
 func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 	typed := r.URL.Query().Get("code")
-	page := pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Code: typed}
+	name := web.Truncate(r.URL.Query().Get("name"), 64)
+	page := pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Code: typed, Name: name}
 	if !r.URL.Query().Has("code") {
 		f.s.Render(w, r, http.StatusOK, pages.RoomJoinView(page))
 		return
@@ -298,7 +313,15 @@ func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 		f.s.Render(w, r, roomStatus(err), pages.RoomJoinView(page))
 		return
 	}
-	http.Redirect(w, r, "/room/"+rm.ID, http.StatusSeeOther)
+	to := "/room/" + rm.ID
+	if n, err := room.NormaliseNickname(name); err != nil {
+		page.Error = roomMessage(err)
+		f.s.Render(w, r, http.StatusBadRequest, pages.RoomJoinView(page))
+		return
+	} else if n != "" {
+		to += "?name=" + url.QueryEscape(n)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // joinCode follows a join link or QR code.
@@ -352,32 +375,55 @@ func (f *roomFeature) endOrphan(ctx context.Context, rm *room.Room) {
 // phone is an attendee's page. Opening it joins the device, once: the
 // attendee cookie it sets is what lets the device answer, so a script
 // posting answers without it is refused, and the room's answers can never
-// outnumber the devices that joined.
+// outnumber the devices that joined. A device the presenter removed stays
+// out (its old cookie says who it was) until let back.
 func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 	rm, sess, ok := f.liveRoom(w, r)
 	if !ok {
 		return
 	}
-	p := pages.RoomPhone{Page: f.s.Page(r, "Room "+rm.Code, templates.SectionNone), Code: rm.Code}
 	attendee := cookieValue(r, attendeeCookie)
-	if rm.RoleOf("", attendee) == room.Attendee {
-		p.Device = room.DeviceName(attendee)
-	} else if !f.s.Admit(w, r, web.LimitJoin, f.s.ClientAddress(r)) {
-		p.JoinNote = "This device has not joined: too many devices joined from this network just now. Open this page again in a minute to join."
-	} else if joined, id, err := f.rooms.Join(r.Context(), rm.ID); errors.Is(err, room.ErrJoinsClosed) {
-		// Said at once, at the top: not after the attendee has tapped
-		// every lane of a question.
-		p.JoinNote = "This room is closed to new devices: this device can watch, but not answer. To take part, ask the presenter to open the room to new devices, then open this page again."
-	} else if err != nil {
-		p.JoinNote = "This device could not join, so it can watch but not answer: " + roomMessage(err)
-	} else {
-		rm = joined
-		setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
-		p.Device = room.DeviceName(id)
+	var note string
+	if rm.RoleOf("", attendee) != room.Attendee {
+		if !f.s.Admit(w, r, web.LimitJoin, f.s.ClientAddress(r)) {
+			note = "This device has not joined: too many devices joined from this network just now. Open this page again in a minute to join."
+		} else if joined, id, err := f.rooms.JoinAs(r.Context(), rm.ID, attendee, r.URL.Query().Get("name")); errors.Is(err, room.ErrNicknameTaken) || errors.As(err, new(*room.NicknameError)) {
+			// The name typed at /join cannot be taken: join without it,
+			// and say so beside the field to choose another.
+			if joined, id, err = f.rooms.JoinAs(r.Context(), rm.ID, attendee, ""); err == nil {
+				rm, attendee = joined, id
+				setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
+			}
+			note = "name:" + roomMessage(room.ErrNicknameTaken)
+		} else if errors.Is(err, room.ErrJoinsClosed) {
+			// Said at once, at the top: not after the attendee has
+			// tapped every lane of a question.
+			note = "This room is closed to new devices: this device can watch, but not answer. To take part, ask the presenter to open the room to new devices, then open this page again."
+		} else if err != nil {
+			note = "This device could not join, so it can watch but not answer: " + roomMessage(err)
+		} else {
+			rm, attendee = joined, id
+			setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
+		}
 	}
 	w.Header().Del("Retry-After") // the page is served: the limit's headers only say why it did not join
-	p.Shared = f.shared(rm, sess, 0, f.askedCache(rm.ID))
+	p := f.phonePage(r, rm, sess, attendee)
+	if name, ok := strings.CutPrefix(note, "name:"); ok {
+		p.NameError = name
+	} else if note != "" {
+		p.JoinNote = note
+	}
 	f.s.Render(w, r, http.StatusOK, pages.RoomPhoneView(p))
+}
+
+// phonePage is the attendee's page for the device holding attendee.
+func (f *roomFeature) phonePage(r *http.Request, rm *room.Room, sess *play.Session, attendee string) pages.RoomPhone {
+	p := pages.RoomPhone{Page: f.s.Page(r, "Room "+rm.Code, templates.SectionNone), Code: rm.Code}
+	if rm.RoleOf("", attendee) == room.Attendee {
+		p.Device, p.Nickname = room.DeviceName(attendee), rm.Nickname(attendee)
+	}
+	p.Shared = f.shared(rm, sess, 0, f.askedCache(rm.ID))
+	return p
 }
 
 // present is the projector, for the presenter's devices only.
@@ -398,6 +444,8 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 		Shared:  f.shared(rm, sess, 0, f.askedCache(rm.ID)),
 		Code:    rm.Code,
 		Presets: roomPresets,
+		Deck:    rm.Deck,
+		Step:    rm.Step,
 	}
 	p.Page.Presentation = true
 	p.Page.PresentationExit = "/room/" + rm.ID // the same room, outside the projector
@@ -476,6 +524,11 @@ type roomSignals struct {
 	AskAt   string              `json:"askAt"`
 	AskN    webplay.NumberField `json:"askN"`
 	Preset  string              `json:"preset"`
+	// The countdown of the next question, and a new step's title.
+	AskSeconds *webplay.NumberField `json:"askSeconds"` // nil when the page sends none: no countdown
+	AskOnTime  bool                 `json:"askOnTime"`
+	AskWhenAll bool                 `json:"askWhenAll"`
+	StepTitle  string               `json:"stepTitle"`
 }
 
 // presenterAction checks the presenter's cookie, reads the signals, runs
@@ -668,6 +721,15 @@ func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, to
 			return templateReply{}, err
 		}
 	}
+	if sig.AskSeconds != nil {
+		secs, err := webplay.Whole("askSeconds", *sig.AskSeconds, 0, int64(f.rooms.Bounds().Countdown.Seconds()))
+		if err != nil {
+			return templateReply{}, err
+		}
+		a.Timer = room.Timer{Seconds: int(secs), OnTime: secs > 0 && sig.AskOnTime, WhenAll: sig.AskWhenAll}
+	} else {
+		a.Timer.WhenAll = sig.AskWhenAll
+	}
 	_, err = f.rooms.Ask(r.Context(), rm.ID, token, a, v.Scenario)
 	if taken := (*room.InstantTakenError)(nil); errors.As(err, &taken) {
 		return templateReply{}, scenario.Errors{{Field: "askAt", Reason: strings.TrimPrefix(taken.Error(), "room: ")}}
@@ -764,17 +826,39 @@ func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, status
 		f.notPresenterPage(w, r, err)
 		return
 	}
-	p := pages.RoomDevices{Page: f.s.Page(r, "Devices in the room", templates.SectionNone), Room: rm.ID,
-		JoinsClosed: rm.JoinsClosed, Error: problem}
+	p := devicesModel(rm)
+	p.Page, p.Error = f.s.Page(r, "Devices in the room", templates.SectionNone), problem
+	w.Header().Set("Cache-Control", "no-store")
+	f.s.Render(w, r, status, pages.RoomDevicesView(p))
+}
+
+// devicesLive sends the devices page its list again (it asks every few
+// seconds), so the presenter sees who joins and answers as it happens.
+func (f *roomFeature) devicesLive(w http.ResponseWriter, r *http.Request) {
+	rm, err := f.asPresenter(r)
+	if err != nil {
+		sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
+		_ = web.MergeFragments(sse, `<div id="devices-list" data-testid="devices-list"><p role="alert">`+templ.EscapeString(roomMessage(err))+`</p></div>`)
+		return
+	}
+	sse := web.SSEReply(w, r, http.StatusOK, "")
+	_ = web.MergeComponent(sse, pages.RoomDevicesList(devicesModel(rm)))
+}
+
+func devicesModel(rm *room.Room) pages.RoomDevices {
+	p := pages.RoomDevices{Room: rm.ID, JoinsClosed: rm.JoinsClosed, Open: rm.Question != nil && !rm.Question.Revealed}
 	for id, at := range rm.Attendees {
 		_, answered := answerOf(rm.Question, id)
-		p.Devices = append(p.Devices, pages.RoomDevice{Name: room.DeviceName(id), Joined: at.UTC().Format("15:04:05 UTC"), Answered: answered})
+		p.Devices = append(p.Devices, pages.RoomDevice{Name: room.DeviceName(id), Nickname: rm.Nickname(id),
+			Joined: at.UTC().Format(time.RFC3339), Answered: answered})
 	}
 	slices.SortFunc(p.Devices, func(a, b pages.RoomDevice) int {
 		return cmp.Or(cmp.Compare(a.Joined, b.Joined), cmp.Compare(a.Name, b.Name))
 	})
-	w.Header().Set("Cache-Control", "no-store")
-	f.s.Render(w, r, status, pages.RoomDevicesView(p))
+	for _, d := range rm.RemovedDevices() {
+		p.Removed = append(p.Removed, pages.RoomDevice{Name: d.Name, Nickname: d.Nickname})
+	}
+	return p
 }
 
 // devicesAction closes or opens the room to new devices (POST .../joins,
@@ -793,11 +877,16 @@ func (f *roomFeature) devicesAction(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else {
-		_, err = f.rooms.RemoveDevice(r.Context(), id, token, r.PostFormValue("device"))
+		switch device := r.PostFormValue("device"); {
+		case strings.HasSuffix(r.URL.Path, "/letback"):
+			_, err = f.rooms.LetBack(r.Context(), id, token, device)
+		case strings.HasSuffix(r.URL.Path, "/rename"):
+			_, err = f.rooms.Rename(r.Context(), id, token, device, r.PostFormValue("nickname"))
+		default:
+			_, err = f.rooms.RemoveDevice(r.Context(), id, token, device)
+		}
 	}
 	switch {
-	case errors.Is(err, room.ErrNoDevice):
-		f.devicesPage(w, r, http.StatusNotFound, roomMessage(err))
 	case err != nil:
 		f.devicesPage(w, r, roomStatus(err), roomMessage(err))
 	default:
@@ -896,13 +985,23 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	attendee := cookieValue(r, attendeeCookie)
 	if rm.RoleOf("", attendee) != room.Attendee {
-		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: roomMessage(room.ErrNotAttendee)}, http.StatusForbidden)
+		why := room.ErrNotAttendee
+		if rm.WasRemoved(attendee) {
+			why = room.ErrRemoved
+		}
+		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: roomMessage(why)}, http.StatusForbidden)
 		return
 	}
 	var sig map[string]json.RawMessage
 	r.Body = http.MaxBytesReader(w, r.Body, webplay.MaxSignalBytes)
 	if err := datastar.ReadSignals(r, &sig); err != nil {
-		http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: fmt.Sprintf(
+				"Your answer was not sent: it is longer than an answer may be (%d KB). Shorten what you typed, then send it again.", webplay.MaxSignalBytes>>10)},
+				http.StatusRequestEntityTooLarge)
+			return
+		}
+		f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Note: "Your answer was not sent: this page sent something the room cannot read. Reload the page, then answer again."}, http.StatusBadRequest)
 		return
 	}
 	q := rm.Question
@@ -948,6 +1047,8 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	a := rm.Question.Answers[attendee]
 	f.replyMine(w, r, pages.RoomMine{Question: rm.Question, Answer: &a}, http.StatusOK)
+	// The last phone to answer may be what the question waited for.
+	f.revealDue(r.Context(), rm)
 }
 
 // answerValues reads one value per lane of q from the phone's signals:
@@ -955,6 +1056,7 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 // lanes with no answer yet.
 func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []int64, missing int, err error) {
 	kind, asked := q.Ask()
+	var bad []error
 	for i := range q.Lanes {
 		var text string
 		if raw, ok := sig[pages.AnswerSignal(q, i)]; ok {
@@ -970,9 +1072,15 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 		}
 		v, err := kind.Value(asked, i, text)
 		if err != nil {
-			return nil, 0, err
+			// Every lane that does not read is told at once, not one per send.
+			bad = append(bad, err)
+			values = append(values, 0)
+			continue
 		}
 		values = append(values, v)
+	}
+	if len(bad) > 0 {
+		return nil, 0, errors.Join(bad...)
 	}
 	return values, missing, nil
 }
@@ -991,7 +1099,11 @@ func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := pages.RoomMine{Question: rm.Question}
-	if a, ok := answerOf(rm.Question, cookieValue(r, attendeeCookie)); ok {
+	attendee := cookieValue(r, attendeeCookie)
+	if rm.RoleOf("", attendee) != room.Attendee && rm.WasRemoved(attendee) {
+		// Told as soon as the question region changes, not at its next send.
+		m.Note = roomMessage(room.ErrRemoved)
+	} else if a, ok := answerOf(rm.Question, attendee); ok {
 		m.Answer = &a
 	}
 	sse := web.SSEReply(w, r, http.StatusOK, "")

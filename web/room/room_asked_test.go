@@ -62,7 +62,9 @@ func TestRoomPagesDuringAQuestionWhileFollowed(t *testing.T) {
 	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"admit","cost":1}`); res.status != http.StatusOK {
 		t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
 	}
-	phone := fx.device(t)
+	// The phone joins first: the projector counts the joined phones that
+	// have not answered, so both pages are compared in one room state.
+	phone := fx.joined(t, id)
 	pages := map[string]*device{"/room/" + id: phone, "/room/" + id + "/present": presenter}
 	alone := map[string]string{}
 	for path, d := range pages {

@@ -58,6 +58,9 @@ type roomHub struct {
 
 	solved *solvedQuestion
 	expl   *pointedCache
+	// open is the question the last frame showed, while it is open and
+	// counts down (nil otherwise): the hub's goroutine's own.
+	open *room.Question
 
 	// asked is shared with the room's page loads (roomFeature.askedCache),
 	// so that a room full of phones opening during a question replays it
@@ -146,6 +149,9 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	}
 	checked := time.Now()
 	var touched time.Time
+	// countdown is what the last frame's countdown said; a question with
+	// one renders again each time it would say another second.
+	var countdown string
 	// The session changed since it was last read; true at first, since
 	// follow read it before this Watch began.
 	stale := true
@@ -176,6 +182,19 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			// The clock's own move is whole at once: it need not settle.
 			if sess.Playing() {
 				changed(0)
+			}
+			if q := h.question(); q != nil {
+				// A countdown counts on the rooms' clock, which tests set.
+				at := h.f.rooms.Now()
+				if c := pages.Countdown(q, at); c != countdown {
+					countdown = c
+					changed(0)
+				}
+				if !at.Before(q.Deadline) {
+					if rm, err := h.f.rooms.ByID(ctx, h.id); err == nil {
+						h.f.revealDue(ctx, rm)
+					}
+				}
 			}
 			if now.Sub(checked) >= hubCheckEvery {
 				checked = now
@@ -250,7 +269,11 @@ func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, n
 func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) pages.RoomShared {
 	v := sess.View()
 	v.Selected = nil
-	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones}
+	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones,
+		Now: f.rooms.Now(), Joined: len(rm.Attendees), Waiting: rm.Waiting(), StepTitle: pages.StepTitle(rm.Deck, rm.Step), Step: rm.Step}
+	if rm.Deck != nil {
+		s.Steps = len(rm.Deck.Steps)
+	}
 	if q := rm.Question; q != nil && !q.Revealed {
 		s.Asked, s.Cut = true, questionCut(q, v.Clock.Now)
 		s.LanesAt = lanesAt(q, v.Clock.Now)
@@ -355,6 +378,10 @@ type askedKey struct {
 // that changed.
 func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
 	s := h.f.shared(rm, sess, h.Followers(viewPhone), &h.asked)
+	h.open = nil
+	if q := rm.Question; q != nil && !q.Revealed && !q.Deadline.IsZero() {
+		h.open = q
+	}
 	if q := s.Question; q != nil && q.Revealed {
 		rev := s.View.ScenarioRev
 		if h.solved == nil || h.solved.id != uint64(q.ID) || h.solved.rev != rev {
@@ -386,20 +413,22 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	}
 	lanes := func(o lane.Options) string { return render(pages.RoomLanes(s, o)) }
 	clock, status := render(pages.RoomClock(s)), render(pages.RoomStatus(s))
+	step := fanout.Region{ID: "room-step-line", HTML: render(pages.RoomStepLine(s))}
 	views := [][]fanout.Region{
 		viewPhone: {
-			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
 			{ID: "room-lanes", HTML: lanes(lane.Options{Width: pages.PhoneLaneWidth})},
 			{ID: "room-question", HTML: render(pages.RoomQuestionPhone(s))},
 		},
 		viewProjector: {
-			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
 			{ID: "room-lanes", HTML: lanes(pages.RoomProjectorLaneOptions(s))},
 			{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
 			{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},
 		},
 		viewRemote: {
-			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
+			{ID: "room-remote-next", HTML: render(pages.RoomRemoteNext(s))},
 			{ID: "room-question", HTML: render(pages.RoomQuestionRemote(s))},
 		},
 	}
@@ -455,3 +484,7 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Follow(f.s.Closing(), w, r, v, 0)
 }
+
+// question is the open question with a countdown that the last frame
+// showed, or nil.
+func (h *roomHub) question() *room.Question { return h.open }

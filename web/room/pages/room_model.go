@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/explain"
@@ -43,7 +44,22 @@ type RoomShared struct {
 	// drawn at: the clock, held at the question's moment once the clock
 	// passes it (the view's clock stays the clock, for RoomClock).
 	LanesAt int64
+	// Now is when the frame was rendered, for the countdown; Joined
+	// counts the phones that joined the room, and Waiting those of them
+	// that have not answered the open question.
+	Now             time.Time
+	Joined, Waiting int
+	// StepTitle heads the screen with the deck's step ("" without a deck
+	// or before its first step); Step is that step's index (-1 before the
+	// first) and Steps how many the deck has (0 without one). The next
+	// step's title is not here: every screen's stream carries this, and
+	// the deck stays the presenter's until it is shown.
+	StepTitle   string
+	Step, Steps int
 }
+
+// HasNextStep is whether the room's deck has a step after the one shown.
+func (s RoomShared) HasNextStep() bool { return s.Step+1 < s.Steps }
 
 // LaneInput is lane l of the room's view as the lanes draw it: at
 // LanesAt while a question is open.
@@ -77,6 +93,8 @@ type RoomPresent struct {
 	Candidates []string // the machine's network addresses, when opened at localhost
 	AddrNote   string   // why no join URL could be shown
 	Presets    []Preset
+	Deck       *room.Deck // the room's deck, nil for none
+	Step       int        // the deck's step on screen, -1 before the first
 }
 
 // Preset is a scenario the presenter can load from the menu, or the
@@ -96,6 +114,10 @@ type RoomPhone struct {
 	// when it could not join; JoinNote then says why.
 	Device   string
 	JoinNote string
+	// Nickname is the name the device gave ("" for none); NameError why
+	// the last one typed was refused.
+	Nickname  string
+	NameError string
 }
 
 // RoomMine is one attendee's own answer to the room's question.
@@ -109,6 +131,7 @@ type RoomMine struct {
 type RoomJoin struct {
 	Page  templates.Page
 	Code  string
+	Name  string // the nickname typed, carried to the room's page
 	Error string
 }
 
@@ -150,9 +173,18 @@ type AskOption struct {
 }
 
 // AskOptions are the kinds of question a room asks, as the menu lists them.
-func AskOptions() []AskOption {
+// Kinds with no answer worth asking about sc's lanes (ask.Fits) are left
+// out.
+func AskOptions(sc scenario.Scenario) []AskOption {
 	var out []AskOption
+	q := ask.Question{Scenario: scenario.Scenario{Limit: sc.Limit, WindowMs: sc.WindowMs}}
+	for _, spec := range sc.Specs() {
+		q.Lanes = append(q.Lanes, ask.Lane{Spec: spec})
+	}
 	for _, k := range ask.RoomKinds() {
+		if ask.Fits(k, q) != "" {
+			continue
+		}
 		label, _ := k.Menu()
 		out = append(out, AskOption{Value: k.Name(), Label: label})
 	}
@@ -396,12 +428,28 @@ type RoomDevices struct {
 	Room        string
 	JoinsClosed bool
 	Devices     []RoomDevice // in the order they joined
+	Removed     []RoomDevice // removed devices, kept out until let back
+	Open        bool         // a question is open (the answered column means it)
 	Error       string
 }
 
-// RoomDevice is one attendee's device, by its public name (room.DeviceName).
+// RoomDevice is one attendee's device, by its public name (room.DeviceName),
+// with the nickname it gave.
 type RoomDevice struct {
 	Name     string
-	Joined   string // the time of day it joined
+	Nickname string
+	// Joined is when it joined, as RFC 3339 in UTC: the page shows it in
+	// the presenter's own time zone (room-devices.js), UTC without scripts.
+	Joined   string
 	Answered bool
+}
+
+// JoinedUTC is the time of day of an RFC 3339 instant, for the page
+// without scripts.
+func JoinedUTC(rfc3339 string) string {
+	t, err := time.Parse(time.RFC3339, rfc3339)
+	if err != nil {
+		return rfc3339
+	}
+	return t.UTC().Format("15:04:05") + " UTC"
 }
