@@ -444,8 +444,6 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 		Shared:  f.shared(rm, sess, 0, f.askedCache(rm.ID)),
 		Code:    rm.Code,
 		Presets: roomPresets,
-		Deck:    rm.Deck,
-		Step:    rm.Step,
 	}
 	p.Page.Presentation = true
 	p.Page.PresentationExit = "/room/" + rm.ID // the same room, outside the projector

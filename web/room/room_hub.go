@@ -270,10 +270,8 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, aske
 	v := sess.View()
 	v.Selected = nil
 	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones,
-		Now: f.rooms.Now(), Joined: len(rm.Attendees), Waiting: rm.Waiting(), StepTitle: pages.StepTitle(rm.Deck, rm.Step), Step: rm.Step}
-	if rm.Deck != nil {
-		s.Steps = len(rm.Deck.Steps)
-	}
+		Now: f.rooms.Now(), Joined: len(rm.Attendees), Waiting: rm.Waiting()}
+	s = pages.DeckShared(s, rm.Deck, rm.Step)
 	if q := rm.Question; q != nil && !q.Revealed {
 		s.Asked, s.Cut = true, questionCut(q, v.Clock.Now)
 		s.LanesAt = lanesAt(q, v.Clock.Now)
@@ -422,6 +420,7 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 		},
 		viewProjector: {
 			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
+			{ID: "room-deck-line", HTML: render(pages.RoomDeckLine(s))},
 			{ID: "room-lanes", HTML: lanes(pages.RoomProjectorLaneOptions(s))},
 			{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
 			{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},

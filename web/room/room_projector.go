@@ -64,8 +64,6 @@ func (f *roomFeature) remote(w http.ResponseWriter, r *http.Request) {
 		Page:   f.s.Page(r, "Room "+rm.Code+" remote", templates.SectionNone),
 		Shared: f.shared(rm, sess, 0, f.askedCache(rm.ID)),
 		Code:   rm.Code,
-		Deck:   rm.Deck,
-		Step:   rm.Step,
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	f.s.Render(w, r, http.StatusOK, pages.RoomRemoteView(p))

@@ -25,14 +25,10 @@ type remoteControls struct {
 	Width    float64
 }
 
-// TestBrowserRoomRemote: a device paired as the presenter's remote lands
-// on a page of controls that fits a 360 × 740 phone (#32 item 5): every
-// control on its first screen, at least 40 px high, nothing wider than
-// the screen; from it the presenter asks, sees a phone's answer counted,
-// reveals (and sees how many were right), plays, pauses, steps and fires,
-// each reaching the projector.
-func TestBrowserRoomRemote(t *testing.T) {
-	presenter, url, roomPath := projectorRoom(t, 1280, 720)
+// pairRemote pairs a 360 × 740 phone as the presenter's remote, as the
+// presenter's projector page offers, and returns it on the remote's page.
+func pairRemote(t *testing.T, presenter *browsertest.Tab, url, roomPath string) *browsertest.Tab {
+	t.Helper()
 	code := browsertest.Run(presenter, chromedp.Evaluate[string](`fetch('`+roomPath+`/pair/new', {method: 'POST'}).then(r => r.text()).then(t => t.match(/data-testid="pair-code"[^>]*>([^<]+)</)[1])`, chromedp.EvalAwaitPromise))
 	remote := browsertest.NewTab(t)
 	remote.Do(chromedp.EmulateViewport(360, 740, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Navigate(url+roomPath+"/pair?code="+code))
@@ -43,21 +39,39 @@ func TestBrowserRoomRemote(t *testing.T) {
 		t.Fatalf("pairing led to %s, want %s/remote", got, roomPath)
 	}
 	remote.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
-	remote.WaitText(`[data-testid="room-status"]`, "10 requests")
-	check := func(stage string) {
-		t.Helper()
-		browsertest.Run(remote, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), true)`))
-		got := browsertest.Run(remote, chromedp.Evaluate[remoteControls](remoteControlsJS))
-		if got.Controls < 10 {
-			t.Errorf("%s: the remote has %d controls, want the question's kind and nine buttons", stage, got.Controls)
-		}
-		for _, o := range got.Off {
-			t.Errorf("%s: the control %s is not wholly on the first 360 × 740 screen (or under 40 px high)", stage, o)
-		}
-		if got.Width > 360 {
-			t.Errorf("%s: the remote is %.0f px wide", stage, got.Width)
-		}
+	return remote
+}
+
+// checkRemote checks the remote at one stage: every control (the
+// question's kind, next step, reveal and eight more buttons) wholly on
+// its first 360 × 740 screen and at least 40 px high, nothing wider than
+// the screen.
+func checkRemote(t *testing.T, remote *browsertest.Tab, stage string) {
+	t.Helper()
+	browsertest.Run(remote, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), true)`))
+	got := browsertest.Run(remote, chromedp.Evaluate[remoteControls](remoteControlsJS))
+	if got.Controls < 11 {
+		t.Errorf("%s: the remote has %d controls, want the question's kind and ten buttons", stage, got.Controls)
 	}
+	for _, o := range got.Off {
+		t.Errorf("%s: the control %s is not wholly on the first 360 × 740 screen (or under 40 px high)", stage, o)
+	}
+	if got.Width > 360 {
+		t.Errorf("%s: the remote is %.0f px wide", stage, got.Width)
+	}
+}
+
+// TestBrowserRoomRemote: a device paired as the presenter's remote lands
+// on a page of controls that fits a 360 × 740 phone (#32 item 5): every
+// control on its first screen, at least 40 px high, nothing wider than
+// the screen; from it the presenter asks, sees a phone's answer counted,
+// reveals (and sees how many were right), plays, pauses, steps and fires,
+// each reaching the projector.
+func TestBrowserRoomRemote(t *testing.T) {
+	presenter, url, roomPath := projectorRoom(t, 1280, 720)
+	remote := pairRemote(t, presenter, url, roomPath)
+	remote.WaitText(`[data-testid="room-status"]`, "10 requests")
+	check := func(stage string) { t.Helper(); checkRemote(t, remote, stage) }
 	check("no question")
 	checkAxe(t, remote, "remote")
 

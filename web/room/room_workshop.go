@@ -266,7 +266,7 @@ func (f *roomFeature) deckLine(ctx context.Context, id string) (templateReply, e
 		return templateReply{}, err
 	}
 	var b strings.Builder
-	if err := pages.RoomDeckLine(rm.ID, rm.Deck, rm.Step).Render(ctx, &b); err != nil {
+	if err := pages.RoomDeckLine(pages.DeckShared(pages.RoomShared{Room: rm.ID}, rm.Deck, rm.Step)).Render(ctx, &b); err != nil {
 		return templateReply{}, err
 	}
 	return templateReply{html: b.String()}, nil

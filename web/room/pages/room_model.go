@@ -93,8 +93,6 @@ type RoomPresent struct {
 	Candidates []string // the machine's network addresses, when opened at localhost
 	AddrNote   string   // why no join URL could be shown
 	Presets    []Preset
-	Deck       *room.Deck // the room's deck, nil for none
-	Step       int        // the deck's step on screen, -1 before the first
 }
 
 // Preset is a scenario the presenter can load from the menu, or the
