@@ -35,6 +35,9 @@ const (
 	viewPhone = iota
 	viewProjector
 	viewRemote
+	// viewScreen is the projector-only window's: the projector's regions
+	// but the presenter's deck line, which that window has no place for.
+	viewScreen
 	numViews
 )
 
@@ -103,7 +106,10 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		return h, nil
 	}
 	admit := func(hub *fanout.Hub, h *roomHub) error {
-		others := hub.Followers(viewPhone) + hub.Followers(viewProjector) + hub.Followers(viewRemote) - int(h.presenters.Load())
+		others := -int(h.presenters.Load())
+		for v := range numViews {
+			others += hub.Followers(v)
+		}
 		if presenter && int(h.presenters.Load()) >= 2*b.Devices || !presenter && others >= b.Followers {
 			return errStreamsFull
 		}
@@ -412,24 +418,29 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	lanes := func(o lane.Options) string { return render(pages.RoomLanes(s, o)) }
 	clock, status := render(pages.RoomClock(s)), render(pages.RoomStatus(s))
 	step := fanout.Region{ID: "room-step-line", HTML: render(pages.RoomStepLine(s))}
+	projector := []fanout.Region{
+		{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
+		{ID: "room-lanes", HTML: lanes(pages.RoomProjectorLaneOptions(s))},
+		{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
+		{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},
+	}
+	var screen []fanout.Region // nil, not rendered, while no window follows it
+	if h.Followers(viewScreen) > 0 {
+		screen = projector
+	}
 	views := [][]fanout.Region{
 		viewPhone: {
 			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
 			{ID: "room-lanes", HTML: lanes(lane.Options{Width: pages.PhoneLaneWidth})},
 			{ID: "room-question", HTML: render(pages.RoomQuestionPhone(s))},
 		},
-		viewProjector: {
-			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
-			{ID: "room-deck-line", HTML: render(pages.RoomDeckLine(s))},
-			{ID: "room-lanes", HTML: lanes(pages.RoomProjectorLaneOptions(s))},
-			{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
-			{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},
-		},
+		viewProjector: append(projector[:len(projector):len(projector)], fanout.Region{ID: "room-deck-line", HTML: render(pages.RoomDeckLine(s))}),
 		viewRemote: {
 			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
 			{ID: "room-remote-next", HTML: render(pages.RoomRemoteNext(s))},
 			{ID: "room-question", HTML: render(pages.RoomQuestionRemote(s))},
 		},
+		viewScreen: screen,
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -442,7 +453,8 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 const presenterTouchEvery = time.Minute
 
 // stream is a room's shared SSE stream: GET /room/{id}/stream?view=phone
-// (the default), ?view=projector or ?view=remote. It needs no cookie: watching is no
+// (the default), ?view=projector, ?view=remote or ?view=screen (the
+// projector-only window). It needs no cookie: watching is no
 // capability. With a presenter's cookie it also keeps the room alive.
 func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
@@ -452,6 +464,8 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 		v = viewProjector
 	case "remote":
 		v = viewRemote
+	case "screen":
+		v = viewScreen
 	}
 	token := cookieValue(r, presenterCookie)
 	h, presenter, leave, err := f.follow(id, v, token)

@@ -1,6 +1,8 @@
 package room
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +66,15 @@ func TestBrowserRoomRemoteStepsDeck(t *testing.T) {
 		t.Errorf("step 2: the phone's step line spans %.0f–%.0f px down a page %.0f px wide: want it on the first 360 × 740 screen", head.Top, head.Bottom, head.Width)
 	}
 	browsertest.SaveFigure(t, "room-remote-deck-360x740.png", browsertest.Run(remote, chromedp.CaptureScreenshot()))
+	if browsertest.FiguresWanted() {
+		// Waits on the browser: the lanes drawn again at each size.
+		for _, size := range [][2]int64{{1920, 1080}, {1280, 720}} {
+			presenter.Do(chromedp.EmulateViewport(size[0], size[1]))
+			presenter.WaitText(`.present-side [data-testid="room-step-line"]`, "Step 2 of 6")
+			browsertest.Run(presenter, chromedp.Poll[bool](`document.querySelector('.present') && innerWidth === `+strconv.FormatInt(size[0], 10)))
+			browsertest.SaveFigure(t, fmt.Sprintf("room-projector-deck-%dx%d.png", size[0], size[1]), browsertest.Run(presenter, chromedp.CaptureScreenshot()))
+		}
+	}
 
 	// One lane of seven tapped: not sent, and the phone says so.
 	phone.Do(chromedp.Click(chromedp.CSS(`[data-testid="answer-lane"]:nth-of-type(1) [data-testid="tap"][data-value="1"]`)))
