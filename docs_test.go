@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/policies"
 )
 
 // These tests hold the README and docs/ to the repository: the README stays
@@ -175,5 +177,26 @@ func TestDocsListTheRoomsQuestionKinds(t *testing.T) {
 		if n := strings.Count(listed, "?"); n != len(labels) {
 			t.Errorf("%s lists %d questions (%q), the room's menu %d: %v", doc, n, listed, len(labels), labels)
 		}
+	}
+}
+
+// TestScenarioDocNamesEveryPolicy: docs/scenario.md's list of the names a
+// policy may have is the registry's, in its order, so that a policy added
+// there (as leaky-bucket was) is not missing from the format's page.
+func TestScenarioDocNamesEveryPolicy(t *testing.T) {
+	b, err := os.ReadFile("docs/scenario.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`A policy is a name \(([^)]*)\)`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("docs/scenario.md has no line 'A policy is a name (…)'")
+	}
+	var named []string
+	for _, n := range regexp.MustCompile("`([^`]+)`").FindAllSubmatch(m[1], -1) {
+		named = append(named, string(n[1]))
+	}
+	if !slices.Equal(named, policies.Names) {
+		t.Errorf("docs/scenario.md names the policies %v; the registry has %v", named, policies.Names)
 	}
 }

@@ -175,8 +175,13 @@ func (q Question) LaneRefs() []string {
 }
 
 // horizon is how far a first-admit question looks in lane i, in ms.
-func (q Question) horizon(i int) int64 {
-	return HorizonWindows * q.Lanes[i].Spec.Params(q.Scenario).WindowMs
+func (q Question) horizon(i int) int64 { return Horizon(q.Scenario, q.Lanes[i].Spec) }
+
+// Horizon is how far after the asked instant a first-admit question looks
+// for the lane of spec in s: HorizonWindows of the lane's own window. A
+// lesson's claim looks as far, so that a claim and an exercise agree.
+func Horizon(s scenario.Scenario, spec scenario.PolicySpec) int64 {
+	return HorizonWindows * spec.Params(s).WindowMs
 }
 
 // request is the asked request, one of them, with a cost of at least 1.

@@ -202,7 +202,7 @@ func TestWaitInARoom(t *testing.T) {
 
 // An asked request without a key is the scenario's client's when all its
 // requests share one, for one asked request as for several: asking about
-// the second of two more cars in a car park of named cars used to put
+// the second of two more cars in a car park of named cars must not put
 // them under the default key, behind an empty queue.
 func TestWaitOfSeveralAskedIsTheSoleClients(t *testing.T) {
 	named := scenario.Scenario{Limit: 1, WindowMs: 1000, Requests: []scenario.Request{{At: 0, Key: "car", Cost: 1, Count: 3}}}

@@ -82,9 +82,9 @@ func (d Decision) OverAdmitted() int64 { return d.Admitted - d.SingleAdmitted }
 type Cluster struct {
 	cfg     Config
 	nodes   []node
-	central policies.Policy // with Central, the one shared state
-	single  policies.Policy // the reference: one server seeing everything
-	pcg     *rand.PCG       // rng's source, kept so that Next can copy it
+	central policies.Local // with Central, the one shared state
+	single  policies.Local // the reference: one server seeing everything
+	pcg     *rand.PCG      // rng's source, kept so that Next can copy it
 	rng     *rand.Rand
 	next    int   // round-robin: the node of the next request
 	clock   int64 // the latest real instant seen
@@ -101,9 +101,8 @@ type Cluster struct {
 }
 
 type node struct {
-	policy   policies.Policy
-	absorber policies.Absorber
-	skew     int64
+	policy policies.Local
+	skew   int64
 	// inbox holds what syncs delivered and the node has not yet taken
 	// in, by stamp: a request stamped later than the node's own clock (a
 	// node whose clock runs ahead admitted it) waits until the node's clock
@@ -148,7 +147,7 @@ func New(cfg Config) (*Cluster, error) {
 		}
 	}
 	cfg.SkewMs = slices.Clone(cfg.SkewMs)
-	build := func() (policies.Policy, error) { return policies.New(cfg.Policy, cfg.Params) }
+	build := func() (policies.Local, error) { return policies.NewLocal(cfg.Policy, cfg.Params) }
 	single, err := build()
 	if err != nil {
 		return nil, err
@@ -161,11 +160,7 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	for i := range cfg.Nodes {
 		p, _ := build()
-		a, ok := p.(policies.Absorber)
-		if !ok {
-			return nil, fmt.Errorf("cluster: %s cannot take in another node's requests", cfg.Policy)
-		}
-		n := node{policy: p, absorber: a}
+		n := node{policy: p}
 		if i < len(cfg.SkewMs) {
 			n.skew = cfg.SkewMs[i]
 		}
@@ -257,7 +252,7 @@ func (c *Cluster) takeIn(i int, local int64) {
 	k := 0
 	for ; k < len(n.inbox) && n.inbox[k].stamp <= local; k++ {
 		a := n.inbox[k]
-		n.absorber.Absorb(a.key, a.stamp, a.cost)
+		n.policy.Absorb(a.key, a.stamp, a.cost)
 		if j := a.seq - c.base; j >= 0 {
 			c.log[j].known |= 1 << i
 		}

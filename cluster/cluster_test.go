@@ -31,7 +31,7 @@ func mustRun(t *testing.T, cfg Config, reqs []Request) Result {
 	return res
 }
 
-// TestWorkedExample is issue 19's: three nodes each admit five of fifteen
+// TestWorkedExample is the package doc's worked example: three nodes each admit five of fifteen
 // requests at 0 before the first sync can tell them of the others; one
 // store admits five.
 func TestWorkedExample(t *testing.T) {

@@ -50,14 +50,14 @@
 //     exactly the single-node policy (property tested), at the price of a
 //     round trip per decision. "nodes" and "route" still say which node
 //     asked; "syncMs" and "skewMs" then change nothing (suggested: accept
-//     them, so a lane can flip central alone, as the issue's example does).
+//     them, so a lane can flip central alone, as the worked example below does).
 //     → Config.Central.
 //   - "skewMs": array of at most "nodes" integers in [-MaxSkewMs, MaxSkewMs],
 //     node i's clock offset in ms; missing entries are 0. A node decides,
 //     aligns its windows and stamps what it admitted at at + skewMs[i]
 //     (clamped at 0 by the policies). → Config.SkewMs.
 //
-// The issue's example, {"limit": 5, "windowMs": 1000, "policies": [{"name":
+// The worked example, {"limit": 5, "windowMs": 1000, "policies": [{"name":
 // "fixed-window", "nodes": 3, "syncMs": 500}], "requests": [{"at": 0,
 // "count": 15}]}, is Run(Config{Policy: "fixed-window", Params: {Limit: 5,
 // WindowMs: 1000}, Nodes: 3, SyncMs: 500}, fifteen Requests at 0 of cost 1):
@@ -101,7 +101,7 @@
 //     burst + limit × (t - x)/windowMs + U in [x, t): the bucket's deficit
 //     at t is at least what arrived since x minus the refill since x.
 //
-// U is what the issue calls the others' admissions within one interval:
+// U is the others' admissions within one interval:
 // at most the other nodes' admissions in [last sync, t), and never more
 // than (N-1) × limit per window, since every node's own count includes its
 // own admissions. Never syncing, U is everything the others admitted, and

@@ -29,15 +29,9 @@ func (c *Cluster) State(i int, key policies.Key, at int64) policies.State {
 	if k == 0 {
 		return n.policy.Snapshot(key, local)
 	}
-	p, ok := policies.Clone(n.policy)
-	if !ok {
-		// Every policy can be copied (policies.TestCloneIsIndependent);
-		// one that could not would show what the node had taken in.
-		return n.policy.Snapshot(key, local)
-	}
-	a := p.(policies.Absorber)
+	p := n.policy.Clone()
 	for _, r := range pending[:k] {
-		a.Absorb(r.key, r.stamp, r.cost)
+		p.Absorb(r.key, r.stamp, r.cost)
 	}
 	return p.Snapshot(key, local)
 }

@@ -115,6 +115,18 @@ func (leakyBucket) steps(st *stepper, pol Policy, det policies.Decision, _ polic
 	default:
 		st.add("The excess above delay %d drains in %s (rounded up to the ms): it waits %s and leaves at %s.", delay, secs(det.DelayMs), secs(det.DelayMs), secs(det.At+det.DelayMs))
 	}
+	st.add("%s", quotaWords(pol.Params, det.Capacity))
+}
+
+// quotaWords says why the leaky bucket's RateLimit-Policy reads as it does
+// (see Headers): its quota is what the bucket holds, the queue and the one
+// served, and its window the time all of it takes to drain, so that
+// limit 5 per 30 s with a queue of 5 says q=6;w=36 where a window of the
+// same limit says q=5;w=30.
+func quotaWords(p policies.Params, capacity int64) string {
+	w := max(ceilSeconds(refillAllMs(p, capacity)), 1)
+	return fmt.Sprintf("Its RateLimit-Policy says q=%d;w=%d: q is what the bucket holds, burst %d queued behind the one served, and w the seconds all %d take to drain at %d per %s (%d × %s ÷ %d, rounded up), not the limit's q=%d;w=%d.",
+		capacity, w, capacity-1, capacity, p.Limit, secs(p.WindowMs), capacity, secs(p.WindowMs), p.Limit, p.Limit, max(ceilSeconds(p.WindowMs), 1))
 }
 
 func (leakyBucket) toWorkOut(p policies.Params, window, when string) string {

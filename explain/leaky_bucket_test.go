@@ -25,6 +25,28 @@ func leakyQueue(t *testing.T) (scenario.Scenario, scenario.PolicyResult) {
 	return s, res.Results[0]
 }
 
+// TestLeakyBucketStepsExplainItsQuota: the headers' q=6;w=36 beside the
+// other lanes' q=5;w=30 is said in the working, from the same numbers the
+// headers are computed with.
+func TestLeakyBucketStepsExplainItsQuota(t *testing.T) {
+	s := scenario.Scenario{Limit: 5, WindowMs: 30_000,
+		Policies: []scenario.PolicySpec{{Name: policies.LeakyBucket}},
+		Requests: []scenario.Request{{At: 0, Cost: 1, Count: 1}}}
+	res, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Results[0].Decisions[0]
+	steps := strings.Join(Steps(For(s, s.Policies[0]), d.Detail, policies.State{}), "\n")
+	want := "Its RateLimit-Policy says q=6;w=36: q is what the bucket holds, burst 5 queued behind the one served, and w the seconds all 6 take to drain at 5 per 30 s (6 × 30 s ÷ 5, rounded up), not the limit's q=5;w=30."
+	if !strings.Contains(steps, want) {
+		t.Errorf("steps %q\nwant them to say %q", steps, want)
+	}
+	if h := d.Headers[len(d.Headers)-2]; h.Value != `"leaky-bucket";q=6;w=36` {
+		t.Errorf("RateLimit-Policy %q, want the quota the steps explain", h.Value)
+	}
+}
+
 func TestLeakyBucketWorking(t *testing.T) {
 	s, res := leakyQueue(t)
 	pol := For(s, s.Policies[0])

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"github.com/windowlab/playground/ask"
 	"math/big"
 	"strconv"
 	"strings"
@@ -273,7 +274,7 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		n, err := differFromLog(s, r)
 		return strconv.Itoa(n), err
 	case measureFirstAdmit:
-		at, err := scenario.FirstAdmitted(one, spec, scenario.Request{At: q.at, Cost: q.cost}, 3*maxWindow(one))
+		at, err := scenario.FirstAdmitted(one, spec, scenario.Request{At: q.at, Cost: q.cost}, ask.Horizon(one, spec))
 		if err != nil {
 			return "", err
 		}
@@ -359,14 +360,6 @@ func admittedAt(r scenario.PolicyResult, at int64, admitted bool) (string, error
 
 // lane resolves a claim's policy word against a scenario (Scenario.Lane).
 func lane(s scenario.Scenario, ref string) (scenario.PolicySpec, error) { return s.Lane(ref) }
-
-func maxWindow(s scenario.Scenario) int64 {
-	w := s.WindowMs
-	for _, p := range s.Specs() {
-		w = max(w, p.WindowMs)
-	}
-	return w
-}
 
 // differFromLog counts the requests whose outcome under r differs from the
 // exact sliding log's on the same scenario.

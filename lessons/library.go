@@ -15,7 +15,7 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
-//go:embed *.md scenarios/*.json
+//go:embed *.md scenarios/*.json sections/*.md
 var content embed.FS
 
 // Lesson is one lesson file, parsed but not rendered.
@@ -99,7 +99,37 @@ func LoadFS(fsys fs.FS) (*Library, error) {
 		lib.Lessons = append(lib.Lessons, l)
 	}
 	slices.SortFunc(lib.Lessons, func(a, b *Lesson) int { return a.Order - b.Order })
+	if err := lib.addSections(fsys); err != nil {
+		return nil, err
+	}
 	return lib, nil
+}
+
+// addSections appends each sections/SLUG.NAME.md to the end of the lesson
+// with that slug, in the order of NAME (see sections/README.md).
+func (lib *Library) addSections(fsys fs.FS) error {
+	names, err := fs.Glob(fsys, "sections/*.md")
+	if err != nil {
+		return err
+	}
+	slices.Sort(names) // Glob's order already; sorted here so that it is the rule
+	for _, name := range names {
+		base := path.Base(name)
+		if base == "README.md" {
+			continue
+		}
+		slug, _, ok := strings.Cut(base, ".")
+		l := lib.Lesson(slug)
+		if !ok || l == nil {
+			return fmt.Errorf("lessons: %s: no lesson has the slug %q (name a section SLUG.NAME.md)", name, slug)
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		l.Body = strings.TrimRight(l.Body, "\n") + "\n\n" + strings.TrimSpace(string(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")))) + "\n"
+	}
+	return nil
 }
 
 func parseLesson(file string, m []string, data []byte) (*Lesson, error) {

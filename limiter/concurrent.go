@@ -28,8 +28,8 @@ const MaxShards = 4096
 //
 // Per key it decides exactly as the single-goroutine policy built with the
 // same name and parameters does, given that key's requests in the same
-// order: the decisions are that policy's own rule (policies.NewRule), run
-// on the key's slot. Peek and
+// order: the decisions are that policy's own rule (policies.Rule), run on
+// the key's slot. Peek and
 // Snapshot lock the key's slot; Stats takes each shard's insert mutex in
 // turn, so while other goroutines decide it is not one instant's picture.
 // Memory grows with the keys sent, which are never forgotten, as for New's
@@ -61,16 +61,18 @@ func NewConcurrent(name string, p policies.Params, shards int) (*Concurrent, err
 		return nil, fmt.Errorf("limiter: shards %d is out of range [0, %d]", shards, MaxShards)
 	}
 	shards = defaultShards(shards)
-	rule, err := policies.NewRule(name, p)
+	np, err := policies.Normalised(name, p)
 	if err != nil {
 		return nil, err
 	}
-	c := &Concurrent{name: name, p: rule.Params(), shards: 1 << bits.Len(uint(shards-1))}
 	build, ok := concurrentForms.Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("limiter: %s has no concurrent form", name)
 	}
-	c.form = build(c.shards, rule)
+	c := &Concurrent{name: name, p: np, shards: 1 << bits.Len(uint(shards-1))}
+	if c.form, err = build(c.shards, p); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -120,13 +122,18 @@ func (c *Concurrent) Stats() policies.Stats { return c.form.Stats() }
 // policy's own file in this package: each rule keeps a state type of its
 // own inline in the slots, and Go instantiates the slot table for a type
 // only where a line names it.
-var concurrentForms = policies.NewByName[func(shards int, r policies.KeyRule) concurrentForm]("limiter")
+var concurrentForms = policies.NewByName[func(shards int, p policies.Params) (concurrentForm, error)]("limiter")
 
 // registerSlots records name's concurrent form: a slot table of the state
-// its rule, of type R (given as a typed nil, for the type alone), keeps.
-func registerSlots[S any, R policies.Rule[S]](name string, _ R) {
-	concurrentForms.Register(name, func(shards int, r policies.KeyRule) concurrentForm {
-		return newSlotPolicy(shards, r.(R))
+// its rule keeps, the rule built by newRule (policies.NewGCRARule, …),
+// which validates the parameters.
+func registerSlots[S any, R policies.Rule[S]](name string, newRule func(policies.Params) (R, error)) {
+	concurrentForms.Register(name, func(shards int, p policies.Params) (concurrentForm, error) {
+		r, err := newRule(p)
+		if err != nil {
+			return nil, err
+		}
+		return newSlotPolicy(shards, r), nil
 	})
 }
 

@@ -12,8 +12,10 @@
 // machinery here is a different subject (what a cache line handed between
 // processors costs, how a table grows under its readers), which no lesson
 // needs and the playground never runs. The two meet at one seam,
-// policies.NewRule: each policy's rule on one key's state, the code its
-// single-goroutine form runs, which many goroutines may run at once on
+// policies.Rule: each policy's rule on one key's state (its constructor,
+// policies.NewGCRARule and the like, registered from the policy's file
+// here), the code its single-goroutine form runs, which many goroutines
+// may run at once on
 // states of their own (its one shared write is a window clock, written
 // about once a window) and which the forms here run on states they keep
 // themselves. So per key every form decides exactly as

@@ -9,5 +9,5 @@ var fixedWindowRedis = redisForm{name: policies.FixedWindow}
 
 func init() {
 	registerRedis(fixedWindowRedis)
-	registerSlots(policies.FixedWindow, (*policies.FixedWindowRule)(nil))
+	registerSlots(policies.FixedWindow, policies.NewFixedWindowRule)
 }

@@ -17,5 +17,5 @@ var gcraRedis = redisForm{
 
 func init() {
 	registerRedis(gcraRedis)
-	registerSlots(policies.GCRA, (*policies.GCRARule)(nil))
+	registerSlots(policies.GCRA, policies.NewGCRARule)
 }

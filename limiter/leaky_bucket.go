@@ -18,5 +18,5 @@ var leakyBucketRedis = redisForm{
 
 func init() {
 	registerRedis(leakyBucketRedis)
-	registerSlots(policies.LeakyBucket, (*policies.LeakyBucketRule)(nil))
+	registerSlots(policies.LeakyBucket, policies.NewLeakyBucketRule)
 }

@@ -55,25 +55,41 @@ type benchRow = redisbench.Row
 // gcraLabel is the row set against redis_rate, also the form batched.
 const gcraLabel = "gcra"
 
-// benchForms are the forms measured, labelled as the table shows them.
+// benchForms are the forms measured, labelled as the table shows them:
+// every registered policy with benchParams, once per choice of an option
+// that has choices ("sliding-counter floor").
 func benchForms() []struct {
 	label string
 	form  form
 } {
-	p := benchParams
-	return []struct {
+	var out []struct {
 		label string
 		form  form
-	}{
-		{"fixed-window", form{policies.FixedWindow, p}},
-		{"sliding-log", form{policies.SlidingLog, p}},
-		{"sliding-counter floor", form{policies.SlidingCounter, policies.Params{Limit: p.Limit, WindowMs: p.WindowMs, Arithmetic: policies.Floor}}},
-		{"sliding-counter exact", form{policies.SlidingCounter, policies.Params{Limit: p.Limit, WindowMs: p.WindowMs, Arithmetic: policies.Exact}}},
-		{"sliding-buckets", form{policies.SlidingBuckets, p}},
-		{"token-bucket", form{policies.TokenBucket, p}},
-		{gcraLabel, form{policies.GCRA, p}},
-		{"leaky-bucket", form{policies.LeakyBucket, p}},
 	}
+	add := func(label, name string, p policies.Params) {
+		out = append(out, struct {
+			label string
+			form  form
+		}{label, form{name, p}})
+	}
+	for _, in := range policies.Registered() {
+		choices := false
+		for _, o := range in.Options {
+			if o.Kind != policies.Choice {
+				continue
+			}
+			choices = true
+			for i, c := range o.Choices {
+				p := benchParams
+				o.Set(&p, int64(i))
+				add(in.Name+" "+c, in.Name, p)
+			}
+		}
+		if !choices {
+			add(in.Name, in.Name, benchParams)
+		}
+	}
+	return out
 }
 
 // decider is one decision on key at the caller's instant at.

@@ -15,5 +15,5 @@ var slidingBucketsRedis = redisForm{
 
 func init() {
 	registerRedis(slidingBucketsRedis)
-	registerSlots(policies.SlidingBuckets, (*policies.SlidingBucketsRule)(nil))
+	registerSlots(policies.SlidingBuckets, policies.NewSlidingBucketsRule)
 }

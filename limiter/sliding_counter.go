@@ -20,5 +20,5 @@ var slidingCounterRedis = redisForm{
 
 func init() {
 	registerRedis(slidingCounterRedis)
-	registerSlots(policies.SlidingCounter, (*policies.SlidingCounterRule)(nil))
+	registerSlots(policies.SlidingCounter, policies.NewSlidingCounterRule)
 }

@@ -9,5 +9,5 @@ var slidingLogRedis = redisForm{name: policies.SlidingLog}
 
 func init() {
 	registerRedis(slidingLogRedis)
-	registerSlots(policies.SlidingLog, (*policies.SlidingLogRule)(nil))
+	registerSlots(policies.SlidingLog, policies.NewSlidingLogRule)
 }

@@ -16,5 +16,5 @@ var tokenBucketRedis = redisForm{
 
 func init() {
 	registerRedis(tokenBucketRedis)
-	registerSlots(policies.TokenBucket, (*policies.TokenBucketRule)(nil))
+	registerSlots(policies.TokenBucket, policies.NewTokenBucketRule)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -265,4 +266,31 @@ func TestRoomsRefuseAValueNATSCannotCarry(t *testing.T) {
 	if r, err := s.Get(ctx, "room-1"); err != nil || len(r.Attendees) != 0 {
 		t.Errorf("after a refused update the room reads %d attendees, %v; want the room as it was", len(r.Attendees), err)
 	}
+}
+
+// A second server on a directory another holds is refused before it reads
+// or writes anything there, naming the directory and its holder; the
+// directory is free again once the first has closed.
+func TestEmbeddedLocksItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	first, err := StartEmbedded(EmbeddedOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = StartEmbedded(EmbeddedOptions{Dir: dir})
+	var inUse *DirInUseError
+	if !errors.As(err, &inUse) {
+		first.Close()
+		t.Fatalf("a second server on a held directory: %v, want a *DirInUseError", err)
+	}
+	holder := fmt.Sprintf("process %d ", os.Getpid())
+	if !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), holder) {
+		t.Errorf("the refusal says %q, want it to name %s and %q", err, dir, holder)
+	}
+	first.Close()
+	again, err := StartEmbedded(EmbeddedOptions{Dir: dir})
+	if err != nil {
+		t.Fatalf("after the first server closed, a new one on its directory: %v", err)
+	}
+	again.Close()
 }

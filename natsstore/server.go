@@ -11,7 +11,8 @@ import (
 
 // Embedded is a NATS server with JetStream running inside this process.
 type Embedded struct {
-	srv *server.Server
+	srv  *server.Server
+	lock *dirLock
 }
 
 // EmbeddedOptions configure an embedded server.
@@ -25,11 +26,22 @@ type EmbeddedOptions struct {
 }
 
 // StartEmbedded starts a JetStream server under opts.Dir and waits until
-// it accepts connections.
-func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
+// it accepts connections. It first takes the directory's lock, held until
+// Close or the process's end: a directory another process holds is a
+// *DirInUseError, before anything in it is read or written.
+func StartEmbedded(opts EmbeddedOptions) (e *Embedded, err error) {
 	if opts.Dir == "" {
 		return nil, errors.New("natsstore: the embedded server needs a data directory")
 	}
+	lock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = lock.release()
+		}
+	}()
 	so := &server.Options{
 		ServerName: "windowlab",
 		JetStream:  true,
@@ -54,7 +66,7 @@ func StartEmbedded(opts EmbeddedOptions) (*Embedded, error) {
 		srv.Shutdown()
 		return nil, errors.New("natsstore: the embedded server did not start within 10 s")
 	}
-	return &Embedded{srv: srv}, nil
+	return &Embedded{srv: srv, lock: lock}, nil
 }
 
 // Connect opens a connection to the embedded server, in process when it
@@ -77,7 +89,9 @@ func (e *Embedded) URL() string {
 
 // Close shuts the server down and waits for it to stop, so that its files
 // are consistent for the next start.
+// The directory's lock is let go last, once no file is being written.
 func (e *Embedded) Close() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
+	_ = e.lock.release()
 }

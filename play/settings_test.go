@@ -140,7 +140,7 @@ func TestOverridesNameEveryOwnSetting(t *testing.T) {
 			"sliding-counter (floor) keeps its own window 10 s",
 			"sliding-buckets (k=5) keeps its own limit 4",
 			"sliding-buckets (k=3), sliding-buckets (k=5) limit 4 differ in k: a changed k applies to all 2 sliding-buckets lanes",
-			"token-bucket (burst 10) window 60 s, token-bucket (burst 20) differ in burst: a changed burst applies to all 2 token-bucket, gcra and leaky-bucket lanes",
+			"token-bucket (burst 10) window 60 s, token-bucket (burst 20) differ in burst: a changed burst applies to all 2 " + policies.JoinNames(policies.Taking(policies.BurstOptionName)) + " lanes",
 		}},
 		{"limit and window", scenario.Scenario{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: policies.GCRA, Limit: 2, WindowMs: 500}}},
 			[]string{"gcra keeps its own limit 2 and window 500 ms"}},

@@ -2,8 +2,9 @@ package policies
 
 // Absorber is a policy that can take in a request it did not decide: one
 // that another server admitted, at instant at with cost permits, and that
-// this server hears of later, at a sync. Every policy New builds is one;
-// the type assertion p.(Absorber) finds it. It is not part of Policy
+// this server hears of later, at a sync. Every policy New builds is one
+// (NewLocal returns it as such), its rule's Absorb on the key's state, which
+// Rule demands. It is not part of Policy
 // because a policy shared by every server (a central store, or the
 // concurrent form) never hears of requests it did not decide.
 //

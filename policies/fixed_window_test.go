@@ -5,6 +5,21 @@ import (
 	"testing"
 )
 
+func init() {
+	var domain []Params
+	for limit := int64(1); limit <= 4; limit++ {
+		for _, w := range []int64{1, 3, 4} {
+			domain = append(domain, Params{Limit: limit, WindowMs: w})
+		}
+	}
+	registerCase(FixedWindow, policyCase{
+		ruleDomain: domain, absorbsExactly: true,
+		checkRule: func(t *testing.T, label string, p Params) int {
+			return checkRuleCopies(t, label, p, flatCase(NewFixedWindowRule))
+		},
+	})
+}
+
 func TestFixedWindow(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -10,11 +10,33 @@ var gcraTag = termsTag(GCRA)
 
 var gcraInfo = Info{
 	Name: GCRA, Human: "GCRA", Options: []Option{BurstOption},
-	make: func(p Params) Policy { return newGCRA(p) },
-	rule: func(p Policy) KeyRule { pol := p.(*gcraPolicy); return &GCRARule{pol} },
+	make: func(p Params) Local { return &gcraPolicy{*newKeyed(newGCRARule(p))} },
 }
 
-// gcraPolicy is the generic cell rate algorithm: each key keeps its
+// gcraPolicy is the policy New builds: keyed, with Allow calling the
+// rule's allowOn itself. Through keyed's own Allow, which calls the rule through a
+// dictionary and inlines none of it, the hot key cost measurably more
+// (BenchmarkDecide/hot/gcra.Allow); TestRuleCopiesAgree holds this Allow to the rule's Decide.
+type gcraPolicy struct {
+	keyed[gcraState, *GCRARule]
+}
+
+// Allow implements Policy.
+func (p *gcraPolicy) Allow(key Key, now, cost int64) Verdict {
+	if p.r.Never(cost) {
+		return Verdict{Never: true} // and adds nothing, like Decide
+	}
+	st := p.keys.atHome(key)
+	if st == nil {
+		st = p.add(key)
+	}
+	return p.r.allowOn(st, clampTime(now), cost)
+}
+
+// Clone implements Local.
+func (p *gcraPolicy) Clone() Local { return &gcraPolicy{*p.cloneKeyed()} }
+
+// GCRARule is the generic cell rate algorithm: each key keeps its
 // theoretical arrival time (TAT), the instant at which its bucket would be
 // full again. Permits are emitted every windowMs/limit ms with a tolerance
 // of Burst permits (Burst 0 means Limit).
@@ -37,10 +59,10 @@ var gcraInfo = Info{
 // token-bucket (which clamps a late now to its latest instant) agree on
 // forward traffic but not on late requests. Late is never set. Keys are never
 // forgotten.
-type gcraPolicy struct {
+type GCRARule struct {
+	flatState[gcraState]
 	p        Params
 	capacity int64 // burst*windowMs units of 1/limit ms
-	keys     keyTable[gcraState]
 }
 
 // gcraState is the TAT in units of 1/limit ms; 0 for an unseen key (a full
@@ -49,37 +71,37 @@ type gcraState struct {
 	tat int64
 }
 
-func newGCRA(p Params) *gcraPolicy {
-	return &gcraPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[gcraState]()}
-}
+// NewGCRARule is gcra's rule, its parameters validated as New does.
+func NewGCRARule(p Params) (*GCRARule, error) { return ruleOf(GCRA, p, newGCRARule) }
+
+func newGCRARule(p Params) *GCRARule { return &GCRARule{p: p, capacity: p.Burst * p.WindowMs} }
 
 // Name returns "gcra".
-func (g *gcraPolicy) Name() string { return GCRA }
+func (g *GCRARule) Name() string { return GCRA }
 
 // Params returns the parameters, with Burst 0 reported as Limit.
-func (g *gcraPolicy) Params() Params { return g.p }
+func (g *GCRARule) Params() Params { return g.p }
 
-// Decide implements Policy, filling its named result field by field (see
-// fixedWindowPolicy.Decide).
-func (g *gcraPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	ps := g.keys.atHome(key)
-	if ps == nil {
-		ps = g.keys.find(key)
-	}
-	if ps != nil {
-		g.decideOn(ps, now, cost, &d)
-		return d
-	}
-	var st gcraState
-	if g.decideOn(&st, now, cost, &d) {
-		*g.keys.insert(key) = st
-	}
+// Never implements Rule: a cost above the burst.
+func (g *GCRARule) Never(cost int64) bool { return neverFits(cost, g.p.Burst) }
+
+// Decide implements Rule, filling its named result field by field: a
+// Decision is too large for registers, and building one in a local first
+// would zero and copy it twice.
+func (g *GCRARule) Decide(st *gcraState, now, cost int64) (d Decision) {
+	g.decideOn(st, now, cost, &d)
 	return d
 }
 
-// decideOn is Decide on one key's state, shared with the concurrent form
-// (see fixedWindowPolicy.decideOn).
-func (g *gcraPolicy) decideOn(st *gcraState, now, cost int64, d *Decision) bool {
+// Unseen implements Rule.
+func (g *GCRARule) Unseen(now, cost int64) Decision {
+	var st gcraState
+	return g.Decide(&st, now, cost)
+}
+
+// decideOn fills *d, which must be zero, and reports whether it changed
+// st: a request that can never be admitted changes nothing.
+func (g *GCRARule) decideOn(st *gcraState, now, cost int64, d *Decision) bool {
 	now = clampTime(now)
 	t := now * g.p.Limit
 	tat := max(st.tat, t)
@@ -103,23 +125,18 @@ func (g *gcraPolicy) decideOn(st *gcraState, now, cost int64, d *Decision) bool 
 	return true
 }
 
-// Allow implements Policy: Decide's arithmetic, without the explanation.
-func (g *gcraPolicy) Allow(key Key, now, cost int64) Verdict {
-	if neverFits(cost, g.p.Burst) {
+// Allow implements Rule.
+func (g *GCRARule) Allow(st *gcraState, now, cost int64) Verdict {
+	if g.Never(cost) {
 		return Verdict{Never: true}
-	}
-	st := g.keys.atHome(key)
-	if st == nil {
-		st = g.keys.insert(key)
 	}
 	return g.allowOn(st, clampTime(now), cost)
 }
 
-// allowOn is Allow on one key's state, for a request that fits and a now
-// already clamped, shared with GCRARule. It is small enough to be inlined
-// into both (the clamp, left to the callers, is what makes it so): a call
-// here cost the hot key about 1 ns of 4.
-func (g *gcraPolicy) allowOn(st *gcraState, now, cost int64) Verdict {
+// allowOn is Allow for a request that fits and a now already clamped,
+// small enough to be inlined into gcraPolicy's Allow too (the clamp, left
+// to the callers, is what makes it so).
+func (g *GCRARule) allowOn(st *gcraState, now, cost int64) Verdict {
 	t := now * g.p.Limit
 	tat := max(st.tat, t)
 	next := tat + cost*g.p.WindowMs
@@ -131,40 +148,25 @@ func (g *gcraPolicy) allowOn(st *gcraState, now, cost int64) Verdict {
 	return Verdict{Allowed: true}
 }
 
-// Peek implements Policy: permits in use at now, (max(TAT, T) - T)/windowMs.
-func (g *gcraPolicy) Peek(key Key, now int64) Fraction { return g.peekOn(g.keys.get(key), now) }
-
-func (g *gcraPolicy) peekOn(st gcraState, now int64) Fraction {
+// Peek implements Rule: permits in use at now, (max(TAT, T) - T)/windowMs.
+func (g *GCRARule) Peek(ps *gcraState, now int64) Fraction {
+	st := valueOrZero(ps)
 	t := clampTime(now) * g.p.Limit
 	return Fraction{max(st.tat, t) - t, g.p.WindowMs}
 }
 
-// Snapshot implements Policy: TAT is in ms, never earlier than the instant
+// Snapshot implements Rule: TAT is in ms, never earlier than the instant
 // described (an idle key's TAT is now).
-func (g *gcraPolicy) Snapshot(key Key, now int64) State { return g.snapshotOn(g.keys.get(key), now) }
-
-func (g *gcraPolicy) snapshotOn(st gcraState, now int64) State {
+func (g *GCRARule) Snapshot(ps *gcraState, now int64) State {
+	st := valueOrZero(ps)
 	t := clampTime(now) * g.p.Limit
 	tat := max(st.tat, t)
 	return State{Estimate: Fraction{tat - t, g.p.WindowMs}, Capacity: g.p.Burst, Held: GCRAHeld{TAT: Fraction{tat, g.p.Limit}}}
 }
 
-// Stats implements Policy: one integer, the TAT, per key.
-func (g *gcraPolicy) Stats() Stats {
-	s := gcraStats(g.keys.len())
-	s.HeapBytes = g.keys.heapBytes()
-	return s
-}
-
-// gcraStats is Stats of keys keys, without the heap.
-func gcraStats(keys int) Stats {
+// Stats implements Rule: one integer, the TAT, per key.
+func (*GCRARule) Stats(keys int) Stats {
 	return Stats{Keys: keys, Entries: int64(keys), BytesPerKey: int64(unsafe.Sizeof(gcraState{}))}
-}
-
-func (g *gcraPolicy) clone() Policy {
-	c := *g
-	c.keys = g.keys.clone()
-	return &c
 }
 
 // GCRATerms are the numbers a gcra decision was computed from.
@@ -195,7 +197,7 @@ type GCRAHeld struct {
 // Policy implements Held.
 func (GCRAHeld) Policy() string { return GCRA }
 
-// Absorb implements Absorber: TAT = max(TAT, at) + cost, the update of a
+// Absorb implements Rule: TAT = max(TAT, at) + cost, the update of a
 // Decide at at that admits, applied whether or not the request fits and
 // whenever it arrives. For an at earlier than instants already applied it
 // is the upper bound of the in-order TAT: with a request of cost d at b
@@ -206,11 +208,10 @@ func (GCRAHeld) Policy() string { return GCRA }
 // late report never admits more than the report on time would have.
 //
 // The TAT saturates at lineCap, which changes no decision up to MaxTime.
-func (g *gcraPolicy) Absorb(key Key, at, cost int64) {
-	if neverFits(cost, g.p.Burst) {
+func (g *GCRARule) Absorb(st *gcraState, at, cost int64) {
+	if g.Never(cost) {
 		return
 	}
-	st := g.keys.insert(key)
 	tat := max(st.tat, clampTime(at)*g.p.Limit) + cost*g.p.WindowMs
 	st.tat = min(tat, lineCap(g.p.Limit, g.capacity))
 }

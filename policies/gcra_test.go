@@ -2,6 +2,23 @@ package policies
 
 import "testing"
 
+func init() {
+	var domain []Params
+	for limit := int64(1); limit <= 4; limit++ {
+		for _, w := range []int64{1, 3, 4} {
+			for _, burst := range []int64{0, 1, limit + 2} {
+				domain = append(domain, Params{Limit: limit, WindowMs: w, Burst: burst})
+			}
+		}
+	}
+	registerCase(GCRA, policyCase{
+		ruleDomain: domain,
+		checkRule: func(t *testing.T, label string, p Params) int {
+			return checkRuleCopies(t, label, p, flatCase(NewGCRARule))
+		},
+	})
+}
+
 func TestGCRA(t *testing.T) {
 	// gcra decides a late request at its own instant: the TAT (2000 after
 	// the first request) has not moved back, so at 500 the request needs

@@ -11,11 +11,10 @@ var leakyBucketTag = termsTag(LeakyBucket)
 var leakyBucketInfo = Info{
 	Name: LeakyBucket, Human: "leaky bucket", Options: []Option{BurstOption, DelayOption},
 	Words: []string{"leaky", "queue"},
-	make:  func(p Params) Policy { return newLeakyBucket(p) },
-	rule:  func(p Policy) KeyRule { pol := p.(*leakyBucketPolicy); return &LeakyBucketRule{pol} },
+	make:  func(p Params) Local { return newKeyed(newLeakyBucketRule(p)) },
 }
 
-// leakyBucketPolicy is the leaky bucket as a queue, with the semantics of
+// LeakyBucketRule is the leaky bucket as a queue, with the semantics of
 // nginx's limit_req (vectors: testdata/leaky-bucket-queue.json): the bucket
 // drains at Limit permits per windowMs; a request that finds room waits in
 // it until the permits ahead of it have drained, and only a request that
@@ -58,11 +57,11 @@ var leakyBucketInfo = Info{
 // latest instant, as nginx does when its clock steps back (it drains
 // nothing); Decision.At and Decision.Late say so, DelayMs is counted from
 // At and RetryAfterMs from the caller's now. Keys are never forgotten.
-type leakyBucketPolicy struct {
+type LeakyBucketRule struct {
+	flatState[leakyBucketState]
 	p        Params
 	capacity int64 // (burst+1)*windowMs units
 	free     int64 // (delay+1)*windowMs units: a level at most this waits for nothing
-	keys     keyTable[leakyBucketState]
 }
 
 // leakyBucketState is the zero state for an unseen key: an empty bucket.
@@ -71,58 +70,56 @@ type leakyBucketState struct {
 	level  int64 // units in the bucket at latest
 }
 
-// newLeakyBucket builds the policy from normalised parameters.
-func newLeakyBucket(p Params) *leakyBucketPolicy {
-	return &leakyBucketPolicy{
-		p:        p,
-		capacity: (p.Burst + 1) * p.WindowMs,
-		free:     (p.Delay + 1) * p.WindowMs,
-		keys:     newKeyTable[leakyBucketState](),
-	}
+// NewLeakyBucketRule is leaky-bucket's rule, its parameters validated as
+// New does.
+func NewLeakyBucketRule(p Params) (*LeakyBucketRule, error) {
+	return ruleOf(LeakyBucket, p, newLeakyBucketRule)
+}
+
+func newLeakyBucketRule(p Params) *LeakyBucketRule {
+	return &LeakyBucketRule{p: p, capacity: (p.Burst + 1) * p.WindowMs, free: (p.Delay + 1) * p.WindowMs}
 }
 
 // Name returns "leaky-bucket".
-func (l *leakyBucketPolicy) Name() string { return LeakyBucket }
+func (l *LeakyBucketRule) Name() string { return LeakyBucket }
 
 // Params returns the parameters, with Burst 0 reported as Limit and NoDelay
 // as Burst.
-func (l *leakyBucketPolicy) Params() Params { return l.p }
+func (l *LeakyBucketRule) Params() Params { return l.p }
+
+// Never implements Rule: a cost above burst + 1.
+func (l *LeakyBucketRule) Never(cost int64) bool { return neverFits(cost, l.p.Burst+1) }
 
 // level is the units in the bucket at instant at >= st.latest.
-func (l *leakyBucketPolicy) level(st leakyBucketState, at int64) int64 {
+func (l *LeakyBucketRule) level(st leakyBucketState, at int64) int64 {
 	return max(0, st.level-l.p.Limit*(at-st.latest))
 }
 
 // delayOf is the wait, in whole ms rounded up, of a request that leaves
 // the bucket at level units.
-func (l *leakyBucketPolicy) delayOf(level int64) int64 {
+func (l *LeakyBucketRule) delayOf(level int64) int64 {
 	if over := level - l.free; over > 0 {
 		return ceilDiv(over, l.p.Limit)
 	}
 	return 0
 }
 
-// Decide implements Policy, filling its named result field by field (see
-// fixedWindowPolicy.Decide).
-func (l *leakyBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	ps := l.keys.atHome(key)
-	if ps == nil {
-		ps = l.keys.find(key)
-	}
-	if ps != nil {
-		l.decideOn(ps, now, cost, &d)
-		return d
-	}
-	var st leakyBucketState
-	if l.decideOn(&st, now, cost, &d) {
-		*l.keys.insert(key) = st
-	}
+// Decide implements Rule, filling its named result field by field (see
+// GCRARule.Decide).
+func (l *LeakyBucketRule) Decide(st *leakyBucketState, now, cost int64) (d Decision) {
+	l.decideOn(st, now, cost, &d)
 	return d
 }
 
-// decideOn is Decide on one key's state, shared with the concurrent form
-// (see fixedWindowPolicy.decideOn). A refusal leaves st as it was.
-func (l *leakyBucketPolicy) decideOn(st *leakyBucketState, now, cost int64, d *Decision) bool {
+// Unseen implements Rule.
+func (l *LeakyBucketRule) Unseen(now, cost int64) Decision {
+	var st leakyBucketState
+	return l.Decide(&st, now, cost)
+}
+
+// decideOn fills *d, which must be zero, and reports whether it changed
+// st. A refusal leaves st as it was.
+func (l *LeakyBucketRule) decideOn(st *leakyBucketState, now, cost int64, d *Decision) bool {
 	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
 	level := l.level(*st, at)
@@ -146,19 +143,11 @@ func (l *leakyBucketPolicy) decideOn(st *leakyBucketState, now, cost int64, d *D
 	return true
 }
 
-// Allow implements Policy: Decide's arithmetic, without the explanation.
-func (l *leakyBucketPolicy) Allow(key Key, now, cost int64) Verdict {
-	if neverFits(cost, l.p.Burst+1) {
+// Allow implements Rule.
+func (l *LeakyBucketRule) Allow(st *leakyBucketState, now, cost int64) Verdict {
+	if l.Never(cost) {
 		return Verdict{Never: true}
 	}
-	st := l.keys.atHome(key)
-	if st == nil {
-		st = l.keys.insert(key)
-	}
-	return l.allowOn(st, now, cost)
-}
-
-func (l *leakyBucketPolicy) allowOn(st *leakyBucketState, now, cost int64) Verdict {
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
 	next := l.level(*st, at) + cost*l.p.WindowMs
@@ -169,83 +158,26 @@ func (l *leakyBucketPolicy) allowOn(st *leakyBucketState, now, cost int64) Verdi
 	return Verdict{Allowed: true, DelayMs: l.delayOf(next)}
 }
 
-// Peek implements Policy: the permits in the bucket at now (at the key's
+// Peek implements Rule: the permits in the bucket at now (at the key's
 // latest instant when now is earlier), the one being served included.
-func (l *leakyBucketPolicy) Peek(key Key, now int64) Fraction { return l.peekOn(l.keys.get(key), now) }
-
-func (l *leakyBucketPolicy) peekOn(st leakyBucketState, now int64) Fraction {
+func (l *LeakyBucketRule) Peek(ps *leakyBucketState, now int64) Fraction {
+	st := valueOrZero(ps)
 	at, _ := decideAt(clampTime(now), st.latest)
 	return Fraction{l.level(st, at), l.p.WindowMs}
 }
 
-// Snapshot implements Policy: the level, against burst + 1, and the
+// Snapshot implements Rule: the level, against burst + 1, and the
 // permits queued behind the one being served.
-func (l *leakyBucketPolicy) Snapshot(key Key, now int64) State {
-	return l.snapshotOn(l.keys.get(key), now)
-}
-
-func (l *leakyBucketPolicy) snapshotOn(st leakyBucketState, now int64) State {
-	level := l.peekOn(st, now)
+func (l *LeakyBucketRule) Snapshot(st *leakyBucketState, now int64) State {
+	level := l.Peek(st, now)
 	queued := Fraction{max(level.Num-level.Den, 0), level.Den}
 	return State{Estimate: level, Capacity: l.p.Burst + 1, Held: LeakyBucketHeld{Queued: queued}}
 }
 
-// Stats implements Policy: two integers per key.
-func (l *leakyBucketPolicy) Stats() Stats {
-	s := leakyBucketStats(l.keys.len())
-	s.HeapBytes = l.keys.heapBytes()
-	return s
-}
-
-// leakyBucketStats is Stats of keys keys, without the heap.
-func leakyBucketStats(keys int) Stats {
+// Stats implements Rule: two integers per key.
+func (*LeakyBucketRule) Stats(keys int) Stats {
 	return Stats{Keys: keys, Entries: 2 * int64(keys), BytesPerKey: int64(unsafe.Sizeof(leakyBucketState{}))}
 }
-
-func (l *leakyBucketPolicy) clone() Policy {
-	c := *l
-	c.keys = l.keys.clone()
-	return &c
-}
-
-// LeakyBucketRule is leaky-bucket's KeyRule. It shares a policy value:
-// leaky-bucket keeps no cache, so its calls write nothing but the key's
-// state.
-type LeakyBucketRule struct{ l *leakyBucketPolicy }
-
-func (k *LeakyBucketRule) Decide(st *leakyBucketState, now, cost int64) (d Decision) {
-	k.l.decideOn(st, now, cost, &d)
-	return d
-}
-
-func (k *LeakyBucketRule) Allow(st *leakyBucketState, now, cost int64) Verdict {
-	if k.Never(cost) {
-		return Verdict{Never: true}
-	}
-	return k.l.allowOn(st, now, cost)
-}
-
-func (k *LeakyBucketRule) Never(cost int64) bool { return neverFits(cost, k.l.p.Burst+1) }
-
-func (k *LeakyBucketRule) Unseen(now, cost int64) Decision {
-	var st leakyBucketState
-	return k.Decide(&st, now, cost)
-}
-
-func (k *LeakyBucketRule) Peek(st *leakyBucketState, now int64) Fraction {
-	return k.l.peekOn(valueOrZero(st), now)
-}
-
-func (k *LeakyBucketRule) Snapshot(st *leakyBucketState, now int64) State {
-	return k.l.snapshotOn(valueOrZero(st), now)
-}
-
-func (*LeakyBucketRule) Stats(keys int) Stats           { return leakyBucketStats(keys) }
-func (*LeakyBucketRule) RingLen() int64                 { return 0 }
-func (*LeakyBucketRule) Fresh([]int64) leakyBucketState { return leakyBucketState{} }
-func (k *LeakyBucketRule) Params() Params               { return k.l.p }
-func (*LeakyBucketRule) Name() string                   { return LeakyBucket }
-func (*LeakyBucketRule) keyRule()                       {}
 
 // LeakyBucketTerms are the numbers a leaky-bucket decision was computed
 // from, besides its Estimate (the level after draining).
@@ -276,7 +208,7 @@ type LeakyBucketHeld struct {
 // Policy implements Held.
 func (LeakyBucketHeld) Policy() string { return LeakyBucket }
 
-// Absorb implements Absorber: the level rises by cost at max(at, latest),
+// Absorb implements Rule: the level rises by cost at max(at, latest),
 // after draining to that instant, as an admitting Decide there would
 // leave it, whether or not the request fits. A late report is charged in
 // full at the key's latest instant, where in order part of it might have
@@ -286,11 +218,10 @@ func (LeakyBucketHeld) Policy() string { return LeakyBucket }
 // The level saturates MaxLimit windows of permits above the capacity,
 // which keeps the arithmetic inside int64 and changes no decision a
 // caller can wait for.
-func (l *leakyBucketPolicy) Absorb(key Key, at, cost int64) {
-	if neverFits(cost, l.p.Burst+1) {
+func (l *LeakyBucketRule) Absorb(st *leakyBucketState, at, cost int64) {
+	if l.Never(cost) {
 		return
 	}
-	st := l.keys.insert(key)
 	at, _ = decideAt(clampTime(at), st.latest)
 	level := l.level(*st, at) + cost*l.p.WindowMs
 	*st = leakyBucketState{latest: at, level: min(level, l.capacity+MaxLimit*l.p.WindowMs)}

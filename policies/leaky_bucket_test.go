@@ -5,6 +5,23 @@ import (
 	"testing"
 )
 
+func init() {
+	var domain []Params
+	for limit := int64(1); limit <= 4; limit++ {
+		for _, w := range []int64{1, 3, 4} {
+			for _, bd := range [][2]int64{{1, 0}, {2, 1}, {2, NoDelay}} {
+				domain = append(domain, Params{Limit: limit, WindowMs: w, Burst: bd[0], Delay: bd[1]})
+			}
+		}
+	}
+	registerCase(LeakyBucket, policyCase{
+		ruleDomain: domain,
+		checkRule: func(t *testing.T, label string, p Params) int {
+			return checkRuleCopies(t, label, p, flatCase(NewLeakyBucketRule))
+		},
+	})
+}
+
 func TestLeakyBucketParams(t *testing.T) {
 	tests := []struct {
 		in       Params

@@ -9,7 +9,7 @@ const MaxBuckets = 1024
 // newPolicy validates p for the named policy and builds it. Parameters a
 // policy does not use are not checked. The policy's Params() reports the
 // normalised values (see Normalised).
-func newPolicy(name string, p Params) (Policy, error) {
+func newPolicy(name string, p Params) (Local, error) {
 	info, ok := Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("policies: unknown policy %q (want one of %v)", name, Names)
@@ -48,4 +48,15 @@ func normalised(info Info, p Params) (Params, error) {
 		}
 	}
 	return p, nil
+}
+
+// ruleOf validates p for the named policy, as New does (with its errors),
+// and builds its rule.
+func ruleOf[R any](name string, p Params, build func(Params) R) (R, error) {
+	p, err := Normalised(name, p)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return build(p), nil
 }

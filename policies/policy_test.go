@@ -97,7 +97,7 @@ func TestNewValidates(t *testing.T) {
 		p    Params
 		want string // "" for success
 	}{
-		{"no-such", ok, `policies: unknown policy "no-such" (want one of [fixed-window sliding-log sliding-counter sliding-buckets token-bucket gcra leaky-bucket])`},
+		{"no-such", ok, fmt.Sprintf(`policies: unknown policy "no-such" (want one of %v)`, Names)},
 		{FixedWindow, Params{Limit: 0, WindowMs: 1000}, "policies: fixed-window: limit 0 is out of range [1, 1048576]"},
 		{SlidingLog, Params{Limit: MaxLimit + 1, WindowMs: 1000}, "policies: sliding-log: limit 1048577 is out of range [1, 1048576]"},
 		{FixedWindow, Params{Limit: 1, WindowMs: 0}, "policies: fixed-window: windowMs 0 is out of range [1, 1099511627776]"},

@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"cmp"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -12,17 +11,15 @@ import (
 // reproduced by setting it here.
 const propertySeed = 20260101
 
-// cloner is implemented by every policy: an independent deep copy, so a
-// test can try a request on a copy without disturbing the original.
-type cloner interface{ clone() Policy }
-
+// cloneOf is an independent deep copy of p, so a test can try a request
+// without changing p.
 func cloneOf(t *testing.T, p Policy) Policy {
 	t.Helper()
-	c, ok := p.(cloner)
+	c, ok := Clone(p)
 	if !ok {
 		t.Fatalf("%s has no clone", p.Name())
 	}
-	return c.clone()
+	return c
 }
 
 type request struct {
@@ -62,26 +59,23 @@ func traffic(r *rand.Rand, p Params, n int, late bool) []request {
 
 // randomParams picks small parameters so that edges are hit often.
 func randomParams(r *rand.Rand, name string) Params {
-	p := Params{Limit: 1 + r.Int64N(8), WindowMs: 1 + r.Int64N(120)}
-	switch name {
-	case SlidingCounter:
-		p.Arithmetic = []Arithmetic{Floor, Exact}[r.IntN(2)]
-	case SlidingBuckets:
-		p.Buckets = 1 + r.Int64N(6)
-		p.WindowMs = p.Buckets * (1 + r.Int64N(30))
-	case TokenBucket, GCRA:
-		p.Burst = r.Int64N(10)
-	case LeakyBucket:
-		p.Burst = r.Int64N(10)
-		switch queue := cmp.Or(p.Burst, p.Limit); r.IntN(3) {
-		case 0: // every excess request waits
-		case 1:
-			p.Delay = NoDelay
-		case 2:
-			p.Delay = r.Int64N(queue + 1)
+	info, _ := Lookup(name)
+	for {
+		p := Params{Limit: 1 + r.Int64N(8), WindowMs: 1 + r.Int64N(120)}
+		for _, o := range info.Options {
+			switch {
+			case o.Kind == Choice:
+				o.set(&p, int64(r.IntN(len(o.Choices))))
+			case o.Word != "" && r.IntN(3) == 0:
+				o.set(&p, o.WordValue)
+			default:
+				o.set(&p, o.Min+r.Int64N(min(o.Max-o.Min+1, 10)))
+			}
+		}
+		if _, err := Normalised(name, p); err == nil {
+			return p
 		}
 	}
-	return p
 }
 
 // TestPropertyRetryAfter: for every refused request that could pass later,

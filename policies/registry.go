@@ -7,29 +7,53 @@ import (
 )
 
 // The registry is the one list of policies. Every layer that names, builds,
-// decodes, offers, words or draws a policy iterates it (or looks a name up
-// in it) instead of switching on the name.
+// decodes, offers, words, draws, asks or runs a policy iterates it (or looks
+// a name up in it) instead of switching on the name.
 //
-// Adding a policy, say leaky-bucket, adds these files and one line below:
+// Adding a policy, say stepped-bucket, adds these files and one line below,
+// and touches nothing else:
 //
-//   - policies/leaky_bucket.go: the policy type (Decide, Allow, Peek,
-//     Snapshot, Stats), its name constant, its Info (name, human name, the
-//     Options it takes, its constructor), its terms type (at most termsWords
-//     numbers) with its tag (termsTag of its name), fill and the
-//     Terms.LeakyBucket accessor, and its Held type for State;
-//   - policies/leaky_bucket_test.go and testdata/leaky-bucket-*.json: its
-//     vectors;
-//   - explain/leaky_bucket.go: its wording (the explain.wording interface:
-//     name, working, state and status lines, legend, steps, the headers'
-//     reset, its Redis form), registered from that file's init;
-//   - lane/leaky_bucket.go (or .templ, with its generated file): its
-//     state drawing (lane.stateDrawing), registered from that file's init;
-//   - the line `leakyBucketInfo,` in registry below.
+//   - policies/stepped_bucket.go: its name constant and Info (name, human
+//     name, the words a learner may write for it, the Options it takes,
+//     make: newKeyed of its rule); its rule, a type implementing Rule[S]
+//     on a state type S of its own (Decide, Allow, Never, Unseen, Peek,
+//     Snapshot, Absorb, Stats, and RingLen, Fresh and Clone, which
+//     flatState gives a state holding no ring), with its exported
+//     constructor NewSteppedBucketRule (ruleOf); its terms type (at most
+//     termsWords numbers) with its tag (termsTag of its name), fill and the
+//     Terms.SteppedBucket accessor; and its Held type for State. The
+//     compiler demands each of these of the rule; a policy whose hot path
+//     is measured embeds keyed in a type of its own that calls the rule's
+//     Allow itself (see fixedWindowPolicy);
+//   - policies/stepped_bucket_test.go: its table tests, and an init that
+//     registers its policyCase (the small domain TestRuleCopiesAgree walks
+//     exhaustively, and whether its Absorb keeps instants apart);
+//     testdata/stepped-bucket-*.json: its vectors, worked out by hand;
+//   - explain/stepped_bucket.go: its wording (the explain.wording
+//     interface: name, working, state and status lines, legend, steps,
+//     what to work out), registered from that file's init;
+//   - lane/stepped_bucket.go (or .templ, with its generated file): its
+//     state drawing (lane.stateDrawing, or nothingHeld when its estimate's
+//     curve says it all), registered from that file's init;
+//   - limiter/stepped_bucket.go: its Redis form (redisForm) and its
+//     concurrent form (registerSlots with NewSteppedBucketRule), registered
+//     from that file's init; limiter/redis/stepped_bucket.lua: its script,
+//     after redis/prelude.lua, deciding as the rule does;
+//   - lessons/sections/LESSON.stepped-bucket.md: what a lesson says of it,
+//     appended to that lesson (see lessons/sections/README.md), with any
+//     scenario it names in lessons/scenarios/; exercises/*.json: an
+//     exercise or more, whose "lesson" links it from the lesson's page;
+//   - the line `steppedBucketInfo,` in registry below.
 //
-// Tests in policies, explain and lane check that every registry entry
-// builds, is worded and is drawn. An option no policy took before (a new
-// Params field) is declared once next to the others in this file, and
-// needs a case where scenario, play and the form copy an option's value.
+// Then regenerate what is measured of every policy, in a commit of its
+// own: the Redis forms' figures (limiter/redisbench.Command), which the
+// lessons' comparison shows, and the benchmark tables (scripts/bench.sh).
+//
+// Tests in policies, explain, lane, limiter and lessons check that every
+// registry entry builds, has its cases and vectors, is worded, is drawn,
+// has a concurrent and a Redis form agreeing with it, and is measured. An
+// option no policy took before is declared once next to the others in this
+// file, with its field of Params (get, set) and its checks (normalise).
 var registry = []Info{
 	fixedWindowInfo,
 	slidingLogInfo,
@@ -38,6 +62,7 @@ var registry = []Info{
 	tokenBucketInfo,
 	gcraInfo,
 	leakyBucketInfo,
+	steppedBucketInfo,
 }
 
 // Info describes one policy: what scenarios, URLs and JSON call it, what
@@ -57,10 +82,9 @@ type Info struct {
 	// each admitted.
 	Windows bool
 	// make builds the policy from parameters that New has validated and
-	// normalised.
-	make func(Params) Policy
-	// rule is the per-key rule (NewRule's) of a policy make built.
-	rule func(Policy) KeyRule
+	// normalised: newKeyed of the policy's rule, or a policy type that
+	// embeds it (see keyed).
+	make func(Params) Local
 }
 
 // Takes reports whether the policy takes the option named o.
@@ -96,10 +120,86 @@ type Option struct {
 	// for WordValue ("nodelay": NoDelay); "" for none.
 	Word      string
 	WordValue int64
+	// Labels is how a lane's label writes a Number's value, a format of
+	// one %d: "k=%d", "burst %d".
+	Labels string
+	// Noun is how a sentence names the option: "an arithmetic", "buckets".
+	Noun string
 	// normalise checks the option in p for the named policy and fills its
 	// default, returning an error that names the option.
 	normalise func(policy string, p *Params) error
+	// get and set are the option's field of Params, as a number: a
+	// Choice's is the index of its word in Choices.
+	get func(Params) int64
+	set func(*Params, int64)
+	// given, if set, is Given for an option whose zero value Of cannot
+	// tell from its default (a Choice's empty word).
+	given func(Params) bool
 }
+
+// Of is the option's value in p: a Number's number, a Choice's index in
+// Choices (the default's, 0, when p leaves it empty; -1 for a word that is
+// not one of them).
+func (o Option) Of(p Params) int64 { return o.get(p) }
+
+// Resolve fills in *p the default of an option a spec left out: a Choice's
+// first word, a Number's Default when it is not 0 (0 is derived by the
+// policy itself, as the burst is from the limit).
+func (o Option) Resolve(p *Params) {
+	switch {
+	case o.Kind == Choice:
+		if v := o.get(*p); v >= 0 {
+			o.set(p, v) // an empty field reads as the first word
+		}
+	case o.Default != 0 && o.get(*p) == 0:
+		o.set(p, o.Default)
+	}
+}
+
+// Labelled reports whether a label always shows the option (it always has
+// a value: a Choice, or a Number with a Default), rather than only when a
+// spec sets it.
+func (o Option) Labelled() bool { return o.Kind == Choice || o.Default != 0 }
+
+// Describe is value v of the option as a label writes it: "floor", "k=6",
+// "burst 10", "nodelay", "delay 2".
+func (o Option) Describe(v int64) string {
+	switch {
+	case o.Kind == Choice && (v < 0 || v >= int64(len(o.Choices))):
+		return "?"
+	case o.Kind == Choice:
+		return o.Choices[v]
+	case o.Word != "" && v == o.WordValue:
+		return o.Word
+	}
+	return fmt.Sprintf(o.Labels, v)
+}
+
+// Given reports whether p sets the option at all: a Choice's field is not
+// empty, a Number's is not 0.
+func (o Option) Given(p Params) bool {
+	if o.given != nil {
+		return o.given(p)
+	}
+	return o.get(p) != 0
+}
+
+// Options lists every option some policy takes, each once, in the order
+// of the registry and of each policy's Options.
+func Options() []Option {
+	var out []Option
+	for _, in := range registry {
+		for _, o := range in.Options {
+			if !slices.ContainsFunc(out, func(x Option) bool { return x.Name == o.Name }) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// Set sets the option's field of *p to v, as Of reads it.
+func (o Option) Set(p *Params, v int64) { o.set(p, v) }
 
 // DefaultBuckets is k for sliding-buckets when a spec leaves it out.
 const DefaultBuckets = 6
@@ -117,6 +217,15 @@ var (
 	ArithmeticOption = Option{
 		Name: ArithmeticOptionName, Label: "arithmetic", Kind: Choice,
 		Choices: []string{string(Floor), string(Exact)},
+		get: func(p Params) int64 {
+			if p.Arithmetic == "" {
+				return 0
+			}
+			return int64(slices.Index([]Arithmetic{Floor, Exact}, p.Arithmetic))
+		},
+		set:   func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
+		given: func(p Params) bool { return p.Arithmetic != "" },
+		Noun:  "an arithmetic",
 		normalise: func(name string, p *Params) error {
 			switch p.Arithmetic {
 			case "":
@@ -129,7 +238,9 @@ var (
 		},
 	}
 	BucketsOption = Option{
-		Name: BucketsOptionName, Label: "k", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
+		get: func(p Params) int64 { return p.Buckets },
+		set: func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
 				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
@@ -141,7 +252,9 @@ var (
 		},
 	}
 	BurstOption = Option{
-		Name: BurstOptionName, Label: "Burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: BurstOptionName, Label: "Burst", Labels: "burst %d", Noun: "a burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		get: func(p Params) int64 { return p.Burst },
+		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
 			if p.Burst < 0 || p.Burst > MaxLimit {
 				return fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", name, p.Burst, MaxLimit)
@@ -155,8 +268,10 @@ var (
 	// DelayOption follows BurstOption in a policy's Options: its bound is
 	// the burst, which must be filled in first.
 	DelayOption = Option{
-		Name: DelayOptionName, Label: "Delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
+		Name: DelayOptionName, Label: "Delay", Labels: "delay %d", Noun: "a delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
 		Word: "nodelay", WordValue: NoDelay,
+		get: func(p Params) int64 { return p.Delay },
+		set: func(p *Params, v int64) { p.Delay = v },
 		normalise: func(name string, p *Params) error {
 			if p.Delay == NoDelay {
 				p.Delay = p.Burst

@@ -1,9 +1,6 @@
 package policies
 
-import (
-	"slices"
-	"unsafe"
-)
+import "unsafe"
 
 // SlidingBuckets is the policy's name in scenarios, URLs and JSON.
 const SlidingBuckets = "sliding-buckets"
@@ -14,11 +11,48 @@ var slidingBucketsTag = termsTag(SlidingBuckets)
 var slidingBucketsInfo = Info{
 	Name: SlidingBuckets, Human: "sliding buckets", Options: []Option{BucketsOption},
 	Words: []string{"buckets", "ring"},
-	make:  func(p Params) Policy { return newSlidingBuckets(p) },
-	rule:  func(p Policy) KeyRule { pol := p.(*slidingBucketsPolicy); return newSlidingBucketsRule(pol.p) },
+	make:  func(p Params) Local { return newSlidingBucketsPolicy(p) },
 }
 
-// slidingBucketsPolicy is sliding-buckets (vectors: testdata/sliding-buckets-seed.json): each window of
+// slidingBucketsPolicy is the policy New builds: keyed, with an Allow of
+// its own that keeps one working value from call to call, its window
+// clock and ring position included, rather than copying the rule's and
+// publishing its clock every call. Through keyed's Allow, which calls the
+// rule through a dictionary and inlines none of it, the hot key cost about
+// twice as much (BenchmarkDecide/hot/sliding-buckets-k6.Allow);
+// TestRuleCopiesAgree holds this Allow to the rule's Decide.
+type slidingBucketsPolicy struct {
+	keyed[slidingBucketsState, *SlidingBucketsRule]
+	call bucketsCall
+}
+
+func newSlidingBucketsPolicy(p Params) *slidingBucketsPolicy {
+	k := newKeyed(newSlidingBucketsRule(p))
+	return &slidingBucketsPolicy{keyed: *k, call: k.r.base}
+}
+
+// Allow implements Policy.
+func (p *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
+	if p.r.Never(cost) {
+		return Verdict{Never: true} // and adds nothing, like Decide
+	}
+	st := p.keys.atHome(key)
+	if st == nil {
+		st = p.add(key)
+	}
+	c := &p.call
+	c.recall(st)
+	v := c.allowOn(st, p.r.ringOf(st), now, cost)
+	c.keepRetry(st)
+	return v
+}
+
+// Clone implements Local.
+func (p *slidingBucketsPolicy) Clone() Local {
+	return &slidingBucketsPolicy{*p.cloneKeyed(), p.call}
+}
+
+// SlidingBucketsRule is sliding-buckets (vectors: testdata/sliding-buckets-seed.json): each window of
 // windowMs is split into k = Buckets sub-buckets of width b = windowMs/k,
 // and each key keeps a ring of n = k+1 slot counters indexed by the absolute
 // bucket number ⌊t/b⌋ mod n. The policy generalises the others: k = 1 is
@@ -54,17 +88,25 @@ var slidingBucketsInfo = Info{
 // set and changes nothing.
 //
 // Memory: n slots of int64 per key plus the newest bucket and the running
-// total, all rings in one backing slice. Keys are never forgotten.
-type slidingBucketsPolicy struct {
+// total, and the key's last refusal solved. Keys are never forgotten.
+type SlidingBucketsRule struct {
+	clock *sharedClock // of buckets
+	// base is the working value each call copies, its parameters set
+	// once: building it afresh in every call (and returning it) was a
+	// third of a hot key's decision.
+	base bucketsCall
+}
+
+// bucketsCall is one call's working value: the parameters, and caches, not
+// state, each giving what a division would, so that a decision in the same
+// bucket as the one before, and a refusal like the one before, divide
+// nothing. A call keeps them on its own stack: shared, they would be a line
+// every decision writes.
+type bucketsCall struct {
 	p     Params
 	k, n  int64 // buckets per window, slots per key (k+1)
 	width int64 // b, the bucket width in ms
-	keys  keyTable[slidingBucketsState]
-	slots []int64 // ring i is slots[i*n : (i+1)*n]
 
-	// Caches, not state: each gives what a division would, so that a
-	// decision in the same bucket as the one before, and a refusal like
-	// the one before, divide nothing.
 	clock     windowClock // buckets of width
 	lastPos   ringPos
 	lastRetry bucketsRetry
@@ -73,39 +115,197 @@ type slidingBucketsPolicy struct {
 // ringPos is pos(bucket), remembered.
 type ringPos struct{ bucket, pos int64 }
 
+// slidingBucketsState is a key's state: its ring of k+1 counts (held by
+// its first element, the length being the rule's), and the key's last
+// refusal solved, so that a key refused again and again, the case a
+// limiter must be fastest at, walks no buckets. Kept per key, it is written
+// only with the key's own state; it holds for the state it was solved in
+// (newest bucket and total), and is dropped whenever a decision changes
+// that state. The state is 40 bytes, so a concurrent table's slot stays 64.
 type slidingBucketsState struct {
-	newest int64 // absolute index of the newest bucket seen
-	total  int64 // sum of the ring's n slots
-	ring   int32 // which ring of slots is the key's
+	newest    int64 // absolute index of the newest bucket seen
+	total     int64 // sum of the ring's n slots
+	ring      *int64
+	retryAt   int64 // the remembered solution, from elapsed 0 in bucket newest
+	retryCost int64 // its cost; 0 when nothing is remembered
 }
 
-func newSlidingBuckets(p Params) *slidingBucketsPolicy {
-	return &slidingBucketsPolicy{
-		p: p, k: p.Buckets, n: p.Buckets + 1, width: p.WindowMs / p.Buckets,
-		keys:  newKeyTable[slidingBucketsState](),
-		clock: newWindowClock(p.WindowMs / p.Buckets), lastPos: ringPos{0, 0},
-	}
+// NewSlidingBucketsRule is sliding-buckets' rule, its parameters validated
+// as New does.
+func NewSlidingBucketsRule(p Params) (*SlidingBucketsRule, error) {
+	return ruleOf(SlidingBuckets, p, newSlidingBucketsRule)
+}
+
+func newSlidingBucketsRule(p Params) *SlidingBucketsRule {
+	width := p.WindowMs / p.Buckets
+	return &SlidingBucketsRule{clock: newSharedClock(width),
+		base: bucketsCall{p: p, k: p.Buckets, n: p.Buckets + 1, width: width, clock: newWindowClock(width)}}
 }
 
 // Name returns "sliding-buckets".
-func (s *slidingBucketsPolicy) Name() string { return SlidingBuckets }
+func (r *SlidingBucketsRule) Name() string { return SlidingBuckets }
 
 // Params returns the parameters the policy was built with.
-func (s *slidingBucketsPolicy) Params() Params { return s.p }
+func (r *SlidingBucketsRule) Params() Params { return r.base.p }
 
-func (s *slidingBucketsPolicy) ring(i int32) []int64 {
-	return s.slots[int64(i)*s.n : int64(i+1)*s.n]
+// Never implements Rule: a cost above the limit.
+func (r *SlidingBucketsRule) Never(cost int64) bool { return neverFits(cost, r.base.p.Limit) }
+
+// RingLen implements Rule: k+1 counts per key.
+func (r *SlidingBucketsRule) RingLen() int64 { return r.base.n }
+
+// Fresh implements Rule.
+func (r *SlidingBucketsRule) Fresh(ring []int64) slidingBucketsState {
+	return slidingBucketsState{ring: &ring[:r.base.n][0]}
+}
+
+// Clone implements Rule.
+func (r *SlidingBucketsRule) Clone(st *slidingBucketsState, ring []int64) slidingBucketsState {
+	c := *st
+	copy(ring, r.ringOf(st))
+	c.ring = &ring[:r.base.n][0]
+	return c
+}
+
+func (r *SlidingBucketsRule) ringOf(st *slidingBucketsState) []int64 {
+	return unsafe.Slice(st.ring, r.base.n)
+}
+
+// call is the working value of one call on st: the window clock, and st's
+// remembered refusal as its own last retry.
+func (r *SlidingBucketsRule) call(st *slidingBucketsState) bucketsCall {
+	c := r.base
+	c.clock = r.clock.load()
+	c.recall(st)
+	return c
+}
+
+// remember keeps c's last retry in st (see keepRetry) and publishes c's
+// window clock.
+func (r *SlidingBucketsRule) remember(st *slidingBucketsState, c *bucketsCall) {
+	r.clock.keep(c.clock)
+	c.keepRetry(st)
+}
+
+// recall makes st's remembered refusal c's last retry.
+func (c *bucketsCall) recall(st *slidingBucketsState) {
+	c.lastRetry = bucketsRetry{}
+	if st != nil && st.retryCost != 0 {
+		c.lastRetry = bucketsRetry{newest: st.newest, total: st.total, cost: st.retryCost, at: st.retryAt}
+	}
+}
+
+// keepRetry keeps c's last retry in st if it was solved for st as the
+// decision left it, and forgets any other.
+func (c *bucketsCall) keepRetry(st *slidingBucketsState) {
+	if m := c.lastRetry; m.cost != 0 && m.newest == st.newest && m.total == st.total {
+		st.retryAt, st.retryCost = m.at, m.cost
+		return
+	}
+	st.retryCost = 0
+}
+
+// Decide implements Rule.
+func (r *SlidingBucketsRule) Decide(st *slidingBucketsState, now, cost int64) (d Decision) {
+	c := r.call(st)
+	c.decideOn(st, r.ringOf(st), now, cost, &d)
+	r.remember(st, &c)
+	return d
+}
+
+// Allow implements Rule: Decide's arithmetic and change of state, without
+// building the 168-byte explanation.
+func (r *SlidingBucketsRule) Allow(st *slidingBucketsState, now, cost int64) Verdict {
+	if r.Never(cost) {
+		return Verdict{Never: true}
+	}
+	c := r.call(st)
+	v := c.allowOn(st, r.ringOf(st), now, cost)
+	r.remember(st, &c)
+	return v
+}
+
+// Unseen implements Rule: the decision for a request that can never be
+// admitted on a key never seen, which gets no ring for it.
+func (r *SlidingBucketsRule) Unseen(now, cost int64) Decision {
+	s := &r.base
+	now = clampTime(now)
+	d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost}
+	SlidingBucketsTerms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}.fill(&d.Terms)
+	return refusedNever(d)
+}
+
+// Peek implements Rule.
+func (r *SlidingBucketsRule) Peek(st *slidingBucketsState, now int64) Fraction {
+	if st == nil {
+		return r.base.peekOn(nil, nil, now)
+	}
+	return r.base.peekOn(st, r.ringOf(st), now)
+}
+
+// Snapshot implements Rule: Slots lists the n slots oldest first (bucket
+// b-k … b), the oldest with weight (width-elapsed)/width. Before the first
+// window of the epoch the oldest starts are negative.
+func (r *SlidingBucketsRule) Snapshot(st *slidingBucketsState, now int64) State {
+	if st == nil {
+		return r.base.snapshotOn(nil, nil, now)
+	}
+	return r.base.snapshotOn(st, r.ringOf(st), now)
+}
+
+// Stats implements Rule: k+1 slots per key plus the newest bucket, the
+// running total, where the ring is and the remembered refusal.
+func (r *SlidingBucketsRule) Stats(keys int) Stats {
+	s := &r.base
+	return Stats{Keys: keys, Entries: int64(keys) * (s.n + 2), BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{}))}
+}
+
+// Absorb implements Rule: the request is counted in its own bucket,
+// advancing the ring first if that bucket is newer (as Decide does), and
+// dropped if its bucket has left the ring. That is the seed's raw add,
+// record, which the late rule refuses to use for admitting (it would charge
+// a late request at a fraction of its cost), but which is exact for a
+// request that passed elsewhere at its own instant: in the oldest slot it
+// weighs exactly as that bucket's own requests do, and a bucket that has
+// left the ring weighs in no decision from the newest bucket on.
+//
+// The ring's total saturates at 2^61/bucket width (see windowCountCap); a
+// request that would pass it is counted only up to it.
+func (r *SlidingBucketsRule) Absorb(st *slidingBucketsState, at, cost int64) {
+	if r.Never(cost) {
+		return
+	}
+	c := r.call(st)
+	ring := r.ringOf(st)
+	own := clampTime(at) / c.width
+	c.advance(st, ring, own)
+	if add := min(cost, windowCountCap(c.width)-st.total); add > 0 {
+		c.countIn(st, ring, own, add)
+	}
+	r.remember(st, &c)
+}
+
+// record is the seed's raw add: count events at now in their own bucket,
+// advancing the ring first; a bucket that has left the ring is dropped. It
+// checks no limit and exists so the seed's ring asserts can run as tests.
+func (r *SlidingBucketsRule) record(st *slidingBucketsState, now, count int64) {
+	c := r.call(st)
+	ring := r.ringOf(st)
+	own := clampTime(now) / c.width
+	c.advance(st, ring, own)
+	c.countIn(st, ring, own, count)
+	r.remember(st, &c)
 }
 
 // pos is the ring position of absolute bucket x (which may be negative
 // before the first window of the epoch).
-func (s *slidingBucketsPolicy) pos(x int64) int64 {
+func (s *bucketsCall) pos(x int64) int64 {
 	return ((x % s.n) + s.n) % s.n
 }
 
 // posOf is pos(x), remembering the last answer: the buckets a key is
 // decided in change every width ms, not every request.
-func (s *slidingBucketsPolicy) posOf(x int64) int64 {
+func (s *bucketsCall) posOf(x int64) int64 {
 	if x != s.lastPos.bucket {
 		s.lastPos = ringPos{x, s.pos(x)}
 	}
@@ -115,7 +315,7 @@ func (s *slidingBucketsPolicy) posOf(x int64) int64 {
 // advance moves the ring to bucket b > st.newest, zeroing the slots of the
 // buckets that left: at most n, all of them (the common case for a key
 // idle a window or more) without finding where the ring starts.
-func (s *slidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b int64) {
+func (s *bucketsCall) advance(st *slidingBucketsState, ring []int64, b int64) {
 	if b <= st.newest {
 		return
 	}
@@ -138,7 +338,7 @@ func (s *slidingBucketsPolicy) advance(st *slidingBucketsState, ring []int64, b 
 
 // view returns, without changing anything, the bucket the key is estimated
 // in at now, the elapsed ms in it, the oldest slot and the rest.
-func (s *slidingBucketsPolicy) view(st slidingBucketsState, ring []int64, now int64) (b, elapsed, oldest, rest int64) {
+func (s *bucketsCall) view(st slidingBucketsState, ring []int64, now int64) (b, elapsed, oldest, rest int64) {
 	b = now / s.width
 	if b < st.newest {
 		b, elapsed = st.newest, 0
@@ -157,37 +357,15 @@ func (s *slidingBucketsPolicy) view(st slidingBucketsState, ring []int64, now in
 	return b, elapsed, oldest, rest
 }
 
-func (s *slidingBucketsPolicy) estimate(oldest, rest, elapsed int64) (est, carried Fraction) {
+func (s *bucketsCall) estimate(oldest, rest, elapsed int64) (est, carried Fraction) {
 	weighted := oldest * (s.width - elapsed)
 	return Fraction{rest*s.width + weighted, s.width}, Fraction{weighted, s.width}
-}
-
-// Decide implements Policy.
-func (s *slidingBucketsPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	st := s.keys.find(key)
-	if st == nil {
-		if neverFits(cost, s.p.Limit) {
-			return s.unseenNever(now, cost)
-		}
-		st = s.add(key)
-	}
-	s.decideOn(st, s.ring(st.ring), now, cost, &d)
-	return d
-}
-
-// unseenNever is the decision for a request that can never be admitted on a
-// key never seen, which gets no ring for it.
-func (s *slidingBucketsPolicy) unseenNever(now, cost int64) Decision {
-	now = clampTime(now)
-	d := Decision{At: now, Estimate: Fraction{0, s.width}, Capacity: s.p.Limit, Cost: cost}
-	SlidingBucketsTerms{Elapsed: now % s.width, BucketMs: s.width, Carried: Fraction{0, s.width}}.fill(&d.Terms)
-	return refusedNever(d)
 }
 
 // decideOn is Decide on one key's state and ring, shared with the concurrent
 // form. It fills *d, which must be zero, and changes nothing for a request
 // that can never be admitted. It uses s.lastRetry.
-func (s *slidingBucketsPolicy) decideOn(st *slidingBucketsState, ring []int64, now, cost int64, d *Decision) {
+func (s *bucketsCall) decideOn(st *slidingBucketsState, ring []int64, now, cost int64, d *Decision) {
 	now = clampTime(now)
 	own := now / s.width
 	var b, elapsed, oldest, rest int64
@@ -237,7 +415,7 @@ func (s *slidingBucketsPolicy) decideOn(st *slidingBucketsState, ring []int64, n
 // cost is admitted. In bucket b+j the oldest slot is bucket b-k+j and the
 // rest are buckets b-k+j+1 … b; inside each bucket the weighted term only
 // falls, so firstElapsed solves it. From bucket b+k+1 the ring is empty.
-func (s *slidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, cost int64) int64 {
+func (s *bucketsCall) retryAt(ring []int64, b, elapsed, oldest, rest, cost int64) int64 {
 	for j := int64(0); j <= s.k; j++ {
 		if e := firstElapsed(oldest, s.p.Limit-rest-cost, s.width, true); e < s.width {
 			if j == 0 {
@@ -258,13 +436,13 @@ func (s *slidingBucketsPolicy) retryAt(ring []int64, b, elapsed, oldest, rest, c
 // within one newest bucket the total only grows, with each admission. So a
 // key refused again and again in one bucket, the case a limiter must be
 // fastest at, walks no buckets and divides nothing.
-func (s *slidingBucketsPolicy) retry(st *slidingBucketsState, ring []int64, elapsed, oldest, rest, cost int64) int64 {
+func (s *bucketsCall) retry(st *slidingBucketsState, ring []int64, elapsed, oldest, rest, cost int64) int64 {
 	m := &s.lastRetry
 	b := st.newest
-	if m.ring != st.ring || m.newest != b || m.total != st.total || m.cost != cost {
+	if m.newest != b || m.total != st.total || m.cost != cost {
 		// Solved from elapsed 0, so the answer holds for any elapsed in b.
 		at := s.retryAt(ring, b, 0, oldest, rest, cost)
-		*m = bucketsRetry{ring: st.ring, newest: b, total: st.total, cost: cost, at: at}
+		*m = bucketsRetry{newest: b, total: st.total, cost: cost, at: at}
 	}
 	if m.at < (b+1)*s.width { // inside bucket b: not before now
 		return max(m.at, b*s.width+elapsed)
@@ -275,30 +453,14 @@ func (s *slidingBucketsPolicy) retry(st *slidingBucketsState, ring []int64, elap
 // bucketsRetry is a solved retry for one ring's contents and a cost. Its
 // zero value solves nothing: cost is never 0.
 type bucketsRetry struct {
-	ring                int32
 	newest, total, cost int64
 	at                  int64 // retryAt from elapsed 0 in bucket newest
-}
-
-// Allow implements Policy: Decide's arithmetic and change of state, without
-// building the 168-byte explanation.
-func (s *slidingBucketsPolicy) Allow(key Key, now, cost int64) Verdict {
-	if neverFits(cost, s.p.Limit) {
-		return Verdict{Never: true} // and changes nothing, like Decide
-	}
-	st := s.keys.atHome(key)
-	if st == nil {
-		if st = s.keys.find(key); st == nil {
-			st = s.add(key)
-		}
-	}
-	return s.allowOn(st, s.ring(st.ring), now, cost)
 }
 
 // allowOn is Allow on one key's state and ring, for a request that fits
 // (cost in [1, limit]), shared with the concurrent form. It uses s.clock,
 // s.lastPos and s.lastRetry.
-func (s *slidingBucketsPolicy) allowOn(st *slidingBucketsState, ring []int64, now, cost int64) Verdict {
+func (s *bucketsCall) allowOn(st *slidingBucketsState, ring []int64, now, cost int64) Verdict {
 	now = clampTime(now)
 	own, elapsed := s.clock.split(now)
 	if own-st.newest >= s.n {
@@ -339,39 +501,9 @@ func (s *slidingBucketsPolicy) allowOn(st *slidingBucketsState, ring []int64, no
 	return Verdict{RetryAfterMs: s.retry(st, ring, elapsed, oldest, rest, cost) - now}
 }
 
-// add allocates the state and the ring of a new key.
-func (s *slidingBucketsPolicy) add(key Key) *slidingBucketsState {
-	i := int32(s.keys.len())
-	s.slots = slices.Grow(s.slots, int(s.n))
-	s.slots = s.slots[:len(s.slots)+int(s.n)]
-	clear(s.ring(i))
-	st := s.keys.insert(key)
-	st.ring = i
-	return st
-}
-
-// record is the seed's raw add: count events at now in their own bucket,
-// advancing the ring first; a bucket that has left the ring is dropped. It
-// checks no limit and exists so the seed's ring asserts can run as tests.
-func (s *slidingBucketsPolicy) record(key Key, now, count int64) {
-	st, ring, own := s.advanced(key, clampTime(now))
-	s.countIn(st, ring, own, count)
-}
-
-// advanced finds (or adds) key's state and advances its ring to the
-// bucket of now, which must be clamped, returning that bucket.
-func (s *slidingBucketsPolicy) advanced(key Key, now int64) (st *slidingBucketsState, ring []int64, own int64) {
-	if st = s.keys.find(key); st == nil {
-		st = s.add(key)
-	}
-	ring, own = s.ring(st.ring), now/s.width
-	s.advance(st, ring, own)
-	return st, ring, own
-}
-
 // countIn adds count to bucket own of an advanced ring, unless that bucket
 // has left it.
-func (s *slidingBucketsPolicy) countIn(st *slidingBucketsState, ring []int64, own, count int64) {
+func (s *bucketsCall) countIn(st *slidingBucketsState, ring []int64, own, count int64) {
 	s.lastRetry = bucketsRetry{} // a count may be anything here, so the total no longer names the contents
 	if st.newest-own < s.n {
 		ring[s.pos(own)] += count
@@ -379,17 +511,8 @@ func (s *slidingBucketsPolicy) countIn(st *slidingBucketsState, ring []int64, ow
 	}
 }
 
-// Peek implements Policy.
-func (s *slidingBucketsPolicy) Peek(key Key, now int64) Fraction {
-	st := s.keys.find(key)
-	if st == nil {
-		return s.peekOn(nil, nil, now)
-	}
-	return s.peekOn(st, s.ring(st.ring), now)
-}
-
 // peekOn is Peek of one key's state and ring; st nil is a key never seen.
-func (s *slidingBucketsPolicy) peekOn(st *slidingBucketsState, ring []int64, now int64) Fraction {
+func (s *bucketsCall) peekOn(st *slidingBucketsState, ring []int64, now int64) Fraction {
 	if st == nil {
 		return Fraction{0, s.width}
 	}
@@ -398,20 +521,9 @@ func (s *slidingBucketsPolicy) peekOn(st *slidingBucketsState, ring []int64, now
 	return est
 }
 
-// Snapshot implements Policy: Slots lists the n slots oldest first (bucket
-// b-k … b), the oldest with weight (width-elapsed)/width. Before the first
-// window of the epoch the oldest starts are negative.
-func (s *slidingBucketsPolicy) Snapshot(key Key, now int64) State {
-	st := s.keys.find(key)
-	if st == nil {
-		return s.snapshotOn(nil, nil, now)
-	}
-	return s.snapshotOn(st, s.ring(st.ring), now)
-}
-
 // snapshotOn is Snapshot of one key's state and ring; st nil is a key never
 // seen.
-func (s *slidingBucketsPolicy) snapshotOn(ps *slidingBucketsState, keyRing []int64, now int64) State {
+func (s *bucketsCall) snapshotOn(ps *slidingBucketsState, keyRing []int64, now int64) State {
 	now = clampTime(now)
 	var st slidingBucketsState
 	ring := make([]int64, s.n)
@@ -433,26 +545,6 @@ func (s *slidingBucketsPolicy) snapshotOn(ps *slidingBucketsState, keyRing []int
 		held.Slots = append(held.Slots, slot)
 	}
 	return State{Estimate: est, Capacity: s.p.Limit, Held: held}
-}
-
-// Stats implements Policy: k+1 slots per key plus the newest bucket and the
-// running total.
-func (s *slidingBucketsPolicy) Stats() Stats {
-	st := s.statsOf(s.keys.len())
-	st.HeapBytes = s.keys.heapBytes() + int64(cap(s.slots))*8
-	return st
-}
-
-// statsOf is Stats of keys keys, without the heap.
-func (s *slidingBucketsPolicy) statsOf(keys int) Stats {
-	return Stats{Keys: keys, Entries: int64(keys) * (s.n + 2), BytesPerKey: s.n*8 + int64(unsafe.Sizeof(slidingBucketsState{}))}
-}
-
-func (s *slidingBucketsPolicy) clone() Policy {
-	c := *s
-	c.keys = s.keys.clone()
-	c.slots = slices.Clone(s.slots)
-	return &c
 }
 
 // SlidingBucketsTerms are the numbers a sliding-buckets decision was
@@ -488,26 +580,3 @@ type SlidingBucketsHeld struct {
 
 // Policy implements Held.
 func (SlidingBucketsHeld) Policy() string { return SlidingBuckets }
-
-// Absorb implements Absorber: the request is counted in its own bucket,
-// advancing the ring first if that bucket is newer (as Decide does), and
-// dropped if its bucket has left the ring. That is the seed's raw add,
-// record, which the late rule refuses to use for admitting (it would charge
-// a late request at a fraction of its cost), but which is exact for a
-// request that passed elsewhere at its own instant: in the oldest slot it
-// weighs exactly as that bucket's own requests do, and a bucket that has
-// left the ring weighs in no decision from the newest bucket on.
-//
-// The ring's total saturates at 2^61/bucket width (see windowCountCap); a
-// request that would pass it is counted only up to it.
-func (s *slidingBucketsPolicy) Absorb(key Key, at, cost int64) {
-	if neverFits(cost, s.p.Limit) {
-		return
-	}
-	// One lookup and one advance: the cap needs the advanced total, and
-	// countIn then counts into the same ring.
-	st, ring, own := s.advanced(key, clampTime(at))
-	if add := min(cost, windowCountCap(s.width)-st.total); add > 0 {
-		s.countIn(st, ring, own, add)
-	}
-}

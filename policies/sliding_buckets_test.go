@@ -4,21 +4,55 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
+
+func init() {
+	var domain []Params
+	for limit := int64(1); limit <= 3; limit++ {
+		for _, kw := range [][2]int64{{1, 3}, {2, 4}, {3, 3}} {
+			domain = append(domain, Params{Limit: limit, WindowMs: kw[1], Buckets: kw[0]})
+		}
+	}
+	registerCase(SlidingBuckets, policyCase{
+		ruleDomain: domain, absorbsExactly: true,
+		checkRule: func(t *testing.T, label string, p Params) int {
+			n := p.Buckets + 1
+			ring := func(s slidingBucketsState) []int64 { return unsafe.Slice(s.ring, n) }
+			return checkRuleCopies(t, label, p, ruleCase[slidingBucketsState, *SlidingBucketsRule]{
+				build: NewSlidingBucketsRule,
+				copy: func(s slidingBucketsState) slidingBucketsState {
+					s.ring = &slices.Clone(ring(s))[0]
+					return s
+				},
+				view: func(s slidingBucketsState) any { return bucketsView{s.newest, s.total, ringView(ring(s))} },
+				ring: ring,
+			})
+		},
+	})
+}
 
 // seedRing builds the seed's SlidingCounter::new(nSlots, bucketNs) as
 // sliding-buckets: k = nSlots-1 buckets of bucketNs, so windowMs =
 // (nSlots-1)*bucketNs. The seed's ns are this package's ms.
-func seedRing(t *testing.T, nSlots, bucket, limit int64) *slidingBucketsPolicy {
+func seedRing(t *testing.T, nSlots, bucket, limit int64) *bucketsPolicy {
 	t.Helper()
-	return mustNew(t, SlidingBuckets, Params{Limit: limit, WindowMs: (nSlots - 1) * bucket, Buckets: nSlots - 1}).(*slidingBucketsPolicy)
+	return mustNew(t, SlidingBuckets, Params{Limit: limit, WindowMs: (nSlots - 1) * bucket, Buckets: nSlots - 1}).(*bucketsPolicy)
+}
+
+// bucketsPolicy is the policy New builds for sliding-buckets.
+type bucketsPolicy = slidingBucketsPolicy
+
+// record is the rule's record (the seed's raw add) on key's state.
+func record(pol *bucketsPolicy, key Key, at, count int64) {
+	pol.r.record(pol.add(key), at, count)
 }
 
 // TestSlidingBucketsSeedAsserts is the seed's main(), assert by assert: add
 // is record (no limit), estimate is Peek, allow is Decide with cost 1.
 func TestSlidingBucketsSeedAsserts(t *testing.T) {
 	const key = 1
-	estimate := func(t *testing.T, c *slidingBucketsPolicy, at int64, want Fraction) {
+	estimate := func(t *testing.T, c *bucketsPolicy, at int64, want Fraction) {
 		t.Helper()
 		if got := c.Peek(key, at); !sameFraction(got, want) {
 			t.Errorf("estimate(%d) = %v, want %v", at, got, want)
@@ -29,7 +63,7 @@ func TestSlidingBucketsSeedAsserts(t *testing.T) {
 		// 4 buckets of 10, 8 events in each.
 		c := seedRing(t, 4, 10, 1000)
 		for _, at := range []int64{5, 15, 25, 35} {
-			c.record(key, at, 8)
+			record(c, key, at, 8)
 		}
 		estimate(t, c, 35, frac(24*2+8, 2)) // oldest bucket half expired: 24 + 8*0.5
 		estimate(t, c, 40, Whole(24))       // bucket 0 gone, bucket 1 fully in
@@ -54,12 +88,12 @@ func TestSlidingBucketsSeedAsserts(t *testing.T) {
 
 	t.Run("late event goes to its own bucket, too old is dropped", func(t *testing.T) {
 		c := seedRing(t, 3, 10, 1000)
-		c.record(key, 25, 1)
-		c.record(key, 15, 1)
-		c.record(key, 5, 1) // bucket 0 is still in the ring
+		record(c, key, 25, 1)
+		record(c, key, 15, 1)
+		record(c, key, 5, 1) // bucket 0 is still in the ring
 		estimate(t, c, 25, frac(2*2+1, 2))
-		c.record(key, 35, 1)
-		c.record(key, 5, 1)                // bucket 0 is gone: dropped
+		record(c, key, 35, 1)
+		record(c, key, 5, 1)               // bucket 0 is gone: dropped
 		estimate(t, c, 35, frac(2*2+1, 2)) // buckets 3, 2 + half of 1
 	})
 }
@@ -129,9 +163,9 @@ func TestSlidingBuckets(t *testing.T) {
 }
 
 func TestSlidingBucketsSnapshotAndStats(t *testing.T) {
-	pol := mustNew(t, SlidingBuckets, Params{Limit: 100, WindowMs: 30, Buckets: 3}).(*slidingBucketsPolicy)
+	pol := mustNew(t, SlidingBuckets, Params{Limit: 100, WindowMs: 30, Buckets: 3}).(*bucketsPolicy)
 	for _, at := range []int64{5, 15, 25, 35} {
-		pol.record(1, at, 8)
+		record(pol, 1, at, 8)
 	}
 	got := pol.Snapshot(1, 37)
 	want := []Slot{
@@ -157,7 +191,7 @@ func TestSlidingBucketsSnapshotAndStats(t *testing.T) {
 	if !slices.Equal(got.Held.(SlidingBucketsHeld).Slots, want) {
 		t.Errorf("Snapshot(1, 52).Held.(SlidingBucketsHeld).Slots = %+v, want %+v", got.Held.(SlidingBucketsHeld).Slots, want)
 	}
-	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 6, BytesPerKey: 4*8 + 24}); got != want {
+	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 6, BytesPerKey: 4*8 + 40}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
 	}
 }
@@ -170,7 +204,7 @@ func TestSlidingBucketsRingTotal(t *testing.T) {
 	r := rand.New(rand.NewPCG(propertySeed, 43))
 	for scenario := range 200 {
 		p := randomParams(r, SlidingBuckets)
-		pol := mustNew(t, SlidingBuckets, p).(*slidingBucketsPolicy)
+		pol := mustNew(t, SlidingBuckets, p).(*bucketsPolicy)
 		for i, q := range traffic(r, p, 120, true) {
 			switch i % 3 {
 			case 0:
@@ -178,13 +212,13 @@ func TestSlidingBucketsRingTotal(t *testing.T) {
 			case 1:
 				pol.Allow(q.key, q.at, q.cost)
 			default:
-				pol.record(q.key, q.at, q.cost)
+				record(pol, q.key, q.at, q.cost)
 			}
 			st := pol.keys.find(q.key)
 			if st == nil {
 				continue // a first request that could never pass adds no key
 			}
-			ring := pol.ring(st.ring)
+			ring := pol.r.ringOf(st)
 			var sum int64
 			for _, c := range ring {
 				sum += c

@@ -11,11 +11,68 @@ var slidingCounterTag = termsTag(SlidingCounter)
 var slidingCounterInfo = Info{
 	Name: SlidingCounter, Human: "sliding counter", Options: []Option{ArithmeticOption}, Windows: true,
 	Words: []string{"counter"},
-	make:  func(p Params) Policy { return newSlidingCounter(p) },
-	rule:  func(p Policy) KeyRule { pol := p.(*slidingCounterPolicy); return newSlidingCounterRule(pol.p) },
+	make: func(p Params) Local {
+		return &slidingCounterPolicy{keyed: *newKeyed(newSlidingCounterRule(p)), window: newWindowClock(p.WindowMs)}
+	},
 }
 
-// slidingCounterPolicy is sliding-counter (vectors: testdata/sliding-counter-*.json):
+// slidingCounterPolicy is the policy New builds: keyed, with an Allow of
+// its own that finds the window with a clock of its own, calls the rule's
+// countsIn and admits itself, and remembers the last refusal solved.
+// Through keyed's Allow, which calls the rule through a dictionary and
+// inlines none of it, with the rule's shared clock and solving every
+// refusal, the hot key cost measurably more
+// (BenchmarkDecide/hot/sliding-counter-floor.Allow); TestRuleCopiesAgree
+// holds this Allow to the rule's Decide.
+type slidingCounterPolicy struct {
+	keyed[slidingCounterState, *SlidingCounterRule]
+	window windowClock
+	// lastRefusal is the last refusal solved, which the next ones usually
+	// repeat.
+	lastRefusal refusal
+}
+
+// Allow implements Policy.
+func (p *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
+	st := p.keys.atHome(key)
+	// A key refused again and again, the case a limiter must be fastest at,
+	// is answered by the refusal before it: same counts, same cost, same
+	// window, still before the first admitting instant. That takes no
+	// window arithmetic and stores only the new latest instant, which does
+	// not depend on the one loaded (now >= latest is a branch, not a
+	// select), so consecutive refusals do not wait on each other's store.
+	// A remembered cost passed Never, and a now that passes is in
+	// [0, MaxTime] (latest >= 0, until <= MaxTime+1), so both checks can
+	// come after.
+	if r := &p.lastRefusal; st != nil && now < r.until && r.start <= st.latest && st.latest <= now &&
+		st.previous == r.previous && st.current == r.current && cost == r.cost {
+		st.latest = now
+		return Verdict{RetryAfterMs: r.retryAt - now}
+	}
+	if p.r.Never(cost) {
+		return Verdict{Never: true} // and adds no key
+	}
+	now = clampTime(now)
+	if st == nil {
+		st = p.add(key)
+	}
+	at, _ := decideAt(now, st.latest)
+	start := p.window.startOf(at)
+	previous, current := p.r.countsIn(*st, start)
+	if !p.r.admits(previous, current, at-start, cost) {
+		*st = slidingCounterState{latest: at, previous: previous, current: current}
+		return Verdict{RetryAfterMs: p.r.solveRefusal(&p.lastRefusal, start, previous, current, cost) - now}
+	}
+	*st = slidingCounterState{latest: at, previous: previous, current: current + cost}
+	return Verdict{Allowed: true}
+}
+
+// Clone implements Local.
+func (p *slidingCounterPolicy) Clone() Local {
+	return &slidingCounterPolicy{*p.cloneKeyed(), p.window, p.lastRefusal}
+}
+
+// SlidingCounterRule is sliding-counter (vectors: testdata/sliding-counter-*.json):
 // counts for the current epoch-aligned window and the previous one, the
 // previous count fading out linearly as the current window fills.
 //
@@ -42,14 +99,11 @@ var slidingCounterInfo = Info{
 //
 // Each key holds three integers: its latest instant (which names its current
 // window), previous and current. Keys are never forgotten.
-type slidingCounterPolicy struct {
-	p      Params
-	exact  bool
-	keys   keyTable[slidingCounterState]
-	window windowClock
-	// lastRefusal is the last refusal solved, which the next ones usually
-	// repeat (see retryAt and Allow).
-	lastRefusal refusal
+type SlidingCounterRule struct {
+	flatState[slidingCounterState]
+	p     Params
+	exact bool
+	clock *sharedClock
 }
 
 type slidingCounterState struct {
@@ -58,28 +112,44 @@ type slidingCounterState struct {
 	current  int64
 }
 
-func newSlidingCounter(p Params) *slidingCounterPolicy {
-	return &slidingCounterPolicy{p: p, exact: p.Arithmetic == Exact, keys: newKeyTable[slidingCounterState](),
-		window: newWindowClock(p.WindowMs)}
+// NewSlidingCounterRule is sliding-counter's rule, its parameters
+// validated as New does.
+func NewSlidingCounterRule(p Params) (*SlidingCounterRule, error) {
+	return ruleOf(SlidingCounter, p, newSlidingCounterRule)
+}
+
+func newSlidingCounterRule(p Params) *SlidingCounterRule {
+	return &SlidingCounterRule{p: p, exact: p.Arithmetic == Exact, clock: newSharedClock(p.WindowMs)}
 }
 
 // Name returns "sliding-counter".
-func (s *slidingCounterPolicy) Name() string { return SlidingCounter }
+func (s *SlidingCounterRule) Name() string { return SlidingCounter }
 
 // Params returns the parameters, with Arithmetic "" reported as Floor.
-func (s *slidingCounterPolicy) Params() Params { return s.p }
+func (s *SlidingCounterRule) Params() Params { return s.p }
+
+// Never implements Rule: a cost above the limit.
+func (s *SlidingCounterRule) Never(cost int64) bool { return neverFits(cost, s.p.Limit) }
+
+// startOf is the start of at's window, from the rule's clock.
+func (s *SlidingCounterRule) startOf(at int64) int64 {
+	clock := s.clock.load()
+	start := clock.startOf(at)
+	s.clock.keep(clock)
+	return start
+}
 
 // view moves the state to instant at >= st.latest and returns the window
 // start with the two counts there.
-func (s *slidingCounterPolicy) view(st slidingCounterState, at int64) (start, previous, current int64) {
-	start = s.window.startOf(at)
+func (s *SlidingCounterRule) view(st slidingCounterState, at int64) (start, previous, current int64) {
+	start = s.startOf(at)
 	previous, current = s.countsIn(st, start)
 	return start, previous, current
 }
 
 // countsIn is the previous and current counts in the window starting at
 // start, which holds an instant at or after st.latest.
-func (s *slidingCounterPolicy) countsIn(st slidingCounterState, start int64) (previous, current int64) {
+func (s *SlidingCounterRule) countsIn(st slidingCounterState, start int64) (previous, current int64) {
 	switch { // latest <= at: in at's window, the one before, or older
 	case st.latest >= start:
 		return st.previous, st.current
@@ -91,7 +161,7 @@ func (s *slidingCounterPolicy) countsIn(st slidingCounterState, start int64) (pr
 
 // estimate returns the weighted estimate and the carried part of previous at
 // elapsed ms into the window.
-func (s *slidingCounterPolicy) estimate(previous, current, elapsed int64) (est, carried Fraction) {
+func (s *SlidingCounterRule) estimate(previous, current, elapsed int64) (est, carried Fraction) {
 	w := s.p.WindowMs
 	weighted := previous * (w - elapsed)
 	if s.exact {
@@ -103,7 +173,7 @@ func (s *slidingCounterPolicy) estimate(previous, current, elapsed int64) (est, 
 
 // admits reports whether a request of cost passes against previous and
 // current at elapsed ms into the window.
-func (s *slidingCounterPolicy) admits(previous, current, elapsed, cost int64) bool {
+func (s *SlidingCounterRule) admits(previous, current, elapsed, cost int64) bool {
 	return admitsWeighted(previous, s.p.Limit-current-cost, s.p.WindowMs, elapsed, s.exact)
 }
 
@@ -151,25 +221,13 @@ func firstElapsed(previous, room, width int64, exact bool) int64 {
 	return e
 }
 
-// retryAt is the first instant after a refusal at start+elapsed at which the
-// same request is admitted, if nothing else arrives: later in this window,
-// in the next one (previous = today's current, current = 0) or at the start
-// of the one after, where both counts are zero and any cost <= limit passes.
-//
-// The solution depends only on the window, the counts and the cost, which a
-// refusal does not change, so the last one is remembered: a key refused
-// again and again, the case a limiter must be fastest at, then costs no
-// division.
-func (s *slidingCounterPolicy) retryAt(start, previous, current, cost int64) int64 {
-	if r := &s.lastRefusal; r.start != start || r.previous != previous || r.current != current || r.cost != cost {
-		return s.solveRefusal(start, previous, current, cost)
-	}
-	return s.lastRefusal.retryAt
-}
-
 // refusal is a solved refusal: a request of cost against previous and
 // current in the window at start is refused at every instant in
-// [start, until) and, if nothing else arrives, admitted again at retryAt.
+// [start, until) and, if nothing else arrives, admitted again at retryAt:
+// the first instant after it at which the same request is admitted, later
+// in this window, in the next one (previous = today's current, current =
+// 0) or at the start of the one after, where both counts are zero and any
+// cost <= limit passes.
 // until is at most the window's end, so an instant before it is in the
 // same window, and at most MaxTime+1 (MaxTime's window may end after it),
 // so such an instant needs no clamping. The zero value matches no request:
@@ -180,14 +238,14 @@ type refusal struct {
 	retryAt                 int64
 }
 
-// solveRefusal solves a refusal, remembers it and returns its retryAt.
+// solveRefusal solves a refusal into *r and returns its retryAt.
 // The admitting elapsed values in this window are [first, width] (first is
 // width or more when there are none), so the refusal holds until
 // start+first; the next window is solved only when this one has no
 // admitting instant, so the common case costs one division, not two.
 //
 //go:noinline
-func (s *slidingCounterPolicy) solveRefusal(start, previous, current, cost int64) int64 {
+func (s *SlidingCounterRule) solveRefusal(r *refusal, start, previous, current, cost int64) int64 {
 	w := s.p.WindowMs
 	first := firstElapsed(previous, s.p.Limit-current-cost, w, s.exact)
 	retryAt := start + first
@@ -200,34 +258,28 @@ func (s *slidingCounterPolicy) solveRefusal(start, previous, current, cost int64
 	// Field by field: a composite literal is built on the stack and copied
 	// 16 bytes at a time, and those loads wait for the 8-byte stores before
 	// them (store forwarding fails), which perf showed as half this call.
-	r := &s.lastRefusal
 	r.start, r.until = start, min(start+min(first, w), MaxTime+1)
 	r.previous, r.current, r.cost = previous, current, cost
 	r.retryAt = retryAt
 	return retryAt
 }
 
-// Decide implements Policy, filling its named result field by field (see
-// fixedWindowPolicy.Decide).
-func (s *slidingCounterPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	ps := s.keys.atHome(key)
-	if ps == nil {
-		ps = s.keys.find(key)
-	}
-	if ps != nil {
-		s.decideOn(ps, now, cost, &d)
-		return d
-	}
-	var st slidingCounterState
-	if s.decideOn(&st, now, cost, &d) {
-		*s.keys.insert(key) = st
-	}
+// Decide implements Rule, filling its named result field by field (see
+// GCRARule.Decide).
+func (s *SlidingCounterRule) Decide(st *slidingCounterState, now, cost int64) (d Decision) {
+	s.decideOn(st, now, cost, &d)
 	return d
 }
 
-// decideOn is Decide on one key's state, shared with the concurrent form
-// (see fixedWindowPolicy.decideOn). It uses s.window and s.lastRefusal.
-func (s *slidingCounterPolicy) decideOn(st *slidingCounterState, now, cost int64, d *Decision) bool {
+// Unseen implements Rule.
+func (s *SlidingCounterRule) Unseen(now, cost int64) Decision {
+	var st slidingCounterState
+	return s.Decide(&st, now, cost)
+}
+
+// decideOn fills *d, which must be zero, and reports whether it changed
+// st: a request that can never be admitted changes nothing.
+func (s *SlidingCounterRule) decideOn(st *slidingCounterState, now, cost int64, d *Decision) bool {
 	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
 	start, previous, current := s.view(*st, at)
@@ -245,86 +297,51 @@ func (s *slidingCounterPolicy) decideOn(st *slidingCounterState, now, cost int64
 		d.Allowed = true
 		current += cost
 	} else {
-		d.RetryAfterMs = s.retryAt(start, previous, current, cost) - now
+		var r refusal
+		d.RetryAfterMs = s.solveRefusal(&r, start, previous, current, cost) - now
 	}
 	*st = slidingCounterState{latest: at, previous: previous, current: current}
 	return true
 }
 
-// Allow implements Policy: Decide's arithmetic, without the explanation.
-func (s *slidingCounterPolicy) Allow(key Key, now, cost int64) Verdict {
-	st := s.keys.atHome(key)
-	// A key refused again and again, the case a limiter must be fastest at,
-	// is answered by the refusal before it: same counts, same cost, same
-	// window, still before the first admitting instant. That takes no
-	// window arithmetic and stores only the new latest instant, which does
-	// not depend on the one loaded (now >= latest is a branch, not a
-	// select), so consecutive refusals do not wait on each other's store.
-	// A remembered cost passed neverFits, and a now that passes is in
-	// [0, MaxTime] (latest >= 0, until <= MaxTime+1), so both checks can
-	// come after.
-	if r := &s.lastRefusal; st != nil && now < r.until && r.start <= st.latest && st.latest <= now &&
-		st.previous == r.previous && st.current == r.current && cost == r.cost {
-		st.latest = now
-		return Verdict{RetryAfterMs: r.retryAt - now}
-	}
-	if neverFits(cost, s.p.Limit) {
-		return Verdict{Never: true} // and adds no key
+// Allow implements Rule.
+func (s *SlidingCounterRule) Allow(st *slidingCounterState, now, cost int64) Verdict {
+	if s.Never(cost) {
+		return Verdict{Never: true}
 	}
 	now = clampTime(now)
-	if st == nil {
-		st = s.keys.insert(key)
-	}
 	at, _ := decideAt(now, st.latest)
 	start, previous, current := s.view(*st, at)
 	if !s.admits(previous, current, at-start, cost) {
 		*st = slidingCounterState{latest: at, previous: previous, current: current}
-		return Verdict{RetryAfterMs: s.solveRefusal(start, previous, current, cost) - now}
+		var r refusal
+		return Verdict{RetryAfterMs: s.solveRefusal(&r, start, previous, current, cost) - now}
 	}
 	*st = slidingCounterState{latest: at, previous: previous, current: current + cost}
 	return Verdict{Allowed: true}
 }
 
-// Peek implements Policy.
-func (s *slidingCounterPolicy) Peek(key Key, now int64) Fraction {
-	return s.peekOn(s.keys.get(key), now)
-}
-
-func (s *slidingCounterPolicy) peekOn(st slidingCounterState, now int64) Fraction {
+// Peek implements Rule.
+func (s *SlidingCounterRule) Peek(ps *slidingCounterState, now int64) Fraction {
+	st := valueOrZero(ps)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
 	est, _ := s.estimate(previous, current, at-start)
 	return est
 }
 
-// Snapshot implements Policy.
-func (s *slidingCounterPolicy) Snapshot(key Key, now int64) State {
-	return s.snapshotOn(s.keys.get(key), now)
-}
-
-func (s *slidingCounterPolicy) snapshotOn(st slidingCounterState, now int64) State {
+// Snapshot implements Rule.
+func (s *SlidingCounterRule) Snapshot(ps *slidingCounterState, now int64) State {
+	st := valueOrZero(ps)
 	at, _ := decideAt(clampTime(now), st.latest)
 	start, previous, current := s.view(st, at)
 	est, _ := s.estimate(previous, current, at-start)
 	return State{Estimate: est, Capacity: s.p.Limit, Held: SlidingCounterHeld{WindowStart: start, Previous: previous, Current: current}}
 }
 
-// Stats implements Policy: three integers per key.
-func (s *slidingCounterPolicy) Stats() Stats {
-	st := slidingCounterStats(s.keys.len())
-	st.HeapBytes = s.keys.heapBytes()
-	return st
-}
-
-// slidingCounterStats is Stats of keys keys, without the heap.
-func slidingCounterStats(keys int) Stats {
+// Stats implements Rule: three integers per key.
+func (*SlidingCounterRule) Stats(keys int) Stats {
 	return Stats{Keys: keys, Entries: 3 * int64(keys), BytesPerKey: int64(unsafe.Sizeof(slidingCounterState{}))}
-}
-
-func (s *slidingCounterPolicy) clone() Policy {
-	c := *s
-	c.keys = s.keys.clone()
-	return &c
 }
 
 // SlidingCounterTerms are the numbers a sliding-counter decision was
@@ -363,7 +380,7 @@ type SlidingCounterHeld struct {
 // Policy implements Held.
 func (SlidingCounterHeld) Policy() string { return SlidingCounter }
 
-// Absorb implements Absorber. A request at or after the key's latest
+// Absorb implements Rule. A request at or after the key's latest
 // instant moves the key there, as Decide does, and counts in the current
 // window. An earlier one counts in the window it arrived in, if the key
 // still holds it: in current when it is the latest instant's window, in
@@ -375,19 +392,18 @@ func (SlidingCounterHeld) Policy() string { return SlidingCounter }
 // current refuses as the true one would, and a saturated previous could
 // weigh less than the true one only near the end of a window longer than
 // about 25 minutes, after more than 10^12 permits were absorbed into it.
-func (s *slidingCounterPolicy) Absorb(key Key, at, cost int64) {
-	if neverFits(cost, s.p.Limit) {
+func (s *SlidingCounterRule) Absorb(st *slidingCounterState, at, cost int64) {
+	if s.Never(cost) {
 		return
 	}
 	at = clampTime(at)
 	limit := windowCountCap(s.p.WindowMs)
-	st := s.keys.insert(key)
 	if at >= st.latest {
 		_, previous, current := s.view(*st, at)
 		*st = slidingCounterState{latest: at, previous: previous, current: min(current+cost, limit)}
 		return
 	}
-	switch latest := s.window.startOf(st.latest); s.window.startOf(at) {
+	switch latest := s.startOf(st.latest); s.startOf(at) {
 	case latest:
 		st.current = min(st.current+cost, limit)
 	case latest - s.p.WindowMs:

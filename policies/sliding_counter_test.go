@@ -2,6 +2,21 @@ package policies
 
 import "testing"
 
+func init() {
+	var domain []Params
+	for limit := int64(1); limit <= 4; limit++ {
+		for _, w := range []int64{1, 3, 4} {
+			domain = append(domain, Params{Limit: limit, WindowMs: w, Arithmetic: Floor}, Params{Limit: limit, WindowMs: w, Arithmetic: Exact})
+		}
+	}
+	registerCase(SlidingCounter, policyCase{
+		ruleDomain: domain, absorbsExactly: true,
+		checkRule: func(t *testing.T, label string, p Params) int {
+			return checkRuleCopies(t, label, p, flatCase(NewSlidingCounterRule))
+		},
+	})
+}
+
 func TestSlidingCounter(t *testing.T) {
 	floor := func(limit, window int64) Params { return Params{Limit: limit, WindowMs: window, Arithmetic: Floor} }
 	exact := func(limit, window int64) Params { return Params{Limit: limit, WindowMs: window, Arithmetic: Exact} }

@@ -1,9 +1,6 @@
 package policies
 
-import (
-	"slices"
-	"unsafe"
-)
+import "unsafe"
 
 // SlidingLog is the policy's name in scenarios, URLs and JSON.
 const SlidingLog = "sliding-log"
@@ -14,11 +11,34 @@ var slidingLogTag = termsTag(SlidingLog)
 var slidingLogInfo = Info{
 	Name: SlidingLog, Human: "sliding log", Options: nil,
 	Words: []string{"log"},
-	make:  func(p Params) Policy { return newSlidingLog(p) },
-	rule:  func(p Policy) KeyRule { pol := p.(*slidingLogPolicy); return &SlidingLogRule{pol} },
+	make:  func(p Params) Local { return &slidingLogPolicy{*newKeyed(newSlidingLogRule(p))} },
 }
 
-// slidingLogPolicy is sliding-log (vectors: testdata/sliding-log-edges.json): the timestamp of
+// slidingLogPolicy is the policy New builds: keyed, with an Allow of its
+// own that calls the rule's allowOn itself. Through keyed's Allow, which
+// calls the rule through a dictionary, the hot key cost measurably more
+// (BenchmarkDecide/hot/sliding-log.Allow); TestRuleCopiesAgree holds this
+// Allow to the rule's Decide.
+type slidingLogPolicy struct {
+	keyed[slidingLogState, *SlidingLogRule]
+}
+
+// Allow implements Policy.
+func (p *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
+	if p.r.Never(cost) {
+		return Verdict{Never: true} // and adds nothing, like Decide
+	}
+	st := p.keys.atHome(key)
+	if st == nil {
+		st = p.add(key)
+	}
+	return p.r.allowOn(st, p.r.ring(st), now, cost)
+}
+
+// Clone implements Local.
+func (p *slidingLogPolicy) Clone() Local { return &slidingLogPolicy{*p.cloneKeyed()} }
+
+// SlidingLogRule is sliding-log (vectors: testdata/sliding-log-edges.json): the timestamp of
 // every admitted permit, in a ring of exactly limit int64 per key.
 //
 // The window at now is (now-windowMs, now], half-open at the far end: an
@@ -39,52 +59,58 @@ var slidingLogInfo = Info{
 //
 // Memory: the ring is allocated at its full size the first time a key is
 // decided, so Stats reports limit entries per key whether or not the key is
-// busy. Rings live in chunks of 1<<shift rings each, allocated as keys
-// arrive and never moved (see add). Keys are never forgotten.
-type slidingLogPolicy struct {
-	p      Params
-	keys   keyTable[slidingLogState]
-	chunks [][]int64 // ring i is in chunks[i>>shift], at (i&mask)*limit
-	shift  uint
-	mask   int32
+// busy. The key's ring is given to Fresh by the caller (keyed takes it from
+// chunks that never move). Keys are never forgotten.
+type SlidingLogRule struct {
+	p Params
 }
 
 type slidingLogState struct {
 	latest int64
-	head   int32 // ring position of the oldest live entry
-	count  int32 // entries held, live or not yet dropped
-	ring   int32 // which ring of times is the key's
+	head   int32  // ring position of the oldest live entry
+	count  int32  // entries held, live or not yet dropped
+	ring   *int64 // the first of the key's limit times
 }
 
-// chunkBytes is about how much of the rings one allocation holds: large
-// enough that the slice of chunks stays small (16 KB of headers at 1e6
-// keys of limit 100), small enough that the unused tail of the newest
-// chunk, the only memory held for no key, is a small part of a lane's.
-const chunkBytes = 64 << 10
-
-func newSlidingLog(p Params) *slidingLogPolicy {
-	var shift uint
-	for int64(2)<<shift*p.Limit*8 <= chunkBytes {
-		shift++
-	}
-	return &slidingLogPolicy{p: p, keys: newKeyTable[slidingLogState](), shift: shift, mask: 1<<shift - 1}
+// NewSlidingLogRule is sliding-log's rule, its parameters validated as New
+// does.
+func NewSlidingLogRule(p Params) (*SlidingLogRule, error) {
+	return ruleOf(SlidingLog, p, newSlidingLogRule)
 }
+
+func newSlidingLogRule(p Params) *SlidingLogRule { return &SlidingLogRule{p: p} }
 
 // Name returns "sliding-log".
-func (l *slidingLogPolicy) Name() string { return SlidingLog }
+func (l *SlidingLogRule) Name() string { return SlidingLog }
 
 // Params returns the parameters the policy was built with.
-func (l *slidingLogPolicy) Params() Params { return l.p }
+func (l *SlidingLogRule) Params() Params { return l.p }
 
-func (l *slidingLogPolicy) ring(i int32) []int64 {
-	n := l.p.Limit
-	j := int64(i & l.mask)
-	return l.chunks[i>>l.shift][j*n : (j+1)*n]
+// Never implements Rule: a cost above the limit.
+func (l *SlidingLogRule) Never(cost int64) bool { return neverFits(cost, l.p.Limit) }
+
+// RingLen implements Rule: limit times per key.
+func (l *SlidingLogRule) RingLen() int64 { return l.p.Limit }
+
+// Fresh implements Rule.
+func (l *SlidingLogRule) Fresh(ring []int64) slidingLogState {
+	return slidingLogState{ring: &ring[:l.p.Limit][0]}
 }
+
+// Clone implements Rule.
+func (l *SlidingLogRule) Clone(st *slidingLogState, ring []int64) slidingLogState {
+	c := *st
+	copy(ring, l.ring(st))
+	c.ring = &ring[:l.p.Limit][0]
+	return c
+}
+
+// ring is the key's ring of times.
+func (l *SlidingLogRule) ring(st *slidingLogState) []int64 { return unsafe.Slice(st.ring, l.p.Limit) }
 
 // live returns the head and count once the entries that have left the window
 // at instant at are dropped, without changing the ring.
-func (l *slidingLogPolicy) live(st slidingLogState, ring []int64, at int64) (head, count int32) {
+func (l *SlidingLogRule) live(st slidingLogState, ring []int64, at int64) (head, count int32) {
 	head, count = st.head, st.count
 	cutoff := at - l.p.WindowMs
 	for count > 0 && ring[head] <= cutoff {
@@ -98,13 +124,13 @@ func (l *slidingLogPolicy) live(st slidingLogState, ring []int64, at int64) (hea
 }
 
 // entry returns the ring entry j places after head.
-func (l *slidingLogPolicy) entry(ring []int64, head int32, j int64) int64 {
+func (l *SlidingLogRule) entry(ring []int64, head int32, j int64) int64 {
 	return ring[l.at(head, j)]
 }
 
 // at is the ring position j places after head, for j < limit: head + j is
 // then below 2*limit, so one subtraction wraps it, where a % would divide.
-func (l *slidingLogPolicy) at(head int32, j int64) int64 {
+func (l *SlidingLogRule) at(head int32, j int64) int64 {
 	i := int64(head) + j
 	if i >= l.p.Limit {
 		i -= l.p.Limit
@@ -112,22 +138,15 @@ func (l *slidingLogPolicy) at(head int32, j int64) int64 {
 	return i
 }
 
-// Decide implements Policy.
-func (l *slidingLogPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	st := l.keys.find(key)
-	if st == nil {
-		if neverFits(cost, l.p.Limit) {
-			return l.unseenNever(now, cost)
-		}
-		st = l.add(key)
-	}
-	l.decideOn(st, l.ring(st.ring), now, cost, &d)
+// Decide implements Rule.
+func (l *SlidingLogRule) Decide(st *slidingLogState, now, cost int64) (d Decision) {
+	l.decideOn(st, l.ring(st), now, cost, &d)
 	return d
 }
 
-// unseenNever is the decision for a request that can never be admitted on a
-// key never seen, which gets no ring for it.
-func (l *slidingLogPolicy) unseenNever(now, cost int64) Decision {
+// Unseen implements Rule: the decision for a request that can never be
+// admitted on a key never seen, which gets no ring for it.
+func (l *SlidingLogRule) Unseen(now, cost int64) Decision {
 	d := Decision{At: clampTime(now), Estimate: Whole(0), Capacity: l.p.Limit, Cost: cost}
 	SlidingLogTerms{}.fill(&d.Terms) // as decideOn names its terms before refusing
 	return refusedNever(d)
@@ -136,7 +155,7 @@ func (l *slidingLogPolicy) unseenNever(now, cost int64) Decision {
 // decideOn is Decide on one key's state and ring, shared with the concurrent
 // form. It fills *d, which must be zero, and changes nothing for a request
 // that can never be admitted.
-func (l *slidingLogPolicy) decideOn(st *slidingLogState, ring []int64, now, cost int64, d *Decision) {
+func (l *SlidingLogRule) decideOn(st *slidingLogState, ring []int64, now, cost int64, d *Decision) {
 	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
 	head, count := l.live(*st, ring, at)
@@ -168,7 +187,7 @@ func (l *slidingLogPolicy) decideOn(st *slidingLogState, ring []int64, now, cost
 
 // stamp writes at into the cost slots after the count held ones
 // (count + cost <= limit).
-func (l *slidingLogPolicy) stamp(ring []int64, head, count int32, cost, at int64) {
+func (l *SlidingLogRule) stamp(ring []int64, head, count int32, cost, at int64) {
 	i := l.at(head, int64(count))
 	for range cost {
 		ring[i] = at
@@ -178,26 +197,20 @@ func (l *slidingLogPolicy) stamp(ring []int64, head, count int32, cost, at int64
 	}
 }
 
-// Allow implements Policy: Decide's arithmetic and change of state, without
+// Allow implements Rule: Decide's arithmetic and change of state, without
 // building the 168-byte explanation. What remains is the log's own work:
 // dropping the expired entries, writing one timestamp per permit and, at
 // 1e6 keys, a second cache miss for the ring beside the table.
-func (l *slidingLogPolicy) Allow(key Key, now, cost int64) Verdict {
-	if neverFits(cost, l.p.Limit) {
-		return Verdict{Never: true} // and changes nothing, like Decide
+func (l *SlidingLogRule) Allow(st *slidingLogState, now, cost int64) Verdict {
+	if l.Never(cost) {
+		return Verdict{Never: true}
 	}
-	st := l.keys.atHome(key)
-	if st == nil {
-		if st = l.keys.find(key); st == nil {
-			st = l.add(key)
-		}
-	}
-	return l.allowOn(st, l.ring(st.ring), now, cost)
+	return l.allowOn(st, l.ring(st), now, cost)
 }
 
 // allowOn is Allow on one key's state and ring, for a request that fits
 // (cost in [1, limit]), shared with the concurrent form.
-func (l *slidingLogPolicy) allowOn(st *slidingLogState, ring []int64, now, cost int64) Verdict {
+func (l *SlidingLogRule) allowOn(st *slidingLogState, ring []int64, now, cost int64) Verdict {
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
 	var head, count int32
@@ -219,39 +232,16 @@ func (l *slidingLogPolicy) allowOn(st *slidingLogState, ring []int64, now, cost 
 	return Verdict{RetryAfterMs: l.entry(ring, head, int64(count)+cost-l.p.Limit-1) + l.p.WindowMs - now}
 }
 
-// add allocates the state and the full ring of a new key. Rings come in
-// fixed chunks that never move: one growing slice of all rings, grown by
-// append a quarter at a time, copied the rings some twenty times as a
-// hundred keys of limit 10,000 arrived (41 MB allocated for 8 MB of rings,
-// per lane), and that garbage, eight lanes a run, set the collector running
-// beside every page the server was answering; grown by doubling, it held
-// up to twice the rings' memory (1,783 B per key at 1e6 keys of limit 100,
-// where the rings are 800). A chunk wastes at most its own unused tail.
-func (l *slidingLogPolicy) add(key Key) *slidingLogState {
-	i := int32(l.keys.len())
-	if i&l.mask == 0 {
-		// Grown rather than made, so that cap says what the allocator
-		// really gave (a large object is whole 8 KB pages) and Stats
-		// can count it.
-		n := int(int64(l.mask+1) * l.p.Limit)
-		l.chunks = append(l.chunks, slices.Grow([]int64(nil), n)[:n])
-	}
-	st := l.keys.insert(key)
-	st.ring = i
-	return st
-}
-
-// Peek implements Policy: the entries inside the window at now.
-func (l *slidingLogPolicy) Peek(key Key, now int64) Fraction {
-	st := l.keys.find(key)
+// Peek implements Rule: the entries inside the window at now.
+func (l *SlidingLogRule) Peek(st *slidingLogState, now int64) Fraction {
 	if st == nil {
 		return l.peekOn(nil, nil, now)
 	}
-	return l.peekOn(st, l.ring(st.ring), now)
+	return l.peekOn(st, l.ring(st), now)
 }
 
 // peekOn is Peek of one key's state and ring; st nil is a key never seen.
-func (l *slidingLogPolicy) peekOn(st *slidingLogState, ring []int64, now int64) Fraction {
+func (l *SlidingLogRule) peekOn(st *slidingLogState, ring []int64, now int64) Fraction {
 	if st == nil {
 		return Whole(0)
 	}
@@ -260,19 +250,18 @@ func (l *slidingLogPolicy) peekOn(st *slidingLogState, ring []int64, now int64) 
 	return Whole(int64(count))
 }
 
-// Snapshot implements Policy: Log holds the timestamps inside the window,
+// Snapshot implements Rule: Log holds the timestamps inside the window,
 // oldest first.
-func (l *slidingLogPolicy) Snapshot(key Key, now int64) State {
-	st := l.keys.find(key)
+func (l *SlidingLogRule) Snapshot(st *slidingLogState, now int64) State {
 	if st == nil {
 		return l.snapshotOn(nil, nil, now)
 	}
-	return l.snapshotOn(st, l.ring(st.ring), now)
+	return l.snapshotOn(st, l.ring(st), now)
 }
 
 // snapshotOn is Snapshot of one key's state and ring; st nil is a key never
 // seen.
-func (l *slidingLogPolicy) snapshotOn(st *slidingLogState, ring []int64, now int64) State {
+func (l *SlidingLogRule) snapshotOn(st *slidingLogState, ring []int64, now int64) State {
 	held := SlidingLogHeld{Log: []int64{}}
 	s := State{Estimate: Whole(0), Capacity: l.p.Limit, Held: held}
 	if st == nil {
@@ -288,34 +277,10 @@ func (l *slidingLogPolicy) snapshotOn(st *slidingLogState, ring []int64, now int
 	return s
 }
 
-// Stats implements Policy: limit timestamps per key, plus its latest instant
-// and the ring's head and count.
-func (l *slidingLogPolicy) Stats() Stats {
-	s := l.statsOf(l.keys.len())
-	s.HeapBytes = l.keys.heapBytes() + l.heldRingBytes() + int64(cap(l.chunks))*int64(unsafe.Sizeof([]int64(nil)))
-	return s
-}
-
-// statsOf is Stats of keys keys, without the heap.
-func (l *slidingLogPolicy) statsOf(keys int) Stats {
+// Stats implements Rule: limit timestamps per key, plus its latest instant,
+// the ring's head and count, and where the ring is.
+func (l *SlidingLogRule) Stats(keys int) Stats {
 	return Stats{Keys: keys, Entries: int64(keys) * l.p.Limit, BytesPerKey: l.p.Limit*8 + int64(unsafe.Sizeof(slidingLogState{}))}
-}
-
-// heldRingBytes is the memory the chunks of rings hold, as allocated.
-func (l *slidingLogPolicy) heldRingBytes() int64 {
-	var b int64
-	for _, ch := range l.chunks {
-		b += int64(cap(ch)) * 8
-	}
-	return b
-}
-
-func (l *slidingLogPolicy) clone() Policy {
-	chunks := make([][]int64, len(l.chunks))
-	for c, ch := range l.chunks {
-		chunks[c] = slices.Clone(ch)
-	}
-	return &slidingLogPolicy{p: l.p, keys: l.keys.clone(), chunks: chunks, shift: l.shift, mask: l.mask}
 }
 
 // SlidingLogTerms are the numbers a sliding-log decision was computed from.
@@ -348,7 +313,7 @@ type SlidingLogHeld struct {
 // Policy implements Held.
 func (SlidingLogHeld) Policy() string { return SlidingLog }
 
-// Absorb implements Absorber: cost timestamps of at, merged into the log in
+// Absorb implements Rule: cost timestamps of at, merged into the log in
 // order, so that the log stays sorted and expiry from its head stays right
 // however late the report comes. A timestamp already outside the window at
 // the latest instant is dropped: no decision from then on counts it. A
@@ -361,16 +326,12 @@ func (SlidingLogHeld) Policy() string { return SlidingLog }
 // newest entry has left the window at t, and that entry is among the limit
 // newest. What a full ring reports as its count (Estimate, Terms.Count,
 // State.Log) is then limit, not the larger number inside the window.
-func (l *slidingLogPolicy) Absorb(key Key, at, cost int64) {
-	if neverFits(cost, l.p.Limit) {
+func (l *SlidingLogRule) Absorb(st *slidingLogState, at, cost int64) {
+	if l.Never(cost) {
 		return
 	}
 	at = clampTime(at)
-	st := l.keys.find(key)
-	if st == nil {
-		st = l.add(key)
-	}
-	ring := l.ring(st.ring)
+	ring := l.ring(st)
 	st.latest = max(st.latest, at)
 	head, count := l.live(*st, ring, st.latest)
 	st.head, st.count = head, count

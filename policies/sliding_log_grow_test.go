@@ -20,11 +20,12 @@ func TestSlidingLogGrowsItsRingsWithoutWaste(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newSlidingLog(Params{Limit: tt.limit, WindowMs: 1_000})
+			l := newKeyed(newSlidingLogRule(Params{Limit: tt.limit, WindowMs: 1_000}))
 			ringBytes := tt.limit * 8
-			chunk := int64(l.mask+1) * ringBytes
-			if chunk > chunkBytes && l.mask != 0 {
-				t.Fatalf("a chunk of %d rings is %d bytes, over %d", l.mask+1, chunk, chunkBytes)
+			perChunk := max(1, chunkBytes/ringBytes)
+			chunk := perChunk * ringBytes
+			if chunk > chunkBytes && perChunk != 1 {
+				t.Fatalf("a chunk of %d rings is %d bytes, over %d", perChunk, chunk, chunkBytes)
 			}
 			var made int64
 			seen := map[*int64]bool{}
@@ -32,7 +33,7 @@ func TestSlidingLogGrowsItsRingsWithoutWaste(t *testing.T) {
 				if d := l.Decide(Key(k), k, 1); !d.Allowed {
 					t.Fatalf("key %d: allowed = false, want true", k)
 				}
-				for _, ch := range l.chunks {
+				for _, ch := range l.rings.chunks {
 					if !seen[&ch[0]] {
 						seen[&ch[0]] = true
 						made += int64(cap(ch)) * 8
@@ -40,7 +41,7 @@ func TestSlidingLogGrowsItsRingsWithoutWaste(t *testing.T) {
 				}
 			}
 			var held int64
-			for _, ch := range l.chunks {
+			for _, ch := range l.rings.chunks {
 				held += int64(cap(ch)) * 8
 			}
 			if made != held {
@@ -48,7 +49,7 @@ func TestSlidingLogGrowsItsRingsWithoutWaste(t *testing.T) {
 			}
 			// Past the newest chunk's unused tail, the allocator rounds a
 			// large object up to whole 8 KB pages.
-			spare := chunk + int64(len(l.chunks))*8<<10
+			spare := chunk + int64(len(l.rings.chunks))*8<<10
 			if rings := tt.keys * ringBytes; held < rings || held-rings >= spare {
 				t.Errorf("%d keys' rings (%d bytes) held in %d bytes, want under one chunk and a page a chunk (%d) more", tt.keys, rings, held, spare)
 			}

@@ -3,7 +3,35 @@ package policies
 import (
 	"slices"
 	"testing"
+	"unsafe"
 )
+
+func init() {
+	var domain []Params
+	for limit := int64(1); limit <= 3; limit++ {
+		for _, w := range []int64{2, 3} {
+			if limit*w <= 6 { // limit 3 over 3 ms alone reaches 4,015 states
+				domain = append(domain, Params{Limit: limit, WindowMs: w})
+			}
+		}
+	}
+	registerCase(SlidingLog, policyCase{
+		ruleDomain: domain, absorbsExactly: true,
+		checkRule: func(t *testing.T, label string, p Params) int {
+			n := p.Limit
+			ring := func(s slidingLogState) []int64 { return unsafe.Slice(s.ring, n) }
+			return checkRuleCopies(t, label, p, ruleCase[slidingLogState, *SlidingLogRule]{
+				build: NewSlidingLogRule,
+				copy: func(s slidingLogState) slidingLogState {
+					s.ring = &slices.Clone(ring(s))[0]
+					return s
+				},
+				view: func(s slidingLogState) any { return logView{s.latest, s.head, s.count, ringView(ring(s))} },
+				ring: ring,
+			})
+		},
+	})
+}
 
 func TestSlidingLog(t *testing.T) {
 	tests := []struct {

@@ -11,14 +11,63 @@ var tokenBucketTag = termsTag(TokenBucket)
 var tokenBucketInfo = Info{
 	Name: TokenBucket, Human: "token bucket", Options: []Option{BurstOption},
 	Words: []string{"token", "bucket"},
-	make:  func(p Params) Policy { return newTokenBucket(p) },
-	rule: func(p Policy) KeyRule {
-		pol := p.(*tokenBucketPolicy)
-		return &TokenBucketRule{pol.p, tokenBucketPolicy{p: pol.p, capacity: pol.capacity}}
-	},
+	make:  func(p Params) Local { return &tokenBucketPolicy{keyed: *newKeyed(newTokenBucketRule(p))} },
 }
 
-// tokenBucketPolicy is token-bucket: a bucket of Burst permits (Burst 0
+// tokenBucketPolicy is the policy New builds: keyed, with an Allow of its
+// own that calls the rule's take itself and remembers the last refusal
+// solved. Through keyed's Allow, which calls the rule through a dictionary
+// and inlines none of it, and solving every refusal, the hot key cost
+// measurably more (BenchmarkDecide/hot/token-bucket.Allow);
+// TestRuleCopiesAgree holds this Allow to the rule's Decide.
+type tokenBucketPolicy struct {
+	keyed[tokenBucketState, *TokenBucketRule]
+	lastRetry tokenRetry
+}
+
+// tokenRetry is a solved retry for its refill line and cost. Its zero
+// value solves nothing: cost is never 0.
+type tokenRetry struct {
+	line, cost int64
+	at         int64
+}
+
+// Allow implements Policy.
+func (p *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
+	if p.r.Never(cost) {
+		return Verdict{Never: true} // and adds nothing, like Decide
+	}
+	st := p.keys.atHome(key)
+	if st == nil {
+		st = p.add(key)
+	}
+	now = clampTime(now)
+	at, _ := decideAt(now, st.latest)
+	if used, ok := p.r.take(st, at, cost); !ok {
+		return Verdict{RetryAfterMs: p.retryAt(at, used, cost) - now}
+	}
+	return Verdict{Allowed: true}
+}
+
+// retryAt is the rule's retryAt, remembered. A refusal means used was not
+// clamped at 0, so used = line - limit*at on one refill line, and the
+// instant, ⌈(line + cost*windowMs - capacity)/limit⌉, is the same for every
+// refusal on that line: a key refused again and again, the case a limiter
+// must be fastest at, then costs a multiplication and no division.
+func (p *tokenBucketPolicy) retryAt(at, used, cost int64) int64 {
+	line := at*p.r.p.Limit + used // < 2^62 + 2^60: at <= MaxTime, limit <= MaxLimit
+	if m := &p.lastRetry; m.line != line || m.cost != cost {
+		*m = tokenRetry{line: line, cost: cost, at: p.r.retryAt(at, used, cost)}
+	}
+	return p.lastRetry.at
+}
+
+// Clone implements Local.
+func (p *tokenBucketPolicy) Clone() Local {
+	return &tokenBucketPolicy{*p.cloneKeyed(), p.lastRetry}
+}
+
+// TokenBucketRule is token-bucket: a bucket of Burst permits (Burst 0
 // means Limit) that refills at Limit permits per windowMs and starts full.
 //
 // The arithmetic is in integers, in units of 1/windowMs of a permit: the
@@ -37,11 +86,10 @@ var tokenBucketInfo = Info{
 // Late rule: a now earlier than the key's latest instant is decided at that
 // latest instant (Decision.At, Decision.Late); RetryAfterMs is counted from
 // the caller's now. Keys are never forgotten.
-type tokenBucketPolicy struct {
-	p         Params
-	capacity  int64 // burst*windowMs units
-	keys      keyTable[tokenBucketState]
-	lastRetry tokenRetry
+type TokenBucketRule struct {
+	flatState[tokenBucketState]
+	p        Params
+	capacity int64 // burst*windowMs units
 }
 
 type tokenBucketState struct {
@@ -49,69 +97,53 @@ type tokenBucketState struct {
 	used   int64 // units in use at latest: burst*windowMs - tokens*windowMs
 }
 
-func newTokenBucket(p Params) *tokenBucketPolicy {
-	return &tokenBucketPolicy{p: p, capacity: p.Burst * p.WindowMs, keys: newKeyTable[tokenBucketState]()}
+// NewTokenBucketRule is token-bucket's rule, its parameters validated as
+// New does.
+func NewTokenBucketRule(p Params) (*TokenBucketRule, error) {
+	return ruleOf(TokenBucket, p, newTokenBucketRule)
+}
+
+func newTokenBucketRule(p Params) *TokenBucketRule {
+	return &TokenBucketRule{p: p, capacity: p.Burst * p.WindowMs}
 }
 
 // Name returns "token-bucket".
-func (t *tokenBucketPolicy) Name() string { return TokenBucket }
+func (t *TokenBucketRule) Name() string { return TokenBucket }
 
 // Params returns the parameters, with Burst 0 reported as Limit.
-func (t *tokenBucketPolicy) Params() Params { return t.p }
+func (t *TokenBucketRule) Params() Params { return t.p }
+
+// Never implements Rule: a cost above the burst.
+func (t *TokenBucketRule) Never(cost int64) bool { return neverFits(cost, t.p.Burst) }
 
 // used is the deficit in units at instant at >= st.latest.
-func (t *tokenBucketPolicy) used(st tokenBucketState, at int64) int64 {
+func (t *TokenBucketRule) used(st tokenBucketState, at int64) int64 {
 	return max(0, st.used-t.p.Limit*(at-st.latest))
 }
 
 // retryAt is the instant a refused request of cost, whose key holds used
 // units at instant at, is first admitted if nothing else arrives:
-// ⌈(used + cost*windowMs - capacity)/limit⌉ after at. A refusal means used
-// was not clamped at 0, so used = line - limit*at on one refill line, and
-// the instant is ⌈(line + cost*windowMs - capacity)/limit⌉, the same for
-// every refusal on that line: a key refused again and again, the case a
-// limiter must be fastest at, then costs a multiplication and no division.
-func (t *tokenBucketPolicy) retryAt(at, used, cost int64) int64 {
-	line := at*t.p.Limit + used // < 2^62 + 2^60: at <= MaxTime, limit <= MaxLimit
-	m := &t.lastRetry
-	if m.line != line || m.cost != cost {
-		t.solveRetry(line, cost)
-	}
-	return m.at
+// ⌈(used + cost*windowMs - capacity)/limit⌉ after at.
+func (t *TokenBucketRule) retryAt(at, used, cost int64) int64 {
+	return at + ceilDiv(used+cost*t.p.WindowMs-t.capacity, t.p.Limit)
 }
 
-// tokenRetry is a solved retryAt for its refill line and cost. Its zero
-// value solves nothing: cost is never 0.
-type tokenRetry struct {
-	line, cost int64
-	at         int64
-}
-
-func (t *tokenBucketPolicy) solveRetry(line, cost int64) {
-	t.lastRetry = tokenRetry{line: line, cost: cost, at: ceilDiv(line+cost*t.p.WindowMs-t.capacity, t.p.Limit)}
-}
-
-// Decide implements Policy, filling its named result field by field (see
-// fixedWindowPolicy.Decide).
-func (t *tokenBucketPolicy) Decide(key Key, now, cost int64) (d Decision) {
-	ps := t.keys.atHome(key)
-	if ps == nil {
-		ps = t.keys.find(key)
-	}
-	if ps != nil {
-		t.decideOn(ps, now, cost, &d)
-		return d
-	}
-	var st tokenBucketState
-	if t.decideOn(&st, now, cost, &d) {
-		*t.keys.insert(key) = st
-	}
+// Decide implements Rule, filling its named result field by field (see
+// GCRARule.Decide).
+func (t *TokenBucketRule) Decide(st *tokenBucketState, now, cost int64) (d Decision) {
+	t.decideOn(st, now, cost, &d)
 	return d
 }
 
-// decideOn is Decide on one key's state, shared with the concurrent form
-// (see fixedWindowPolicy.decideOn). It uses and fills t.lastRetry.
-func (t *tokenBucketPolicy) decideOn(st *tokenBucketState, now, cost int64, d *Decision) bool {
+// Unseen implements Rule.
+func (t *TokenBucketRule) Unseen(now, cost int64) Decision {
+	var st tokenBucketState
+	return t.Decide(&st, now, cost)
+}
+
+// decideOn fills *d, which must be zero, and reports whether it changed
+// st: a request that can never be admitted changes nothing.
+func (t *TokenBucketRule) decideOn(st *tokenBucketState, now, cost int64, d *Decision) bool {
 	now = clampTime(now)
 	at, late := decideAt(now, st.latest)
 	used := t.used(*st, at)
@@ -134,14 +166,10 @@ func (t *tokenBucketPolicy) decideOn(st *tokenBucketState, now, cost int64, d *D
 	return true
 }
 
-// Allow implements Policy: Decide's arithmetic, without the explanation.
-func (t *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
-	if neverFits(cost, t.p.Burst) {
+// Allow implements Rule.
+func (t *TokenBucketRule) Allow(st *tokenBucketState, now, cost int64) Verdict {
+	if t.Never(cost) {
 		return Verdict{Never: true}
-	}
-	st := t.keys.atHome(key)
-	if st == nil {
-		st = t.keys.insert(key)
 	}
 	now = clampTime(now)
 	at, _ := decideAt(now, st.latest)
@@ -153,9 +181,8 @@ func (t *tokenBucketPolicy) Allow(key Key, now, cost int64) Verdict {
 
 // take is Allow's change of state for a request that fits, decided at
 // instant at >= st.latest: it admits the request if the bucket holds its
-// cost, and reports the units in use before it. TokenBucketRule shares it;
-// it is small enough to be inlined into both.
-func (t *tokenBucketPolicy) take(st *tokenBucketState, at, cost int64) (used int64, ok bool) {
+// cost, and reports the units in use before it.
+func (t *TokenBucketRule) take(st *tokenBucketState, at, cost int64) (used int64, ok bool) {
 	used = t.used(*st, at)
 	if used+cost*t.p.WindowMs > t.capacity {
 		*st = tokenBucketState{latest: at, used: used}
@@ -165,41 +192,24 @@ func (t *tokenBucketPolicy) take(st *tokenBucketState, at, cost int64) (used int
 	return used, true
 }
 
-// Peek implements Policy: permits in use at now.
-func (t *tokenBucketPolicy) Peek(key Key, now int64) Fraction { return t.peekOn(t.keys.get(key), now) }
-
-func (t *tokenBucketPolicy) peekOn(st tokenBucketState, now int64) Fraction {
+// Peek implements Rule: permits in use at now.
+func (t *TokenBucketRule) Peek(ps *tokenBucketState, now int64) Fraction {
+	st := valueOrZero(ps)
 	at, _ := decideAt(clampTime(now), st.latest)
 	return Fraction{t.used(st, at), t.p.WindowMs}
 }
 
-// Snapshot implements Policy.
-func (t *tokenBucketPolicy) Snapshot(key Key, now int64) State {
-	return t.snapshotOn(t.keys.get(key), now)
-}
-
-func (t *tokenBucketPolicy) snapshotOn(st tokenBucketState, now int64) State {
+// Snapshot implements Rule.
+func (t *TokenBucketRule) Snapshot(ps *tokenBucketState, now int64) State {
+	st := valueOrZero(ps)
 	at, _ := decideAt(clampTime(now), st.latest)
 	used := t.used(st, at)
 	return State{Estimate: Fraction{used, t.p.WindowMs}, Capacity: t.p.Burst, Held: TokenBucketHeld{Tokens: Fraction{t.capacity - used, t.p.WindowMs}}}
 }
 
-// Stats implements Policy: two integers per key.
-func (t *tokenBucketPolicy) Stats() Stats {
-	s := tokenBucketStats(t.keys.len())
-	s.HeapBytes = t.keys.heapBytes()
-	return s
-}
-
-// tokenBucketStats is Stats of keys keys, without the heap.
-func tokenBucketStats(keys int) Stats {
+// Stats implements Rule: two integers per key.
+func (*TokenBucketRule) Stats(keys int) Stats {
 	return Stats{Keys: keys, Entries: 2 * int64(keys), BytesPerKey: int64(unsafe.Sizeof(tokenBucketState{}))}
-}
-
-func (t *tokenBucketPolicy) clone() Policy {
-	c := *t
-	c.keys = t.keys.clone()
-	return &c
 }
 
 // TokenBucketTerms are the numbers a token-bucket decision was computed
@@ -231,7 +241,7 @@ type TokenBucketHeld struct {
 // Policy implements Held.
 func (TokenBucketHeld) Policy() string { return TokenBucket }
 
-// Absorb implements Absorber: the request is charged at max(at, latest),
+// Absorb implements Rule: the request is charged at max(at, latest),
 // as the late rule decides, whether or not it fits. At or after the latest
 // instant that is what Decide does. Earlier, the bucket cannot know whether
 // it would have refilled to full between at and latest, which would have
@@ -242,11 +252,10 @@ func (TokenBucketHeld) Policy() string { return TokenBucket }
 //
 // The units in use saturate at lineCap, which changes no decision up to
 // MaxTime.
-func (t *tokenBucketPolicy) Absorb(key Key, at, cost int64) {
-	if neverFits(cost, t.p.Burst) {
+func (t *TokenBucketRule) Absorb(st *tokenBucketState, at, cost int64) {
+	if t.Never(cost) {
 		return
 	}
-	st := t.keys.insert(key)
 	at = max(clampTime(at), st.latest)
 	used := t.used(*st, at) + cost*t.p.WindowMs
 	*st = tokenBucketState{latest: at, used: min(used, lineCap(t.p.Limit, t.capacity)-at*t.p.Limit)}

@@ -57,8 +57,12 @@ type JoinURLs struct {
 // request's ("http", "localhost:8080"). Without a public URL the request's
 // host is used, unless it is a loopback or unspecified host, which no other
 // device can reach: then the machine's addresses from interfaceAddrs
-// (net.InterfaceAddrs in production) become candidates on the same port.
-func Resolve(public *url.URL, scheme, host, path string, interfaceAddrs func() ([]net.Addr, error)) (JoinURLs, error) {
+// (net.InterfaceAddrs in production) become candidates on the same port,
+// those the server listens on only. listen is the address the server is
+// bound to (-addr): unspecified (0.0.0.0 for IPv4 only, :: for every
+// address) or invalid (not known) offers every address; one address offers
+// that one; a loopback one offers none, and is ErrLoopbackOnly.
+func Resolve(public *url.URL, scheme, host, path string, listen netip.Addr, interfaceAddrs func() ([]net.Addr, error)) (JoinURLs, error) {
 	if !strings.HasPrefix(path, "/") {
 		return JoinURLs{}, fmt.Errorf("room: join path %q must start with /", path)
 	}
@@ -77,6 +81,10 @@ func Resolve(public *url.URL, scheme, host, path string, interfaceAddrs func() (
 	if !isLoopback(base.Hostname()) {
 		return JoinURLs{URL: scheme + "://" + host + path}, nil
 	}
+	listen = listen.Unmap()
+	if listen.IsLoopback() {
+		return JoinURLs{}, &LoopbackOnlyError{Listen: listen, Port: base.Port()}
+	}
 	addrs, err := interfaceAddrs()
 	if err != nil {
 		return JoinURLs{}, fmt.Errorf("room: listing the machine's network addresses: %w", err)
@@ -84,6 +92,9 @@ func Resolve(public *url.URL, scheme, host, path string, interfaceAddrs func() (
 	port := base.Port()
 	var out JoinURLs
 	for _, ip := range reachable(addrs) {
+		if !listensOn(listen, ip) {
+			continue
+		}
 		h := ip.String()
 		if port != "" {
 			h = net.JoinHostPort(h, port)
@@ -96,6 +107,17 @@ func Resolve(public *url.URL, scheme, host, path string, interfaceAddrs func() (
 		return out, ErrNoAddress
 	}
 	return out, nil
+}
+
+// listensOn reports whether a server bound to listen answers at ip.
+func listensOn(listen, ip netip.Addr) bool {
+	switch {
+	case !listen.IsValid() || listen == netip.IPv6Unspecified():
+		return true
+	case listen == netip.IPv4Unspecified():
+		return ip.Is4()
+	}
+	return listen == ip
 }
 
 // isLoopback reports whether host can only be reached from this machine.
@@ -158,3 +180,18 @@ func rank(ip netip.Addr) int {
 // ErrNoAddress is returned by Resolve when the server was opened through a
 // loopback host and the machine has no address another device could reach.
 var ErrNoAddress = errors.New("room: this machine has no network address other devices could reach: join a network, or start the server with -public-url")
+
+// LoopbackOnlyError is returned by Resolve when the server listens on a
+// loopback address only (-addr 127.0.0.1:8080): no phone can reach it, at
+// any of the machine's addresses.
+type LoopbackOnlyError struct {
+	Listen netip.Addr
+	Port   string
+}
+
+func (e *LoopbackOnlyError) Error() string {
+	port := cmp.Or(e.Port, "8080")
+	return fmt.Sprintf("room: phones cannot reach this server: it listens on %s only. "+
+		"Start it again with -addr :%s (every address of this machine), -addr <its address on the room's network>:%s, "+
+		"or -public-url <the address phones reach it at>", e.Listen, port, port)
+}

@@ -3,6 +3,7 @@ package room
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -44,6 +45,7 @@ func TestResolve(t *testing.T) {
 		name         string
 		public       bool
 		scheme, host string
+		listen       netip.Addr // invalid: not known, every address
 		addrs        func() ([]net.Addr, error)
 		wantURL      string
 		wantCands    []string
@@ -68,6 +70,18 @@ func TestResolve(t *testing.T) {
 			wantCands: []string{"http://192.168.1.20:8080/join/K7QXM", "http://172.17.0.1:8080/join/K7QXM",
 				"http://203.0.113.7:8080/join/K7QXM", "http://[2001:db8::5]:8080/join/K7QXM"}},
 		{name: "no network at all", scheme: "http", host: "localhost:8080", addrs: loopbackOnly, wantErr: "-public-url"},
+		{name: "listening on every address (::)", scheme: "http", host: "localhost:8080", listen: netip.IPv6Unspecified(), addrs: laptop,
+			wantCands: []string{"http://192.168.1.20:8080/join/K7QXM", "http://172.17.0.1:8080/join/K7QXM",
+				"http://203.0.113.7:8080/join/K7QXM", "http://[2001:db8::5]:8080/join/K7QXM"}},
+		{name: "listening on every IPv4 address (0.0.0.0) offers no IPv6 one", scheme: "http", host: "localhost:8080", listen: netip.IPv4Unspecified(), addrs: laptop,
+			wantCands: []string{"http://192.168.1.20:8080/join/K7QXM", "http://172.17.0.1:8080/join/K7QXM", "http://203.0.113.7:8080/join/K7QXM"}},
+		{name: "listening on one address offers that one", scheme: "http", host: "localhost:8080", listen: netip.MustParseAddr("172.17.0.1"), addrs: laptop,
+			wantCands: []string{"http://172.17.0.1:8080/join/K7QXM"}},
+		{name: "listening on 127.0.0.1 says phones cannot reach it, and how to fix it", scheme: "http", host: "localhost:8080", listen: netip.MustParseAddr("127.0.0.1"), addrs: mustNotList,
+			wantErr: "phones cannot reach this server: it listens on 127.0.0.1 only. Start it again with -addr :8080 (every address of this machine)"},
+		{name: "listening on ::1", scheme: "http", host: "[::1]:9000", listen: netip.MustParseAddr("::1"), addrs: mustNotList, wantErr: "-public-url"},
+		{name: "a public URL still wins when listening on loopback (behind a proxy)", public: true, scheme: "http", host: "localhost:8080", listen: netip.MustParseAddr("127.0.0.1"), addrs: mustNotList,
+			wantURL: "https://workshop.example/lab/join/K7QXM"},
 		{name: "listing fails", scheme: "http", host: "localhost:8080",
 			addrs: func() ([]net.Addr, error) { return nil, errors.New("boom") }, wantErr: "boom"},
 		{name: "a host header that is no host", scheme: "http", host: "evil.example/path", addrs: mustNotList, wantErr: "not a host name"},
@@ -79,7 +93,7 @@ func TestResolve(t *testing.T) {
 			if !tt.public {
 				p = nil
 			}
-			got, err := Resolve(p, tt.scheme, tt.host, "/join/K7QXM", tt.addrs)
+			got, err := Resolve(p, tt.scheme, tt.host, "/join/K7QXM", tt.listen, tt.addrs)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Resolve(%q) error = %v, want one saying %q", tt.host, err, tt.wantErr)
@@ -104,7 +118,7 @@ func TestResolveKeepsAtMostMaxCandidates(t *testing.T) {
 		}
 		return out, nil
 	}
-	got, err := Resolve(nil, "http", "localhost:8080", "/join/AB", many)
+	got, err := Resolve(nil, "http", "localhost:8080", "/join/AB", netip.Addr{}, many)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,9 @@ import (
 // Kind is what a question asks about the next step of the scenario.
 type Kind string
 
-// The kinds of question a room asks, each answered per lane asked about
-// (package ask holds what each means).
+// Kinds of question a room asks, named here for the code that asks them by
+// name; Kinds lists every one (ask.RoomKinds: wait, too), and package ask
+// holds what each means.
 const (
 	// KindAdmit: will the next request (client, cost, instant) be admitted?
 	// An answer value is 1 for admitted, 0 for refused.

@@ -70,7 +70,8 @@ func (es Errors) Field(field string) string {
 	return ""
 }
 
-// Decode reads one scenario of at most MaxBodyBytes from r and validates it.
+// Decode reads one scenario of at most MaxBodyBytes from r and validates it
+// as ParseRun does.
 // Every error it returns is an Errors value naming the field and the reason.
 func Decode(r io.Reader) (Scenario, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
@@ -80,7 +81,7 @@ func Decode(r io.Reader) (Scenario, error) {
 	if len(data) > MaxBodyBytes {
 		return Scenario{}, TooLarge()
 	}
-	return Parse(data)
+	return ParseRun(data)
 }
 
 // TooLarge is what Decode says of input over MaxBodyBytes; the web server
@@ -113,8 +114,17 @@ type wireRequest struct {
 	Probe bool   `json:"probe"`
 }
 
-// Parse decodes and validates one scenario held in memory.
-func Parse(data []byte) (Scenario, error) {
+// Parse decodes and validates one scenario held in memory. Its requests may
+// be left out: a lesson's or a link's scenario may be settings alone.
+func Parse(data []byte) (Scenario, error) { return parse(data, false) }
+
+// ParseRun is Parse for a scenario someone asked to run (simulate, POST
+// /api/simulate): its requests must be given, as a list ([] for none),
+// since a run of none answers nothing, which reads as success.
+func ParseRun(data []byte) (Scenario, error) { return parse(data, true) }
+
+// parse is Parse, refusing a scenario without requests when needRequests.
+func parse(data []byte, needRequests bool) (Scenario, error) {
 	var w wire
 	errs := decodeFields(data, &w, map[string]any{
 		"limit": &w.Limit, "windowMs": &w.WindowMs, "policy": &w.Policy,
@@ -122,6 +132,15 @@ func Parse(data []byte) (Scenario, error) {
 	})
 	if len(errs) == 1 && errs[0].Field == "" {
 		return Scenario{}, errs // not a JSON object at all
+	}
+	if dup := duplicateKeys(data); len(dup) > 0 {
+		errs = append(errs, dup...)
+	}
+	// Missing and null alike: wireList is nil for both. It is said with
+	// whatever else is wrong, so it does not count as a broken field.
+	var noRequests Errors
+	if needRequests && w.Requests == nil && errs.Field("requests") == "" {
+		noRequests = Errors{{"requests", "missing: give the list of requests, [] for none"}}
 	}
 	s := Scenario{}
 	if w.Limit != nil {
@@ -198,9 +217,10 @@ func Parse(data []byte) (Scenario, error) {
 		return Scenario{}, append(errs[:maxDecodeErrors], stoppedReading)
 	}
 	if broken {
-		return Scenario{}, errs
+		return Scenario{}, append(errs, noRequests...)
 	}
 	errs = append(errs, s.validate(w.Limit != nil, w.WindowMs != nil)...)
+	errs = append(errs, noRequests...)
 	if one != nil && len(errs) > 0 {
 		// validate speaks of the list; the person wrote the one policy,
 		// perhaps as a bare name that has no ".name" to point at.
@@ -300,19 +320,19 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 	errs = w.wireDeployment.read(&p.Deployment, errs)
 	for _, f := range []struct {
 		name, leftOut string
-		option        Option // "" for the settings every policy has
+		option        *policies.Option // nil for the settings every policy has
 		v, dst        *int64
 	}{
-		{"limit", "the scenario's limit", "", w.Limit, &p.Limit},
-		{"windowMs", "the scenario's window", "", w.WindowMs, &p.WindowMs},
-		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), BucketsOption, w.Buckets, &p.Buckets},
-		{"burst", "a burst equal to the limit", BurstOption, w.Burst, &p.Burst},
+		{"limit", "the scenario's limit", nil, w.Limit, &p.Limit},
+		{"windowMs", "the scenario's window", nil, w.WindowMs, &p.WindowMs},
+		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), &policies.BucketsOption, w.Buckets, &p.Buckets},
+		{"burst", "a burst equal to the limit", &policies.BurstOption, w.Burst, &p.Burst},
 	} {
 		switch {
 		case f.v == nil, errs.Field(f.name) != "": // left out, or mistyped and said so
-		case *f.v == 0 && f.option != "" && notTaken(w.Name, f.option) != "":
+		case *f.v == 0 && f.option != nil && notTaken(w.Name, *f.option) != "":
 			// "give at least 1" would be wrong advice: it takes none.
-			errs = append(errs, FieldError{f.name, notTaken(w.Name, f.option)})
+			errs = append(errs, FieldError{f.name, notTaken(w.Name, *f.option)})
 		case *f.v == 0:
 			errs = append(errs, FieldError{f.name, fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", f.name, f.leftOut)})
 		default:
@@ -462,28 +482,16 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		} else {
 			checkWindow(add, field+".windowMs", p.WindowMs)
 		}
-		if p.Arithmetic != "" {
-			if why := notTaken(p.Name, ArithmeticOption); why != "" {
-				add(field+".arithmetic", "%s", why)
+		for _, o := range policies.Options() {
+			if !o.Given(p.options()) {
+				continue
 			}
-		}
-		if p.Buckets != 0 {
-			if why := notTaken(p.Name, BucketsOption); why != "" {
-				add(field+".buckets", "%s", why)
-			}
-		}
-		if p.Burst != 0 {
-			if why := notTaken(p.Name, BurstOption); why != "" {
-				add(field+".burst", "%s", why)
+			if why := notTaken(p.Name, o); why != "" {
+				add(field+"."+o.Name, "%s", why)
 			}
 		}
 		if p.Burst < 0 || p.Burst > MaxLimit {
 			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", p.Burst, MaxLimit)
-		}
-		if p.Delay != 0 {
-			if why := notTaken(p.Name, DelayOption); why != "" {
-				add(field+".delay", "%s", why)
-			}
 		}
 		if p.Delay < 0 && int64(p.Delay) != policies.NoDelay || p.Delay > MaxLimit {
 			add(field+".delay", "%d is out of range (0 to the burst, or %q)", int64(p.Delay), policies.DelayOption.Word)
@@ -527,28 +535,16 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 
 // notTaken says why the policy name takes no option o, or "" if it does:
 // "only token-bucket and gcra take a burst", from the registry.
-func notTaken(name string, o Option) string {
-	if in, ok := policies.Lookup(name); ok && in.Takes(string(o)) {
+func notTaken(name string, o policies.Option) string {
+	if in, ok := policies.Lookup(name); ok && in.Takes(o.Name) {
 		return ""
 	}
-	takers := policies.Taking(string(o))
+	takers := policies.Taking(o.Name)
 	verb := "takes"
 	if len(takers) > 1 {
 		verb = "take"
 	}
-	return fmt.Sprintf("only %s %s %s", policies.JoinNames(takers), verb, optionNoun(o))
-}
-
-// optionNoun is how a sentence names option o: "an arithmetic", "buckets",
-// "a burst".
-func optionNoun(o Option) string {
-	switch o {
-	case ArithmeticOption:
-		return "an arithmetic"
-	case BucketsOption:
-		return "buckets"
-	}
-	return "a " + string(o)
+	return fmt.Sprintf("only %s %s %s", policies.JoinNames(takers), verb, o.Noun)
 }
 
 func checkLimit(add func(string, string, ...any), field string, v int64) {

@@ -152,7 +152,7 @@ func TestParseRejectsBadDeploymentNamingTheField(t *testing.T) {
 		{"route on one server", lane(`"nodes": 1, "route": "key"`), "policies[1].route", "applies to several servers only"},
 		{"skew on one server", lane(`"skewMs": [300]`), "policies[1].skewMs", "applies to several servers only"},
 		{"the one policy", `{"limit": 5, "windowMs": 1000, "policy": {"name": "gcra", "nodes": 99}}`, "policy.nodes", "out of range"},
-		{"too many instances", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "gcra", "nodes": 16}, {"name": "gcra", "nodes": 16}]}`, "policies", "hold 36 policies across their nodes"},
+		{"too many instances", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "gcra", "nodes": 16}, {"name": "gcra", "nodes": 16}, {"name": "gcra", "nodes": 16}]}`, "policies", "hold 54 policies across their nodes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func ReplayLane(ctx context.Context, s Scenario, lane int, h Hooks) (policies.Po
 // (the playground does, per lane) decides only the entries appended since,
 // instead of every request from the first.
 type LaneReplay struct {
-	pol    policies.Policy
+	pol    policies.Local
 	lane   int
 	params policies.Params
 	deploy Deployment
@@ -63,8 +63,9 @@ type LaneReplay struct {
 	// request any node admitted, at its real instant, so that its count
 	// shows what passed across the nodes against the one limit.
 	cl      *cluster.Cluster
-	entries int // scenario entries decided; -1 once spoiled
-	index   int // decisions made, after expanding count
+	entries int  // scenario entries decided; -1 once spoiled
+	fed     bool // decided requests given to Feed, not a scenario's
+	index   int  // decisions made, after expanding count
 	last    Request
 }
 
@@ -77,15 +78,12 @@ func StartLane(s Scenario, lane int) (*LaneReplay, error) {
 	}
 	spec := specs[lane]
 	params := spec.Params(s)
-	pol, err := policies.New(spec.Name, params)
+	pol, err := policies.NewLocal(spec.Name, params)
 	if err != nil {
 		return nil, err
 	}
 	r := &LaneReplay{pol: pol, lane: lane, params: params, deploy: spec.Deployment}
 	if spec.Several() {
-		if _, ok := pol.(policies.Absorber); !ok {
-			return nil, fmt.Errorf("scenario: %s cannot run on several servers", spec.Name)
-		}
 		if r.cl, err = cluster.New(spec.config(s)); err != nil {
 			return nil, err
 		}
@@ -112,58 +110,135 @@ func (r *LaneReplay) Continue(ctx context.Context, s Scenario, h Hooks) error {
 	switch {
 	case r.entries < 0:
 		return fmt.Errorf("scenario: the replay stopped with an error and cannot be continued")
+	case r.fed:
+		return fmt.Errorf("scenario: the replay was fed requests of its own and cannot continue a scenario")
 	case len(s.Requests) < r.entries || r.entries > 0 && s.Requests[r.entries-1] != r.last:
 		return fmt.Errorf("scenario: the replay has decided %d entries and the scenario does not begin with them", r.entries)
 	}
 	if specs := s.Specs(); r.lane >= len(specs) || specs[r.lane].Name != r.pol.Name() || specs[r.lane].Params(s) != r.params || specs[r.lane].Deployment != r.deploy {
 		return fmt.Errorf("scenario: lane %d's policy or settings changed since its replay started", r.lane)
 	}
-	pol := r.pol
 	for entry := r.entries; entry < len(s.Requests); entry++ {
 		req := s.Requests[entry]
 		name := req.KeyName()
 		key := KeyOf(name)
 		for range req.Count {
-			if r.index%checkEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					r.entries = -1
-					return err
-				}
-			}
 			d := Decision{Index: r.index, Entry: entry, At: req.At, Key: name, Cost: req.Cost, Probe: req.Probe}
-			if req.Probe {
-				d.Cost = 0
-			}
-			if h.Before != nil {
-				h.Before(pol, d)
-			}
-			deciding := pol
-			switch {
-			case req.Probe:
-				d.Estimate = pol.Peek(key, req.At)
-			case r.cl != nil:
-				c := r.cl.Decide(key, req.At, req.Cost)
-				d.Detail, d.Estimate, d.Nodes = c.Policy, c.Policy.Estimate, &c
-				if c.Policy.Allowed {
-					pol.(policies.Absorber).Absorb(key, req.At, req.Cost)
-				}
-				deciding = r.cl.Decider(c.Node)
-			default:
-				d.Detail = pol.Decide(key, req.At, req.Cost)
-				d.Estimate = d.Detail.Estimate
-			}
-			r.index++
-			if h.Annotate != nil {
-				h.Annotate(deciding, &d)
-			}
-			if h.After != nil {
-				if err := h.After(pol, d); err != nil {
-					r.entries = -1
-					return err
-				}
+			if err := r.decide(ctx, key, d, h); err != nil {
+				return err
 			}
 		}
 		r.entries, r.last = entry+1, req
+	}
+	return nil
+}
+
+// KeyedRequest is a request whose policy key the caller has chosen
+// already: package traffic interns a log's clients to small numbers, so
+// that thousands of clients never share a hashed key as names might.
+type KeyedRequest struct {
+	At   int64
+	Key  policies.Key
+	Cost int64
+}
+
+// Feed decides reqs, in their order, after the requests decided so far,
+// through the loop Continue uses: for a stream of requests too long to hold
+// as one scenario (an access log, decided chunk by chunk). Times may go
+// backwards; each policy's late rule decides such a request. A decision's
+// Entry is its index in reqs and its Key name is empty. A replay that has
+// been fed cannot Continue a scenario, whose entries it no longer matches.
+func (r *LaneReplay) Feed(ctx context.Context, reqs []KeyedRequest, h Hooks) error {
+	if r.entries < 0 {
+		return fmt.Errorf("scenario: the replay stopped with an error and cannot be continued")
+	}
+	for i, req := range reqs {
+		if err := r.decide(ctx, req.Key, Decision{Index: r.index, Entry: i, At: req.At, Cost: req.Cost}, h); err != nil {
+			return err
+		}
+	}
+	r.fed = true
+	return nil
+}
+
+// FeedVerdicts is Feed for a caller that needs only each request's verdict
+// (a sweep of an access log at many limits): admitted[i] is set to whether
+// reqs[i] was admitted (admitted is at least as long as reqs). On one
+// server it asks the policy's Allow, the same decision and change of state
+// as Decide without building the explanation (several times cheaper); on
+// several servers the cluster decides as in Feed. There are no hooks:
+// nothing may look at the policy between decisions.
+func (r *LaneReplay) FeedVerdicts(ctx context.Context, reqs []KeyedRequest, admitted []bool) error {
+	admitted = admitted[:len(reqs)]
+	if r.cl != nil {
+		return r.Feed(ctx, reqs, Hooks{After: func(_ policies.Policy, d Decision) error {
+			admitted[d.Entry] = d.Detail.Allowed
+			return nil
+		}})
+	}
+	if r.entries < 0 {
+		return fmt.Errorf("scenario: the replay stopped with an error and cannot be continued")
+	}
+	r.fed = true
+	pol := r.pol
+	for i, req := range reqs {
+		if r.index%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				r.entries = -1
+				return err
+			}
+		}
+		r.index++
+		admitted[i] = pol.Allow(req.Key, req.At, req.Cost).Allowed
+	}
+	return nil
+}
+
+// decide makes one decision d (its outcome not yet filled in) for key,
+// calling the hooks around it: the body of the one replay loop.
+func (r *LaneReplay) decide(ctx context.Context, key policies.Key, d Decision, h Hooks) error {
+	if r.index%checkEvery == 0 {
+		if err := ctx.Err(); err != nil {
+			r.entries = -1
+			return err
+		}
+	}
+	pol := r.pol
+	if d.Probe {
+		d.Cost = 0
+	}
+	if h.Before != nil {
+		h.Before(pol, d)
+	}
+	var deciding policies.Policy = pol
+	switch {
+	case d.Probe:
+		d.Estimate = pol.Peek(key, d.At)
+	case r.cl != nil:
+		c := r.cl.Decide(key, d.At, d.Cost)
+		d.Detail, d.Estimate, d.Nodes = c.Policy, c.Policy.Estimate, &c
+		if c.Policy.Allowed {
+			pol.Absorb(key, d.At, d.Cost)
+		}
+		deciding = r.cl.Decider(c.Node)
+	default:
+		d.Detail = pol.Decide(key, d.At, d.Cost)
+		d.Estimate = d.Detail.Estimate
+	}
+	r.index++
+	if h.Annotate != nil {
+		// A copy on the heap for the hook, so that d itself stays on the
+		// stack: taking d's address would allocate every decision.
+		note := new(Decision)
+		*note = d
+		h.Annotate(deciding, note)
+		d = *note
+	}
+	if h.After != nil {
+		if err := h.After(pol, d); err != nil {
+			r.entries = -1
+			return err
+		}
 	}
 	return nil
 }
@@ -181,9 +256,5 @@ func (r *LaneReplay) Next(key policies.Key, at, cost int64) (d policies.Decision
 		}
 		return c.Policy, &c, true
 	}
-	p, ok := policies.Clone(r.pol)
-	if !ok {
-		return policies.Decision{}, nil, false
-	}
-	return p.Decide(key, at, cost), nil, true
+	return r.pol.Clone().Decide(key, at, cost), nil, true
 }

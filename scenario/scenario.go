@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -13,11 +14,13 @@ import (
 
 // Bounds on what one scenario may ask for, so that a single call (a file, a
 // POST, a shared link) cannot exhaust memory or time. Sliding log holds limit
-// timestamps per key, so MaxLimit × MaxKeys × MaxPolicies × 8 bytes (64 MB)
-// is the worst a scenario can allocate.
+// timestamps per key, so MaxLimit × MaxKeys × MaxPolicies × 8 bytes (96 MB)
+// is the worst a scenario can allocate. MaxPolicies leaves room for a lane
+// of every registered policy, with each of a choice option's choices (the
+// lessons' comparison), and a few more.
 const (
 	MaxBodyBytes = 1 << 20 // bytes of scenario JSON
-	MaxPolicies  = 8
+	MaxPolicies  = 12
 	MaxRequests  = 10_000 // decisions per policy, after expanding count
 	MaxCount     = 10_000 // count on one request entry
 	MaxKeys      = 100    // distinct keys
@@ -30,7 +33,7 @@ const (
 	// several servers holds a policy per node, one for the reference
 	// server and one for the combined lane, so MaxInstances bounds their
 	// sum over the lanes (a one-server lane holds one): at most 3 times
-	// the policies 8 one-server lanes hold, 192 MB for sliding logs.
+	// the policies 12 one-server lanes hold, 288 MB for sliding logs.
 	MaxNodes = cluster.MaxNodes
 	// MaxSyncMs and MaxSkewMs are a year, as the window is; package
 	// cluster allows more.
@@ -183,33 +186,29 @@ type Request struct {
 // DefaultBuckets is k for sliding-buckets when a spec leaves it out.
 const DefaultBuckets = policies.DefaultBuckets
 
-// Params resolves the spec against the scenario's shared settings.
+// Params resolves the spec against the scenario's shared settings, with
+// the defaults of the options its policy takes (policies.Option.Resolve).
 func (p PolicySpec) Params(s Scenario) policies.Params {
-	out := policies.Params{
-		Limit:      s.Limit,
-		WindowMs:   s.WindowMs,
-		Arithmetic: p.Arithmetic,
-		Buckets:    p.Buckets,
-		Burst:      p.Burst,
-		Delay:      int64(p.Delay),
-	}
-	if p.Limit != 0 {
-		out.Limit = p.Limit
-	}
-	if p.WindowMs != 0 {
-		out.WindowMs = p.WindowMs
-	}
-	switch OptionOf(p.Name) {
-	case ArithmeticOption:
-		if out.Arithmetic == "" {
-			out.Arithmetic = policies.Floor
-		}
-	case BucketsOption:
-		if out.Buckets == 0 {
-			out.Buckets = DefaultBuckets
-		}
+	out := p.options()
+	out.Limit, out.WindowMs = cmp.Or(p.Limit, s.Limit), cmp.Or(p.WindowMs, s.WindowMs)
+	for _, o := range optionsOf(p.Name) {
+		o.Resolve(&out)
 	}
 	return out
+}
+
+// options is the spec's option fields as the fields of Params they set:
+// the one place where a spec's JSON fields meet the registry's options,
+// which everything else reads through (policies.Option.Of).
+func (p PolicySpec) options() policies.Params {
+	return policies.Params{Arithmetic: p.Arithmetic, Buckets: p.Buckets, Burst: p.Burst, Delay: int64(p.Delay)}
+}
+
+// optionsOf is the options the named policy takes, in the order forms show
+// them; none for a name the registry does not know.
+func optionsOf(name string) []policies.Option {
+	in, _ := policies.Lookup(name)
+	return in.Options
 }
 
 // Option names the one setting a policy takes besides its limit and
@@ -238,23 +237,22 @@ func OptionOf(name string) Option {
 // Label is a short human name that tells lanes apart: the policy name plus
 // whatever option or override distinguishes it.
 func (p PolicySpec) Label(s Scenario) string {
-	params := p.Params(s)
+	params, set := p.Params(s), p.options()
 	var b strings.Builder
 	b.WriteString(p.Name)
-	switch OptionOf(p.Name) {
-	case ArithmeticOption:
-		fmt.Fprintf(&b, " (%s)", params.Arithmetic)
-	case BucketsOption:
-		fmt.Fprintf(&b, " (k=%d)", params.Buckets)
-	case BurstOption:
+	// An option that always has a value is always shown (as it runs);
+	// one a policy derives when left out, only when the spec sets it.
+	var parts []string
+	for _, o := range optionsOf(p.Name) {
 		switch {
-		case p.Burst != 0 && p.Delay != 0:
-			fmt.Fprintf(&b, " (burst %d, %s)", p.Burst, p.Delay)
-		case p.Burst != 0:
-			fmt.Fprintf(&b, " (burst %d)", p.Burst)
-		case p.Delay != 0:
-			fmt.Fprintf(&b, " (%s)", p.Delay)
+		case o.Labelled():
+			parts = append(parts, o.Describe(o.Of(params)))
+		case o.Of(set) != 0:
+			parts = append(parts, o.Describe(o.Of(set)))
 		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
 	}
 	if p.Limit != 0 {
 		fmt.Fprintf(&b, " limit %d", p.Limit)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -203,6 +204,7 @@ func (s *Server) RefuseBusy(w http.ResponseWriter, r *http.Request, write func(s
 // fact, not thousands of log lines.
 type refusalLog struct {
 	interval time.Duration
+	what     string // the line's message; "" is "refused for capacity"
 
 	mu      sync.Mutex
 	last    time.Time
@@ -220,7 +222,7 @@ func (l *refusalLog) note(log *slog.Logger, r *http.Request) {
 	n := l.pending
 	l.pending, l.last = 0, now
 	l.mu.Unlock()
-	log.Warn("refused for capacity", "refusals", n, "since", l.interval, "last_path", r.URL.Path)
+	log.Warn(cmp.Or(l.what, "refused for capacity"), "refusals", n, "since", l.interval, "last_path", r.URL.Path)
 }
 
 // CrossSiteSubresource reports whether another site's page made the browser

@@ -117,15 +117,30 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 
 // limitBodies bounds every request body by scenario.MaxBodyBytes, the bound
 // of a scenario, so /api/simulate, /play/load and /exercises/{id} agree on
-// what is too large and no handler can be made to read more. A handler that
-// reads past it gets an *http.MaxBytesError: see BodyTooLarge.
-func limitBodies(next http.Handler) http.Handler {
+// what is too large and no handler can be made to read more; a path given
+// to AllowBody has its own bound. A handler that reads past it gets an
+// *http.MaxBytesError: see BodyTooLarge.
+func (s *Server) limitBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = http.MaxBytesReader(w, r.Body, scenario.MaxBodyBytes)
+			limit := int64(scenario.MaxBodyBytes)
+			if n, ok := s.bodyBounds[r.URL.Path]; ok {
+				limit = n
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// AllowBody bounds the bodies sent to path by n bytes instead of a
+// scenario's bound: for a feature taking uploads (web/traffic's logs).
+// Call it from a feature's SetupRoutes, before the server serves.
+func (s *Server) AllowBody(path string, n int64) {
+	if s.bodyBounds == nil {
+		s.bodyBounds = map[string]int64{}
+	}
+	s.bodyBounds[path] = n
 }
 
 // BodyTooLarge reports whether err comes from reading a body past

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -42,6 +43,10 @@ type Config struct {
 	// -public-url flag, checked by room.ParsePublicURL), for join links and
 	// QR codes. Empty means the request's own host (see room.JoinURLs).
 	PublicURL string
+	// Listen is the address the server listens on (serve's -addr, as
+	// bound), so that pages offer attendees only addresses it answers at.
+	// Nil means not known: every address of the machine.
+	Listen net.Addr
 	// Features add parts of the site after the built-in pages (home, health
 	// check, static files).
 	Features []Feature
@@ -89,7 +94,8 @@ type Server struct {
 	router  chi.Router
 	routes  map[string]bool // "METHOD pattern" of every route, for Allow
 
-	publicURL string // Config.PublicURL
+	publicURL string     // Config.PublicURL
+	listenIP  netip.Addr // Config.Listen's IP, or invalid
 
 	// closing is cancelled by EndStreams; NewSSE ties every stream to it.
 	closing    context.Context
@@ -103,10 +109,12 @@ type Server struct {
 	bodySlots      *semaphore.Weighted
 	bodyRead       time.Duration // Config.BodyReadTimeout
 	refusals       *refusalLog
+	outages        *refusalLog // answers given while the store is unreachable
 	trustedProxies []netip.Prefix
 	runTimeout     time.Duration
-	runStarting    func()        // tests: called as a replay begins
-	heartbeat      time.Duration // Config.StreamHeartbeat
+	runStarting    func()           // tests: called as a replay begins
+	heartbeat      time.Duration    // Config.StreamHeartbeat
+	bodyBounds     map[string]int64 // AllowBody's, by path; written before serving only
 
 }
 
@@ -142,6 +150,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		log:         log,
 		version:     cfg.Version,
 		publicURL:   cfg.PublicURL,
+		listenIP:    listenIP(cfg.Listen),
 		assets:      assets,
 		closing:     closing,
 		endStreams:  endStreams,
@@ -153,6 +162,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		bodySlots:   semaphore.NewWeighted(bodyReads),
 		bodyRead:    cmp.Or(cfg.BodyReadTimeout, BodyReadTimeout),
 		refusals:    &refusalLog{interval: 10 * time.Second},
+		outages:     &refusalLog{interval: 10 * time.Second, what: "answered 503: the store is unreachable"},
 
 		trustedProxies: cfg.TrustedProxies,
 		runTimeout:     RunTimeout,
@@ -160,7 +170,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), limitBodies, s.streamShares, s.getHead)
+	r.Use(s.logRequests, s.recoverPanics, securityHeaders, crossOrigin(), s.limitBodies, s.streamShares, s.getHead)
 	r.NotFound(s.NotFound)
 	r.MethodNotAllowed(s.methodNotAllowed)
 	s.router = r
@@ -190,6 +200,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // PublicURL is Config.PublicURL: where attendees reach the server, or "".
 func (s *Server) PublicURL() string { return s.publicURL }
+
+// ListenIP is the address the server is bound to (0.0.0.0 or :: for every
+// address of the machine), or an invalid Addr when not known.
+func (s *Server) ListenIP() netip.Addr { return s.listenIP }
+
+func listenIP(a net.Addr) netip.Addr {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(tcp.IP); ok {
+			return ip.Unmap()
+		}
+	}
+	return netip.Addr{}
+}
 
 // Log is the server's logger, for features.
 func (s *Server) Log() *slog.Logger { return s.log }
@@ -292,12 +315,21 @@ func (s *Server) getHead(next http.Handler) http.Handler {
 	})
 }
 
-// Fail logs err and answers with the plain 500 page. Visitors never see err.
+// Fail logs err and answers with the plain 500 page, or, when err is the
+// store being out of reach, with StoreUnreachablePage. Visitors never see err.
 // A request whose client has left (or that shutdown cancelled) is not a
 // failure of the server: it is logged at debug level and answered nothing.
 func (s *Server) Fail(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil {
 		s.log.Debug("request abandoned", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
+		return
+	}
+	if StoreUnreachable(err) {
+		// Not a failure of this server: the store is out of reach, and the
+		// visitor is told so in words, with 503 (and the log says it once
+		// per 10 s with a count, however many pages retry).
+		s.log.Debug("store unreachable", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))
+		s.StoreUnreachablePage(w, r)
 		return
 	}
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, slog.Any("error", err))

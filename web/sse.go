@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -244,6 +245,11 @@ func SSEReply(w http.ResponseWriter, r *http.Request, status int, problem string
 	if status != http.StatusOK {
 		w.Header().Set("X-Problem", Truncate(problem, 300))
 		w.Header().Set("Cache-Control", "no-store")
+		if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+			// A 503 always says when to try again: capacity refusals set
+			// their own, and any other is the store being out of reach.
+			w.Header().Set("Retry-After", strconv.Itoa(StoreRetryAfter))
+		}
 		w.WriteHeader(status)
 	}
 	return datastar.NewSSE(w, r)

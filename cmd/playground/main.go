@@ -4,7 +4,9 @@
 //	playground [serve] [-addr :8080]   start the web server (the default)
 //	playground simulate [--json] [--headers] [-redis URL] [FILE|-]
 //	playground check FILE|-            validate an exercise, print its computed answer
+//	playground traffic [flags] [FILE|-] replay an access log per client (docs/traffic.md)
 //	playground nats [-listen ADDR]     a NATS server for replicas of serve to share
+//	playground conform …               check an endpoint or a Redis script against a policy
 //	playground -h                      list the commands
 //
 // simulate decodes a scenario (package scenario), runs it through the
@@ -49,7 +51,10 @@ commands:
   simulate ` + simulateArgs + `
                              run a scenario through its policies and print the decisions
   check FILE|-               validate an exercise file and print its computed answer
+  traffic [flags] [FILE|-]   replay an access log through the policies: whom each would refuse, the limit to choose
   nats [-listen ADDR]        run the NATS server replicas of serve share (serve -nats nats://ADDR)
+  conform ` + conformArgs + `
+                             check an HTTP endpoint or a Redis script against a policy
 
 "playground COMMAND -h" describes a command and its flags.
 `
@@ -71,10 +76,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSimulate(args, stdin, stdout, stderr)
 	case "check":
 		return runCheck(args, stdin, stdout, stderr)
+	case "traffic":
+		return runTraffic(ctx, args, stdin, stdout, stderr)
 	case "nats":
 		return runNATS(ctx, args, stderr)
+	case "conform":
+		return runConform(ctx, args, stdout, stderr)
 	default:
-		return usagef("unknown command %q (want serve, simulate, check or nats)", cmd)
+		return usagef("unknown command %q (want serve, simulate, check, traffic, conform or nats)", cmd)
 	}
 }
 

@@ -107,3 +107,12 @@ func freeAddr(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// stop asks the process to shut down (SIGTERM, as a deploy or Ctrl-C
+// would) and waits for it to exit.
+func (p *process) stop() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	<-p.done
+}

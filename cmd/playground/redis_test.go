@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/windowlab/playground/internal/redistest"
+	"github.com/windowlab/playground/scenario"
 )
 
 var carParkLabels = []string{"fixed-window", "sliding-log", "sliding-counter (floor)", "sliding-counter (exact)", "sliding-buckets (k=6)", "token-bucket", "gcra"}
@@ -53,13 +55,38 @@ func TestSimulateRedisUnavailable(t *testing.T) {
 	srv := redistest.Start(t)
 	srv.Stop()
 	code, out, errOut := runCmd(t, "", "simulate", "-redis", "redis://"+srv.Addr, "../../lessons/scenarios/car-park.json")
-	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1, code, "a check that compared nothing must not pass; stderr: %s", errOut)
 	table, redisPart, ok := strings.Cut(out, "Redis at")
 	require.True(t, ok, out)
 	assert.Contains(t, table, "admitted", "the Go decisions are printed without Redis")
 	for _, label := range carParkLabels {
 		assert.Contains(t, redisPart, "  "+label+": Redis unavailable (")
 	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	assert.Contains(t, lines[len(lines)-1], "Redis at "+srv.Addr+" was unavailable", "said last")
+}
+
+// TestSimulateRedisDifferenceExitsOne: a decision Redis makes otherwise
+// than Go (here Go's answer is altered, as a broken script would alter
+// Redis's) fails the command, said after the lanes' lines.
+func TestSimulateRedisDifferenceExitsOne(t *testing.T) {
+	srv := redistest.Start(t)
+	data, err := os.ReadFile("../../lessons/scenarios/car-park.json")
+	require.NoError(t, err)
+	s, err := scenario.Parse(data)
+	require.NoError(t, err)
+	res, err := scenario.Run(s)
+	require.NoError(t, err)
+	d := &res.Results[1].Decisions[2]
+	d.Detail.Allowed = !d.Detail.Allowed
+	opts, err := parseRedisURL("redis://" + srv.Addr)
+	require.NoError(t, err)
+	var out strings.Builder
+	err = replayOnRedis(opts, s, res, &out)
+	require.Error(t, err, out.String())
+	assert.Contains(t, err.Error(), "decided lane "+res.Results[1].Label+" otherwise than Go")
+	assert.Contains(t, out.String(), "  "+res.Results[1].Label+": 1 of ")
+	assert.Contains(t, out.String(), "  "+res.Results[0].Label+": 10 decisions, all as in Go")
 }
 
 func TestSimulateRedisBadURLExitsTwo(t *testing.T) {

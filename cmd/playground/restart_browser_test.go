@@ -55,7 +55,7 @@ func TestBrowserRestartLosesNothing(t *testing.T) {
 
 	learner := browsertest.NewTab(t)
 	learner.Do(chromedp.Navigate(url + "/play"))
-	learner.WaitText(liveStatus, "Interactive parts: on")
+	learner.WaitText(liveStatus, "Live: connected")
 	learner.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	for i := range 3 {
 		learner.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
@@ -66,11 +66,11 @@ func TestBrowserRestartLosesNothing(t *testing.T) {
 
 	presenter := browsertest.NewTab(t)
 	presenter.Do(chromedp.EmulateViewport(1280, 720), chromedp.Navigate(url+"/play"))
-	presenter.WaitText(liveStatus, "Interactive parts: on")
+	presenter.WaitText(liveStatus, "Live: connected")
 	from := presenter.Location()
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
 	presenter.WaitNavigated(from)
-	presenter.WaitText(liveStatus, "Interactive parts: on")
+	presenter.WaitText(liveStatus, "Live: connected")
 	code := presenter.Text(`[data-testid="room-code"]`)
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-load-preset"]`)))
 	presenter.WaitText(`[data-testid="room-status"]`, "10 requests")
@@ -95,13 +95,13 @@ func TestBrowserRestartLosesNothing(t *testing.T) {
 	before := clockSeconds(t, learner, `[data-testid="clock"]`)
 	killedAt := time.Now()
 	srv.kill()
-	learner.WaitText(`[data-testid="connection"]`, "disconnected from the server")
+	learner.WaitText(`[data-testid="connection"]`, "Disconnected from the server")
 	time.Sleep(time.Second) // the playing clock moves on while the server is down
 	startServer(t, "-addr", addr, "-data", dir)
 
 	// The learner's page comes back to the same lanes, its clock moved on
 	// by the time that passed, and it still drives its session.
-	learner.WaitText(liveStatus, "Interactive parts: on")
+	learner.WaitText(liveStatus, "Live: connected")
 	waitMarks(t, learner, 3, "after the restart")
 	if !strings.Contains(learner.Text(`[data-testid="clock-state"]`), "playing") {
 		t.Errorf("after the restart the clock reads %q, want it still playing", learner.Text(`[data-testid="clock-state"]`))
@@ -115,12 +115,12 @@ func TestBrowserRestartLosesNothing(t *testing.T) {
 
 	// The room, its open question and its answer are back, and the
 	// presenter still presents: the reveal reaches the phone.
-	presenter.WaitText(liveStatus, "Interactive parts: on")
+	presenter.WaitText(liveStatus, "Live: connected")
 	if got := presenter.Text(`[data-testid="room-code"]`); got != code {
 		t.Errorf("after the restart the projector shows the code %q, want %q", got, code)
 	}
 	presenter.WaitText(`[data-testid="answered"]`, "1 answered")
-	phone.WaitText(liveStatus, "Interactive parts: on")
+	phone.WaitText(liveStatus, "Live: connected")
 	phone.WaitText(`[data-testid="room-mine"]`, "Sent.")
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)))
 	presenter.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
@@ -142,11 +142,11 @@ func TestBrowserReplicasShareARoom(t *testing.T) {
 
 	presenter := browsertest.NewTab(t)
 	presenter.Do(chromedp.EmulateViewport(1280, 720), chromedp.Navigate("http://"+a+"/play"))
-	presenter.WaitText(liveStatus, "Interactive parts: on")
+	presenter.WaitText(liveStatus, "Live: connected")
 	from := presenter.Location()
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
 	presenter.WaitNavigated(from)
-	presenter.WaitText(liveStatus, "Interactive parts: on")
+	presenter.WaitText(liveStatus, "Live: connected")
 	code := presenter.Text(`[data-testid="room-code"]`)
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="room-load-preset"]`)))
 	presenter.WaitText(`[data-testid="room-status"]`, "10 requests")

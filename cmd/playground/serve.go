@@ -23,6 +23,7 @@ import (
 	webplay "github.com/windowlab/playground/web/play"
 	webroom "github.com/windowlab/playground/web/room"
 	"github.com/windowlab/playground/web/simulate"
+	webtraffic "github.com/windowlab/playground/web/traffic"
 )
 
 // shutdownTimeout bounds how long the server waits for requests in flight
@@ -101,13 +102,15 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		defer rdb.Close()
 		playOpts.Redis = onredis.NewMirror(rdb, log)
 	}
-	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted,
-		Features: []web.Feature{simulate.API(), webplay.PlaygroundWith(st.sessions, playOpts, roomsFeature), weblessons.Lessons(lib, set), roomsFeature}}, log)
+	// Bound before the site is built, so that its pages know which of the
+	// machine's addresses it answers at (the projector's join address).
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-
-	ln, err := net.Listen("tcp", *addr)
+	defer ln.Close() // Serve closes it too; this covers a failure before
+	site, err := web.New(web.Config{DatastarPath: *bundle, Version: version(), PublicURL: *publicURL, TrustedProxies: trusted, Listen: ln.Addr(),
+		Features: []web.Feature{simulate.API(), webtraffic.Feature(), webplay.PlaygroundWith(st.sessions, playOpts, roomsFeature), weblessons.Lessons(lib, set), roomsFeature}}, log)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newFlagSet("simulate", simulateArgs, "Run a scenario (a file, or standard input for - or no FILE) through its\npolicies and print every decision side by side.\n\n"+policyHelp(), stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	withHeaders := fs.Bool("headers", false, "also give each decision's response headers, as a server enforcing the policy would send them: the status, Retry-After on a refusal, Server-Timing on a queued request, and the RateLimit-Policy and RateLimit fields of draft-ietf-httpapi-ratelimit-headers (after the table, one policy after another; with --json a \"headers\" object in each decision). On several servers they are the deciding node's")
-	redisURL := fs.String("redis", "", "also decide every request through each policy's Redis script at this URL (redis://host:port) and say where it differs from Go; with --json this goes to standard error")
+	redisURL := fs.String("redis", "", "also decide every request through each policy's Redis script at this URL (redis://host:port) and say where it differs from Go; with --json this goes to standard error. Exits 1 when Redis cannot be asked or any decision differs")
 	if err := fs.Parse(args); err != nil {
 		return flagError(err)
 	}
@@ -71,11 +71,14 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 			return err
 		}
 		if redisOpts != nil {
-			replayOnRedis(redisOpts, s, res, stderr)
+			return replayOnRedis(redisOpts, s, res, stderr)
 		}
 		return nil
 	}
 	if err := explain.Table(stdout, res); err != nil {
+		return fmt.Errorf("writing table: %w", err)
+	}
+	if err := explain.TableLegend(stdout, res); err != nil {
 		return fmt.Errorf("writing table: %w", err)
 	}
 	if *withHeaders {
@@ -84,7 +87,7 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		}
 	}
 	if redisOpts != nil {
-		replayOnRedis(redisOpts, s, res, stdout)
+		return replayOnRedis(redisOpts, s, res, stdout)
 	}
 	return nil
 }

@@ -17,6 +17,9 @@ func headerBlocks(t *testing.T, out string) map[string][][]scenario.Header {
 	t.Helper()
 	blocks := map[string][][]scenario.Header{}
 	_, after, ok := strings.Cut(out, "\n\n")
+	if strings.HasPrefix(after, "In brackets") { // the table's legend
+		_, after, ok = strings.Cut(after, "\n\n")
+	}
 	if !ok {
 		t.Fatalf("no headers after the table:\n%s", out)
 	}

@@ -22,6 +22,12 @@ func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 	return code, out.String(), errOut.String()
 }
 
+// tableLines is simulate's table, its legend left out.
+func tableLines(out string) []string {
+	table, _, _ := strings.Cut(out, "\n\nIn brackets")
+	return strings.Split(strings.TrimSpace(table), "\n")
+}
+
 func TestSimulateCarParkTable(t *testing.T) {
 	code, out, errOut := runCmd(t, "", "simulate", "../../lessons/scenarios/car-park.json")
 	require.Equal(t, 0, code, errOut)
@@ -29,6 +35,21 @@ func TestSimulateCarParkTable(t *testing.T) {
 		assert.Contains(t, out, label)
 	}
 	assert.Contains(t, out, "admitted")
+	// One line of legend per measure the brackets hold.
+	assert.Contains(t, out, "\n  count (fixed-window against 5; sliding-log against 5): the requests the window held")
+	assert.Contains(t, out, "\n  estimate (sliding-counter (floor) against 5; sliding-counter (exact) against 5; sliding-buckets (k=6) against 5): the weighted count")
+	assert.Contains(t, out, "\n  in use (token-bucket against 5; gcra against 5): the permits in use")
+}
+
+// TestSimulateLegendSaysTheQueueMayPassTheLimit: the leaky bucket's level
+// counts its queue and its head, so it may exceed the limit, and the
+// legend says so.
+func TestSimulateLegendSaysTheQueueMayPassTheLimit(t *testing.T) {
+	in := `{"limit": 2, "windowMs": 1000, "policy": {"name": "leaky-bucket", "burst": 3}, "requests": [{"at": 0, "count": 5}]}`
+	code, out, errOut := runCmd(t, in, "simulate")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "REFUSED (4,")
+	assert.Contains(t, out, "\n  in the bucket (leaky-bucket (burst 3) against 4): the permits in the bucket before this one, the one being served included, compared with the burst + 1")
 }
 
 func TestSimulateJSONFromStdin(t *testing.T) {
@@ -86,7 +107,7 @@ func TestSimulateSeveralServers(t *testing.T) {
 
 			code, out, errOut = runCmd(t, example(tt.central), "simulate")
 			require.Equal(t, 0, code, errOut)
-			lines := strings.Split(strings.TrimSpace(out), "\n")
+			lines := tableLines(out)
 			assert.Contains(t, lines[0], "node")
 			assert.Contains(t, lines[2], "node 2")
 			assert.Contains(t, lines[len(lines)-1], tt.total)
@@ -110,6 +131,10 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		{"unknown command", ``, []string{"simulat"}, `unknown command "simulat"`},
 		{"too many nodes", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "fixed-window", "nodes": 17}]}`, []string{"simulate"}, "policies[0].nodes: 17 is out of range [1, 16]"},
 		{"seed without random", `{"limit": 5, "windowMs": 1000, "policy": {"name": "gcra", "nodes": 2, "seed": 4}}`, []string{"simulate"}, `policy.seed: only route "random"`},
+		{"requests missing", `{"limit": 5, "windowMs": 1000}`, []string{"simulate"}, "requests: missing"},
+		{"requests null", `{"limit": 5, "windowMs": 1000, "requests": null}`, []string{"simulate"}, "requests: missing"},
+		{"limit twice", `{"limit": 5, "windowMs": 1000, "limit": 6, "requests": []}`, []string{"simulate"}, "limit: given twice"},
+		{"key twice in a request", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0}, {"at": 1, "key": "a", "key": "b"}]}`, []string{"simulate"}, "requests[1].key: given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +177,7 @@ func TestSimulateDecidesTheQueue(t *testing.T) {
 	in := `{"limit": 1, "windowMs": 1000, "policy": {"name": "leaky-bucket", "burst": 5}, "requests": [{"at": 0, "count": 8}]}`
 	code, out, errOut := runCmd(t, in, "simulate", "-")
 	require.Equal(t, 0, code, errOut)
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	lines := tableLines(out)
 	require.Len(t, lines, 1+8+1, "header, eight requests, totals")
 	assert.Contains(t, lines[1], "admitted (0)")
 	assert.NotContains(t, lines[1], "waits", "the first is served at once")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/windowlab/playground/internal/cli"
 	"github.com/windowlab/playground/natsstore"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/room"
@@ -81,6 +82,11 @@ func (f storeFlags) open(ctx context.Context) (stores, error) {
 			return stores{}, fmt.Errorf("-data: %w", err)
 		}
 		emb, err := natsstore.StartEmbedded(natsstore.EmbeddedOptions{Dir: dir})
+		if inUse := (*natsstore.DirInUseError)(nil); errors.As(err, &inUse) {
+			// Starting twice on one directory is the user's to fix
+			// (exit status 2), and the message says how.
+			return stores{}, cli.Usage{Err: err}
+		}
 		if err != nil {
 			return stores{}, err
 		}
@@ -104,7 +110,11 @@ func (f storeFlags) open(ctx context.Context) (stores, error) {
 		closeAll()
 		return stores{}, err
 	}
-	return stores{rooms: rooms, sessions: sessions, where: where, close: func() { sessions.Close(); closeAll() }}, nil
+	// Every call answers within about natsstore.CallTimeout, in words,
+	// while NATS is out of reach (docs/reliability.md, "When the store is
+	// unreachable").
+	guard := natsstore.Guard(nc)
+	return stores{rooms: guard.Rooms(rooms), sessions: guard.Sessions(sessions), where: where, close: func() { sessions.Close(); closeAll() }}, nil
 }
 
 // defaultDataDir is where the embedded server keeps its files when -data

@@ -156,6 +156,10 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var loaded *play.Session
 		loaded, err = p.store.Update(ctx, sess.ID(), func(s *play.Session) error { return s.Load(sc) })
+		if web.StoreUnreachable(err) {
+			p.s.StoreUnreachablePage(w, r)
+			return
+		}
 		if err != nil {
 			linkErr = asErrors(err, "s")
 		} else {
@@ -178,6 +182,10 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 			if jumped, err = p.store.Update(ctx, sess.ID(), func(s *play.Session) error { return s.Jump(t) }); err == nil {
 				sess = jumped
 			}
+		}
+		if web.StoreUnreachable(err) {
+			p.s.StoreUnreachablePage(w, r)
+			return
 		}
 		if err != nil {
 			// The clock stays where Load put it.
@@ -285,6 +293,10 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess, serr := p.store.NewFor(r.Context(), p.s.ClientAddress(r), scenario.Scenario{})
+	if web.StoreUnreachable(serr) {
+		p.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if serr != nil {
 		p.refuseFull(w, r)
 		return
@@ -305,6 +317,10 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 // ended.
 func (p *playground) session(w http.ResponseWriter, r *http.Request) (*play.Session, bool) {
 	sess, err := p.store.Get(r.Context(), chi.URLParam(r, "id"))
+	if web.StoreUnreachable(err) {
+		p.s.StoreUnreachablePage(w, r)
+		return nil, false
+	}
 	if err != nil {
 		p.sessionEnded(w, r)
 		return nil, false

@@ -367,6 +367,10 @@ func (p *playground) action(a Action) http.HandlerFunc {
 			p.sessionEnded(w, r)
 			return
 		}
+		if web.StoreUnreachable(err) {
+			p.s.StoreUnreachablePage(w, r)
+			return
+		}
 		if err != nil {
 			errs = asErrors(err, "")
 		} else {

@@ -90,7 +90,7 @@ func openPlay(t *testing.T, url string) *browsertest.Tab {
 	t.Helper()
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.Navigate(url))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	// The stream's first event re-renders the page: wait for it.
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	time.Sleep(200 * time.Millisecond)
@@ -249,14 +249,14 @@ func TestBrowserPlayPhoneAndPresentation(t *testing.T) {
 	tab := browsertest.NewTab(t)
 	// The full page, load form included, fits the phone too.
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/play"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	if w := browsertest.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 360 {
 		wide := browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('body *')].filter(e => !e.closest('.lane-scroll') && e.getBoundingClientRect().right > 360.5).map(e => e.tagName + ' ' + e.className)`))
 		t.Errorf("/play is %d px wide on a 360 px screen; too wide: %v", w, wide)
 	}
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/play?present=1"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	if w := browsertest.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 360 {
 		t.Errorf("/play is %d px wide on a 360 px screen", w)
@@ -357,7 +357,7 @@ func TestBrowserPlayTimeAxisLabelsShowWhole(t *testing.T) {
 		w, h int64
 	}{{"/play", 1280, 800}, {"/play?present=1", 1024, 768}, {"/play", 360, 740}} {
 		tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+c.path))
-		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+		tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 		tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 		if clipped := browsertest.Run(tab, chromedp.Evaluate[[]string](lastLabelsClipped)); len(clipped) > 0 {
 			t.Errorf("%s at %d px: the last time label is cut off in %v", c.path, c.w, clipped)
@@ -372,7 +372,7 @@ func TestBrowserPlayPresentationShowsALaneWhole(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(1024, 768), chromedp.Navigate(url+"/play?present=1"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	if bottom := browsertest.Run(tab, chromedp.Evaluate[float64](`document.querySelector('#lane-0').getBoundingClientRect().bottom`)); bottom > 768 {
 		t.Errorf("the first lane ends at %.0f px, below a 768 px projector", bottom)
@@ -397,7 +397,7 @@ func TestBrowserPlayDisagreementIsReadable(t *testing.T) {
 			tab := browsertest.NewTab(t)
 			webtest.EmulateScheme(t, tab, scheme)
 			tab.Do(chromedp.Navigate(url + page.path))
-			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 			got := browsertest.Run(tab, chromedp.Evaluate[map[string]float64](webtest.ContrastJS))
 			if len(got) == 0 {
@@ -517,7 +517,7 @@ func TestBrowserPlayJumpKeyStartsFromTheClock(t *testing.T) {
 	// The presentation view hides the clock panel; j shows it until the
 	// jump is made.
 	tab.Do(chromedp.Navigate(url + "/play?present=1"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	time.Sleep(200 * time.Millisecond)
 	panelShown := `getComputedStyle(document.querySelector('.play-clock-controls')).display !== 'none'`

@@ -26,7 +26,7 @@ func TestBrowserASecondBrowserCannotDriveTheFirstsSession(t *testing.T) {
 	waitCount(t, first, 2)
 
 	opener := browsertest.Run(first, chromedp.Evaluate[string](`document.getElementById('play-stream').getAttribute('data-on-load')`))
-	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream')")
+	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream', {retryMaxCount: 0})")
 	got, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the first page's session %q: %v", id, err)

@@ -63,7 +63,7 @@ func TestPlayOnlyTheOpeningBrowserControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	opener := doc.Find("#play-stream").AttrOr("data-on-load", "")
-	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream')")
+	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream', {retryMaxCount: 0})")
 	got, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the page's session %q: %v", id, err)

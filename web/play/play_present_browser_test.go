@@ -64,7 +64,7 @@ func TestBrowserPlayPresentationFits(t *testing.T) {
 			tab := browsertest.NewTab(t)
 			webtest.EmulateScheme(t, tab, scheme)
 			tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+scenario.EncodeURL(c.sc)+"&t=40000&present=1"))
-			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 			browsertest.Run(tab, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
 			pressKey(tab, "[")

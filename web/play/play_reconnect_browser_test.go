@@ -75,8 +75,8 @@ func TestBrowserPlayReconnectsAfterARestart(t *testing.T) {
 
 	disconnected := func(step string) {
 		t.Helper()
-		tab.WaitText(`[data-testid="connection"]`, "disconnected from the server")
-		if got := tab.Text(`[data-testid="live-status"]`); got == "Interactive parts: on" {
+		tab.WaitText(`[data-testid="connection"]`, "Disconnected from the server")
+		if got := tab.Text(`[data-testid="live-status"]`); got == "Live: connected" {
 			t.Errorf("%s: the footer says %q while the stream is down", step, got)
 		}
 	}
@@ -86,7 +86,7 @@ func TestBrowserPlayReconnectsAfterARestart(t *testing.T) {
 	stop()
 	disconnected("restart 1")
 	stop = serveOn(t, addr, store)
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	if hidden := browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('[data-testid="connection"]').hidden`)); !hidden {
 		t.Errorf("restart 1: the disconnection notice stays after reconnecting: %q", tab.Text(`[data-testid="connection"]`))
 	}
@@ -100,5 +100,5 @@ func TestBrowserPlayReconnectsAfterARestart(t *testing.T) {
 	serveOn(t, addr, play.NewStore(nil))
 	tab.WaitText(`[data-testid="summary"]`, "This playground session has ended")
 	tab.WaitText(`[data-testid="connection"]`, "session has ended")
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: off")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: this playground session has ended")
 }

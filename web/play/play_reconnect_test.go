@@ -36,7 +36,7 @@ func TestPlayStreamOfALostSessionSaysItEnded(t *testing.T) {
 	for _, ev := range events {
 		all.WriteString(strings.Join(ev.Data, "\n"))
 	}
-	if !strings.Contains(all.String(), "data-session-ended") || !strings.Contains(all.String(), "This playground session has ended") {
+	if !strings.Contains(all.String(), "data-stream-ended") || !strings.Contains(all.String(), "This playground session has ended") {
 		t.Errorf("the stream's answer %q does not mark the session as ended", all.String())
 	}
 }

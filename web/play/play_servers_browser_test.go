@@ -25,7 +25,7 @@ func TestBrowserPlayServersWithTheKeyboard(t *testing.T) {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			tab := browsertest.NewTab(t)
 			tab.Do(chromedp.EmulateViewport(width, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
-			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 			time.Sleep(200 * time.Millisecond)
 
@@ -84,7 +84,7 @@ func TestBrowserPlayServersOneServerDisabled(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
 	time.Sleep(200 * time.Millisecond)
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-servers"] > summary`)))

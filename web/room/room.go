@@ -183,6 +183,8 @@ type roomFeature struct {
 // roomStatus is the HTTP status for a room error.
 func roomStatus(err error) int {
 	switch {
+	case web.StoreUnreachable(err):
+		return http.StatusServiceUnavailable
 	case errors.Is(err, room.ErrNotPresenter), errors.Is(err, room.ErrNotAttendee), errors.Is(err, room.ErrJoinsClosed),
 		errors.Is(err, room.ErrPairTries), errors.Is(err, room.ErrRemoved):
 		return http.StatusForbidden
@@ -211,6 +213,8 @@ func roomMessage(err error) string {
 	msg = strings.TrimPrefix(msg, "room: ")
 	msg = strings.TrimPrefix(msg, "play: ")
 	switch {
+	case web.StoreUnreachable(err):
+		msg = web.StoreUnreachableText
 	case errors.Is(err, room.ErrNotPresenter):
 		msg = "Only the presenter's devices can do that: this device is not one of them."
 	case errors.Is(err, room.ErrNotFound):
@@ -226,6 +230,11 @@ func roomMessage(err error) string {
 
 // messagePage answers with a page saying why.
 func (f *roomFeature) messagePage(w http.ResponseWriter, r *http.Request, status int, heading, msg string) {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		// Capacity refusals set their own; any other 503 is the store
+		// being out of reach (roomStatus).
+		w.Header().Set("Retry-After", strconv.Itoa(web.StoreRetryAfter))
+	}
 	f.s.Render(w, r, status, pages.RoomMessageView(pages.RoomMessage{
 		Page: f.s.Page(r, heading, templates.SectionPlay), Heading: heading, Message: msg}))
 }
@@ -253,6 +262,10 @@ func cookieValue(r *http.Request, name string) string {
 func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	sess, err := f.sessions.Get(r.Context(), id)
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err == nil && !webplay.Controls(r, sess) {
 		webplay.RefuseControl(w, r)
 		return
@@ -305,6 +318,10 @@ func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rm, err := f.rooms.ByCode(r.Context(), typed)
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err != nil {
 		page.Error = roomMessage(err)
 		if errors.Is(err, room.ErrNotFound) {
@@ -332,6 +349,10 @@ func (f *roomFeature) joinCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rm, err := f.rooms.ByCode(r.Context(), chi.URLParam(r, "code"))
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err != nil {
 		page := pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Error: roomMessage(err)}
 		if errors.Is(err, room.ErrNotFound) {
@@ -355,6 +376,11 @@ func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Ro
 		return nil, nil, false
 	}
 	sess, err := f.sessions.Get(r.Context(), rm.Session)
+	if web.StoreUnreachable(err) {
+		// Out of reach is not gone: the room stays.
+		f.s.StoreUnreachablePage(w, r)
+		return nil, nil, false
+	}
 	if err != nil {
 		f.endOrphan(r.Context(), rm)
 		f.messagePage(w, r, http.StatusNotFound, "This room has ended", "The playground this room showed has closed.")
@@ -494,7 +520,7 @@ func (f *roomFeature) reachable(r *http.Request, path string) (u string, candida
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	urls, err := room.Resolve(f.public, scheme, r.Host, path, net.InterfaceAddrs)
+	urls, err := room.Resolve(f.public, scheme, r.Host, path, f.s.ListenIP(), net.InterfaceAddrs)
 	if err != nil {
 		return "", nil, roomMessage(err)
 	}
@@ -549,6 +575,10 @@ func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
 }
 
 func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, reply templateReply, err error) {
+	if web.StoreUnreachable(err) {
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	status, msg, problem := http.StatusOK, "", ""
 	if err != nil {
 		status, msg = roomStatus(err), roomMessage(err)
@@ -575,7 +605,7 @@ func (f *roomFeature) presenterRoom(w http.ResponseWriter, r *http.Request) (*ro
 	rm, err := f.asPresenter(r)
 	var sess *play.Session
 	if err == nil {
-		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil {
+		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil && !web.StoreUnreachable(err) {
 			err = room.ErrNotFound
 		}
 	}
@@ -977,6 +1007,10 @@ func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
 func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rm, err := f.rooms.ByID(r.Context(), id)
+	if web.StoreUnreachable(err) {
+		f.notReceived(w, r, nil)
+		return
+	}
 	if err != nil {
 		f.replyMine(w, r, pages.RoomMine{Note: roomMessage(err)}, roomStatus(err))
 		return
@@ -1039,6 +1073,10 @@ func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rm, err = f.rooms.Answer(r.Context(), id, attendee, qid, values)
+	if web.StoreUnreachable(err) {
+		f.notReceived(w, r, q)
+		return
+	}
 	if err != nil {
 		f.replyMine(w, r, pages.RoomMine{Question: q, Note: roomMessage(err)}, roomStatus(err))
 		return
@@ -1083,9 +1121,50 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 	return values, missing, nil
 }
 
+// notReceived answers an answer the store could not take: the phone is
+// told plainly that it has not been received yet, beside the page's
+// notice that the store is out of reach (503, Retry-After), and the page
+// keeps it and sends it again every few seconds (pages.RoomResend) until
+// the store takes it or says where it stands (a question closed meanwhile,
+// an ended room).
+func (f *roomFeature) notReceived(w http.ResponseWriter, r *http.Request, q *room.Question) {
+	w.Header().Set("Retry-After", strconv.Itoa(web.StoreRetryAfter))
+	qid, err := strconv.Atoi(r.URL.Query().Get("q"))
+	resend := err == nil && qid > 0 && qid <= maxResend
+	m := pages.RoomMine{Question: q, Note: answerNotReceived}
+	if !resend {
+		m.Note = answerNotReceivedTapAgain
+	}
+	sse := web.SSEReply(w, r, http.StatusServiceUnavailable, m.Note)
+	if web.MergeComponent(sse, pages.RoomMineView(m)) != nil {
+		return
+	}
+	if web.MergeComponent(sse, templates.ConnectionNotice("refused", web.StoreUnreachableText+" This page carries on by itself once it is back.")) != nil {
+		return
+	}
+	if resend {
+		try, _ := strconv.Atoi(r.URL.Query().Get("try"))
+		_ = web.MergeComponent(sse, pages.RoomResend(chi.URLParam(r, "id"), qid, try+1))
+	}
+}
+
+// maxResend bounds the question number a resend names (it comes from the
+// request): beyond it there is no question to keep an answer for.
+const maxResend = 1 << 20
+
+// What a phone reads when its answer did not reach the room's store: kept
+// and sent again, or (the room itself could not be read) to be tapped again.
+const (
+	answerNotReceived         = "Your answer has not been received yet: the room's store is unreachable just now. This page keeps it and sends it again by itself every few seconds."
+	answerNotReceivedTapAgain = "Your answer was not received: the room's store is unreachable just now. Tap your answer again once this page no longer says so."
+)
+
 func (f *roomFeature) replyMine(w http.ResponseWriter, r *http.Request, m pages.RoomMine, status int) {
 	sse := web.SSEReply(w, r, status, m.Note)
-	_ = web.MergeComponent(sse, pages.RoomMineView(m))
+	if web.MergeComponent(sse, pages.RoomMineView(m)) == nil && r.Method == http.MethodPost {
+		// Taken, or refused for good: nothing is left to send again.
+		_ = web.MergeComponent(sse, pages.RoomResend("", 0, 0))
+	}
 }
 
 // mine shows an attendee their own answer (the phone asks after each
@@ -1121,7 +1200,7 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	var sess *play.Session
 	if err == nil {
-		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil {
+		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil && !web.StoreUnreachable(err) {
 			err = room.ErrNotFound
 		}
 	}

@@ -65,11 +65,11 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 	// The presenter starts a room from the playground and loads the car park.
 	presenter := browsertest.NewTab(t)
 	presenter.Do(chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(url+"/play"))
-	presenter.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	presenter.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	from := presenter.Location()
 	presenter.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
 	presenter.WaitNavigated(from)
-	presenter.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	presenter.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	code := presenter.Text(`[data-testid="room-code"]`)
 	if len(code) != room.CodeLen {
 		t.Fatalf("the projector shows the code %q", code)

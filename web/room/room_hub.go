@@ -22,6 +22,7 @@ import (
 	"github.com/windowlab/playground/web"
 	"github.com/windowlab/playground/web/fanout"
 	"github.com/windowlab/playground/web/room/pages"
+	"github.com/windowlab/playground/web/templates"
 )
 
 // A room's hub (fanout.Hub) watches the room and its playground session,
@@ -94,8 +95,11 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		return nil, false, nil, err
 	}
 	sess, err := f.sessions.Get(context.Background(), rm.Session)
+	if err != nil && !web.StoreUnreachable(err) {
+		err = room.ErrNotFound
+	}
 	if err != nil {
-		return nil, false, nil, room.ErrNotFound
+		return nil, false, nil, err
 	}
 	presenter = rm.RoleOf(token, "") == room.Presenter
 	b := f.rooms.Bounds()
@@ -133,7 +137,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	log := h.f.s.Log()
 	roomChanges, err := h.f.rooms.Watch(ctx, h.id)
 	if err != nil {
-		h.end(ctx, "This room has ended.")
+		h.endOrLose(ctx, err, "This room has ended.")
 		return
 	}
 	// A session the store forgets leaves the room showing it as it was
@@ -167,7 +171,12 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			return
 		case _, ok := <-roomChanges:
 			if !ok {
-				h.end(ctx, "This room has ended: the presenter closed it, or left it for too long.")
+				// Deleted, or the watch was lost (NATS went away): only
+				// a room the store says is gone has ended.
+				if ctx.Err() == nil {
+					_, err := h.f.rooms.ByID(ctx, h.id)
+					h.endOrLose(ctx, err, "This room has ended: the presenter closed it, or left it for too long.")
+				}
 				return
 			}
 			changed(roomSettle)
@@ -182,7 +191,13 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			changed(roomSettle)
 		case now := <-ticker.C:
 			if now.Sub(touched) >= web.TouchEvery {
-				_ = h.f.sessions.Touch(ctx, sess.ID())
+				// The touch is also how a hub learns that its store went
+				// out of reach while nothing changed: its pages then
+				// reconnect, and say so, until it is back.
+				if err := h.f.sessions.Touch(ctx, sess.ID()); web.StoreUnreachable(err) {
+					h.endOrLose(ctx, err, "")
+					return
+				}
 				touched = now
 			}
 			// The clock's own move is whole at once: it need not settle.
@@ -218,7 +233,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			}
 			rm, err := h.f.rooms.ByID(ctx, h.id)
 			if err != nil {
-				h.end(ctx, "This room has ended.")
+				h.endOrLose(ctx, err, "This room has ended.")
 				return
 			}
 			read := false
@@ -240,11 +255,39 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 }
 
 // end publishes a last frame saying the room ended; followers send it and
-// close their streams.
+// close their streams, and every page says "This room has ended"
+// (stream-connection.js reads the frame's data-stream-ended) instead of
+// reconnecting.
 func (h *roomHub) end(ctx context.Context, why string) {
-	var b strings.Builder
-	_ = pages.RoomStatus(pages.RoomShared{Ended: why}).Render(ctx, &b)
-	h.End(fanout.Region{ID: "room-status", HTML: b.String()})
+	h.End(endedRegions(ctx, why)...)
+}
+
+// endOrLose ends the hub after the room could not be read (err): with
+// the "ended" frame when the store says the room is gone (or err is
+// nil: the watch closed on a deletion), else (the store out of reach, a
+// watch lost with its NATS server) by closing its streams without a word,
+// so that every page reconnects and learns from the store, when it is
+// back, whether the room is still there.
+func (h *roomHub) endOrLose(ctx context.Context, err error, why string) {
+	if ctx.Err() != nil {
+		return
+	}
+	if err == nil || errors.Is(err, room.ErrNotFound) {
+		h.end(ctx, why)
+		return
+	}
+	h.f.s.Log().Warn("room stream lost its store; its pages reconnect", "room", h.id, slog.Any("error", err))
+	h.End()
+}
+
+// endedRegions are what every screen of an ended room shows: the status
+// saying why, and no question (a phone's "Sent." would suggest it still
+// counts).
+func endedRegions(ctx context.Context, why string) []fanout.Region {
+	var status, question strings.Builder
+	_ = pages.RoomStatus(pages.RoomShared{Ended: why}).Render(ctx, &status)
+	_ = pages.RoomQuestionPhone(pages.RoomShared{}).Render(ctx, &question)
+	return []fanout.Region{{ID: "room-status", HTML: status.String()}, {ID: "room-question", HTML: question.String()}}
 }
 
 // questionCut is the first instant an open question hides on every
@@ -469,12 +512,23 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	token := cookieValue(r, presenterCookie)
 	h, presenter, leave, err := f.follow(id, v, token)
+	if web.StoreUnreachable(err) {
+		// Not ended: the page keeps retrying until the store is back.
+		f.s.StoreUnreachablePage(w, r)
+		return
+	}
 	if err != nil {
 		if errors.Is(err, errStreamsFull) {
+			// Not ended either: the page says why and tries again.
 			f.s.NoteCapacity(w, r, web.StreamRetryAfter)
+			sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
+			_ = web.MergeComponent(sse, templates.ConnectionNotice("refused", roomMessage(err)+" This page tries again by itself."))
+			return
 		}
 		sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
-		_ = web.MergeComponent(sse, pages.RoomStatus(pages.RoomShared{Ended: roomMessage(err)}))
+		for _, rg := range endedRegions(r.Context(), roomMessage(err)) {
+			_ = web.MergeFragments(sse, rg.HTML)
+		}
 		return
 	}
 	defer leave()

@@ -39,7 +39,7 @@ func joinPhone(t *testing.T, url, roomPath string) *browsertest.Tab {
 	t.Helper()
 	p := browsertest.NewTab(t)
 	p.Do(chromedp.EmulateViewport(360, 740, chromedp.EmulateScale(2), chromedp.EmulateMobile), chromedp.Navigate(url+roomPath))
-	p.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	p.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	p.WaitText(`[data-testid="room-status"]`, "requests")
 	return p
 }

@@ -107,11 +107,11 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 			tab := browsertest.NewTab(t)
 			webtest.EmulateScheme(t, tab, scheme)
 			tab.Do(chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(url+scenario.EncodeURL(c.sc)+"&t=40000"))
-			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			from := tab.Location()
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
 			tab.WaitNavigated(from)
-			tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			roomPath := strings.TrimSuffix(strings.TrimPrefix(tab.Location(), url), "/present")
 			// Point at the car park's last request, then ask about the next
 			// moment and reveal: the state with the most on the screen.

@@ -102,11 +102,11 @@ func scenarioRoomConfig(t *testing.T, name string, atMs int64, w, h int64, cfg r
 	}
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(w, h), chromedp.Navigate(url+scenario.EncodeURL(sc)+fmt.Sprintf("&t=%d", atMs)))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	from := tab.Location()
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="start-room"]`)))
 	tab.WaitNavigated(from)
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	return tab, url, strings.TrimSuffix(strings.TrimPrefix(tab.Location(), url), "/present")
 }
 

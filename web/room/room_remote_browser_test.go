@@ -38,7 +38,7 @@ func pairRemote(t *testing.T, presenter *browsertest.Tab, url, roomPath string) 
 	if got := strings.TrimPrefix(remote.Location(), url); got != roomPath+"/remote" {
 		t.Fatalf("pairing led to %s, want %s/remote", got, roomPath)
 	}
-	remote.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	remote.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	return remote
 }
 
@@ -115,7 +115,7 @@ func TestBrowserPlayStartRoomWithinReach(t *testing.T) {
 		name := fmt.Sprintf("%d × %d", w, h)
 		tab, url, roomPath := projectorRoom(t, w, h) // clicks Start a room on /play
 		tab.Do(chromedp.Navigate(url + "/play"))
-		tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+		tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 		for _, sel := range []string{"back-to-room", "start-room"} {
 			bottom := browsertest.Run(tab, chromedp.Evaluate[float64](`(() => { const e = document.querySelector('[data-testid=`+sel+`]'); return e ? e.getBoundingClientRect().bottom : 1e9; })()`))
 			if bottom > float64(h) {

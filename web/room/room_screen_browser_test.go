@@ -16,7 +16,7 @@ func TestBrowserRoomScreenFollows(t *testing.T) {
 	presenter, url, roomPath := projectorRoom(t, 1280, 720)
 	screen := browsertest.NewTab(t)
 	screen.Do(chromedp.EmulateViewport(1280, 720), chromedp.Navigate(url+roomPath+"/screen"))
-	screen.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	screen.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	if n := browsertest.Run(screen, chromedp.Evaluate[int](`document.querySelectorAll('button, input, select, [data-testid=room-controls]').length`)); n != 0 {
 		t.Errorf("the projector window holds %d controls, want none", n)
 	}

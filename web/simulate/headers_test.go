@@ -123,7 +123,7 @@ func TestSimulateAPIHeaders(t *testing.T) {
 // the parameter, as a scenario's mistakes name their field.
 func TestSimulateAPIHeadersParameterIsABoolean(t *testing.T) {
 	_, base, _ := newTestServer(t, API())
-	status, _, got := postJSON(t, base+"/api/simulate?headers=please", `{"limit": 5, "windowMs": 1000}`)
+	status, _, got := postJSON(t, base+"/api/simulate?headers=please", `{"limit": 5, "windowMs": 1000, "requests": []}`)
 	if status != http.StatusBadRequest {
 		t.Fatalf("status %d, want 400: %s", status, got)
 	}

@@ -61,7 +61,7 @@ func (a api) handleSimulate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ticket.Release()
-	sc, err := scenario.Parse(data)
+	sc, err := scenario.ParseRun(data)
 	var res scenario.Result
 	if err == nil {
 		res, err = runSimulation(s, r, ticket, sc)

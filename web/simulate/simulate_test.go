@@ -87,6 +87,32 @@ func TestSimulateRejectsBadScenariosWithTheField(t *testing.T) {
 	assert.NotContains(t, logs.String(), "level=ERROR", "bad input is the caller's problem, not the server's")
 }
 
+// TestSimulateRefusesMissingRequestsAndFieldsGivenTwice: a run of no
+// requests would answer 200 with nothing, and JSON keeps the last of two
+// equal names silently; both are 400 naming the field. (A server of its
+// own: each address may run only so many scenarios a second.)
+func TestSimulateRefusesMissingRequestsAndFieldsGivenTwice(t *testing.T) {
+	_, base, _ := newTestServer(t, API())
+	for _, tt := range []struct{ name, body, field, reason string }{
+		{"requests missing", `{"limit": 5, "windowMs": 1000}`, "requests", "missing"},
+		{"requests null", `{"limit": 5, "windowMs": 1000, "requests": null}`, "requests", "missing"},
+		{"limit twice", `{"limit": 5, "limit": 7, "windowMs": 1000, "requests": []}`, "limit", "given twice"},
+		{"burst twice", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "gcra", "burst": 2, "burst": 3}], "requests": []}`, "policies[0].burst", "given twice"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			status, _, got := postJSON(t, base+"/api/simulate", tt.body)
+			require.Equal(t, http.StatusBadRequest, status, string(got))
+			var body struct {
+				Fields []struct{ Field, Reason string }
+			}
+			require.NoError(t, json.Unmarshal(got, &body), string(got))
+			require.Len(t, body.Fields, 1, string(got))
+			assert.Equal(t, tt.field, body.Fields[0].Field)
+			assert.Contains(t, body.Fields[0].Reason, tt.reason)
+		})
+	}
+}
+
 func TestSimulateWantsPOST(t *testing.T) {
 	_, base, _ := newTestServer(t, API())
 	res, err := http.Get(base + "/api/simulate")

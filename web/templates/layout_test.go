@@ -58,7 +58,7 @@ func TestLayout(t *testing.T) {
 	if got := doc.Find(`link[rel="stylesheet"]`).AttrOr("href", ""); got != "/static/app.1234abcd.css" {
 		t.Errorf("stylesheet href = %q", got)
 	}
-	script := doc.Find("script")
+	script := doc.Find(`script[src*="datastar"]`)
 	if got := script.AttrOr("src", ""); got != "/static/datastar.5678ef90.js" || script.AttrOr("type", "") != "module" {
 		t.Errorf("script = src %q type %q, want the hashed bundle as a module", got, script.AttrOr("type", ""))
 	}

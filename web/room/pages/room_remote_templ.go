@@ -81,14 +81,14 @@ func RoomRemoteView(p RoomPresent) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			base := "/room/" + p.Shared.Room
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div id=\"room\" class=\"room room-remote\" data-testid=\"room-remote\" data-signals=\"{cost: '1', askKind: 'admit', askAt: '', askN: '5'}\"><div id=\"room-stream\" data-on-load=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div id=\"room\" class=\"room room-remote\" data-testid=\"room-remote\" data-signals=\"{cost: '1', askKind: 'admit', askAt: '', askN: '5'}\"><div id=\"room-stream\" class=\"live-stream\" data-on-load=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var5 string
-			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression("@get('" + base + "/stream?view=remote')").Resolve(ctx)
+			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templates.StreamOnLoad(base + "/stream?view=remote")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/room/pages/room_remote.templ`, Line: 21, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/room/pages/room_remote.templ`, Line: 21, Col: 112}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 			if templ_7745c5c3_Err != nil {
