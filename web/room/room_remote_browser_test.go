@@ -64,9 +64,10 @@ func checkRemote(t *testing.T, remote *browsertest.Tab, stage string) {
 // TestBrowserRoomRemote: a device paired as the presenter's remote lands
 // on a page of controls that fits a 360 × 740 phone (#32 item 5): every
 // control on its first screen, at least 40 px high, nothing wider than
-// the screen; from it the presenter asks, sees a phone's answer counted,
-// reveals (and sees how many were right), plays, pauses, steps and fires,
-// each reaching the projector.
+// the screen; from it the presenter asks with a 60 s timer (a countdown
+// on the phone too), sees a phone's answer counted, reveals (and sees how
+// many were right), plays, pauses, steps and fires, each reaching the
+// projector.
 func TestBrowserRoomRemote(t *testing.T) {
 	presenter, url, roomPath := projectorRoom(t, 1280, 720)
 	remote := pairRemote(t, presenter, url, roomPath)
@@ -76,8 +77,12 @@ func TestBrowserRoomRemote(t *testing.T) {
 	checkAxe(t, remote, "remote")
 
 	phone := joinPhone(t, url, roomPath)
-	remote.Do(chromedp.SetValue(chromedp.CSS(`[data-testid="ask-kind"]`), "admit"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
+	remote.Do(chromedp.SetValue(chromedp.CSS(`[data-testid="ask-kind"]`), "admit"), chromedp.SetValue(chromedp.CSS(`[data-testid="ask-seconds"]`), "60"),
+		chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
 	remote.WaitText(`[data-testid="answered"]`, "0 answered · 1 phone following")
+	// The remote's timer: a countdown on every screen.
+	remote.WaitText(`[data-testid="room-countdown"]`, "left")
+	phone.WaitText(`[data-testid="room-countdown"]`, "left")
 	presenter.WaitText(`#room-question h2`, "be admitted?")
 	check("question open")
 	phone.WaitText(`[data-testid="room-question"]`, "be admitted?")
