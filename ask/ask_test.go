@@ -108,7 +108,7 @@ func TestFirstAdmitNeverOnlyWhereAsked(t *testing.T) {
 	for _, st := range sol.Trace {
 		notes = append(notes, st.Note)
 	}
-	if want := []string{"a request at the start is refused", "one millisecond too early", "the first instant that admits"}; !slices.Equal(notes, want) {
+	if want := []string{"a request at 26 s, the moment asked from, is refused", "one millisecond too early", "the first instant that admits"}; !slices.Equal(notes, want) {
 		t.Errorf("working notes %q, want %q", notes, want)
 	}
 }

@@ -49,7 +49,7 @@ func countClue(sol Solution, lane, given int) string {
 		}
 	}
 	if given > right && firstRefused >= 0 {
-		return fmt.Sprintf("Check the request at %s: there is no room for it when it arrives, so it is the first one not to count.", steps[firstRefused].When())
+		return fmt.Sprintf("Check %s: there is no room for it when it arrives, so it is the first one not to count.", whichAt(steps, firstRefused))
 	}
 	if given > right {
 		return ""
@@ -67,10 +67,46 @@ func countClue(sol Solution, lane, given int) string {
 			if firstRefused >= 0 && i > firstRefused {
 				after = ", after the refusals before it: room has come back by then"
 			}
-			return fmt.Sprintf("Counted in order, your count runs out before the request at %s, which the policy admits%s. Check it and the ones after it.", st.When(), after)
+			return fmt.Sprintf("Counted in order, your count runs out before %s, which the policy admits%s. Check it and the ones after it.", whichAt(steps, i), after)
 		}
 	}
 	return ""
+}
+
+// whichAt names steps[i] so that the learner can find it: "the request at
+// 5 s", or, when several arrive at that instant, which of them ("the 6th of
+// the 8 requests at 0 s"), since "the request at 0 s" names none of them.
+func whichAt(steps []Step, i int) string {
+	nth, of := 0, 0
+	for j, st := range steps {
+		if st.At != steps[i].At {
+			continue
+		}
+		of++
+		if j <= i {
+			nth++
+		}
+	}
+	if of == 1 {
+		return "the request at " + steps[i].When()
+	}
+	return fmt.Sprintf("the %s of the %d requests at %s", ordinal(nth), of, steps[i].When())
+}
+
+// ordinal writes n as "1st", "2nd", "3rd", "4th", "11th", "22nd".
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }
 
 // windowed reports whether the policy counts in windows, so that an answer

@@ -68,7 +68,7 @@ func TestCountClueNamesTheRequestMiscounted(t *testing.T) {
 		{"10", "counts every request sent, the refused ones too"},
 		{"9", ""},
 		{"5", "your count runs out before the request at 35 s, which the policy admits, after the refusals before it"},
-		{"3", "your count runs out before the request at 15 s, which the policy admits. Check it"},
+		{"3", "your count runs out before the 1st of the 2 requests at 15 s, which the policy admits. Check it"},
 	} {
 		if fb := clueFor(t, q, tt.given); tt.want == "" && fb.Clue != "" || !strings.Contains(fb.Clue, tt.want) {
 			t.Errorf("count %s: clue = %q, want it to say %q", tt.given, fb.Clue, tt.want)
@@ -83,6 +83,18 @@ func TestCountClueNamesTheRequestMiscounted(t *testing.T) {
 	}
 	if fb := clueFor(t, q, strconv.Itoa(sol.Count+1)); !strings.Contains(fb.Clue, "Check the request at 25 s: there is no room for it") {
 		t.Errorf("sliding log, %d: clue = %q, want it to point at 25 s", sol.Count+1, fb.Clue)
+	}
+	// Eight at one instant: "the request at 0 s" would name none of them.
+	q = Question{Kind: "count", Scenario: scenario.Scenario{Limit: 5, WindowMs: 1000, Requests: []scenario.Request{{At: 0, Cost: 1, Count: 8}}}, Lanes: lanes(t, "fixed-window")}
+	sol, err = Solve(q)
+	if err != nil || sol.Count != 5 {
+		t.Fatalf("eight at 0 s under 5 per second: %d admitted (%v), want 5", sol.Count, err)
+	}
+	if fb := clueFor(t, q, "7"); !strings.Contains(fb.Clue, "Check the 6th of the 8 requests at 0 s: there is no room for it") {
+		t.Errorf("eight at 0 s, 7: clue = %q, want it to name the 6th of the 8", fb.Clue)
+	}
+	if fb := clueFor(t, q, "3"); !strings.Contains(fb.Clue, "runs out before the 4th of the 8 requests at 0 s") {
+		t.Errorf("eight at 0 s, 3: clue = %q, want it to name the 4th of the 8", fb.Clue)
 	}
 }
 

@@ -44,7 +44,7 @@ func (firstAdmit) Solve(q Question) (Solution, error) {
 		}
 		sol.Truth = append(sol.Truth, at)
 		if at != r.At {
-			sol.Trace = append(sol.Trace, step(q, i, first, "a request at the start is refused"))
+			sol.Trace = append(sol.Trace, step(q, i, first, "a request at "+scenario.FormatMs(r.At)+", the moment asked from, is refused"))
 		}
 		if at == Never {
 			continue

@@ -182,6 +182,9 @@ type predictView struct {
 	// Tried says the page was reached back from a first wrong try at this
 	// prediction (?tried=ID), which the form then counts.
 	Tried bool
+	// Picture draws the question before the form (picture.go); nil for a
+	// question with no traffic to draw.
+	Picture *pictureView
 }
 
 type predictChoice struct {
@@ -224,6 +227,7 @@ func (st *renderState) predict(body []byte) (template.HTML, error) {
 			v.Choices = append(v.Choices, predictChoice{Value: k.Word(q, c), Label: k.Word(q, c)})
 		}
 	}
+	v.Picture = newPicture(p.ID, in, v.Form, v.Choices)
 	var b bytes.Buffer
 	if err := predictBlock(v).Render(context.Background(), &b); err != nil {
 		return "", err
@@ -292,10 +296,14 @@ func revealOpen(id string, open bool) string {
 		attr = " open"
 	}
 	return `<details class="predict-reveal" data-predict-reveal="` + template.HTMLEscapeString(id) + `" data-testid="predict-reveal"` + attr + `>` +
-		`<summary><span class="predict-closed">The computed example: predict first, or open it to read on without predicting</span><span class="predict-opened">The computed example</span></summary>`
+		`<summary><span class="predict-closed">The computed example: predict first, or open it to read on without predicting</span><span class="predict-opened">The computed example</span></summary>` +
+		`<div class="predict-reveal-body">`
 }
 
-const revealClose = `</details>`
+// The body is a box of its own because a <details> lays its content out in
+// a slot the page's grid cannot reach: lessons.css sets the example's lanes
+// beside its words in this box.
+const revealClose = `</div></details>`
 
 // predictEnd closes the region of the open prediction.
 func (st *renderState) predictEnd() (template.HTML, error) {

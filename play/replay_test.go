@@ -203,7 +203,7 @@ func TestViewsAndActionsAtOnce(t *testing.T) {
 					return
 				}
 				v := s.View()
-				if len(v.Lanes) != len(scenario.DefaultPolicies()) {
+				if len(v.Lanes) != len(DefaultScenario().Policies) {
 					errs <- fmt.Sprintf("%d lanes", len(v.Lanes))
 					return
 				}

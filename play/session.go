@@ -29,9 +29,19 @@ const (
 var ErrTooManyRequests = errors.New("play: the session holds its maximum of requests")
 
 // DefaultScenario is what a new playground opens with: the car park's
-// settings (limit 5 per 30 s) and the four default lanes, with no requests.
+// settings (limit 5 per 30 s) and one lane for each of the seven policies,
+// with no requests, so that a first visit sees every policy decide. (A
+// scenario that names no lanes still gets scenario.DefaultPolicies.)
 func DefaultScenario() scenario.Scenario {
-	return scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: scenario.DefaultPolicies()}
+	return scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: []scenario.PolicySpec{
+		{Name: policies.FixedWindow},
+		{Name: policies.SlidingLog},
+		{Name: policies.SlidingCounter, Arithmetic: policies.Floor},
+		{Name: policies.SlidingBuckets, Buckets: 6},
+		{Name: policies.TokenBucket},
+		{Name: policies.GCRA},
+		{Name: policies.LeakyBucket},
+	}}
 }
 
 // Session is one playground as data: a scenario, a clock and the inputs

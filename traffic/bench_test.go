@@ -3,6 +3,7 @@ package traffic
 import (
 	"bytes"
 	"context"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,4 +64,46 @@ func BenchmarkSweep(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100_000, "ns/line")
+}
+
+// BenchmarkDecisionPaths is, per policy, one decision made as a replay at
+// one setting makes it (Feed: the full decision, for late counts) and as a
+// sweep's lane makes it (FeedVerdicts: the policy's Allow), on a trace
+// already read; cpu-ns/decision is the process's CPU time, which a shared
+// machine disturbs less than wall time.
+func BenchmarkDecisionPaths(b *testing.B) {
+	log := benchLog(b, 100_000)
+	tr, err := Load(Source{Name: "b", R: bytes.NewReader(log)}, Options{WindowMs: 60_000}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range policies.Names {
+		set := Settings{Limit: 100, WindowMs: 60_000, Policies: []scenario.PolicySpec{{Name: name}}}
+		for _, path := range []string{"full", "verdict"} {
+			b.Run(path+"/"+name, func(b *testing.B) {
+				c0 := cpuTime(b)
+				for b.Loop() {
+					var err error
+					if path == "full" {
+						_, err = ReplayTrace(context.Background(), tr, set, 1)
+					} else {
+						_, err = SweepTrace(context.Background(), tr, set, []int64{set.Limit})
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime(b)-c0)/float64(b.N)/float64(tr.Len()), "cpu-ns/decision")
+			})
+		}
+	}
+}
+
+// cpuTime is the process's user and system time in ns.
+func cpuTime(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -54,9 +54,9 @@ type lane struct {
 	// trace is admitted (Outcomes); fed is how many were fed before.
 	outcomes []uint64
 	fed      int
-	// verdicts, for a sweep's lanes, decides through the policy's fast path
-	// (scenario.LaneReplay.FeedVerdicts): admitted or refused only, so late
-	// requests are not counted and outcomes are not kept.
+	// verdicts, for a sweep's lanes and Outcomes', decides through the
+	// policy's fast path (scenario.LaneReplay.FeedVerdicts): admitted or
+	// refused only, so late requests are not counted.
 	verdicts bool
 	allowed  []bool // the chunk's verdicts
 }
@@ -79,10 +79,6 @@ func newLane(set Settings, spec scenario.PolicySpec, limit int64) (*lane, error)
 		c := l.chunk[d.Entry].Client
 		if d.Detail.Allowed {
 			l.admitted[c]++
-			if l.outcomes != nil {
-				i := l.fed + d.Entry
-				l.outcomes[i/64] |= 1 << (i % 64)
-			}
 		} else {
 			l.refused[c]++
 		}
@@ -107,6 +103,10 @@ func (l *lane) feed(ctx context.Context, keyed []scenario.KeyedRequest, chunk []
 			for i, ok := range l.allowed {
 				if c := chunk[i].Client; ok {
 					l.admitted[c]++
+					if l.outcomes != nil {
+						j := l.fed + i
+						l.outcomes[j/64] |= 1 << (j % 64)
+					}
 				} else {
 					l.refused[c]++
 				}
@@ -155,10 +155,8 @@ func (d *decider) decide(ctx context.Context, chunk []Request) error {
 }
 
 // stream reads src and has every lane decide it, reading the next chunk
-// while the lanes decide the one before. capture, when not nil, sees each
-// chunk first, on the reading goroutine (with the clients as interned so
-// far).
-func stream(ctx context.Context, src Source, opts Options, lanes []*lane, capture func([]Request, *Clients)) (Summary, *Clients, error) {
+// while the lanes decide the one before.
+func stream(ctx context.Context, src Source, opts Options, lanes []*lane) (Summary, *Clients, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	full := make(chan []Request, 1)
@@ -173,10 +171,7 @@ func stream(ctx context.Context, src Source, opts Options, lanes []*lane, captur
 	}
 	result := make(chan done, 1)
 	go func() {
-		sum, clients, err := Read(src, opts, func(chunk []Request, clients *Clients) error {
-			if capture != nil {
-				capture(chunk, clients)
-			}
+		sum, clients, err := Read(src, opts, func(chunk []Request, _ *Clients) error {
 			select {
 			case buf := <-free:
 				full <- append(buf[:0], chunk...)
@@ -231,6 +226,7 @@ func Outcomes(ctx context.Context, t *Trace, set Settings) ([][]uint64, error) {
 			return nil, err
 		}
 		l.outcomes = make([]uint64, (n+63)/64)
+		l.verdicts = true
 		lanes = append(lanes, l)
 	}
 	if err := replayTrace(ctx, t, lanes); err != nil {
@@ -322,9 +318,6 @@ func (l *lane) report(clients *Clients, top int) PolicyReport {
 type ReplayOptions struct {
 	// Top is how many clients each policy lists, most refused first; 0 all.
 	Top int
-	// Capture, when its Key is set, collects that client's requests (the
-	// first scenario.MaxRequests) for a scenario of its own.
-	Capture *Capture
 }
 
 // Replay streams the log through every policy of set, per client.
@@ -341,11 +334,7 @@ func Replay(ctx context.Context, src Source, opts Options, set Settings, ro Repl
 		}
 		lanes = append(lanes, l)
 	}
-	var capture func([]Request, *Clients)
-	if ro.Capture != nil {
-		capture = ro.Capture.take
-	}
-	sum, clients, err := stream(ctx, src, opts, lanes, capture)
+	sum, clients, err := stream(ctx, src, opts, lanes)
 	if err != nil {
 		return Report{Log: sum}, err
 	}

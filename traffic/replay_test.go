@@ -173,8 +173,11 @@ func TestClientScenarioDecidesAsTheLog(t *testing.T) {
 	for _, r := range sortedByTime(reqs) {
 		fmt.Fprintf(&sorted, "%d,%s,%d\n", r.At, clients.Name(r.Client), r.Cost)
 	}
-	capture := &Capture{Key: "c2"}
-	rep, err := Replay(context.Background(), Source{Name: "s", R: bytes.NewReader(sorted.Bytes())}, Options{Format: CSV}, set, ReplayOptions{Capture: capture})
+	rep, err := Replay(context.Background(), Source{Name: "s", R: bytes.NewReader(sorted.Bytes())}, Options{Format: CSV}, set, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture, _, err := CaptureClient(Source{Name: "s", R: bytes.NewReader(sorted.Bytes())}, Options{Format: CSV, WindowMs: set.WindowMs}, "c2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func Sweep(ctx context.Context, src Source, opts Options, set Settings, limits [
 		return SweepReport{}, err
 	}
 	opts.WindowMs = set.WindowMs
-	sum, _, err := stream(ctx, src, opts, lanes, nil)
+	sum, _, err := stream(ctx, src, opts, lanes)
 	if err != nil {
 		return SweepReport{Log: sum}, err
 	}

@@ -26,8 +26,8 @@ func TestBrowserHomeIsLiveUnderCSP(t *testing.T) {
 	tab := browsertest.NewTab(t)
 
 	tab.Do(chromedp.Navigate(url + "/"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
-	if got := tab.Text("h1"); got != "Learn how rate limiters decide" {
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
+	if got := tab.Text("h1"); got != "See how rate limiters decide" {
 		t.Errorf("h1 = %q", got)
 	}
 
@@ -36,7 +36,7 @@ func TestBrowserHomeIsLiveUnderCSP(t *testing.T) {
 	if loc := browsertest.Run(tab, chromedp.Location()); loc != url+"/lessons" {
 		t.Errorf("after clicking Lessons the tab is at %q", loc)
 	}
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	for _, m := range tab.Console() {
 		if (m.Type == chromedp.ConsoleError || m.IsException()) && m.URL != url+"/lessons" {
 			t.Errorf("browser console: %s (%s)", m, m.URL)

@@ -17,7 +17,13 @@ func setupSiteRoutes(s *Server, r chi.Router) error {
 }
 
 func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	s.Render(w, r, http.StatusOK, templates.Home(s.Page(r, "", templates.SectionNone)))
+	// The picture is the policies' replay of a fixed scenario: it cannot
+	// fail but on a broken build, and the page is still useful without it.
+	pic, err := templates.Picture()
+	if err != nil {
+		s.log.Error("home picture", "err", err)
+	}
+	s.Render(w, r, http.StatusOK, templates.Home(s.Page(r, "", templates.SectionNone), pic))
 }
 
 func healthz(w http.ResponseWriter, r *http.Request) {

@@ -83,7 +83,7 @@ func TestBrowserLeakyBucketExercises(t *testing.T) {
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/exercises/leaky-queue-outcome"))
 	tab.WaitText(`[data-testid="question"]`, "rate=1r/s burst=5")
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="answer"]`)), chromedp.KeyEvent("admitted\r"))
 	tab.WaitText(`[data-testid="verdict"]`, "Right")
 	tab.WaitText(`[data-testid="trace"]`, "waits 3.5 s")

@@ -60,6 +60,7 @@ func (h *lessonPages) predict(w http.ResponseWriter, r *http.Request) {
 		Feedback: *feedbackView(p.Exercise, in, fb),
 		Open:     openAgain(ps, r.PostForm["open"], p.ID),
 	}
+	v.Feedback.Lanes = nil // the example the prediction opens draws them
 	if fb.Readable && !fb.Correct {
 		v.Feedback.Wrong = wrongTries(r.PostForm.Get("wrong")) + 1
 	}

@@ -15,7 +15,9 @@ import (
 
 	"github.com/windowlab/playground/ask"
 	"github.com/windowlab/playground/exercises"
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/lessons"
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
 	"github.com/windowlab/playground/web/lessons/pages"
@@ -237,6 +239,13 @@ func (h *lessonPages) exercise(w http.ResponseWriter, r *http.Request) {
 	if ask.Ticks(e.Ask) {
 		v.Choices = append(v.Choices, pages.Choice{Value: "none", Label: "none of them", Checked: slices.Contains(choices, "none")})
 	}
+	ids := map[string]string{}
+	for i, c := range v.Choices {
+		ids[c.Value] = pages.ChoiceID(i)
+	}
+	if pic := lessons.QuestionPicture(e.ID, in, "answer-form", ids); pic != nil {
+		v.Picture = pic
+	}
 	if r.Method == http.MethodPost {
 		answer := r.PostForm.Get("answer")
 		v.Answer = web.Truncate(answer, 200) // the field shows it back; no answer is longer
@@ -326,5 +335,27 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 		slices.SortStableFunc(s.Requests, func(a, b scenario.Request) int { return cmp.Compare(a.At, b.At) })
 	}
 	out.PlayURL = scenario.EncodeURL(s)
+	out.Lanes, out.LaneOptions = answerLanes(s)
 	return out
+}
+
+// answerLanes replays the answer's scenario as the playground would, the
+// clock at its last request, for the lanes under an exercise's answer. A
+// scenario that cannot be replayed (none reaches here: the exercise was
+// solved from it) draws no lanes rather than failing the page.
+func answerLanes(s scenario.Scenario) ([]lane.Input, lane.Options) {
+	sess, err := play.NewSession("answer", s)
+	if err != nil || len(s.Requests) == 0 {
+		return nil, lane.Options{}
+	}
+	if err := sess.Jump(s.Requests[len(s.Requests)-1].At); err != nil {
+		return nil, lane.Options{}
+	}
+	v := sess.View()
+	var out []lane.Input
+	for i, l := range v.Lanes {
+		l.ID = fmt.Sprintf("answer-lane-%d", i)
+		out = append(out, lane.FromView(v, l))
+	}
+	return out, lane.Options{Width: 560}
 }

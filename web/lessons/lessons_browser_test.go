@@ -41,7 +41,7 @@ func TestBrowserWalkTheLessonsWithTheKeyboard(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	focusAndEnter(tab, `[data-testid="lesson-link"]`)
 	titles := []string{}
 	for i := 0; i < 8; i++ {
@@ -95,7 +95,7 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-2-floor"))
 	tab.WaitText(`[data-testid="question"]`, "rounds the carried part down")
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(window.samePage = true)`))
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "30.001 s\r"))
 	tab.WaitText(`[data-testid="verdict"]`, "Right")
@@ -120,7 +120,7 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	// A first wrong try gives a hint; the second, sent by Datastar with the
 	// count of tries the feedback holds, shows the answer open.
 	tab.Do(chromedp.Navigate(url + "/exercises/fw-first-admit"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "60 s\r"))
 	tab.WaitText(`[data-testid="clue"]`, "Off by exactly 30 s (1 window)")
 	if vis := browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('[data-testid="right-answer"]').checkVisibility()`)); vis {
@@ -181,7 +181,7 @@ func TestBrowserRingSliderByKeyboard(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.Navigate(url + "/lessons/ring-of-buckets"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	// The ring is the example of a prediction: a reader who would rather
 	// not predict opens it from its summary.
 	tab.Do(chromedp.Focus(chromedp.CSS(`details[data-predict-reveal] > summary`)), chromedp.KeyEvent("\r"))
@@ -197,7 +197,7 @@ func TestBrowserUnreadableAnswerIsShown(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-1-exact"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "maybe\r"))
 	tab.WaitText(`#feedback-slot`, "Answer yes or no")
 }

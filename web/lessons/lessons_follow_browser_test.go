@@ -97,7 +97,7 @@ func TestBrowserLessonLanesFollowTheStepAt360(t *testing.T) {
 				}
 				tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+c.path))
 				if js {
-					tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+					tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 				}
 				openAllDetails(tab)
 				for _, p := range followProblems(tab, c.block, c.extra) {
@@ -127,7 +127,7 @@ func TestBrowserLessonLanesFollowAStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons/fixed-window?lanes-1=1"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	openAllDetails(tab)
 	if cue := laneCue(tab, "lanes-1"); len(cue) != 1 || strings.Contains(cue[0], "earlier") || !strings.Contains(cue[0], "later →") {
 		t.Errorf("at the first car the cue reads %q, want only \"later →\"", cue)

@@ -23,7 +23,7 @@ func TestBrowserLessonLanesByKeyboardAt360(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons/fixed-window"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	// The lanes are the example a prediction guards: open it from its
 	// summary by keyboard, as a reader who skips the prediction would.
 	guarded := browsertest.Run(tab, chromedp.Evaluate[bool](`(() => {
@@ -104,7 +104,7 @@ func TestBrowserLessonLanesTableByKeyboard(t *testing.T) {
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740), chromedp.Navigate(url+"/lessons/fixed-window"))
-	tab.WaitText(`[data-testid="live-status"]`, "Interactive parts: on")
+	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	// Open the prediction's example, then the table, as a keyboard user.
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(() => { const d = document.querySelector('#lanes-1').closest('details'); if (d) d.open = true; return true })()`))
 	tab.Do(chromedp.Focus(chromedp.CSS(`#lanes-1-as-table > summary`)), chromedp.KeyEvent("\r"))

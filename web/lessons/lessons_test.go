@@ -41,6 +41,51 @@ func TestLessonRoutes(t *testing.T) {
 	}
 }
 
+// The list's sentence counts the lessons it lists ("Seven short lessons"
+// once stood above eight).
+func TestLessonsIndexCountsItsLessons(t *testing.T) {
+	res := get(t, lessonsSite(t)+"/lessons")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := doc.Find(`[data-testid="lesson-link"]`).Length()
+	words := map[int]string{7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
+	intro := doc.Find(`[data-testid="lessons-index"] > p`).First().Text()
+	if want := words[n] + " short lessons"; words[n] == "" || !strings.HasPrefix(intro, want) {
+		t.Errorf("%d lessons listed under %q, want it to start %q", n, intro, want)
+	}
+}
+
+// An exercise's answer draws the lanes of its scenario beside the working,
+// one per policy asked about; a lesson's prediction does not (its example
+// below draws them).
+func TestExerciseAnswerShowsTheLanes(t *testing.T) {
+	base := lessonsSite(t)
+	for _, tt := range []struct {
+		id    string
+		form  url.Values
+		lanes int
+	}{
+		{"fw-car-park-count", url.Values{"answer": {"9"}}, 1},
+		{"fw-car-park-count", url.Values{"answer": {"3"}, "wrong": {"1"}}, 1},
+		{"try-it-3-floor", url.Values{"choice": {"sliding-log"}}, 2},
+	} {
+		res, err := http.PostForm(base+"/exercises/"+tt.id, tt.form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := doc.Find(`[data-testid="feedback"] [data-testid="answer-lanes"] [data-testid="lane"]`).Length(); n != tt.lanes {
+			t.Errorf("%s %v: %d lanes in the answer, want %d", tt.id, tt.form, n, tt.lanes)
+		}
+	}
+}
+
 func TestExerciseAnswerAsPlainFormPost(t *testing.T) {
 	base := lessonsSite(t)
 	// An answer that cannot be read is a 400, as a lesson's prediction
@@ -225,7 +270,7 @@ func TestExercisePageWording(t *testing.T) {
 		t.Fatal(err)
 	}
 	var labels []string
-	doc.Find("label.choice").Each(func(_ int, s *goquery.Selection) { labels = append(labels, strings.TrimSpace(s.Text())) })
+	doc.Find("#answer-form label.choice").Each(func(_ int, s *goquery.Selection) { labels = append(labels, strings.TrimSpace(s.Text())) }) // the picture's rows label the same boxes
 	if want := []string{"sliding log", "sliding counter (exact)", "none of them"}; strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Errorf("choice labels %q, want %q", labels, want)
 	}

@@ -165,7 +165,9 @@ func TestBrowserPlayCarParkWithTheMouse(t *testing.T) {
 
 func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
-	tab := openPlay(t, url+"/play")
+	// The four lanes a scenario without lanes gets, so that adding gcra
+	// adds a fifth (a new /play has all seven, gcra among them).
+	tab := openPlay(t, url+scenario.EncodeURL(scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: scenario.DefaultPolicies()}))
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 	tab.WaitText(`[data-testid="clock-state"]`, "playing at 1×")
 	deadline := time.Now().Add(5 * time.Second)

@@ -34,8 +34,8 @@ func TestPlayPresentationStream(t *testing.T) {
 			all.WriteString(strings.Join(ev.Data, "\n"))
 		}
 		got := all.String()
-		if n := strings.Count(got, c.viewBox); n != 4 {
-			t.Errorf("stream%s: %d lanes drawn with %s, want 4", c.query, n, c.viewBox)
+		if n, want := strings.Count(got, c.viewBox), len(play.DefaultScenario().Policies); n != want {
+			t.Errorf("stream%s: %d lanes drawn with %s, want %d", c.query, n, c.viewBox, want)
 		}
 		if has := strings.Contains(got, "present-explain"); has != c.present {
 			t.Errorf("stream%s: one-line explanation sent = %v, want %v", c.query, has, c.present)

@@ -12,6 +12,7 @@ import (
 	"github.com/windowlab/playground/internal/browsertest"
 	"github.com/windowlab/playground/internal/redistest"
 	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/scenario"
 )
 
 // redisLane is what a browser sees of one lane and its Redis row.
@@ -57,7 +58,10 @@ func waitRedisLanes(t *testing.T, tab *browsertest.Tab, what string, ok func(red
 func TestBrowserPlayRedisLaneBesideItsGoLane(t *testing.T) {
 	srv := redistest.Start(t)
 	_, url, _ := newTestServer(t, PlaygroundWith(play.NewStore(nil), Options{Redis: newMirror(t, srv)}))
-	tab := openPlay(t, url+"/play")
+	// The four lanes a scenario without lanes gets (a new /play's seven
+	// include the leaky bucket, whose queue admits all six below).
+	four := scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: scenario.DefaultPolicies()}
+	tab := openPlay(t, url+scenario.EncodeURL(four))
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.activeElement && document.activeElement.blur(), true)`))
 
 	// Six requests at 0 s against 5 per 30 s: five admitted, one refused.
@@ -68,8 +72,8 @@ func TestBrowserPlayRedisLaneBesideItsGoLane(t *testing.T) {
 	lanes := waitRedisLanes(t, tab, "6 decisions as in Go", func(l redisLane) bool {
 		return l.Status == "Redis: 6 decisions, all as in Go." && len(l.Go) == 6 && reflect.DeepEqual(l.Go, l.Redis)
 	})
-	if len(lanes) != 4 {
-		t.Fatalf("%d lanes, want the 4 default ones", len(lanes))
+	if want := len(four.Policies); len(lanes) != want {
+		t.Fatalf("%d lanes, want the scenario's %d", len(lanes), want)
 	}
 	for _, l := range lanes {
 		if l.Differ != 0 {

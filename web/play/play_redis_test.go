@@ -127,8 +127,8 @@ func TestPlayRedisUnavailableKeepsThePageWorking(t *testing.T) {
 	}
 	doc := fragments(t, stream.until(t, "play-share"))
 	lanes := doc.Find("[data-testid=lane]")
-	if lanes.Length() != 4 {
-		t.Fatalf("the update holds %d lanes, want the 4 default ones", lanes.Length())
+	if want := len(sess.Scenario().Policies); lanes.Length() != want {
+		t.Fatalf("the update holds %d lanes, want the session's %d", lanes.Length(), want)
 	}
 	lanes.Each(func(i int, l *goquery.Selection) {
 		if n := l.Find("g.mark").Length(); n != 11 {

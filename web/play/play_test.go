@@ -393,7 +393,9 @@ func TestPlayLanesMatchRun(t *testing.T) {
 var _ = errors.New
 
 // TestPlayPageWeight keeps /play, apart from the Datastar bundle, under
-// 50 KB: the HTML, the stylesheets, the scripts and the icon it links.
+// 56 KB: the HTML, the stylesheets, the scripts and the icon it links. (It
+// was 50 KB while /play opened with four lanes; it opens with all seven,
+// each about 1 KB of drawing.)
 // What the page holds closed is sent when opened (the servers form), so
 // it weighs nothing here (docs/performance.md has the figure).
 func TestPlayPageWeight(t *testing.T) {
@@ -418,8 +420,8 @@ func TestPlayPageWeight(t *testing.T) {
 		parts = append(parts, fmt.Sprintf("%s %d", href, len(r.body)))
 	})
 	t.Logf("page weight without Datastar: %d bytes (%s)", total, strings.Join(parts, ", "))
-	if total > 50<<10 {
-		t.Errorf("/play weighs %d bytes without Datastar, want under 50 KB", total)
+	if total > 56<<10 {
+		t.Errorf("/play weighs %d bytes without Datastar, want under 56 KB", total)
 	}
 }
 

@@ -36,7 +36,7 @@ function fits(el) {
 }
 
 function all(smooth) {
-  for (const el of document.querySelectorAll(".live-table .table-scroll")) fits(el);
+  for (const el of document.querySelectorAll(".table-scroll")) fits(el);
   for (const el of document.querySelectorAll(".lane-scroll[data-follow]")) {
     if (el.dataset.followed !== el.dataset.follow) follow(el, smooth);
     else mark(el);

@@ -83,8 +83,8 @@ func TestLayout(t *testing.T) {
 		t.Errorf("footer version = %q", got)
 	}
 	live := doc.Find(`[data-testid="live-status"]`)
-	if !strings.Contains(live.Text(), "off") || live.AttrOr("data-text", "") == "" {
-		t.Errorf("live status = %q, data-text %q: want 'off' in HTML and a data-text for Datastar", live.Text(), live.AttrOr("data-text", ""))
+	if !strings.HasPrefix(live.Text(), "Not live: ") || !strings.HasPrefix(live.AttrOr("data-text", ""), "'Live: ") {
+		t.Errorf("live status = %q, data-text %q: want 'Not live: ' in HTML and 'Live: ' in a data-text for Datastar", live.Text(), live.AttrOr("data-text", ""))
 	}
 	if got := doc.Find(`[data-testid="presentation-toggle"]`).AttrOr("href", ""); got != "/play?present=1" {
 		t.Errorf("presentation toggle href = %q", got)
@@ -95,7 +95,7 @@ func TestLayout(t *testing.T) {
 }
 
 func TestLayoutPresentation(t *testing.T) {
-	doc := render(t, Home(Page{Presentation: true, Path: "/"}))
+	doc := render(t, Home(Page{Presentation: true, Path: "/"}, HomePicture{}))
 	if !doc.Find("body").HasClass("presentation") {
 		t.Error("no presentation class on <body>")
 	}
@@ -109,14 +109,31 @@ func TestLayoutPresentation(t *testing.T) {
 }
 
 func TestHomeLinksToTheThreeParts(t *testing.T) {
-	doc := render(t, Home(Page{}))
-	for id, href := range map[string]string{"home-lessons": "/lessons", "home-play": "/play", "home-exercises": "/exercises"} {
+	pic, err := Picture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := render(t, Home(Page{}, pic))
+	for id, href := range map[string]string{"home-lessons": "/lessons", "home-present": "/play#start-room", "home-play": "/play", "home-exercises": "/exercises"} {
 		if got := doc.Find(`[data-testid="`+id+`"]`).AttrOr("href", ""); got != href {
 			t.Errorf("%s href = %q, want %q", id, got, href)
 		}
 	}
-	if n := doc.Find(`[data-testid="home"] > p`).Length(); n != 2 {
-		t.Errorf("home has %d paragraphs, want 2", n)
+	// The picture is the policies' own replay: frame 0 before any request,
+	// one frame a request, only the last (every decision) shown without
+	// scripts, and a caption with the counts the policies computed.
+	frames := doc.Find(`[data-testid="home-frame"]`)
+	if frames.Length() != len(homeBurst.Requests)+1 {
+		t.Errorf("%d frames, want one before the first request and one a request (%d)", frames.Length(), len(homeBurst.Requests)+1)
+	}
+	if n := frames.Not("[hidden]").Length(); n != 1 || frames.Last().AttrOr("hidden", "x") != "x" {
+		t.Errorf("%d frames shown without scripts, want only the last", n)
+	}
+	if n := frames.Last().Find(`[data-testid="lane"]`).Length(); n != 2 {
+		t.Errorf("the last frame draws %d lanes, want the fixed window and the sliding log", n)
+	}
+	if got := doc.Find(`#home-picture-caption`).Text(); !strings.Contains(got, "fixed window lets 10 through") || !strings.Contains(got, "sliding log lets 5") {
+		t.Errorf("caption %q, want the fixed window's 10 and the sliding log's 5", got)
 	}
 }
 

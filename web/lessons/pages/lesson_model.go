@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/web/templates"
 )
 
@@ -77,6 +80,9 @@ type ExercisePage struct {
 	Original string   // URL of the exercise as written, when this is a variant
 	Hint     string   // what the answer field takes, with examples that are never the answer
 	Feedback *Feedback
+	// Picture draws the question's traffic above the form, answered on
+	// (lessons.QuestionPicture); nil when it has none to draw.
+	Picture templ.Component
 	// AddressProblem says what was wrong with the page's address (a seed
 	// that is not a number), shown above the exercise as written.
 	AddressProblem string
@@ -109,6 +115,11 @@ type Feedback struct {
 	// Wrong counts the wrong tries at this question so far, this one
 	// included; from the second, the answer is shown without being asked.
 	Wrong int
+	// Lanes draw the answer on an exercise's page (the scenario PlayURL
+	// opens, replayed); a lesson's prediction leaves them out, since the
+	// example it opens draws them.
+	Lanes       []lane.Input
+	LaneOptions lane.Options
 }
 
 // ShowAnswer reports whether the answer is shown open: after a second
@@ -126,7 +137,8 @@ type Step struct {
 
 func seedText(seed uint64) string { return strconv.FormatUint(seed, 10) }
 
-func choiceID(i int) string { return "choice-" + strconv.Itoa(i) }
+// ChoiceID is the id of a which-question's i-th tick box.
+func ChoiceID(i int) string { return "choice-" + strconv.Itoa(i) }
 
 func requestCount(reqs []string) string {
 	if len(reqs) == 1 {
