@@ -98,7 +98,7 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 		sc    scenario.Scenario
 		lanes int
 	}{
-		{1280, 720, webtest.CarParkScenario(t, nil), 4},
+		{1280, 720, webtest.CarParkScenario(t, scenario.DefaultPolicies()), 4}, // /play opens with seven lanes
 		{1280, 720, all, 7},
 		{1920, 1080, all, 7},
 	} {
