@@ -3,7 +3,6 @@ package room
 import (
 	"context"
 	"encoding/json"
-	"github.com/windowlab/playground/scenario"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/scenario"
 )
 
 // A removed phone is kept out until the presenter lets it back: it cannot
