@@ -3,7 +3,6 @@ package lessons
 import (
 	"fmt"
 	"html/template"
-	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -115,8 +114,8 @@ func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 			return "", err
 		}
 		window := int64(1000)
-		if scenario.OptionOf(spec.Name) == scenario.BucketsOption {
-			window = 1000 * spec.Buckets // a whole number of ms per sub-bucket
+		if o, ok := divisor(spec.Name); ok {
+			window = 1000 * spec.Option(o) // a whole number of ms per sub-bucket
 		}
 		per, err := EntryBytesPerKey(spec, limit, window)
 		if err != nil {
@@ -215,13 +214,10 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		return "", err
 	}
 	// Estimates with every request counted, against the exact count.
-	open := s
-	open.Limit = scenario.MaxLimit
-	openRes, err := runEach(open, specs)
+	errs, err := EstimateErrors(s, specs)
 	if err != nil {
 		return "", err
 	}
-	exact := openRes.Results[len(specs)-1]
 	logRes := res.Results[len(specs)-1]
 	var rows []ringRow
 	for i, p := range res.Results {
@@ -233,11 +229,7 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		if r.Accuracy, err = AgainstExactLog(s, p); err != nil {
 			return "", err
 		}
-		worst := 0.0
-		for j, d := range openRes.Results[i].Decisions {
-			worst = math.Max(worst, math.Abs(d.Estimate.Float()-exact.Decisions[j].Estimate.Float()))
-		}
-		r.MaxError = strconv.FormatFloat(worst, 'f', 2, 64)
+		r.MaxError = strconv.FormatFloat(errs[i].Worst, 'f', 2, 64)
 		if i > 0 && i < len(specs)-1 {
 			k := specs[i].Buckets
 			r.HasKValue, r.KValue = true, k
@@ -284,17 +276,14 @@ func lessonRefs(eachChoice bool) []string {
 	var out []string
 	for _, in := range policies.Registered() {
 		spec := scenario.PolicySpec{Name: in.Name}
-		switch scenario.OptionOf(in.Name) {
-		case scenario.BucketsOption:
-			spec.Buckets = lessonBuckets
-		case scenario.ArithmeticOption:
-			if eachChoice {
-				for _, c := range policies.ArithmeticOption.Choices {
-					spec.Arithmetic = policies.Arithmetic(c)
-					out = append(out, spec.Ref())
-				}
-				continue
+		if o, ok := in.Divisor(); ok {
+			spec = spec.WithOption(o, lessonBuckets)
+		}
+		if o, ok := in.Choice(); ok && eachChoice {
+			for i := range o.Choices {
+				out = append(out, spec.WithOption(o, int64(i)).Ref())
 			}
+			continue
 		}
 		out = append(out, spec.Ref())
 	}

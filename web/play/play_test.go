@@ -220,7 +220,7 @@ func TestPlayInvalidSettingsAre400AndChangeNothing(t *testing.T) {
 		{`{"limit": 1e300, ` + ok + `}`, "limit", "Limit: 1e+300 is not"},
 		{`{"limit": 5, "windowSeconds": 0, "useFixedWindow": true}`, "windowMs", "Window (s): 0 s is out of range: give from 1 ms to 31622400 s, about 1 year"},
 		{`{"limit": 5, "windowSeconds": 30}`, "policies", "policies:"},
-		{`{"limit": 5, "windowSeconds": 30, "useSlidingBuckets": true, "buckets": 7}`, "buckets", "sliding-buckets k: 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
+		{`{"limit": 5, "windowSeconds": 30, "useSlidingBuckets": true, "buckets": 7}`, "buckets", "k: for sliding-buckets, 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8"},
 	} {
 		res := post(t, base+"/settings", c.body, sess)
 		if res.status != http.StatusBadRequest {
@@ -488,7 +488,7 @@ collect:
 		if time.Now().After(deadline) {
 			t.Fatal("the stream's subscription outlived its request")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // waits on the server's stream goroutine, which ends with its request
 	}
 }
 
