@@ -210,8 +210,11 @@ func TestBrowserEveryLessonFits(t *testing.T) {
 			for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(sectionsOpenWithPictureJS+`(%t)`, s.mobile))) {
 				t.Errorf("%s, %s: %s", s, l.Slug, p)
 			}
-			if l.Slug == "sliding-counter" {
+			switch l.Slug {
+			case "sliding-counter":
 				figure(t, tab, `#the-formula`, fmt.Sprintf("lesson-section-%d.png", s.w))
+			case "sliding-log":
+				figure(t, tab, `#the-redis-version`, fmt.Sprintf("lesson-section-redis-%d.png", s.w))
 			}
 		}
 		tab.NoProblems()
