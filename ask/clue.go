@@ -110,11 +110,11 @@ func ordinal(n int) string {
 }
 
 // windowed reports whether the policy counts in windows, so that an answer
-// off by a whole window is a window miscounted: the policies that take a
-// burst (the buckets, GCRA) refill instead.
+// off by a whole window is a window miscounted: the buckets and GCRA
+// refill instead (policies.Info.Refills).
 func windowed(name string) bool {
 	in, ok := policies.Lookup(name)
-	return ok && !in.Takes(string(scenario.BurstOption))
+	return ok && !in.Refills
 }
 
 // joinAnd joins names as a sentence does: "a, b and c".

@@ -167,8 +167,8 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 			return q, "", fmt.Errorf("bytes-per-key needs \"limit N\"")
 		}
 	case measureCacheLineK:
-		if q.window == 0 || scenario.OptionOf(q.policy) != scenario.BucketsOption {
-			return q, "", fmt.Errorf("cache-line-k needs \"%s window TIME\"", strings.Join(policies.Taking(policies.BucketsOptionName), " or "))
+		if _, sub := divisor(q.policy); q.window == 0 || !sub {
+			return q, "", fmt.Errorf("cache-line-k needs \"%s window TIME\"", strings.Join(divided(), " or "))
 		}
 	}
 	return q, expected, nil
@@ -404,4 +404,23 @@ func FormatBytes(n int64) string {
 	s := v.FloatString(1)
 	s = strings.TrimSuffix(s, ".0")
 	return s + " " + units[u]
+}
+
+// divisor is the option splitting the named policy's window into
+// sub-buckets (policies.Info.Divisor), if it takes one.
+func divisor(name string) (policies.Option, bool) {
+	in, _ := policies.Lookup(name)
+	return in.Divisor()
+}
+
+// divided names the policies whose window an option splits, in registry
+// order.
+func divided() []string {
+	var out []string
+	for _, in := range policies.Registered() {
+		if _, ok := in.Divisor(); ok {
+			out = append(out, in.Name)
+		}
+	}
+	return out
 }

@@ -22,7 +22,7 @@ func TestLessonRefsCoverTheRegistry(t *testing.T) {
 			if len(names) == 0 || names[len(names)-1] != spec.Name {
 				names = append(names, spec.Name)
 			}
-			if scenario.OptionOf(spec.Name) == scenario.BucketsOption && spec.Buckets != lessonBuckets {
+			if o, ok := divisor(spec.Name); ok && spec.Option(o) != lessonBuckets {
 				t.Errorf("eachChoice %v: %q, want k = %d", eachChoice, ref, lessonBuckets)
 			}
 		}

@@ -115,8 +115,8 @@ func (st *renderState) memoryCalculator(body []byte) (template.HTML, error) {
 			return "", err
 		}
 		window := int64(1000)
-		if scenario.OptionOf(spec.Name) == scenario.BucketsOption {
-			window = 1000 * spec.Buckets // a whole number of ms per sub-bucket
+		if o, ok := divisor(spec.Name); ok {
+			window = 1000 * spec.Option(o) // a whole number of ms per sub-bucket
 		}
 		per, err := EntryBytesPerKey(spec, limit, window)
 		if err != nil {
@@ -284,17 +284,14 @@ func lessonRefs(eachChoice bool) []string {
 	var out []string
 	for _, in := range policies.Registered() {
 		spec := scenario.PolicySpec{Name: in.Name}
-		switch scenario.OptionOf(in.Name) {
-		case scenario.BucketsOption:
-			spec.Buckets = lessonBuckets
-		case scenario.ArithmeticOption:
-			if eachChoice {
-				for _, c := range policies.ArithmeticOption.Choices {
-					spec.Arithmetic = policies.Arithmetic(c)
-					out = append(out, spec.Ref())
-				}
-				continue
+		if o, ok := in.Divisor(); ok {
+			spec = spec.WithOption(o, lessonBuckets)
+		}
+		if o, ok := in.Choice(); ok && eachChoice {
+			for i := range o.Choices {
+				out = append(out, spec.WithOption(o, int64(i)).Ref())
 			}
+			continue
 		}
 		out = append(out, spec.Ref())
 	}

@@ -88,9 +88,9 @@ func TestRestoredSessionShowsAndActsTheSame(t *testing.T) {
 			stepMs(2000), fire(4),
 			{"rename bob", func(s *Session) error { return s.RenameClient("robert") }},
 			{"settings", func(s *Session) error {
-				return s.ApplyForm(Form{Limit: 7, WindowMs: 20_000, Buckets: 4, Burst: 9, SetBuckets: true, SetBurst: true, Checked: []Kind{
+				return s.ApplyForm(Form{Limit: 7, WindowMs: 20_000, Checked: []Kind{
 					{Name: policies.FixedWindow}, {Name: policies.SlidingBuckets}, {Name: policies.TokenBucket}, {Name: policies.GCRA},
-				}})
+				}, Numbers: map[string]Entered{policies.BucketsOptionName: {4, true}, policies.BurstOptionName: {9, true}}})
 			}},
 			{"select the first client", func(s *Session) error { return s.SelectClientAt(0) }},
 			{"speed 16×", func(s *Session) error { return s.SetSpeed(FastestSpeed) }},

@@ -9,44 +9,63 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
-// Kind is one box of the settings form: a policy and, for a policy whose
-// option is a choice (sliding-counter's arithmetic), one of its choices.
+// Kind is one box of the settings form: a policy and, for a policy that
+// takes a choice option (sliding-counter's arithmetic), one of its words.
 // Every lane belongs to exactly one kind.
 type Kind struct {
-	Name       string
-	Arithmetic policies.Arithmetic
+	Name   string
+	Choice string // "floor"; "" for a policy taking no choice
+}
+
+// choiceOf is the choice option the named policy takes, if any: the form
+// gives each of its words a box of its own.
+func choiceOf(name string) (policies.Option, bool) {
+	in, _ := policies.Lookup(name)
+	return in.Choice()
 }
 
 // KindOf is the kind a lane belongs to (a sliding-counter without an
 // arithmetic is a floor one, as it runs).
 func KindOf(p scenario.PolicySpec) Kind {
 	k := Kind{Name: p.Name}
-	if scenario.OptionOf(p.Name) == scenario.ArithmeticOption {
-		k.Arithmetic = p.Params(scenario.Scenario{}).Arithmetic
+	if o, ok := choiceOf(p.Name); ok {
+		if v := o.Of(p.Params(scenario.Scenario{})); v >= 0 {
+			k.Choice = o.Choices[v]
+		}
 	}
 	return k
 }
 
 // Kinds lists the form's boxes in the order it shows them: each
-// registered policy, once per choice of a choice option.
+// registered policy, once per word of a choice option.
 func Kinds() []Kind {
 	var out []Kind
 	for _, in := range policies.Registered() {
-		if scenario.OptionOf(in.Name) != scenario.ArithmeticOption {
+		o, ok := choiceOf(in.Name)
+		if !ok {
 			out = append(out, Kind{Name: in.Name})
 			continue
 		}
-		for _, c := range policies.ArithmeticOption.Choices {
-			out = append(out, Kind{Name: in.Name, Arithmetic: policies.Arithmetic(c)})
+		for _, c := range o.Choices {
+			out = append(out, Kind{Name: in.Name, Choice: c})
 		}
 	}
 	return out
 }
 
+// spec is a new lane of the kind, its choice set.
+func (k Kind) spec() scenario.PolicySpec {
+	p := scenario.PolicySpec{Name: k.Name}
+	if o, ok := choiceOf(k.Name); ok && slices.Contains(o.Choices, k.Choice) {
+		p = p.WithOption(o, int64(slices.Index(o.Choices, k.Choice)))
+	}
+	return p
+}
+
 // Label is how the form names the box: "sliding-counter (floor)".
 func (k Kind) Label() string {
-	if k.Arithmetic != "" {
-		return k.Name + " (" + string(k.Arithmetic) + ")"
+	if k.Choice != "" {
+		return k.Name + " (" + k.Choice + ")"
 	}
 	return k.Name
 }
@@ -56,7 +75,7 @@ func (k Kind) Label() string {
 func (k Kind) Signal() string {
 	var b strings.Builder
 	b.WriteString("use")
-	for _, w := range strings.FieldsFunc(k.Name+"-"+string(k.Arithmetic), func(r rune) bool { return r == '-' }) {
+	for _, w := range strings.FieldsFunc(k.Name+"-"+k.Choice, func(r rune) bool { return r == '-' }) {
 		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
 	}
 	return b.String()
@@ -103,7 +122,7 @@ func (f Field) Shown(sc scenario.Scenario) int64 {
 			if p.Name != name {
 				continue
 			}
-			if v := number(p, sc, scenario.Option(f.Option.Name)); v != 0 {
+			if v := number(p, sc, f.Option); v != 0 {
 				return v
 			}
 		}
@@ -111,39 +130,33 @@ func (f Field) Shown(sc scenario.Scenario) int64 {
 	return f.Option.Default
 }
 
-// number is the lane's value of a number option as the form shows it: k
-// as it runs, a burst as given (0: the limit).
-func number(p scenario.PolicySpec, sc scenario.Scenario, o scenario.Option) int64 {
-	switch o {
-	case scenario.BucketsOption:
-		return p.Params(sc).Buckets
-	case scenario.BurstOption:
-		return p.Burst
-	case scenario.DelayOption:
-		// As it runs (nodelay is the whole burst, which the field can
-		// hold), as the answer's params say it.
-		if d := p.Out(sc).Delay; d != nil {
-			return *d
-		}
+// number is the lane's value of a number option as the form shows it: as
+// it runs (k left out is its default, nodelay the whole burst, which the
+// field can hold), except that an option the policy derives when left out
+// shows 0, as its help says (a burst: 0 = limit).
+func number(p scenario.PolicySpec, sc scenario.Scenario, o policies.Option) int64 {
+	given := p.Option(o)
+	if given == 0 && o.Default == 0 {
+		return 0
 	}
-	return 0
+	run, err := policies.Normalised(p.Name, p.Params(sc))
+	if err != nil {
+		return given
+	}
+	return o.Of(run)
 }
 
 // Form is what the settings form sends: the shared settings, the checked
-// kinds, and the k, burst and delay fields with whether the visitor changed them
-// from what the form showed.
+// kinds, and its number fields (Fields) with whether the visitor changed
+// them from what the form showed.
 type Form struct {
 	Limit    int64
 	WindowMs int64
 	Checked  []Kind
-	// Buckets is k for sliding-buckets lanes; Burst is the burst of
-	// token-bucket and gcra lanes (0: the limit). A new lane takes them;
-	// the existing lanes of their kind take them only when they are Set.
-	Buckets, Burst       int64
-	SetBuckets, SetBurst bool
-	// Delay is leaky-bucket's delay, taken like Burst.
-	Delay    int64
-	SetDelay bool
+	// Numbers are the number fields sent, by option name (k, burst,
+	// delay). A new lane takes them; the existing lanes of a kind take
+	// one only when it is Changed.
+	Numbers map[string]Entered
 	// Servers sets the servers of current lane i (its index before the
 	// merge) to Servers[i]; a lane without an entry keeps its own, and a
 	// new lane runs on one server (see ServersRule).
@@ -173,7 +186,7 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 		}
 		for _, o := range numberOptions(p.Name) {
 			if v, set := f.Number(o); set {
-				p = withNumber(p, o, v)
+				p = p.WithOption(o, v)
 			}
 		}
 		out = append(out, p)
@@ -183,10 +196,10 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 			continue
 		}
 		have[k] = true
-		p := scenario.PolicySpec{Name: k.Name, Arithmetic: k.Arithmetic}
+		p := k.spec()
 		for _, o := range numberOptions(k.Name) {
 			v, _ := f.Number(o)
-			p = withNumber(p, o, v)
+			p = p.WithOption(o, v)
 		}
 		out = append(out, p)
 	}
@@ -195,55 +208,37 @@ func (f Form) Merge(current []scenario.PolicySpec) []scenario.PolicySpec {
 
 // numberOptions are the number options the named policy takes, in its
 // registry entry's order (leaky-bucket: burst, then delay).
-func numberOptions(name string) []scenario.Option {
+func numberOptions(name string) []policies.Option {
 	in, _ := policies.Lookup(name)
-	var out []scenario.Option
+	var out []policies.Option
 	for _, o := range in.Options {
 		if o.Kind == policies.Number {
-			out = append(out, scenario.Option(o.Name))
+			out = append(out, o)
 		}
 	}
 	return out
 }
 
+// Entered is one number field as the form sent it.
+type Entered struct {
+	Value   int64
+	Changed bool // the visitor changed it from what the form showed
+}
+
 // Number is the form's value of a number option and whether the visitor
 // changed it from what the form showed.
-func (f Form) Number(o scenario.Option) (v int64, set bool) {
-	switch o {
-	case scenario.BucketsOption:
-		return f.Buckets, f.SetBuckets
-	case scenario.BurstOption:
-		return f.Burst, f.SetBurst
-	case scenario.DelayOption:
-		return f.Delay, f.SetDelay
-	}
-	return 0, false
+func (f Form) Number(o policies.Option) (v int64, changed bool) {
+	e := f.Numbers[o.Name]
+	return e.Value, e.Changed
 }
 
 // SetNumber records the form's value of a number option and whether the
 // visitor changed it.
-func (f *Form) SetNumber(o scenario.Option, v int64, set bool) {
-	switch o {
-	case scenario.BucketsOption:
-		f.Buckets, f.SetBuckets = v, set
-	case scenario.BurstOption:
-		f.Burst, f.SetBurst = v, set
-	case scenario.DelayOption:
-		f.Delay, f.SetDelay = v, set
+func (f *Form) SetNumber(o policies.Option, v int64, changed bool) {
+	if f.Numbers == nil {
+		f.Numbers = map[string]Entered{}
 	}
-}
-
-// withNumber is p with its number option o set to v.
-func withNumber(p scenario.PolicySpec, o scenario.Option, v int64) scenario.PolicySpec {
-	switch o {
-	case scenario.BucketsOption:
-		p.Buckets = v
-	case scenario.BurstOption:
-		p.Burst = v
-	case scenario.DelayOption:
-		p.Delay = scenario.Delay(v)
-	}
-	return p
+	f.Numbers[o.Name] = Entered{v, changed}
 }
 
 // ApplyForm applies the settings form: the lanes become f.Merge of the
@@ -259,23 +254,26 @@ func (s *Session) ApplyForm(f Form) error {
 	})
 }
 
-// bucketsDivide refuses, on the form's "buckets" field and in the form's
-// words, a sliding-buckets lane whose k does not split its window into
-// whole milliseconds (the policy needs equal sub-buckets), suggesting the
-// nearest k that does.
+// bucketsDivide refuses, on the option's field and in the form's words, a
+// lane whose option that must divide the window (sliding-buckets' k: the
+// policy needs equal sub-buckets) does not split it into whole
+// milliseconds, suggesting the nearest values that do.
 func bucketsDivide(sc scenario.Scenario) error {
 	var errs scenario.Errors
 	for _, p := range sc.Policies {
-		if scenario.OptionOf(p.Name) != scenario.BucketsOption {
+		in, _ := policies.Lookup(p.Name)
+		o, ok := in.Divisor()
+		if !ok {
 			continue
 		}
 		prm := p.Params(sc)
-		if prm.Buckets < 1 || prm.WindowMs < 1 || prm.WindowMs%prm.Buckets == 0 {
+		k := o.Of(prm)
+		if k < 1 || prm.WindowMs < 1 || prm.WindowMs%k == 0 {
 			continue
 		}
-		e := scenario.FieldError{Field: "buckets", Reason: fmt.Sprintf(
+		e := scenario.FieldError{Field: o.Name, Reason: fmt.Sprintf(
 			"%d does not split the %s window into equal whole milliseconds; try %s",
-			prm.Buckets, scenario.FormatMs(prm.WindowMs), nearDivisors(prm.WindowMs, prm.Buckets))}
+			k, scenario.FormatMs(prm.WindowMs), nearDivisors(prm.WindowMs, k, o.Max))}
 		if !slices.Contains(errs, e) { // lanes alike say it once
 			errs = append(errs, e)
 		}
@@ -286,9 +284,9 @@ func bucketsDivide(sc scenario.Scenario) error {
 	return nil
 }
 
-// nearDivisors names the divisors of w nearest below and above k (within
-// policies.MaxBuckets): "6 or 8".
-func nearDivisors(w, k int64) string {
+// nearDivisors names the divisors of w nearest below and above k (up to
+// most): "6 or 8".
+func nearDivisors(w, k, most int64) string {
 	var out []string
 	for d := k - 1; d >= 1; d-- {
 		if w%d == 0 {
@@ -296,7 +294,7 @@ func nearDivisors(w, k int64) string {
 			break
 		}
 	}
-	for d := k + 1; d <= policies.MaxBuckets && d <= w; d++ {
+	for d := k + 1; d <= most && d <= w; d++ {
 		if w%d == 0 {
 			out = append(out, fmt.Sprint(d))
 			break
@@ -329,15 +327,14 @@ func Overrides(sc scenario.Scenario) []string {
 		out = append(out, base.Label(sc)+" keeps its own "+strings.Join(own, " and "))
 	}
 	for _, fld := range Fields() {
-		o := scenario.Option(fld.Option.Name)
 		field := strings.ToLower(fld.Option.Label)
 		var labels []string
 		values := map[int64]bool{}
 		for _, p := range specs {
-			if scenario.OptionOf(p.Name) != o {
+			if !slices.Contains(fld.Policies, p.Name) {
 				continue
 			}
-			values[number(p, sc, o)] = true
+			values[number(p, sc, fld.Option)] = true
 			labels = append(labels, p.Label(sc))
 		}
 		if len(values) > 1 {

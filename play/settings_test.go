@@ -12,8 +12,8 @@ import (
 var (
 	kFixed  = Kind{Name: policies.FixedWindow}
 	kLog    = Kind{Name: policies.SlidingLog}
-	kFloor  = Kind{Name: policies.SlidingCounter, Arithmetic: policies.Floor}
-	kExact  = Kind{Name: policies.SlidingCounter, Arithmetic: policies.Exact}
+	kFloor  = Kind{Name: policies.SlidingCounter, Choice: string(policies.Floor)}
+	kExact  = Kind{Name: policies.SlidingCounter, Choice: string(policies.Exact)}
 	kBucket = Kind{Name: policies.SlidingBuckets}
 	kToken  = Kind{Name: policies.TokenBucket}
 	kGCRA   = Kind{Name: policies.GCRA}
@@ -86,12 +86,12 @@ func TestApplyFormKeepsLanes(t *testing.T) {
 	}
 	shown := []Kind{kToken, kFloor, kBucket}
 	runFormSteps(t, s, []formStep{
-		{what: "change only the shared limit", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Buckets: 3, Burst: 10},
+		{what: "change only the shared limit", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Numbers: map[string]Entered{policies.BucketsOptionName: {3, false}, policies.BurstOptionName: {10, false}}},
 			limit: 7, lanes: asLoaded},
-		{what: "a window of 0", form: Form{Limit: 7, WindowMs: 0, Checked: shown, Buckets: 3, Burst: 10}, field: "windowMs"},
-		{what: "a changed k that does not divide the window", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Buckets: 7, SetBuckets: true}, field: "buckets"},
+		{what: "a window of 0", form: Form{Limit: 7, WindowMs: 0, Checked: shown, Numbers: map[string]Entered{policies.BucketsOptionName: {3, false}, policies.BurstOptionName: {10, false}}}, field: "windowMs"},
+		{what: "a changed k that does not divide the window", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Numbers: map[string]Entered{policies.BucketsOptionName: {7, true}}}, field: "buckets"},
 		{what: "no box checked", form: Form{Limit: 7, WindowMs: 30_000}, field: "policies"},
-		{what: "change k", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Buckets: 6, SetBuckets: true, Burst: 10},
+		{what: "change k", form: Form{Limit: 7, WindowMs: 30_000, Checked: shown, Numbers: map[string]Entered{policies.BucketsOptionName: {6, true}, policies.BurstOptionName: {10, false}}},
 			limit: 7, lanes: []string{
 				"token-bucket (burst 10) window 60 s",
 				"token-bucket (burst 20)",
@@ -100,7 +100,7 @@ func TestApplyFormKeepsLanes(t *testing.T) {
 				"sliding-buckets (k=6)",
 				"sliding-buckets (k=6) limit 4",
 			}},
-		{what: "uncheck sliding-buckets, check exact and gcra", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kToken, kFloor, kExact, kGCRA}, Buckets: 6, Burst: 10},
+		{what: "uncheck sliding-buckets, check exact and gcra", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kToken, kFloor, kExact, kGCRA}, Numbers: map[string]Entered{policies.BucketsOptionName: {6, false}, policies.BurstOptionName: {10, false}}},
 			limit: 7, lanes: []string{
 				"token-bucket (burst 10) window 60 s",
 				"token-bucket (burst 20)",
@@ -109,7 +109,7 @@ func TestApplyFormKeepsLanes(t *testing.T) {
 				"sliding-counter (exact)",
 				"gcra (burst 10)",
 			}},
-		{what: "change the burst", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kToken, kFloor, kExact, kGCRA}, Burst: 2, SetBurst: true},
+		{what: "change the burst", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kToken, kFloor, kExact, kGCRA}, Numbers: map[string]Entered{policies.BurstOptionName: {2, true}}},
 			limit: 7, lanes: []string{
 				"token-bucket (burst 2) window 60 s",
 				"token-bucket (burst 2)",
@@ -118,11 +118,11 @@ func TestApplyFormKeepsLanes(t *testing.T) {
 				"sliding-counter (exact)",
 				"gcra (burst 2)",
 			}},
-		{what: "check leaky-bucket with a burst and a delay", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kGCRA, {Name: policies.LeakyBucket}}, Burst: 4, SetBurst: true, Delay: 2, SetDelay: true},
+		{what: "check leaky-bucket with a burst and a delay", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kGCRA, {Name: policies.LeakyBucket}}, Numbers: map[string]Entered{policies.BurstOptionName: {4, true}, policies.DelayOptionName: {2, true}}},
 			limit: 7, lanes: []string{"gcra (burst 4)", "leaky-bucket (burst 4, delay 2)"}},
-		{what: "change only the delay", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kGCRA, {Name: policies.LeakyBucket}}, Burst: 4, Delay: 4, SetDelay: true},
+		{what: "change only the delay", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kGCRA, {Name: policies.LeakyBucket}}, Numbers: map[string]Entered{policies.BurstOptionName: {4, false}, policies.DelayOptionName: {4, true}}},
 			limit: 7, lanes: []string{"gcra (burst 4)", "leaky-bucket (burst 4, delay 4)"}},
-		{what: "a delay above the burst", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{{Name: policies.LeakyBucket}}, Burst: 4, Delay: 5, SetDelay: true}, field: "policies[0]"},
+		{what: "a delay above the burst", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{{Name: policies.LeakyBucket}}, Numbers: map[string]Entered{policies.BurstOptionName: {4, false}, policies.DelayOptionName: {5, true}}}, field: "policies[0]"},
 		{what: "only fixed-window and sliding-log", form: Form{Limit: 7, WindowMs: 20_000, Checked: []Kind{kLog, kFixed}},
 			limit: 7, lanes: []string{"sliding-log", "fixed-window"}},
 	})
@@ -156,7 +156,7 @@ func TestOverridesNameEveryOwnSetting(t *testing.T) {
 func TestApplyFormNamesAnIndivisibleK(t *testing.T) {
 	s := newSession(t, DefaultScenario())
 	before := s.Scenario()
-	err := s.ApplyForm(Form{Limit: 5, WindowMs: 30_000, Checked: []Kind{{Name: policies.SlidingBuckets}}, Buckets: 7, SetBuckets: true})
+	err := s.ApplyForm(Form{Limit: 5, WindowMs: 30_000, Checked: []Kind{{Name: policies.SlidingBuckets}}, Numbers: map[string]Entered{policies.BucketsOptionName: {7, true}}})
 	var errs scenario.Errors
 	if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Field != "buckets" ||
 		errs[0].Reason != "7 does not split the 30 s window into equal whole milliseconds; try 6 or 8" {

@@ -9,7 +9,7 @@ const GCRA = "gcra"
 var gcraTag = termsTag(GCRA)
 
 var gcraInfo = Info{
-	Name: GCRA, Human: "GCRA", Options: []Option{BurstOption},
+	Name: GCRA, Human: "GCRA", Options: []Option{BurstOption}, Refills: true,
 	make: func(p Params) Local { return &gcraPolicy{*newKeyed(newGCRARule(p))} },
 }
 

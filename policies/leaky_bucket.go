@@ -9,7 +9,7 @@ const LeakyBucket = "leaky-bucket"
 var leakyBucketTag = termsTag(LeakyBucket)
 
 var leakyBucketInfo = Info{
-	Name: LeakyBucket, Human: "leaky bucket", Options: []Option{BurstOption, DelayOption},
+	Name: LeakyBucket, Human: "leaky bucket", Options: []Option{BurstOption, DelayOption}, Refills: true,
 	Words: []string{"leaky", "queue"},
 	make:  func(p Params) Local { return newKeyed(newLeakyBucketRule(p)) },
 }

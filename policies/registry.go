@@ -51,9 +51,17 @@ import (
 //
 // Tests in policies, explain, lane, limiter and lessons check that every
 // registry entry builds, has its cases and vectors, is worded, is drawn,
-// has a concurrent and a Redis form agreeing with it, and is measured. An
-// option no policy took before is declared once next to the others in this
-// file, with its field of Params (get, set) and its checks (normalise).
+// has a concurrent and a Redis form agreeing with it, and is measured.
+//
+// A policy taking options that others take already lists them in its
+// Info.Options and needs nothing more: short refs, labels, the results'
+// params, validation messages, the playground's form and its error labels
+// iterate the options. An option no policy took before is declared once
+// next to the others in this file (Option: its field of Params through get
+// and set, default, bounds, label, help, noun, word, and its checks in
+// normalise), and, being a new field, is added where fields are spelled
+// out: Params here, and in scenario the spec's field, its wire decoding
+// (decodePolicy) and PolicySpec.options/setOptions, and ParamsOut.
 var registry = []Info{
 	fixedWindowInfo,
 	slidingLogInfo,
@@ -81,6 +89,10 @@ type Info struct {
 	// WindowMs aligned to the epoch, which its lanes draw with the permits
 	// each admitted.
 	Windows bool
+	// Refills is true for a policy that gives room back as time passes
+	// (a bucket, GCRA) rather than as requests leave a window, so that an
+	// answer off by a whole window is no miscount of it.
+	Refills bool
 	// make builds the policy from parameters that New has validated and
 	// normalised: newKeyed of the policy's rule, or a policy type that
 	// embeds it (see keyed).
@@ -90,6 +102,25 @@ type Info struct {
 // Takes reports whether the policy takes the option named o.
 func (i Info) Takes(o string) bool {
 	return slices.ContainsFunc(i.Options, func(opt Option) bool { return opt.Name == o })
+}
+
+// Choice is the Choice option the policy takes (sliding-counter's
+// arithmetic), whose words pages may show as policies of their own.
+func (i Info) Choice() (Option, bool) {
+	return i.first(func(o Option) bool { return o.Kind == Choice })
+}
+
+// Divisor is the option that splits the policy's window into that many
+// sub-buckets (Option.DividesWindow: sliding-buckets' k), if it takes one.
+func (i Info) Divisor() (Option, bool) {
+	return i.first(func(o Option) bool { return o.DividesWindow })
+}
+
+func (i Info) first(is func(Option) bool) (Option, bool) {
+	if j := slices.IndexFunc(i.Options, is); j >= 0 {
+		return i.Options[j], true
+	}
+	return Option{}, false
 }
 
 // OptionKind is what values an option holds.
@@ -125,6 +156,10 @@ type Option struct {
 	Labels string
 	// Noun is how a sentence names the option: "an arithmetic", "buckets".
 	Noun string
+	// DividesWindow is true for a Number the window must be a whole
+	// multiple of (k sub-buckets of equal whole milliseconds), which a
+	// form checks before the policy refuses it.
+	DividesWindow bool
 	// normalise checks the option in p for the named policy and fills its
 	// default, returning an error that names the option.
 	normalise func(policy string, p *Params) error
@@ -239,8 +274,9 @@ var (
 	}
 	BucketsOption = Option{
 		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
-		get: func(p Params) int64 { return p.Buckets },
-		set: func(p *Params, v int64) { p.Buckets = v },
+		DividesWindow: true,
+		get:           func(p Params) int64 { return p.Buckets },
+		set:           func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
 				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)

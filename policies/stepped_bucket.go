@@ -9,7 +9,7 @@ const SteppedBucket = "stepped-bucket"
 var steppedBucketTag = termsTag(SteppedBucket)
 
 var steppedBucketInfo = Info{
-	Name: SteppedBucket, Human: "stepped token bucket", Options: []Option{BurstOption},
+	Name: SteppedBucket, Human: "stepped token bucket", Options: []Option{BurstOption}, Refills: true,
 	Words: []string{"stepped", "envoy"},
 	make:  func(p Params) Local { return newKeyed(newSteppedBucketRule(p)) },
 }

@@ -9,7 +9,7 @@ const TokenBucket = "token-bucket"
 var tokenBucketTag = termsTag(TokenBucket)
 
 var tokenBucketInfo = Info{
-	Name: TokenBucket, Human: "token bucket", Options: []Option{BurstOption},
+	Name: TokenBucket, Human: "token bucket", Options: []Option{BurstOption}, Refills: true,
 	Words: []string{"token", "bucket"},
 	make:  func(p Params) Local { return &tokenBucketPolicy{keyed: *newKeyed(newTokenBucketRule(p))} },
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,6 +12,8 @@ import (
 )
 
 // ParsePolicyRef reads the short policy names lessons and exercises use:
+// the name, then one part after a / for each option the policy takes, in
+// its registry entry's order, up to the last one given:
 //
 //	sliding-log                  a policy with the scenario's settings
 //	sliding-counter/exact        sliding-counter with an arithmetic
@@ -21,77 +24,114 @@ import (
 //
 // It checks the shape only; running the policy checks the values.
 func ParsePolicyRef(ref string) (PolicySpec, error) {
-	name, opt, hasOpt := strings.Cut(strings.TrimSpace(ref), "/")
-	if _, known := policies.Lookup(name); !known {
+	name, rest, hasParts := strings.Cut(strings.TrimSpace(ref), "/")
+	in, known := policies.Lookup(name)
+	if !known {
 		return PolicySpec{}, fmt.Errorf("unknown policy %q (want one of %s)", name, strings.Join(policies.Names, ", "))
 	}
-	spec := PolicySpec{Name: name}
-	option := OptionOf(name)
-	if !hasOpt {
-		if option == ArithmeticOption {
-			spec.Arithmetic = policies.Floor
-		}
-		return spec, nil
+	var parts []string
+	if hasParts {
+		parts = strings.Split(rest, "/")
 	}
-	switch option {
-	case ArithmeticOption:
-		a := policies.Arithmetic(opt)
-		if a != policies.Floor && a != policies.Exact {
-			return PolicySpec{}, fmt.Errorf("%q: %s takes /floor or /exact", ref, name)
-		}
-		spec.Arithmetic = a
-	case BucketsOption, BurstOption:
-		opt, delay, hasDelay := strings.Cut(opt, "/")
-		if hasDelay {
-			if err := spec.Delay.UnmarshalJSON(delayJSON(delay)); err != nil || !takes(name, DelayOption) {
-				return PolicySpec{}, fmt.Errorf("%q: the part after the second / must be a delay (%s takes none)", ref, name)
-			}
-		}
-		n, err := strconv.ParseInt(opt, 10, 64)
-		if err != nil || n < 1 {
-			return PolicySpec{}, fmt.Errorf("%q: the part after / must be a whole number of at least 1", ref)
-		}
-		if option == BucketsOption {
-			spec.Buckets = n
-		} else {
-			spec.Burst = n
-		}
-	default:
+	switch {
+	case len(parts) > 0 && len(in.Options) == 0:
 		return PolicySpec{}, fmt.Errorf("%q: %s takes no option after /", ref, name)
+	case len(parts) > len(in.Options):
+		return PolicySpec{}, fmt.Errorf("%q: %s takes at most %d part(s) after its name (%s)", ref, name, len(in.Options), optionNames(in.Options))
 	}
+	var set policies.Params
+	for i, o := range in.Options {
+		if i >= len(parts) {
+			if o.Kind == policies.Choice {
+				o.Set(&set, 0) // as it runs: the first word
+			}
+			continue
+		}
+		v, ok := refValue(o, parts[i])
+		if !ok {
+			return PolicySpec{}, fmt.Errorf("%q: %s", ref, refWant(o, i, name))
+		}
+		o.Set(&set, v)
+	}
+	spec := PolicySpec{Name: name}
+	spec.setOptions(set)
 	return spec, nil
 }
 
 // Ref writes the spec back in the short form ParsePolicyRef reads. Limit
 // and window overrides are not part of the short form.
 func (p PolicySpec) Ref() string {
-	switch option := OptionOf(p.Name); {
-	case option == ArithmeticOption && p.Arithmetic != "":
-		return p.Name + "/" + string(p.Arithmetic)
-	case option == BucketsOption && p.Buckets != 0:
-		return p.Name + "/" + strconv.FormatInt(p.Buckets, 10)
-	case option == BurstOption && p.Delay != 0:
-		d, _ := p.Delay.MarshalJSON()
-		return p.Name + "/" + strconv.FormatInt(p.Burst, 10) + "/" + strings.Trim(string(d), `"`)
-	case option == BurstOption && p.Burst != 0:
-		return p.Name + "/" + strconv.FormatInt(p.Burst, 10)
+	in, _ := policies.Lookup(p.Name)
+	set := p.options()
+	last := -1
+	for i, o := range in.Options {
+		if o.Given(set) {
+			last = i
+		}
 	}
-	return p.Name
+	parts := []string{p.Name}
+	for _, o := range in.Options[:last+1] {
+		parts = append(parts, refPart(o, o.Of(set)))
+	}
+	return strings.Join(parts, "/")
 }
 
-// delayJSON is a short ref's delay part as JSON: the word quoted, a number
-// as it is.
-func delayJSON(part string) []byte {
-	if _, err := strconv.ParseInt(part, 10, 64); err == nil {
-		return []byte(part)
+// refPart is value v of option o as a short ref writes it: a choice's or
+// the option's word, else the number.
+func refPart(o policies.Option, v int64) string {
+	if o.Kind == policies.Choice || o.Word != "" && v == o.WordValue {
+		return o.Describe(v)
 	}
-	return []byte(strconv.Quote(part))
+	return strconv.FormatInt(v, 10)
 }
 
-// takes reports whether the named policy takes option o.
-func takes(name string, o Option) bool {
-	in, ok := policies.Lookup(name)
-	return ok && in.Takes(string(o))
+// refValue reads a short ref's part for option o: one of a choice's words,
+// the option's word, or a whole number of at least 1 (0 would read as the
+// option left out).
+func refValue(o policies.Option, part string) (int64, bool) {
+	if o.Kind == policies.Choice {
+		i := slices.Index(o.Choices, part)
+		return int64(i), i >= 0
+	}
+	if o.Word != "" && part == o.Word {
+		return o.WordValue, true
+	}
+	n, err := strconv.ParseInt(part, 10, 64)
+	return n, err == nil && n >= 1
+}
+
+// refWant says what part i of a short ref, option o of the named policy,
+// must be.
+func refWant(o policies.Option, i int, name string) string {
+	if o.Kind == policies.Choice {
+		return fmt.Sprintf("%s takes /%s", name, strings.Join(o.Choices, " or /"))
+	}
+	after := "/"
+	if i > 0 {
+		after = ordinal(i+1) + " /"
+	}
+	want := "a whole number of at least 1"
+	if o.Word != "" {
+		want += fmt.Sprintf(" or %q", o.Word)
+	}
+	return fmt.Sprintf("the part after the %s must be %s (%s)", after, want, o.Noun)
+}
+
+// ordinal is n as an ordinal word, for the few parts a ref has.
+func ordinal(n int) string {
+	if words := []string{"first", "second", "third", "fourth"}; n >= 1 && n <= len(words) {
+		return words[n-1]
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// optionNames names options as a ref orders them: "burst/delay".
+func optionNames(opts []policies.Option) string {
+	names := make([]string, len(opts))
+	for i, o := range opts {
+		names[i] = o.Name
+	}
+	return strings.Join(names, "/")
 }
 
 // WhatIf replays the scenario through one policy and then decides one more

@@ -37,6 +37,44 @@ func TestParsePolicyRef(t *testing.T) {
 	}
 }
 
+// TestParsePolicyRefSaysWhatIsWrong: a bad short ref's message names the
+// ref and what its part should have been, from the option's own words.
+func TestParsePolicyRefSaysWhatIsWrong(t *testing.T) {
+	for _, tt := range []struct{ ref, want string }{
+		{"sliding-counter/round", `"sliding-counter/round": sliding-counter takes /floor or /exact`},
+		{"sliding-log/3", `"sliding-log/3": sliding-log takes no option after /`},
+		{"sliding-buckets/0", `"sliding-buckets/0": the part after the / must be a whole number of at least 1 (buckets)`},
+		{"gcra/5/2", `"gcra/5/2": gcra takes at most 1 part(s) after its name (burst)`},
+		{"leaky-bucket/5/soon", `"leaky-bucket/5/soon": the part after the second / must be a whole number of at least 1 or "nodelay" (a delay)`},
+	} {
+		_, err := ParsePolicyRef(tt.ref)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ParsePolicyRef(%q) = %v; want %s", tt.ref, err, tt.want)
+		}
+	}
+}
+
+// TestRefRoundTripsEveryOption: for every registered policy, a spec that
+// sets each option it takes (to a value of its own, not the default)
+// comes back from its Ref unchanged, so a new option has a short form
+// without code here.
+func TestRefRoundTripsEveryOption(t *testing.T) {
+	for _, in := range policies.Registered() {
+		spec := PolicySpec{Name: in.Name}
+		for _, o := range in.Options {
+			v := int64(len(o.Choices) - 1) // a Choice's last word
+			if o.Kind == policies.Number {
+				v = o.Default + 2
+			}
+			spec = spec.WithOption(o, v)
+		}
+		got, err := ParsePolicyRef(spec.Ref())
+		if err != nil || got != spec {
+			t.Errorf("%s: ParsePolicyRef(%q) = %+v, %v; want %+v", in.Name, spec.Ref(), got, err, spec)
+		}
+	}
+}
+
 // tryIt is the lesson's "Try it" setting: a 30 s window, limit 5, and a
 // previous window that accepted 5 requests in its first second.
 func tryIt() Scenario {

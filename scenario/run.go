@@ -46,6 +46,27 @@ type ParamsOut struct {
 	SkewMs  Skews  `json:"skewMs,omitzero"`
 }
 
+// setOptions fills the fields of the options taken (a policy's, in the
+// registry) with their values in run, leaving the others out.
+func (out *ParamsOut) setOptions(taken []policies.Option, run policies.Params) {
+	// held marks the fields the taken options hold, each set to 1, so
+	// that an option held at 0 (a delay: every excess waits) is still
+	// shown.
+	var values, held policies.Params
+	for _, o := range taken {
+		if v := o.Of(run); o.Kind != policies.Choice || v >= 0 { // -1: a word no choice has
+			o.Set(&values, v)
+		}
+		if o.Kind == policies.Number {
+			o.Set(&held, 1)
+		}
+	}
+	out.Arithmetic, out.Buckets, out.Burst = values.Arithmetic, values.Buckets, values.Burst
+	if held.Delay != 0 {
+		out.Delay = &values.Delay
+	}
+}
+
 // Decision is one request's outcome under one policy, or one probe.
 type Decision struct {
 	Index int    // position in the expanded request list
@@ -238,24 +259,13 @@ func (p *PolicyResult) add(d Decision) {
 func (p PolicySpec) Out(s Scenario) ParamsOut {
 	params := p.Params(s)
 	out := ParamsOut{Limit: params.Limit, WindowMs: params.WindowMs}
-	switch OptionOf(p.Name) {
-	case ArithmeticOption:
-		out.Arithmetic = params.Arithmetic
-	case BucketsOption:
-		out.Buckets = params.Buckets
-	case BurstOption:
-		out.Burst = params.Burst
+	// As the policy runs them: a burst of 0 is the limit, nodelay a
+	// delay of the whole burst.
+	run, err := policies.Normalised(p.Name, params)
+	if err != nil {
+		run = params
 	}
-	// Burst and delay as the policy runs them: a burst of 0 is the limit,
-	// nodelay a delay of the whole burst.
-	if run, err := policies.Normalised(p.Name, params); err == nil {
-		if OptionOf(p.Name) == BurstOption {
-			out.Burst = run.Burst
-		}
-		if in, _ := policies.Lookup(p.Name); in.Takes(string(DelayOption)) {
-			out.Delay = &run.Delay
-		}
-	}
+	out.setOptions(optionsOf(p.Name), run)
 	if d := p.Deployment; d.Several() {
 		out.Nodes, out.Route, out.Seed, out.SyncMs, out.Central, out.SkewMs = max(d.Nodes, 1), d.Route, d.Seed, d.SyncMs, d.Central, d.SkewMs
 		if out.Route == "" {

@@ -204,34 +204,29 @@ func (p PolicySpec) options() policies.Params {
 	return policies.Params{Arithmetic: p.Arithmetic, Buckets: p.Buckets, Burst: p.Burst, Delay: int64(p.Delay)}
 }
 
+// setOptions sets the spec's option fields to those of o, as options
+// reads them.
+func (p *PolicySpec) setOptions(o policies.Params) {
+	p.Arithmetic, p.Buckets, p.Burst, p.Delay = o.Arithmetic, o.Buckets, o.Burst, Delay(o.Delay)
+}
+
+// Option is the spec's value of option o as given (policies.Option.Of):
+// 0 for a number left out.
+func (p PolicySpec) Option(o policies.Option) int64 { return o.Of(p.options()) }
+
+// WithOption is the spec with option o set to v, as Option reads it.
+func (p PolicySpec) WithOption(o policies.Option, v int64) PolicySpec {
+	set := p.options()
+	o.Set(&set, v)
+	p.setOptions(set)
+	return p
+}
+
 // optionsOf is the options the named policy takes, in the order forms show
 // them; none for a name the registry does not know.
 func optionsOf(name string) []policies.Option {
 	in, _ := policies.Lookup(name)
 	return in.Options
-}
-
-// Option names the one setting a policy takes besides its limit and
-// window, as a PolicySpec field.
-type Option string
-
-// The options.
-const (
-	NoOption         Option = ""
-	ArithmeticOption        = Option(policies.ArithmeticOptionName) // floor or exact
-	BucketsOption           = Option(policies.BucketsOptionName)    // k sub-buckets
-	BurstOption             = Option(policies.BurstOptionName)      // the capacity
-	DelayOption             = Option(policies.DelayOptionName)      // the excess passing at once
-)
-
-// OptionOf is the option the named policy takes, as its registry entry
-// (policies.Lookup) lists it, so that labels, short refs, validation and
-// the playground's form agree. A policy takes at most one option here.
-func OptionOf(name string) Option {
-	if in, ok := policies.Lookup(name); ok && len(in.Options) > 0 {
-		return Option(in.Options[0].Name)
-	}
-	return NoOption
 }
 
 // Label is a short human name that tells lanes apart: the policy name plus

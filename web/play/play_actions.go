@@ -254,7 +254,7 @@ func (sig Signals) settings() (play.Form, error) {
 		v, err := Whole(name, sig.Numbers[name], fld.Option.Min, fld.Max)
 		add(err)
 		shown := sig.Shown[name]
-		f.SetNumber(scenario.Option(name), v, shown == nil || *shown != sig.Numbers[name].value)
+		f.SetNumber(fld.Option, v, shown == nil || *shown != sig.Numbers[name].value)
 	}
 	if len(errs) > 0 {
 		return f, errs

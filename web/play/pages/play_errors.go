@@ -1,8 +1,10 @@
 package pages
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -31,6 +33,8 @@ func LabelledMessage(errs scenario.Errors) string {
 	for _, e := range errs {
 		if label, ok := fieldLabels[e.Field]; ok {
 			e.Field = label
+		} else if label, ok := numberLabel(e.Field); ok {
+			e.Field = label
 		} else if label, ok := serverLabel(e.Field); ok {
 			e.Field = label
 		}
@@ -45,8 +49,6 @@ func LabelledMessage(errs scenario.Errors) string {
 var fieldLabels = map[string]string{
 	"limit":        "Limit",
 	"windowMs":     "Window (s)",
-	"buckets":      "sliding-buckets k",
-	"burst":        "Burst",
 	"cost":         "Cost",
 	"count":        "Burst of",
 	"patternCount": "Requests",
@@ -61,13 +63,31 @@ var fieldLabels = map[string]string{
 	"askN":  "N",
 }
 
+// numberLabel is how the settings form labels the number field named
+// field (play.Fields): inside its one policy's box, "sliding-buckets k";
+// as a box of its own, "Burst".
+func numberLabel(field string) (string, bool) {
+	for _, f := range play.Fields() {
+		switch {
+		case f.Option.Name != field:
+		case len(f.Policies) == 1:
+			return f.Policies[0] + " " + f.Option.Label, true
+		default:
+			return f.Option.Label, true
+		}
+	}
+	return "", false
+}
+
 // ErrorSlots are the places on the page where field errors appear.
 var ErrorSlots = []string{"settings", "cost", "count", "pattern", "clock", "client", "selected", "load"}
 
 // ErrorSlot says where an error about a field is shown.
 func ErrorSlot(field string) string {
 	switch {
-	case field == "limit" || field == "windowMs" || strings.HasPrefix(field, "policies") || field == "buckets" || field == "burst":
+	case field == "limit" || field == "windowMs" || strings.HasPrefix(field, "policies"):
+		return "settings"
+	case slices.ContainsFunc(play.Fields(), func(f play.Field) bool { return f.Option.Name == field }):
 		return "settings"
 	case field == "cost":
 		return "cost"

@@ -63,8 +63,8 @@ func TestPlayPagePresentation(t *testing.T) {
 		stream, viewBox  string
 		css, explanation int
 	}{
-		{false, "@get('/play/x/stream')", normal, 0, 0},
-		{true, "@get('/play/x/stream?present=1')", presented, 1, 1},
+		{false, templates.StreamOnLoad("/play/x/stream"), normal, 0, 0},
+		{true, templates.StreamOnLoad("/play/x/stream?present=1"), presented, 1, 1},
 	} {
 		doc := render(t, PlayPageView(PlayPage{Page: templates.Page{Path: "/play", Presentation: c.present}, View: v, Base: "/play/x"}))
 		if got := doc.Find("#play-stream").AttrOr("data-on-load", ""); got != c.stream {
