@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"testing"
@@ -238,6 +239,34 @@ func TestCloneIsIndependent(t *testing.T) {
 		}
 		if got, was := c.Peek(1, 10), untouched.Peek(1, 10); got == was {
 			t.Errorf("%s: copy's estimate %v did not change with its own decision", name, got)
+		}
+	}
+}
+
+// TestNewNamesTheRefusedField: a caller points at the field a refusal is
+// about ("policies[0].buckets"), not only at the policy.
+func TestNewNamesTheRefusedField(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     Params
+		field string
+	}{
+		{FixedWindow, Params{Limit: 0, WindowMs: 1000}, "limit"},
+		{FixedWindow, Params{Limit: 1, WindowMs: 0}, "windowMs"},
+		{SlidingCounter, Params{Limit: 5, WindowMs: 30000, Arithmetic: "round"}, ArithmeticOptionName},
+		{SlidingBuckets, Params{Limit: 10, WindowMs: 30000, Buckets: 7}, BucketsOptionName},
+		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: -2}, BurstOptionName},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: 4, Delay: 5}, DelayOptionName},
+	}
+	for i, tt := range tests {
+		_, err := New(tt.name, tt.p)
+		var pe *ParamError
+		if !errors.As(err, &pe) {
+			t.Errorf("case %d: New(%q, %+v) error = %v, want a *ParamError", i, tt.name, tt.p, err)
+			continue
+		}
+		if pe.Field != tt.field || pe.Policy != tt.name {
+			t.Errorf("case %d: field %q of %q, want %q of %q", i, pe.Field, pe.Policy, tt.field, tt.name)
 		}
 	}
 }

@@ -267,7 +267,7 @@ var (
 				p.Arithmetic = Floor
 			case Floor, Exact:
 			default:
-				return fmt.Errorf("policies: %s: arithmetic %q is neither %q nor %q", name, p.Arithmetic, Floor, Exact)
+				return paramErr(name, ArithmeticOptionName, "arithmetic %q is neither %q nor %q", p.Arithmetic, Floor, Exact)
 			}
 			return nil
 		},
@@ -279,10 +279,10 @@ var (
 		set:           func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
-				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
+				return paramErr(name, BucketsOptionName, "buckets %d is out of range [1, %d]", p.Buckets, MaxBuckets)
 			}
 			if p.WindowMs%p.Buckets != 0 {
-				return fmt.Errorf("policies: %s: windowMs %d is not a multiple of buckets %d", name, p.WindowMs, p.Buckets)
+				return paramErr(name, BucketsOptionName, "windowMs %d is not a multiple of buckets %d", p.WindowMs, p.Buckets)
 			}
 			return nil
 		},
@@ -293,7 +293,7 @@ var (
 		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
 			if p.Burst < 0 || p.Burst > MaxLimit {
-				return fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", name, p.Burst, MaxLimit)
+				return paramErr(name, BurstOptionName, "burst %d is out of range [0, %d]", p.Burst, MaxLimit)
 			}
 			if p.Burst == 0 {
 				p.Burst = p.Limit
@@ -313,7 +313,7 @@ var (
 				p.Delay = p.Burst
 			}
 			if p.Delay < 0 || p.Delay > p.Burst {
-				return fmt.Errorf("policies: %s: delay %d is out of range [0, burst %d] (or nodelay)", name, p.Delay, p.Burst)
+				return paramErr(name, DelayOptionName, "delay %d is out of range [0, burst %d] (or nodelay)", p.Delay, p.Burst)
 			}
 			return nil
 		},

@@ -520,7 +520,11 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		// The policy's own checks (arithmetic names, bucket counts that
 		// divide the window) speak for what is left.
 		for i, p := range specs {
-			if _, err := policies.New(p.Name, p.Params(s)); err != nil {
+			var pe *policies.ParamError
+			if _, err := policies.New(p.Name, p.Params(s)); errors.As(err, &pe) {
+				// The policy names the field it refuses: point at it.
+				add(fmt.Sprintf("policies[%d].%s", i, pe.Field), "%s", pe.Reason)
+			} else if err != nil {
 				add(fmt.Sprintf("policies[%d]", i), "%s", strings.TrimPrefix(err.Error(), "policies: "))
 			} else if p.Several() {
 				if _, err := cluster.New(p.config(s)); err != nil {

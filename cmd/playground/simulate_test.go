@@ -134,6 +134,8 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		{"requests missing", `{"limit": 5, "windowMs": 1000}`, []string{"simulate"}, "requests: missing"},
 		{"requests null", `{"limit": 5, "windowMs": 1000, "requests": null}`, []string{"simulate"}, "requests: missing"},
 		{"limit twice", `{"limit": 5, "windowMs": 1000, "limit": 6, "requests": []}`, []string{"simulate"}, "limit: given twice"},
+		{"buckets not dividing the window", `{"limit": 5, "windowMs": 30000, "policies": [{"name": "sliding-buckets", "buckets": 7}], "requests": []}`, []string{"simulate"}, "invalid scenario: policies[0].buckets: windowMs 30000 is not a multiple of buckets 7"},
+		{"arithmetic unknown", `{"limit": 5, "windowMs": 30000, "policy": {"name": "sliding-counter", "arithmetic": "round"}, "requests": []}`, []string{"simulate"}, `invalid scenario: policy.arithmetic: arithmetic "round" is neither "floor" nor "exact"`},
 		{"key twice in a request", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0}, {"at": 1, "key": "a", "key": "b"}]}`, []string{"simulate"}, "requests[1].key: given twice"},
 	}
 	for _, tt := range tests {

@@ -89,7 +89,8 @@ func TestSimulateRejectsBadScenariosWithTheField(t *testing.T) {
 
 // TestSimulateRefusesMissingRequestsAndFieldsGivenTwice: a run of no
 // requests would answer 200 with nothing, and JSON keeps the last of two
-// equal names silently; both are 400 naming the field. (A server of its
+// equal names silently; both are 400 naming the field, as is an option
+// the policy refuses. (A server of its
 // own: each address may run only so many scenarios a second.)
 func TestSimulateRefusesMissingRequestsAndFieldsGivenTwice(t *testing.T) {
 	_, base, _ := newTestServer(t, API())
@@ -98,6 +99,9 @@ func TestSimulateRefusesMissingRequestsAndFieldsGivenTwice(t *testing.T) {
 		{"requests null", `{"limit": 5, "windowMs": 1000, "requests": null}`, "requests", "missing"},
 		{"limit twice", `{"limit": 5, "limit": 7, "windowMs": 1000, "requests": []}`, "limit", "given twice"},
 		{"burst twice", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "gcra", "burst": 2, "burst": 3}], "requests": []}`, "policies[0].burst", "given twice"},
+		// The policy's own refusals name the option, not the lane.
+		{"buckets not dividing the window", `{"limit": 5, "windowMs": 30000, "policies": [{"name": "sliding-buckets", "buckets": 7}], "requests": []}`, "policies[0].buckets", "windowMs 30000 is not a multiple of buckets 7"},
+		{"arithmetic unknown", `{"limit": 5, "windowMs": 30000, "policies": [{"name": "fixed-window"}, {"name": "sliding-counter", "arithmetic": "round"}], "requests": []}`, "policies[1].arithmetic", `arithmetic "round" is neither "floor" nor "exact"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			status, _, got := postJSON(t, base+"/api/simulate", tt.body)
