@@ -114,7 +114,8 @@ func TestNewValidates(t *testing.T) {
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: MaxLimit + 1}, "policies: gcra: burst 1048577 is out of range [0, 1048576]"},
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: 0}, ""},
 		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: 4, Delay: 5}, "policies: leaky-bucket: delay 5 is out of range [0, burst 4] (or nodelay)"},
-		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: -1}, "policies: leaky-bucket: burst -1 is out of range [0, 1048576]"},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: -2}, "policies: leaky-bucket: burst -2 is out of range [0, 1048576]"},
+		{TokenBucket, Params{Limit: 10, WindowMs: 1000, Burst: NoQueue}, "policies: token-bucket: burst -1 is out of range [0, 1048576]"},
 		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Delay: NoDelay}, ""},
 	}
 	for _, tt := range tests {

@@ -292,6 +292,9 @@ var (
 		get: func(p Params) int64 { return p.Burst },
 		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
+			if p.Burst == NoQueue && name == LeakyBucket {
+				return nil
+			}
 			if p.Burst < 0 || p.Burst > MaxLimit {
 				return paramErr(name, BurstOptionName, "burst %d is out of range [0, %d]", p.Burst, MaxLimit)
 			}
@@ -310,10 +313,10 @@ var (
 		set: func(p *Params, v int64) { p.Delay = v },
 		normalise: func(name string, p *Params) error {
 			if p.Delay == NoDelay {
-				p.Delay = p.Burst
+				p.Delay = p.Queue()
 			}
-			if p.Delay < 0 || p.Delay > p.Burst {
-				return paramErr(name, DelayOptionName, "delay %d is out of range [0, burst %d] (or nodelay)", p.Delay, p.Burst)
+			if p.Delay < 0 || p.Delay > p.Queue() {
+				return paramErr(name, DelayOptionName, "delay %d is out of range [0, burst %d] (or nodelay)", p.Delay, p.Queue())
 			}
 			return nil
 		},
