@@ -197,7 +197,7 @@ func (o Option) Resolve(p *Params) {
 func (o Option) Labelled() bool { return o.Kind == Choice || o.Default != 0 }
 
 // Describe is value v of the option as a label writes it: "floor", "k=6",
-// "burst 10", "nodelay", "delay 2".
+// "burst 10", "no queue", "nodelay", "delay 2".
 func (o Option) Describe(v int64) string {
 	switch {
 	case o.Kind == Choice && (v < 0 || v >= int64(len(o.Choices))):
@@ -206,6 +206,8 @@ func (o Option) Describe(v int64) string {
 		return o.Choices[v]
 	case o.Word != "" && v == o.WordValue:
 		return o.Word
+	case o.Name == BurstOptionName && v == NoQueue:
+		return "no queue" // leaky-bucket's only: no number is it
 	}
 	return fmt.Sprintf(o.Labels, v)
 }

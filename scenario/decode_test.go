@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -244,4 +245,20 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 	require.NotEmpty(t, errs)
 	assert.Equal(t, stoppedReading, errs[len(errs)-1], "reading stopped is the last entry")
 	assert.Len(t, errs, maxDecodeErrors+1)
+}
+
+// TestParseLeakyBucketWithoutAQueue: "burst": 0 is a leaky bucket's no
+// queue (nginx's limit_req without burst), held as policies.NoQueue and
+// written back as 0, so a scenario round-trips.
+func TestParseLeakyBucketWithoutAQueue(t *testing.T) {
+	in := []byte(`{"limit": 5, "windowMs": 1000, "policies": [{"name": "leaky-bucket", "burst": 0}], "requests": []}`)
+	s, err := Parse(in)
+	require.NoError(t, err)
+	assert.Equal(t, Burst(policies.NoQueue), s.Policies[0].Burst)
+	out, err := json.Marshal(s)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"burst":0`)
+	again, err := Parse(out)
+	require.NoError(t, err, string(out))
+	assert.Equal(t, s, again)
 }
