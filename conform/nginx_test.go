@@ -109,7 +109,7 @@ func startNginx(t *testing.T, burst string) conform.Target {
 		if time.Now().After(deadline) {
 			t.Fatalf("nginx does not answer on %s: %v", url, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // waits on the nginx process starting to answer
 	}
 	return conform.HTTP("nginx limit_req", conform.HTTPOptions{URL: url, ToleranceMs: 150})
 }

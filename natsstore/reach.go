@@ -86,6 +86,14 @@ func (g Guarded) classify(ctx context.Context, err error) error {
 			return outage.Wrap(err)
 		}
 	}
+	// What JetStream itself refuses (on a cluster: "temporarily
+	// unavailable", a stream without a leader while the servers left
+	// elect one) is the store's state, never the visitor's doing: the
+	// stores turn the answers that mean something (a key absent or
+	// taken) into their own errors before this sees them.
+	if _, ok := errors.AsType[*jetstream.APIError](err); ok {
+		return outage.Wrap(err)
+	}
 	return err
 }
 
@@ -156,6 +164,29 @@ func (r guardedRooms) DeleteIf(ctx context.Context, drop func(*room.Room) bool) 
 
 func (r guardedRooms) Watch(ctx context.Context, id string) (<-chan struct{}, error) {
 	return r.g.watch(ctx, func(ctx context.Context) (<-chan struct{}, error) { return r.s.Watch(ctx, id) })
+}
+
+// Follow refuses at once a stream that would be added while NATS is out
+// of reach. One taken back is refused too, but still handed to the store
+// (with a context already ended, so that it waits on nothing): the
+// store's own count of this replica's streams drops whatever NATS says
+// (Rooms.Follow), and its next refresh writes the streams still open.
+func (r guardedRooms) Follow(ctx context.Context, id string, d room.Screens, now time.Time, fits func(room.Screens) error) (total room.Screens, err error) {
+	if !d.Adds() {
+		if down := r.g.up(); down != nil {
+			gone, cancel := context.WithCancel(ctx)
+			cancel()
+			_, _ = r.s.Follow(gone, id, d, now, fits)
+			return room.Screens{}, down
+		}
+	}
+	err = r.g.call(ctx, func(ctx context.Context) error { total, err = r.s.Follow(ctx, id, d, now, fits); return err })
+	return total, err
+}
+
+func (r guardedRooms) Followers(ctx context.Context, id string, now time.Time) (total room.Screens, err error) {
+	err = r.g.call(ctx, func(ctx context.Context) error { total, err = r.s.Followers(ctx, id, now); return err })
+	return total, err
 }
 
 type guardedSessions struct {

@@ -72,7 +72,7 @@ func TestGuardedStoresSayUnreachable(t *testing.T) {
 // socket's) until nc is connected or not, as want says.
 func waitConnected(t *testing.T, nc *nats.Conn, want bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); (nc.Status() == nats.CONNECTED) != want; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); (nc.Status() == nats.CONNECTED) != want; time.Sleep(10 * time.Millisecond) { // waits on the NATS client over a real socket
 		if time.Now().After(deadline) {
 			t.Fatalf("the NATS client is %v after 10 s, want connected = %v", nc.Status(), want)
 		}

@@ -1,10 +1,12 @@
 package natsstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -40,10 +42,17 @@ type RoomsOptions struct {
 
 // Rooms is a room.Store in a JetStream key-value bucket. A room is JSON
 // under "id.<hex id>"; its join code maps to the id under
-// "code.<hex code>". Safe for concurrent use, and by several processes on
+// "code.<hex code>"; "index" counts the rooms and their owners (see
+// index), and "f.<hex id>" the streams following the room on each replica
+// (see Follow). Safe for concurrent use, and by several processes on
 // one NATS server.
 type Rooms struct {
-	kv jetstream.KeyValue
+	kv     jetstream.KeyValue
+	maxAge time.Duration
+	name   string // this handle's, in followers keys
+
+	following sync.Mutex              // see Follow
+	mine      map[string]room.Screens // this handle's streams of each room
 }
 
 var _ room.Store = (*Rooms)(nil)
@@ -54,7 +63,7 @@ func OpenRooms(ctx context.Context, nc *nats.Conn, opts RoomsOptions) (*Rooms, e
 	if err != nil {
 		return nil, err
 	}
-	return &Rooms{kv: kv}, nil
+	return &Rooms{kv: kv, maxAge: cmp.Or(opts.MaxAge, 24*time.Hour), name: newID(), mine: map[string]room.Screens{}}, nil
 }
 
 // openBucket creates or opens a bucket with one revision per key: the
@@ -80,6 +89,7 @@ func openBucket(ctx context.Context, nc *nats.Conn, name, def string, maxAge tim
 		TTL:          maxAge,
 		MaxValueSize: MaxValueBytes,
 		Storage:      storage,
+		Replicas:     replicasFor(nc),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: opening bucket %q: %w", name, err)
@@ -87,8 +97,9 @@ func openBucket(ctx context.Context, nc *nats.Conn, name, def string, maxAge tim
 	return kv, nil
 }
 
-func idKey(id string) string     { return keyOf("id", id) }
-func codeKey(code string) string { return keyOf("code", code) }
+func idKey(id string) string        { return keyOf("id", id) }
+func followersKey(id string) string { return keyOf("f", id) }
+func codeKey(code string) string    { return keyOf("code", code) }
 
 // encode is the stored form of r, refused when NATS could not carry it.
 func encode(r *room.Room) ([]byte, error) {
@@ -117,16 +128,13 @@ func gone(err error) bool {
 
 // Create implements room.Store. The code is claimed first with a
 // create-if-absent write, so two processes can never hand out one code;
-// the room is then written and the rooms counted, and a room that finds
-// itself past the limit or its owner's share takes itself back. Two
-// processes racing for the last place may then both refuse, never both
-// admit.
+// the room is then written, and counted last, in the bucket's index (see
+// index): one revision-checked write that refuses a room past the limit
+// or its owner's share, so that creators on any number of replicas are
+// counted one after the other. A refused room takes its keys back.
 func (s *Rooms) Create(ctx context.Context, r *room.Room, limit, perOwner int) error {
 	if !named(r.ID) || !named(r.Code) {
 		return errors.New("natsstore: a room's id and code are 1 to 256 bytes")
-	}
-	if err := s.within(ctx, r.Owner, limit, perOwner, 0); err != nil {
-		return err
 	}
 	b, err := encode(r)
 	if err != nil {
@@ -145,48 +153,47 @@ func (s *Rooms) Create(ctx context.Context, r *room.Room, limit, perOwner int) e
 		}
 		return fmt.Errorf("natsstore: writing a room: %w", err)
 	}
-	if err := s.within(ctx, r.Owner, limit, perOwner, 1); err != nil {
-		s.forget(r.ID, r.Code)
+	if err := s.admit(ctx, r.ID, r.Owner, limit, perOwner); err != nil {
+		s.purge(r.ID, r.Code)
 		return err
 	}
 	return nil
 }
 
-// within checks the bounds with mine of the stored rooms being the new
-// one: ErrClientRooms when owner holds perOwner others, ErrFull when limit
-// others are stored. A scan: a store holds at most the rooms bound's few
-// dozen rooms.
-func (s *Rooms) within(ctx context.Context, owner string, limit, perOwner, mine int) error {
-	rooms, err := s.all(ctx)
-	if err != nil {
-		return err
-	}
-	owned := 0
-	for _, o := range rooms {
-		if o.Owner == owner {
-			owned++
+// admit enters room id, owner's, into the index: ErrClientRooms when
+// owner holds perOwner rooms, ErrFull when limit are stored. Rooms the
+// index counts whose keys are gone are dead (see index) and dropped,
+// looked for only when a bound would refuse: a store holds the rooms
+// bound's few dozen at most.
+func (s *Rooms) admit(ctx context.Context, id, owner string, limit, perOwner int) error {
+	return changeIndex(ctx, s.kv, func(ix *index) error {
+		owned := func() int {
+			n := 0
+			for _, o := range ix.Owners {
+				if o == owner {
+					n++
+				}
+			}
+			return n
 		}
-	}
-	switch {
-	case owned-mine >= perOwner:
-		return room.ErrClientRooms
-	case len(rooms)-mine >= limit:
-		return room.ErrFull
-	}
-	return nil
-}
-
-// ids lists the rooms' keys.
-func (s *Rooms) ids(ctx context.Context) ([]string, error) {
-	l, err := s.kv.ListKeysFiltered(ctx, "id.>")
-	if err != nil {
-		return nil, fmt.Errorf("natsstore: listing rooms: %w", err)
-	}
-	var keys []string
-	for k := range l.Keys() {
-		keys = append(keys, k)
-	}
-	return keys, nil
+		if owned() >= perOwner || len(ix.Owners) >= limit {
+			for _, other := range sortedIDs(ix) {
+				if _, err := s.kv.Get(ctx, idKey(other)); gone(err) {
+					delete(ix.Owners, other)
+				} else if err != nil {
+					return fmt.Errorf("natsstore: reading a room: %w", err)
+				}
+			}
+		}
+		switch {
+		case owned() >= perOwner:
+			return room.ErrClientRooms
+		case len(ix.Owners) >= limit:
+			return room.ErrFull
+		}
+		ix.Owners[id] = owner
+		return nil
+	})
 }
 
 // release takes back a claimed code, if it is still this room's. It runs
@@ -202,11 +209,13 @@ func (s *Rooms) release(code, id string) {
 	_ = s.kv.Purge(ctx, codeKey(code), jetstream.LastRevision(e.Revision()))
 }
 
-// forget deletes a room and its code (see release for the context).
-func (s *Rooms) forget(id, code string) {
+// purge deletes a room's keys and its code (see release for the
+// context), but not its place in the index.
+func (s *Rooms) purge(id, code string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.kv.Purge(ctx, idKey(id))
+	_ = s.kv.Purge(ctx, followersKey(id))
 	s.release(code, id)
 }
 
@@ -299,20 +308,22 @@ func (s *Rooms) Delete(ctx context.Context, id string) error {
 	if err := s.kv.Purge(ctx, idKey(id)); err != nil && !gone(err) {
 		return fmt.Errorf("natsstore: deleting a room: %w", err)
 	}
+	_ = s.kv.Purge(ctx, followersKey(id))
 	s.release(r.Code, r.ID)
+	unindex(s.kv, id)
 	return nil
 }
 
-// all reads every room; a room deleted between the listing and its read
-// is left out.
+// all reads every room the index counts; a room deleted meanwhile is left
+// out.
 func (s *Rooms) all(ctx context.Context) ([]*room.Room, error) {
-	keys, err := s.ids(ctx)
+	ix, err := readIndex(ctx, s.kv)
 	if err != nil {
 		return nil, err
 	}
-	rooms := make([]*room.Room, 0, len(keys))
-	for _, k := range keys {
-		e, err := s.kv.Get(ctx, k)
+	rooms := make([]*room.Room, 0, len(ix.Owners))
+	for _, id := range sortedIDs(ix) {
+		e, err := s.kv.Get(ctx, idKey(id))
 		if gone(err) {
 			continue
 		}
@@ -349,6 +360,7 @@ func (s *Rooms) DeleteIf(ctx context.Context, drop func(*room.Room) bool) (int, 
 	if err != nil {
 		return 0, err
 	}
+	renewIndex(ctx, s.kv, s.maxAge) // rooms sweep often; the index must outlive its rooms
 	n := 0
 	for _, r := range rooms {
 		if !drop(r) {
@@ -363,18 +375,20 @@ func (s *Rooms) DeleteIf(ctx context.Context, drop func(*room.Room) bool) (int, 
 }
 
 // Watch implements room.Store over a key watcher: the server pushes each
-// new revision of the room, on whichever process wrote it.
+// new revision of the room, and of its followers' count, on whichever
+// process wrote it.
 func (s *Rooms) Watch(ctx context.Context, id string) (<-chan struct{}, error) {
 	if _, _, err := s.get(ctx, id); err != nil {
 		return nil, err
 	}
-	return watchKey(ctx, s.kv, idKey(id))
+	return watchKey(ctx, s.kv, idKey(id), followersKey(id))
 }
 
 // watchKey turns a key watcher into the stores' one-pending-value
-// channel, closed when the key is deleted or ctx ends.
-func watchKey(ctx context.Context, kv jetstream.KeyValue, key string) (<-chan struct{}, error) {
-	w, err := kv.Watch(ctx, key, jetstream.UpdatesOnly())
+// channel, closed when key is deleted or ctx ends; also tells of changes
+// of the keys along with it (whose deletion it does not tell).
+func watchKey(ctx context.Context, kv jetstream.KeyValue, key string, along ...string) (<-chan struct{}, error) {
+	w, err := kv.WatchFiltered(ctx, append([]string{key}, along...), jetstream.UpdatesOnly())
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: watching: %w", err)
 	}
@@ -394,7 +408,10 @@ func watchKey(ctx context.Context, kv jetstream.KeyValue, key string) (<-chan st
 					continue // the end of the initial values, which UpdatesOnly leaves empty
 				}
 				if e.Operation() != jetstream.KeyValuePut {
-					return
+					if e.Key() == key {
+						return
+					}
+					continue
 				}
 				select {
 				case ch <- struct{}{}:

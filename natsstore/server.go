@@ -1,6 +1,7 @@
 package natsstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -23,6 +24,14 @@ type EmbeddedOptions struct {
 	// Listen is the host:port other processes connect to; "" serves this
 	// process only (no socket is opened).
 	Listen string
+	// Name names the server among a cluster's (default "windowlab").
+	Name string
+	// Cluster is the host:port other servers of a NATS cluster connect
+	// to, and Routes their cluster addresses (nats-route://host:port);
+	// "" runs alone. A cluster of three keeps the buckets on all three
+	// (see openBucket), so losing any one server loses nothing.
+	Cluster string
+	Routes  []string
 }
 
 // StartEmbedded starts a JetStream server under opts.Dir and waits until
@@ -43,7 +52,7 @@ func StartEmbedded(opts EmbeddedOptions) (e *Embedded, err error) {
 		}
 	}()
 	so := &server.Options{
-		ServerName: "windowlab",
+		ServerName: cmp.Or(opts.Name, "windowlab"),
 		JetStream:  true,
 		StoreDir:   opts.Dir,
 		NoSigs:     true,
@@ -55,7 +64,12 @@ func StartEmbedded(opts EmbeddedOptions) (e *Embedded, err error) {
 		if err != nil {
 			return nil, err
 		}
-		so.Host, so.Port = host, port
+		so.Host, so.Port = host, anyPort(port)
+	}
+	if opts.Cluster != "" {
+		if err := clusterOptions(so, opts); err != nil {
+			return nil, err
+		}
 	}
 	srv, err := server.NewServer(so)
 	if err != nil {
@@ -94,4 +108,13 @@ func (e *Embedded) Close() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
 	_ = e.lock.release()
+}
+
+// anyPort is port as the server reads it: to nats-server, 0 means its
+// default port (4222, or 6222 for a cluster), and -1 any free one.
+func anyPort(port int) int {
+	if port == 0 {
+		return server.RANDOM_PORT
+	}
+	return port
 }

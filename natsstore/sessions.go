@@ -36,8 +36,10 @@ type SessionsOptions struct {
 // session is two keys: "s.<hex id>" holds its play.Saved (JSON, deflated
 // when large), written only by Update and NewFor; "u.<hex id>" holds who
 // opened it and when it was last used, small and written often, so that
-// marking a session used never rewrites its requests and the bounds are
-// kept by reading the small keys alone.
+// marking a session used never rewrites its requests. The key "index"
+// counts the sessions admitted and their owners (see index): NewFor
+// decides the bounds on it, reading the usage keys of only the sessions
+// it may have to take out.
 //
 // Watching. A handle knows the streams it serves itself: a session one of
 // them watches never idles out on it, and the handle writes the session's
@@ -57,6 +59,8 @@ type Sessions struct {
 	perClient int
 	idle      time.Duration
 
+	admitting sync.Mutex // see admit
+
 	mu sync.Mutex
 	// watched counts this handle's watchers of each session.
 	watched map[string]int
@@ -70,6 +74,9 @@ type Sessions struct {
 }
 
 var _ play.Sessions = (*Sessions)(nil)
+
+// sessionsMaxAge is the sessions bucket's maximum age (see Sessions).
+const sessionsMaxAge = 24 * time.Hour
 
 // keepAlive is how often a handle marks the sessions it watches used.
 const keepAlive = 5 * time.Second
@@ -87,7 +94,7 @@ const compressAbove = 16 << 10
 // OpenSessions opens (creating if needed) the sessions bucket over nc.
 // Close stops the handle's keep-alive.
 func OpenSessions(ctx context.Context, nc *nats.Conn, opts SessionsOptions) (*Sessions, error) {
-	kv, err := openBucket(ctx, nc, opts.Bucket, "sessions", 24*time.Hour, opts.Memory)
+	kv, err := openBucket(ctx, nc, opts.Bucket, "sessions", sessionsMaxAge, opts.Memory)
 	if err != nil {
 		return nil, err
 	}
@@ -178,31 +185,15 @@ func decodeSaved(b []byte) (play.Saved, error) {
 func newID() string { return rand.Text()[:22] }
 
 // NewFor implements play.Sessions with the bounds play.Sessions
-// documents, counted over the usage keys. A session is written first and
-// the sessions counted after, and one that finds the store over its bound
-// takes itself back: two replicas racing for the last place may both
-// refuse, never both get in.
+// documents, counted in the bucket's index (see index): the session's keys
+// are written, then its id enters the index in one revision-checked write
+// that also takes out the sessions the bounds make room from, so
+// concurrent creators on any number of replicas are counted one after the
+// other, as the in-memory store's lock counts them. The sessions taken
+// out are purged after the index no longer counts them.
 func (s *Sessions) NewFor(ctx context.Context, client string, sc scenario.Scenario) (*play.Session, error) {
 	id := newID()
 	now := s.now()
-	all, err := s.usages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all = s.dropIdle(ctx, all, now)
-	if mine := owned(all, client); len(mine) >= s.perClient && s.perClient < s.max {
-		all = s.remove(ctx, all, s.leastRecentUnheld(mine))
-	}
-	if len(all) >= s.max {
-		victim := s.abandoned(all, now)
-		if victim == "" {
-			victim = s.fromLargest(all, client)
-		}
-		if victim == "" {
-			return nil, play.ErrFull
-		}
-		s.remove(ctx, all, victim)
-	}
 	sess, err := play.Opened(id, client, sc, now)
 	if err != nil {
 		return nil, err
@@ -215,50 +206,134 @@ func (s *Sessions) NewFor(ctx context.Context, client string, sc scenario.Scenar
 		return nil, fmt.Errorf("natsstore: writing a session: %w", err)
 	}
 	if err := s.putUsage(ctx, usage{ID: id, Owner: client, LastUsed: now}); err != nil {
-		s.forget(id)
+		s.purge(id)
 		return nil, err
 	}
-	if n, err := s.kv.ListKeysFiltered(ctx, "u.>"); err == nil {
-		count := 0
-		for range n.Keys() {
-			count++
-		}
-		if count > s.max {
-			s.forget(id)
-			return nil, play.ErrFull
-		}
+	victims, err := s.admit(ctx, id, client, now)
+	if err != nil {
+		s.purge(id)
+		return nil, err
+	}
+	for _, v := range victims {
+		s.purge(v)
 	}
 	s.remember(sess)
 	return sess, nil
 }
 
-// usages reads every session's usage key.
-func (s *Sessions) usages(ctx context.Context) ([]usage, error) {
-	l, err := s.kv.ListKeysFiltered(ctx, "u.>")
+// admit enters id, client's, into the index, making room by play's rules
+// (see play.Sessions) and returning the sessions it took out for that,
+// or play.ErrFull with the index unchanged. One admission at a time runs
+// on a handle, so that a replica's own creators do not race each other
+// for the key; replicas race, and the revision check orders them.
+func (s *Sessions) admit(ctx context.Context, id, client string, now time.Time) ([]string, error) {
+	s.admitting.Lock()
+	defer s.admitting.Unlock()
+	// Uses read in one admission are kept across its tries: which
+	// session was used last may be a moment old, the count never is.
+	uses := map[string]*usage{}
+	var victims []string
+	err := changeIndex(ctx, s.kv, func(ix *index) error {
+		victims = victims[:0]
+		// usagesOf reads the uses of ids, dropping from the index those
+		// whose keys are gone (dead, see index) and those that idled out.
+		usagesOf := func(ids []string) ([]usage, error) {
+			out := make([]usage, 0, len(ids))
+			for _, id := range ids {
+				u, ok := uses[id]
+				if !ok {
+					var err error
+					if u, err = s.readUsage(ctx, id); err != nil {
+						return nil, err
+					}
+					uses[id] = u
+				}
+				switch {
+				case u == nil:
+					delete(ix.Owners, id)
+				case s.expired(*u, now):
+					delete(ix.Owners, id)
+					victims = append(victims, id)
+				default:
+					out = append(out, *u)
+				}
+			}
+			return out, nil
+		}
+		if mine := ownedBy(ix, client); len(mine) >= s.perClient && s.perClient < s.max {
+			us, err := usagesOf(mine)
+			if err != nil {
+				return err
+			}
+			if len(us) >= s.perClient {
+				if v := s.leastRecentUnheld(us); v != "" {
+					delete(ix.Owners, v)
+					victims = append(victims, v)
+				}
+			}
+		}
+		if len(ix.Owners) >= s.max {
+			all, err := usagesOf(sortedIDs(ix))
+			if err != nil {
+				return err
+			}
+			if len(all) >= s.max {
+				v := s.abandoned(all, now)
+				if v == "" {
+					v = s.fromLargest(all, client)
+				}
+				if v == "" {
+					return play.ErrFull
+				}
+				delete(ix.Owners, v)
+				victims = append(victims, v)
+			}
+		}
+		ix.Owners[id] = client
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("natsstore: listing sessions: %w", err)
+		return nil, err
 	}
-	var keys []string
-	for k := range l.Keys() {
-		keys = append(keys, k)
+	return victims, nil
+}
+
+// ownedBy lists the ids client owns in ix, in id order.
+func ownedBy(ix *index, client string) []string {
+	var ids []string
+	for id, o := range ix.Owners {
+		if o == client {
+			ids = append(ids, id)
+		}
 	}
-	all := make([]usage, 0, len(keys))
-	for _, k := range keys {
-		e, err := s.kv.Get(ctx, k)
-		if gone(err) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("natsstore: reading a session's use: %w", err)
-		}
-		var u usage
-		if err := json.Unmarshal(e.Value(), &u); err != nil {
-			return nil, fmt.Errorf("natsstore: decoding a session's use: %w", err)
-		}
-		u.rev = e.Revision()
-		all = append(all, u)
+	slices.Sort(ids)
+	return ids
+}
+
+func sortedIDs(ix *index) []string {
+	ids := make([]string, 0, len(ix.Owners))
+	for id := range ix.Owners {
+		ids = append(ids, id)
 	}
-	return all, nil
+	slices.Sort(ids)
+	return ids
+}
+
+// readUsage reads id's usage key; nil when it is gone.
+func (s *Sessions) readUsage(ctx context.Context, id string) (*usage, error) {
+	e, err := s.kv.Get(ctx, usageKey(id))
+	if gone(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: reading a session's use: %w", err)
+	}
+	var u usage
+	if err := json.Unmarshal(e.Value(), &u); err != nil {
+		return nil, fmt.Errorf("natsstore: decoding a session's use: %w", err)
+	}
+	u.rev = e.Revision()
+	return &u, nil
 }
 
 // putUsage writes u: a new key for a new session, else only over the
@@ -318,27 +393,6 @@ func (s *Sessions) expired(u usage, now time.Time) bool {
 	return now.Sub(u.LastUsed) > s.idle && !s.watchedHere(u.ID) && !s.held(u.ID)
 }
 
-// dropIdle forgets the sessions that have idled out and returns the rest.
-func (s *Sessions) dropIdle(ctx context.Context, all []usage, now time.Time) []usage {
-	return slices.DeleteFunc(all, func(u usage) bool {
-		if s.expired(u, now) {
-			s.forget(u.ID)
-			return true
-		}
-		return false
-	})
-}
-
-func owned(all []usage, client string) []usage {
-	var out []usage
-	for _, u := range all {
-		if u.Owner == client {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
 // abandoned is the least recently used session nobody watches or holds
 // that has been idle for play.MinIdleForEviction, or "".
 func (s *Sessions) abandoned(all []usage, now time.Time) string {
@@ -367,21 +421,27 @@ func (s *Sessions) fromLargest(all []usage, newcomer string) string {
 	if most <= held[newcomer]+1 {
 		return ""
 	}
-	return s.leastRecentUnheld(owned(all, largest))
-}
-
-// remove forgets id and returns all without it.
-func (s *Sessions) remove(ctx context.Context, all []usage, id string) []usage {
-	if id == "" {
-		return all
+	var theirs []usage
+	for _, u := range all {
+		if u.Owner == largest {
+			theirs = append(theirs, u)
+		}
 	}
-	s.forget(id)
-	return slices.DeleteFunc(all, func(u usage) bool { return u.ID == id })
+	return s.leastRecentUnheld(theirs)
 }
 
-// forget deletes a session's keys, which closes its watchers on every
-// replica. Like Rooms.forget it runs with a context of its own.
+// forget forgets a session: its keys are purged, which closes its
+// watchers on every replica, then the index stops counting it. Like
+// Rooms.forget it runs with a context of its own.
 func (s *Sessions) forget(id string) {
+	s.purge(id)
+	unindex(s.kv, id)
+}
+
+// purge deletes a session's keys (and this handle's replay of it) but
+// leaves the index alone: for a session the index never counted, or no
+// longer counts.
+func (s *Sessions) purge(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.kv.Purge(ctx, usageKey(id))
@@ -403,23 +463,18 @@ func (s *Sessions) live(ctx context.Context, id string, now time.Time) (usage, e
 	if !named(id) {
 		return usage{}, play.ErrNotFound
 	}
-	e, err := s.kv.Get(ctx, usageKey(id))
-	if gone(err) {
+	u, err := s.readUsage(ctx, id)
+	if err != nil {
+		return usage{}, err
+	}
+	if u == nil {
 		return usage{}, play.ErrNotFound
 	}
-	if err != nil {
-		return usage{}, fmt.Errorf("natsstore: reading a session's use: %w", err)
-	}
-	var u usage
-	if err := json.Unmarshal(e.Value(), &u); err != nil {
-		return usage{}, fmt.Errorf("natsstore: decoding a session's use: %w", err)
-	}
-	u.rev = e.Revision()
-	if s.expired(u, now) {
+	if s.expired(*u, now) {
 		s.forget(id)
 		return usage{}, play.ErrNotFound
 	}
-	return u, nil
+	return *u, nil
 }
 
 // used marks u used at now, unless it was within touchEvery.
@@ -588,6 +643,9 @@ func (s *Sessions) keepWatchedAlive() {
 			}
 			cancel()
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), keepAlive)
+		renewIndex(ctx, s.kv, sessionsMaxAge)
+		cancel()
 	}
 }
 

@@ -363,7 +363,7 @@ func TestBusyRedisIsNoAnswerInTime(t *testing.T) {
 		// BUSY instead of nothing.
 		busy <- other.Eval(ctx, "local x = 0 for i = 1, 350000000 do x = x + i end return 1", nil).Err()
 	}()
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // waits on the Redis server to start the busy script
 
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	start := time.Now()

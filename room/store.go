@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 )
 
 // Store keeps rooms. The in-memory MemStore serves one process; the
@@ -40,6 +41,19 @@ type Store interface {
 	// the newest room with Get. That keeps every watcher's cost fixed,
 	// however fast the room changes.
 	Watch(ctx context.Context, id string) (<-chan struct{}, error)
+	// Follow changes by d the streams this handle (one replica of the
+	// app) serves of room id, and returns the room's streams on every
+	// handle, counting each handle's as last said within FollowersStale
+	// of now (its replica may have died). When d adds a stream, fits is
+	// asked first with the total it makes, and its error refuses the
+	// change; replicas counting at once are counted one after the other.
+	// A change notifies the room's watchers (a projector shows how many
+	// follow), and a zero d only says again that this handle's streams
+	// are open.
+	Follow(ctx context.Context, id string, d Screens, now time.Time, fits func(total Screens) error) (Screens, error)
+	// Followers is the room's streams on every handle, as Follow counts
+	// them, without changing them.
+	Followers(ctx context.Context, id string, now time.Time) (Screens, error)
 }
 
 // ErrCodeTaken is returned by Store.Create when a live room has the code.
@@ -51,11 +65,12 @@ type MemStore struct {
 	byID     map[string]*Room
 	byCode   map[string]string // code → id
 	watchers map[string]map[chan struct{}]struct{}
+	screens  map[string]Screens // room id → its streams
 }
 
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{byID: map[string]*Room{}, byCode: map[string]string{}, watchers: map[string]map[chan struct{}]struct{}{}}
+	return &MemStore{byID: map[string]*Room{}, byCode: map[string]string{}, watchers: map[string]map[chan struct{}]struct{}{}, screens: map[string]Screens{}}
 }
 
 var _ Store = (*MemStore)(nil)
@@ -124,13 +139,44 @@ func (m *MemStore) Update(_ context.Context, id string, fn func(*Room) error) (*
 		return nil, errors.New("room: an update may not change a room's id or code")
 	}
 	m.byID[id] = c
+	m.notifyLocked(id)
+	return c.Clone(), nil
+}
+
+func (m *MemStore) notifyLocked(id string) {
 	for w := range m.watchers[id] {
 		select {
 		case w <- struct{}{}:
 		default: // one change is already pending: the watcher will read the newest
 		}
 	}
-	return c.Clone(), nil
+}
+
+// Follow implements Store: one process, one count.
+func (m *MemStore) Follow(_ context.Context, id string, d Screens, _ time.Time, fits func(Screens) error) (Screens, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur := m.screens[id]
+	next, err := FollowWith(cur, d, fits)
+	if err != nil {
+		return cur, err
+	}
+	if next.IsZero() {
+		delete(m.screens, id)
+	} else {
+		m.screens[id] = next
+	}
+	if next != cur {
+		m.notifyLocked(id)
+	}
+	return next, nil
+}
+
+// Followers implements Store.
+func (m *MemStore) Followers(_ context.Context, id string, _ time.Time) (Screens, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.screens[id], nil
 }
 
 // Delete implements Store.
@@ -147,6 +193,7 @@ func (m *MemStore) Delete(_ context.Context, id string) error {
 func (m *MemStore) forgetLocked(id, code string) {
 	delete(m.byCode, code)
 	delete(m.byID, id)
+	delete(m.screens, id)
 	for w := range m.watchers[id] {
 		close(w)
 	}

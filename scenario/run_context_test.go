@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
@@ -52,13 +53,15 @@ func TestRunContextStopsWhenCancelled(t *testing.T) {
 // yet still far below the seconds the whole run takes there.
 func TestRunContextStopsSoon(t *testing.T) {
 	s := WorstCase()
-	ctx, cancel := context.WithCancel(context.Background())
+	base, cancel := context.WithCancel(context.Background())
+	// Cancelled once the run has looked at its context: it is running.
+	ctx := &firstLook{Context: base, looked: make(chan struct{})}
 	done := make(chan time.Time)
 	go func() {
 		_, _ = RunContext(ctx, s)
 		done <- time.Now()
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-ctx.looked
 	cancel()
 	cancelled := time.Now()
 	select {
@@ -71,4 +74,17 @@ func TestRunContextStopsSoon(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("RunContext still running 5 s after its context was cancelled")
 	}
+}
+
+// firstLook is a context that says when it is first asked whether it is
+// done.
+type firstLook struct {
+	context.Context
+	once   sync.Once
+	looked chan struct{}
+}
+
+func (c *firstLook) Err() error {
+	c.once.Do(func() { close(c.looked) })
+	return c.Context.Err()
 }

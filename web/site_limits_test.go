@@ -300,6 +300,6 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited %v for %s", limit, what)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // waits on the server's goroutines over real sockets
 	}
 }

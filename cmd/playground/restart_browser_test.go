@@ -23,7 +23,7 @@ func marks(tab *browsertest.Tab) int {
 func waitMarks(t *testing.T, tab *browsertest.Tab, n int, step string) {
 	t.Helper()
 	got := -1
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // waits on the browser: its marks come from a stream
 		if got = marks(tab); got == n {
 			return
 		}
@@ -167,8 +167,9 @@ func TestBrowserReplicasShareARoom(t *testing.T) {
 		p.WaitText(`[data-testid="room-status"]`, "11 requests")
 	}
 	presenter.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
-	// Each replica counts the phones its own streams serve, so the
-	// projector's "following" is not asserted here (docs/replicas.md).
+	// The phones follow on replica b, the presenter's page on a: its
+	// count is the room's, on every replica.
+	presenter.WaitText(`[data-testid="room-status"]`, "2 phones following")
 	presenter.WaitText(`[data-testid="room-question"]`, "0 answered")
 	for i, p := range phones {
 		p.WaitText(`[data-testid="room-question"]`, "be admitted?")

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/windowlab/playground/internal/redistest"
+	"github.com/windowlab/playground/play"
 )
 
 func TestServeRejectsABadRedisURL(t *testing.T) {
@@ -31,11 +32,12 @@ func TestServeRedisDrawsARowUnderEachLane(t *testing.T) {
 			}
 			url, _ := startServe(t, "-addr", "127.0.0.1:0", "-datastar", testBundle, "-memory", "-redis", "redis://"+srv.Addr)
 			page := httpGet(t, url+"/play")
-			if n := strings.Count(page, `data-testid="redis-lane"`); n != 4 {
-				t.Errorf("/play has %d Redis rows, want one under each of its 4 lanes", n)
+			lanes := len(play.DefaultScenario().Policies)
+			if n := strings.Count(page, `data-testid="redis-lane"`); n != lanes {
+				t.Errorf("/play has %d Redis rows, want one under each of its %d lanes", n, lanes)
 			}
-			if n := strings.Count(page, `data-testid="redis-status">`+tc.want); n != 4 {
-				t.Errorf("/play's Redis lines say %q %d times, want 4", tc.want, n)
+			if n := strings.Count(page, `data-testid="redis-status">`+tc.want); n != lanes {
+				t.Errorf("/play's Redis lines say %q %d times, want %d", tc.want, n, lanes)
 			}
 		})
 	}

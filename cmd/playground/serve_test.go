@@ -74,7 +74,7 @@ func startServe(t *testing.T, args ...string) (url string, stop func() error) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no listening line; output:\n%s", stderr.String())
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // waits on a real server starting (its listening line)
 	}
 }
 
@@ -198,7 +198,7 @@ func TestServeShutdownCancelsInFlightRuns(t *testing.T) {
 			res.Body.Close()
 			answered <- answer{status: res.StatusCode, body: string(body)}
 		}()
-		time.Sleep(wait)
+		time.Sleep(wait) // waits on a real server: the run must be in flight when it stops
 		start := time.Now()
 		if err := stop(); err != nil {
 			t.Fatalf("stopped %v after sending: runServe = %v, want nil (exit status 0)", wait, err)

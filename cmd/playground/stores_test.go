@@ -40,7 +40,13 @@ func TestServeSaysWhenNATSIsUnreachable(t *testing.T) {
 }
 
 func TestNATSCommandRefusesBadInput(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-listen", "no-port"}, {"-bogus"}} {
+	for _, args := range [][]string{
+		{"extra"}, {"-listen", "no-port"}, {"-bogus"},
+		{"-cluster", "127.0.0.1:6222"}, {"-routes", "nats-route://127.0.0.1:6222"},
+		{"-listen", "127.0.0.1:0", "-cluster", "no-port", "-routes", "nats-route://127.0.0.1:6222"},
+		{"-listen", "127.0.0.1:0", "-cluster", "127.0.0.1:0", "-routes", "127.0.0.1:6222"},
+		{"-listen", "127.0.0.1:0", "-cluster", "127.0.0.1:0", "-routes", "nats-route://host-without-port"},
+	} {
 		err := run(context.Background(), append([]string{"nats", "-data", t.TempDir()}, args...), nil, io.Discard, io.Discard)
 		if exitCode(err, io.Discard) != 2 {
 			t.Errorf("playground nats %v: %v, want exit status 2", args, err)

@@ -23,6 +23,8 @@ type NewRooms func(t *testing.T, n int) []room.Store
 // is checked of them here.
 func RunRooms(t *testing.T, newStore NewRooms) {
 	t.Run("creates within the limit, ids and codes unique", func(t *testing.T) { roomsCreate(t, newStore) })
+	t.Run("concurrent creators on two handles keep the limits", func(t *testing.T) { roomsConcurrentCreate(t, newStore) })
+	t.Run("streams from two handles are counted together within the bound", func(t *testing.T) { roomsFollowers(t, newStore) })
 	t.Run("reads are copies", func(t *testing.T) { roomsCopies(t, newStore) })
 	t.Run("a refused update changes nothing", func(t *testing.T) { roomsRefusedUpdate(t, newStore) })
 	t.Run("concurrent updates of one room lose no change", func(t *testing.T) { roomsConcurrentUpdates(t, newStore) })
@@ -285,5 +287,132 @@ func roomsIdle(t *testing.T, newStore NewRooms) {
 	}
 	if _, err := hs[0].GetByCode(ctx, "CODE2"); err != nil {
 		t.Errorf("room r2, recent: GetByCode = %v", err)
+	}
+}
+
+// roomsConcurrentCreate creates rooms from three owners on two handles at
+// once, more than the limits allow: no owner passes its share, the store
+// passes no limit, and every refusal was due (as many rooms are stored as
+// the limit allows).
+func roomsConcurrentCreate(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	hs := rooms(t, newStore, 2)
+	at := NewClock().Now()
+	const limit, perOwner, owners, each = 7, 3, 3, 8
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		owned = map[string]int{}
+	)
+	for w := range 2 * owners {
+		wg.Go(func() {
+			owner := fmt.Sprint("owner", w%owners)
+			for i := range each {
+				r := newRoom(fmt.Sprintf("id-%d-%d", w, i), fmt.Sprintf("C%d-%d", w, i), "s", at)
+				r.Owner = owner
+				err := hs[w%2].Create(ctx, r, limit, perOwner)
+				switch {
+				case err == nil:
+					mu.Lock()
+					owned[owner]++
+					mu.Unlock()
+				case errors.Is(err, room.ErrFull), errors.Is(err, room.ErrClientRooms):
+				default:
+					t.Errorf("writer %d, room %d: Create = %v", w, i+1, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	total := 0
+	for o, n := range owned {
+		if n > perOwner {
+			t.Errorf("%s holds %d rooms, want at most %d", o, n, perOwner)
+		}
+		total += n
+	}
+	if total != limit {
+		t.Errorf("%d rooms were created, want the limit, %d (%d owners of %d could fill it)", total, limit, owners, perOwner)
+	}
+	stored, err := hs[1].DeleteIf(ctx, func(*room.Room) bool { return true })
+	if err != nil || stored != total {
+		t.Errorf("DeleteIf of every room = %d, %v; want the %d created", stored, err, total)
+	}
+}
+
+// roomsFollowers opens streams of one room on two handles at once, more
+// than the bound allows: as many are admitted as the bound, both handles
+// count the room's streams (not their own), a watcher hears of a change on
+// the other handle, and streams taken back free their places.
+func roomsFollowers(t *testing.T, newStore NewRooms) {
+	ctx := context.Background()
+	hs := rooms(t, newStore, 2)
+	now := NewClock().Now()
+	if err := hs[0].Create(ctx, newRoom("r", "CODE", "s", now), 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	const bound, each = 12, 10
+	fits := func(total room.Screens) error {
+		if total.Phones > bound {
+			return room.ErrStreamsFull
+		}
+		return nil
+	}
+	phone := room.Screens{Phones: 1}
+	var (
+		wg       sync.WaitGroup
+		admitted [2]int
+		mu       sync.Mutex
+	)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range each {
+				_, err := hs[w%2].Follow(ctx, "r", phone, now, fits)
+				switch {
+				case err == nil:
+					mu.Lock()
+					admitted[w%2]++
+					mu.Unlock()
+				case errors.Is(err, room.ErrStreamsFull):
+				default:
+					t.Errorf("writer %d, stream %d: Follow = %v", w, i+1, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := admitted[0] + admitted[1]; got != bound {
+		t.Errorf("%d streams were admitted (%d and %d on the two handles), want the bound, %d", got, admitted[0], admitted[1], bound)
+	}
+	for h := range hs {
+		if got, err := hs[h].Followers(ctx, "r", now); err != nil || got.Phones != bound {
+			t.Errorf("handle %d counts %+v, %v; want the room's %d phones", h+1, got, err, bound)
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := hs[0].Watch(wctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The handle that admitted one takes it back: its place is free.
+	from := 1
+	if admitted[1] == 0 {
+		from = 0
+	}
+	if _, err := hs[from].Follow(ctx, "r", phone.Neg(), now, nil); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, ch, "a stream taken back on the other handle")
+	if got, err := hs[0].Followers(ctx, "r", now); err != nil || got.Phones != bound-1 {
+		t.Errorf("after one stream left: %+v, %v; want %d phones", got, err, bound-1)
+	}
+	if _, err := hs[0].Follow(ctx, "r", phone, now, fits); err != nil {
+		t.Errorf("a stream in the freed place: Follow = %v", err)
+	}
+	if _, err := hs[1].Follow(ctx, "r", phone, now, fits); !errors.Is(err, room.ErrStreamsFull) {
+		t.Errorf("a stream past the bound again: Follow = %v, want room.ErrStreamsFull", err)
 	}
 }

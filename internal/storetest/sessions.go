@@ -106,6 +106,7 @@ func RunSessions(t *testing.T, newStore NewSessions) {
 	t.Run("a full busy store takes from the largest client", func(t *testing.T) { fullTakesFromLargest(t, newStore) })
 	t.Run("a flood from one client leaves room for others", func(t *testing.T) { floodLeavesRoom(t, newStore) })
 	t.Run("concurrent use stays within the bounds", func(t *testing.T) { concurrentWithinBounds(t, newStore) })
+	t.Run("a concurrent flood on two replicas keeps no newcomer out", func(t *testing.T) { concurrentFloodIsFair(t, newStore) })
 }
 
 // open opens a session for client, failing the test if it cannot.
@@ -654,6 +655,80 @@ func concurrentWithinBounds(t *testing.T, newStore NewSessions) {
 			t.Errorf("client %d holds %d sessions, want at most %d", c, n, perClient)
 		}
 		total += n
+	}
+	if total > maxSessions {
+		t.Errorf("%d sessions are live, want at most %d", total, maxSessions)
+	}
+}
+
+// concurrentFloodIsFair floods the store from one client on both replicas
+// at once while newcomers open a session each, also on both: the flood
+// stays within its share, the store within its bound, and no newcomer is
+// refused or loses its session while the flood holds more than it would.
+// The clock stays within a second, so no session is abandoned (idle for
+// play.MinIdleForEviction): the only room there is comes from the rules
+// under test.
+func concurrentFloodIsFair(t *testing.T, newStore NewSessions) {
+	clock := NewClock()
+	// Eight places: the flood's five and six newcomers cannot all fit, so
+	// the last newcomers are admitted only by taking from the flood.
+	const maxSessions, perClient, floodEach, newcomers = 8, 5, 20, 6
+	hs := replicas(t, newStore, Bounds{Now: clock.Now, MaxSessions: maxSessions, PerClient: perClient, Idle: time.Hour}, 2)
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		floods []string
+		theirs = make([]string, newcomers)
+	)
+	for r := range hs {
+		wg.Go(func() {
+			for i := range floodEach {
+				s, err := hs[r].NewFor(context.Background(), "flood", scenario.Scenario{})
+				if errors.Is(err, play.ErrFull) {
+					continue // a full store refuses the client holding the most
+				}
+				if err != nil {
+					t.Errorf("flood on replica %d, session %d: %v", r+1, i+1, err)
+					return
+				}
+				mu.Lock()
+				floods = append(floods, s.ID())
+				mu.Unlock()
+				clock.Advance(time.Millisecond)
+			}
+		})
+	}
+	for c := range newcomers {
+		wg.Go(func() {
+			s, err := hs[c%len(hs)].NewFor(context.Background(), fmt.Sprint("newcomer", c), scenario.Scenario{})
+			if err != nil {
+				t.Errorf("newcomer %d on replica %d: NewFor = %v, want a session (the flood holds more)", c+1, c%len(hs)+1, err)
+				return
+			}
+			theirs[c] = s.ID()
+			clock.Advance(time.Millisecond)
+		})
+	}
+	wg.Wait()
+	flooded := 0
+	for _, id := range floods {
+		if live(t, hs[1], id) {
+			flooded++
+		}
+	}
+	if flooded > perClient {
+		t.Errorf("the flood holds %d sessions, want at most %d", flooded, perClient)
+	}
+	total := flooded
+	for c, id := range theirs {
+		if id == "" {
+			continue
+		}
+		if !live(t, hs[0], id) {
+			t.Errorf("newcomer %d's session was forgotten during the flood", c+1)
+			continue
+		}
+		total++
 	}
 	if total > maxSessions {
 		t.Errorf("%d sessions are live, want at most %d", total, maxSessions)

@@ -154,8 +154,10 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	tab.WaitText(`[data-testid="verdict"]`, "Right")
 	focusAndEnter(tab, `[data-testid="feedback"] [data-testid="open-in-playground"]`)
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-	tab.WaitText(`[data-testid="live-status"]`, "Live: connected") // the playground's stream
-	time.Sleep(200 * time.Millisecond)
+	// The playground's stream is connected; its first event re-renders
+	// the page.
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
+	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
 	if loc := browsertest.Run(tab, chromedp.Location()); !strings.Contains(loc, "/play?s=") {
 		t.Errorf("open in playground went to %q", loc)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -317,15 +318,25 @@ func (p *playground) load(w http.ResponseWriter, r *http.Request) {
 // ended.
 func (p *playground) session(w http.ResponseWriter, r *http.Request) (*play.Session, bool) {
 	sess, err := p.store.Get(r.Context(), chi.URLParam(r, "id"))
-	if web.StoreUnreachable(err) {
-		p.s.StoreUnreachablePage(w, r)
-		return nil, false
-	}
-	if err != nil {
+	if errors.Is(err, play.ErrNotFound) {
 		p.sessionEnded(w, r)
 		return nil, false
 	}
+	if err != nil {
+		p.storeFailed(w, r, err)
+		return nil, false
+	}
 	return sess, true
+}
+
+// storeFailed answers a store error that does not say the session is
+// gone (one out of reach, or a NATS cluster electing a new leader): 503
+// and the page retries, never "ended", which would stop it for good.
+func (p *playground) storeFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if !web.StoreUnreachable(err) {
+		p.s.Log().Warn("play: the store failed; answered as unreachable", slog.Any("error", err))
+	}
+	p.s.StoreUnreachablePage(w, r)
 }
 
 // sessionEnded answers a request for a session the store no longer holds.

@@ -66,7 +66,7 @@ func TestBrowserPlayOnAPhone(t *testing.T) {
 		deadline := time.Now().Add(browsertest.Timeout)
 		var got phonePlay
 		for got = browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS)); got.Newest < i-1 && time.Now().Before(deadline); got = browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS)) {
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // waits on the browser drawing the mark
 		}
 		if got.Newest != i-1 {
 			t.Fatalf("fire %d: lane 0's newest mark is request %d", i, got.Newest)

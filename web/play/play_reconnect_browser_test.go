@@ -26,7 +26,7 @@ func serveOn(t *testing.T, addr string, store *play.Store) (stop func()) {
 		t.Fatal(err)
 	}
 	var ln net.Listener
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // waits on the operating system to free the port
 		if ln, err = net.Listen("tcp", addr); err == nil || time.Since(start) > 5*time.Second {
 			break
 		}

@@ -46,7 +46,7 @@ func waitRedisLanes(t *testing.T, tab *browsertest.Tab, what string, ok func(red
 		if all {
 			return got
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // waits on the browser drawing Redis's rows
 	}
 	t.Fatalf("waiting for every lane's Redis row to show %s; the lanes show\n%+v", what, got)
 	return nil

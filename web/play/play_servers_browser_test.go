@@ -27,7 +27,7 @@ func TestBrowserPlayServersWithTheKeyboard(t *testing.T) {
 			tab.Do(chromedp.EmulateViewport(width, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
 			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
 
 			tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="play-servers"] > summary`)), chromedp.KeyEvent("\r"))
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-nodes"]`)))
@@ -86,7 +86,7 @@ func TestBrowserPlayServersOneServerDisabled(t *testing.T) {
 	tab.Do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-servers"] > summary`)))
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-nodes"]`)))
 
@@ -111,7 +111,7 @@ func TestBrowserPlayServersOneServerDisabled(t *testing.T) {
 			tab.Do(chromedp.Click(chromedp.CSS(first + `[data-testid="lane-central"]`)))
 		}
 		var got []bool
-		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) { // waits on the browser redrawing the lanes
 			got = browsertest.Run(tab, chromedp.Evaluate[[]bool](disabledJS))
 			if fmt.Sprint(got) == fmt.Sprint([]bool{step.want, step.want, step.want}) || time.Now().After(deadline) {
 				break

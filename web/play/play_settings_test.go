@@ -229,7 +229,7 @@ func TestBrowserPlaySettingsKeepLoadedLanes(t *testing.T) {
 		tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)))
 		tab.WaitText(`[data-testid="summary"]`, st.summary)
 		var got []string
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // waits on the browser redrawing the lanes
 			if got = labels(); reflect.DeepEqual(got, st.lanes) {
 				break
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
-	"github.com/windowlab/playground/web"
+	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/web/fanout"
 	"github.com/windowlab/playground/web/play/pages"
 )
@@ -90,13 +90,13 @@ func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 		v = viewPresent
 	}
 	hub, leave, err := p.follow(chi.URLParam(r, "id"), v)
-	if web.StoreUnreachable(err) {
-		// Not ended: the page keeps retrying until the store is back.
-		p.s.StoreUnreachablePage(w, r)
+	if errors.Is(err, play.ErrNotFound) {
+		p.sessionEnded(w, r)
 		return
 	}
 	if err != nil {
-		p.sessionEnded(w, r)
+		// Not ended: the page keeps retrying until the store is back.
+		p.storeFailed(w, r, err)
 		return
 	}
 	defer leave()

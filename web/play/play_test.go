@@ -488,7 +488,7 @@ collect:
 		if time.Now().After(deadline) {
 			t.Fatal("the stream's subscription outlived its request")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // waits on the server's stream goroutine, which ends with its request
 	}
 }
 

@@ -73,7 +73,7 @@ func TestPlayStreamsOfOneSessionShareOneFeed(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the feed's watch outlived its last page")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // waits on the server's feed goroutine, which ends with its last page
 	}
 }
 

@@ -89,7 +89,7 @@ const watchersQuiet = 30 * time.Millisecond
 func quiet(fl *flushes) {
 	for {
 		n := fl.writes.Load()
-		time.Sleep(watchersQuiet)
+		time.Sleep(watchersQuiet) // waits on real streams writing over real sockets (a benchmark)
 		if fl.writes.Load() == n {
 			return
 		}
@@ -118,7 +118,7 @@ func (f *flushes) wait(b *testing.B, n int, round int64) {
 		if time.Now().After(deadline) {
 			b.Fatalf("update %d: %d of %d streams wrote it", round, f.done.Load()-int64(n)*round, n)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // waits on real streams writing over real sockets (a benchmark)
 	}
 }
 

@@ -193,7 +193,7 @@ func roomStatus(err error) int {
 		return http.StatusConflict
 	case errors.Is(err, room.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, room.ErrFull), errors.Is(err, errStreamsFull), errors.Is(err, room.ErrClientRooms):
+	case errors.Is(err, room.ErrFull), errors.Is(err, room.ErrStreamsFull), errors.Is(err, room.ErrClientRooms):
 		return http.StatusServiceUnavailable
 	case errors.Is(err, room.ErrRoomFull), errors.Is(err, room.ErrTooManyAnswers), errors.Is(err, room.ErrTooManyDevices),
 		errors.Is(err, room.ErrRequestsChanged), errors.Is(err, errChangesQuestion):

@@ -38,9 +38,6 @@ const (
 	numViews
 )
 
-// errStreamsFull is the bound on a room's open streams.
-var errStreamsFull = errors.New("room: this room has as many screens following it as it can hold")
-
 // hubCheckEvery is how often a hub looks whether its room has ended by
 // time (a change ends it at once).
 const hubCheckEvery = 5 * time.Second
@@ -52,9 +49,9 @@ type roomHub struct {
 	f  *roomFeature
 	id string
 
-	// presenters counts the followers that are the presenter's devices'
-	// streams (changed under the lock of f.hubs, read there by admit).
-	presenters atomic.Int32
+	// phones is how many phones follow the room on every replica (the
+	// room store's count, read again when it changes).
+	phones atomic.Int32
 
 	solved *solvedQuestion
 	expl   *pointedCache
@@ -80,47 +77,54 @@ type pointedCache struct {
 }
 
 // follow counts a new follower of room id, starting its hub if needed.
-// Streams count against the room's bound: Followers places for anyone,
-// and two for each of the presenter's devices (a projector and a spare
-// tab) that only a stream with a presenter's capability takes, so no
-// number of attendees' streams shuts the presenter out of the projector.
-// (streamShares bounds each address's streams across every room.)
+// Streams count against the room's bound on every replica together
+// (room.Rooms.Follow); (streamShares bounds each address's streams
+// across every room.)
 func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presenter bool, leave func(), err error) {
 	rm, err := f.rooms.ByID(context.Background(), id)
 	if err != nil {
 		return nil, false, nil, err
 	}
 	sess, err := f.sessions.Get(context.Background(), rm.Session)
-	if err != nil && !web.StoreUnreachable(err) {
+	if errors.Is(err, play.ErrNotFound) {
 		err = room.ErrNotFound
 	}
 	if err != nil {
 		return nil, false, nil, err
 	}
 	presenter = rm.RoleOf(token, "") == room.Presenter
-	b := f.rooms.Bounds()
+	d := room.Screens{Phones: 1}
+	if v == viewProjector {
+		d = room.Screens{Projectors: 1}
+	}
+	if presenter {
+		d.Presenters = 1
+	}
+	total, err := f.rooms.Follow(context.Background(), id, d)
+	if err != nil {
+		return nil, false, nil, err
+	}
 	start := func(ctx context.Context, hub *fanout.Hub) (*roomHub, error) {
 		h := &roomHub{Hub: hub, f: f, id: id}
+		h.phones.Store(int32(total.Phones))
 		h.render(ctx, rm, sess) // the first frame is there before the first follower reads
 		go h.run(ctx, sess)
 		return h, nil
 	}
-	admit := func(hub *fanout.Hub, h *roomHub) error {
-		others := hub.Followers(viewPhone) + hub.Followers(viewProjector) - int(h.presenters.Load())
-		if presenter && int(h.presenters.Load()) >= 2*b.Devices || !presenter && others >= b.Followers {
-			return errStreamsFull
-		}
-		if presenter {
-			h.presenters.Add(1)
-		}
-		return nil
-	}
-	_, h, leave, err = f.hubs.Join(f.s.Closing(), id, v, numViews, start, admit)
-	if err != nil || !presenter {
-		return h, presenter, leave, err
+	_, h, leave, err = f.hubs.Join(f.s.Closing(), id, v, numViews, start, nil)
+	if err != nil {
+		f.rooms.Unfollow(id, d)
+		return nil, false, nil, err
 	}
 	out := leave
-	return h, true, func() { h.presenters.Add(-1); out() }, nil
+	return h, presenter, func() { out(); f.rooms.Unfollow(id, d) }, nil
+}
+
+// screens reads how many phones follow the room on every replica.
+func (h *roomHub) screens(ctx context.Context) {
+	if s, err := h.f.rooms.Screens(ctx, h.id); err == nil {
+		h.phones.Store(int32(s.Phones))
+	}
 }
 
 // run renders after each change of the room or the session, paced by a
@@ -150,7 +154,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	changed := func(settle time.Duration) {
 		render.Reset(time.Until(pace.change(time.Now(), settle)))
 	}
-	checked := time.Now()
+	checked, kept := time.Now(), time.Now()
 	var touched time.Time
 	// countdown is what the last frame's countdown said; a question with
 	// one renders again each time it would say another second.
@@ -172,6 +176,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				}
 				return
 			}
+			h.screens(ctx) // a change may be of its followers on any replica
 			changed(roomSettle)
 		case _, open := <-changes:
 			if !open {
@@ -196,6 +201,10 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			// The clock's own move is whole at once: it need not settle.
 			if sess.Playing() {
 				changed(0)
+			}
+			if now.Sub(kept) >= room.FollowersRefresh {
+				kept = now
+				_ = h.f.rooms.KeepFollowing(ctx, h.id)
 			}
 			if q := h.question(); q != nil {
 				// A countdown counts on the rooms' clock, which tests set.
@@ -413,7 +422,7 @@ type askedKey struct {
 // render renders every region of both views once and publishes the ones
 // that changed.
 func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session) error {
-	s := h.f.shared(rm, sess, h.Followers(viewPhone), &h.asked)
+	s := h.f.shared(rm, sess, int(h.phones.Load()), &h.asked)
 	h.open = nil
 	if q := rm.Question; q != nil && !q.Revealed && !q.Deadline.IsZero() {
 		h.open = q
@@ -489,7 +498,7 @@ func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		if errors.Is(err, errStreamsFull) {
+		if errors.Is(err, room.ErrStreamsFull) {
 			// Not ended either: the page says why and tries again.
 			f.s.NoteCapacity(w, r, web.StreamRetryAfter)
 			sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))

@@ -73,7 +73,7 @@ func TestBrowserRoomRevealComesIntoView(t *testing.T) {
 		}
 		tab.Do(chromedp.WaitReady(chromedp.CSS(`[data-testid="tally"]`)))
 		var got revealPlace
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // waits on the browser placing the tally
 			if got = browsertest.Run(tab, chromedp.Evaluate[revealPlace](revealPlaceJS)); got.InView {
 				break
 			}

@@ -151,7 +151,7 @@ func TestSimulateServesOthersWhileASlowBodyDrips(t *testing.T) {
 			if _, err := conn.Write([]byte{body[i]}); err != nil {
 				return
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // a slow client dripping a body over a real socket
 		}
 	}()
 	time.Sleep(200 * time.Millisecond) // the drip has begun
