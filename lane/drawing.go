@@ -35,3 +35,66 @@ type nothingHeld struct{}
 
 func (nothingHeld) behind(plot) templ.Component { return templ.NopComponent }
 func (nothingHeld) front(plot) templ.Component  { return templ.NopComponent }
+
+// stepper is a drawing whose policy's count changes only by whole steps
+// (at a request, at a window's boundary, when a logged entry leaves the
+// look-back): its curve is drawn as steps, holding each value until the
+// next sample. A policy that fills or drains continuously (a bucket, a
+// weighted estimate) draws straight lines between its samples.
+type stepper interface{ steps() bool }
+
+// countsInSteps is a drawing that draws nothing of its own and whose
+// curve steps (fixed-window's count).
+type countsInSteps struct{ nothingHeld }
+
+func (countsInSteps) steps() bool { return true }
+
+// keyed is a drawing with its one-line key: what its marks on the lane
+// stand for, in the lane's own glyphs (the full wording is explain.Legend,
+// one click away).
+type keyed interface{ key() string }
+
+// keyOf is the short key of the lane's drawing, or "" for none.
+func keyOf(d stateDrawing) string {
+	if k, ok := d.(keyed); ok {
+		return k.key()
+	}
+	return ""
+}
+
+// fixedWindowDrawing is fixed-window's: its windows (drawn for every
+// policy counting in aligned windows) and its count in steps.
+type fixedWindowDrawing struct{ countsInSteps }
+
+func (fixedWindowDrawing) key() string {
+	return "▮ windows, with their admitted · ─ count"
+}
+
+// tokenBucketDrawing draws the permits in use as its curve, and the
+// bucket's level at the clock (bucketLevel).
+type tokenBucketDrawing struct{ nothingHeld }
+
+func (tokenBucketDrawing) behind(p plot) templ.Component { return bucketLevel(p) }
+
+func (tokenBucketDrawing) key() string { return "─ permits in use, draining" }
+
+// Part is one of the parts of a lane that change as its clock moves with
+// nothing else changed (lane.templ's layers, its status line, its nodes'
+// states): an element with an id of its own, which a frame may replace
+// alone.
+type Part struct {
+	ID        string
+	Component templ.Component
+}
+
+// Parts are the parts of the lane Figure(in, o) draws that change as its
+// clock moves, each drawn as Figure draws it.
+func Parts(in Input, o Options) []Part {
+	p := newPlot(in, o)
+	return []Part{
+		{p.ID + "-behind", behindLayer(p)},
+		{p.ID + "-front", frontLayer(p)},
+		{p.ID + "-status", statusLine(p)},
+		{p.ID + "-nodes", nodeStates(p)},
+	}
+}

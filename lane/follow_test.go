@@ -19,12 +19,13 @@ func TestFollowStartsAtTheClocksEnd(t *testing.T) {
 		at, pos  string // data-at, and data-follow in thousandths
 		scrolled bool   // the scroller carries lane-scroll-end
 	}{
-		// X(40 s) = 40 + 40/120 × 512 ≈ 210.7 of 560: the left half.
-		{"left half", Options{Width: 560, From: 0, To: 120_000, Follow: true}, "start", "376", false},
-		// X(40 s) = 40 + 40/60 × 512 ≈ 381.3 of 560: the right half.
-		{"right half", Options{Width: 560, From: 0, To: 60_000, Follow: true}, "end", "681", true},
-		// X(40 s) = 40 + 0 = 40 of 560: the left edge.
-		{"at the start", Options{Width: 560, From: 40_000, To: 100_000, Follow: true}, "start", "71", false},
+		// X(40 s) = 50 + 40/120 × 492 = 214 of 560: the left half.
+		{"left half", Options{Width: 560, From: 0, To: 120_000, Follow: true}, "start", "382", false},
+		// X(40 s) = 50 + 40/60 × 492 = 378 of 560: the right half.
+		{"right half", Options{Width: 560, From: 0, To: 60_000, Follow: true}, "end", "675", true},
+		// X(40 s) = 50 + 0 = 50 of 560: the plot's left end, inside its
+		// margin.
+		{"at the start", Options{Width: 560, From: 40_000, To: 100_000, Follow: true}, "start", "89", false},
 	}
 	for _, c := range cases {
 		doc := render(t, in, c.o)

@@ -169,7 +169,7 @@ func (p plot) X(t int64) float64 {
 	if span <= 0 {
 		return p.left
 	}
-	return p.left + float64(t-p.from)/span*(p.right-p.left)
+	return p.left + padX + float64(t-p.from)/span*(p.right-p.left-2*padX)
 }
 
 // Y maps a number of permits to the vertical axis (clamped to the plot).
@@ -198,6 +198,19 @@ func (p plot) CurvePoints() string {
 			pts = append(pts, q)
 		}
 	}
+	if steps, ok := p.state.(stepper); ok && steps.steps() {
+		// The count holds until the next point, then jumps: a line from
+		// one sample to the next would slope where an entry left the
+		// window between them.
+		stepped := make([]pt, 0, 2*len(pts))
+		for i, q := range pts {
+			if i > 0 && q.y != pts[i-1].y && q.x != pts[i-1].x {
+				stepped = append(stepped, pt{q.x, pts[i-1].y})
+			}
+			stepped = append(stepped, q)
+		}
+		pts = stepped
+	}
 	buf := make([]byte, 0, 12*len(pts))
 	for i, q := range pts {
 		if i > 0 {
@@ -218,31 +231,56 @@ func (p plot) LimitY() string { return num(p.Y(float64(p.Capacity))) }
 type Tick struct {
 	X     string
 	Label string
+	// Anchor is the label's text-anchor: "middle", or "end" for a label
+	// at the drawing's right edge, which centred would run past it (and
+	// be cut off where the lane fills a phone's width).
+	Anchor string
 }
 
 // Ticks labels the time axis at round instants: each multiple of
 // TickStep's step inside the span, in one unit (seconds, or ms for a span
 // inside the first second either side of 0).
 func (p plot) Ticks() []Tick {
-	step := TickStep(p.to - p.from)
+	// A label is at most some 7 characters ("40.05 s"), 50 units at the
+	// largest size a stylesheet draws a lane's text: a narrow lane takes
+	// fewer steps, so labels stay apart at every width and zoom.
+	steps := max(int64((p.right-p.left)/110), 2)
+	step := TickStepOf(p.to-p.from, steps)
 	label := scenario.FormatSeconds
 	if max(-p.from, p.to) <= 1000 {
 		label = func(ms int64) string { return itoa(ms) + " ms" }
 	}
 	var out []Tick
 	for t := ceilTo(p.from, step); t <= p.to; t += step {
-		out = append(out, Tick{X: num(p.X(t)), Label: label(t)})
+		anchor := "middle"
+		if p.X(t)+25 > float64(p.width) { // half the widest label
+			anchor = "end"
+		}
+		out = append(out, Tick{X: num(p.X(t)), Label: label(t), Anchor: anchor})
 	}
 	return out
+}
+
+// TickPath is the axis's ticks, one path for all of them.
+func (p plot) TickPath() string {
+	var b strings.Builder
+	h := p.tickEndY()
+	for _, t := range p.Ticks() {
+		b.WriteString("M" + t.X + " " + p.bottomY() + "V" + h)
+	}
+	return b.String()
 }
 
 // TickStep is the step between a time axis's labels: 1, 2 or 5 × 10ⁿ ms,
 // the smallest of them that leaves at most six steps across span, so that
 // the labels read 0 s, 5 s, 10 s rather than 0 s, 3.333 s, 6.666 s.
-func TickStep(span int64) int64 {
+func TickStep(span int64) int64 { return TickStepOf(span, 6) }
+
+// TickStepOf is TickStep for at most steps steps across span.
+func TickStepOf(span, steps int64) int64 {
 	for mag := int64(1); ; mag *= 10 {
 		for _, m := range []int64{1, 2, 5} {
-			if step := m * mag; step*6 >= span {
+			if step := m * mag; step*steps >= span {
 				return step
 			}
 		}
@@ -277,6 +315,8 @@ func (p plot) NowX() string { return num(p.X(p.Now)) }
 // words, for every window.
 type BandRect struct {
 	X, W, LabelX, Label, Title, Class string
+	// Key names the window (its start), for a stable element id.
+	Key string
 }
 
 // labelSize is the largest size, in viewBox units, a stylesheet draws a
@@ -313,10 +353,17 @@ func (p plot) Bands() []BandRect {
 	var centres []float64
 	widest := 0.0
 	for i, b := range p.Windows {
-		x0 := max(p.X(b.Start), p.left)
-		x1 := min(p.X(b.End), p.right)
-		if x1 <= x0 {
+		if b.Start >= p.to || b.End <= p.from {
 			continue
+		}
+		// A window running past the span's end reaches the plot's edge,
+		// through the margin the marks keep (padX).
+		x0, x1 := p.X(b.Start), p.X(b.End)
+		if b.Start <= p.from {
+			x0 = p.left
+		}
+		if b.End >= p.to {
+			x1 = p.right
 		}
 		class := "band"
 		if i%2 == 1 {
@@ -333,9 +380,39 @@ func (p plot) Bands() []BandRect {
 		widest = max(widest, labelWidth(label))
 		starts, centres = append(starts, b.Start), append(centres, (x0+x1)/2)
 		out = append(out, BandRect{X: num(x0), W: num(x1 - x0), LabelX: num((x0 + x1) / 2),
-			Label: label, Title: title, Class: class})
+			Label: label, Title: title, Class: class, Key: itoa(b.Start)})
 	}
 	p.thinLabels(out, starts, centres, widest)
+	// Labels other drawings put in the row take precedence: a band's
+	// count stays in its title.
+	for _, r := range p.reservedRow() {
+		for i := range out {
+			half := labelWidth(out[i].Label) / 2
+			c := centres[i]
+			if out[i].Label != "" && c+half+labelGap/2 > r[0] && c-half-labelGap/2 < r[1] {
+				out[i].Label = ""
+			}
+		}
+	}
+	return out
+}
+
+// reservedRow are the stretches of the row above the plot that the
+// policy's own labels take (sliding-counter's previous-window weight,
+// GCRA's TAT), as [left, right] in viewBox units.
+func (p plot) reservedRow() [][2]float64 {
+	var out [][2]float64
+	if _, _, lx, label, ok := p.PrevWeight(); ok && lx != "" {
+		x, _ := strconv.ParseFloat(lx, 64)
+		out = append(out, [2]float64{x - labelWidth(label), x})
+	}
+	if l := p.DensityLabel(); l != "" {
+		out = append(out, [2]float64{p.left, p.left + labelWidth(l)})
+	}
+	if lx, ok := p.TATX(); ok {
+		x, _ := strconv.ParseFloat(lx, 64)
+		out = append(out, [2]float64{x - labelWidth("TAT")/2, x + labelWidth("TAT")/2})
+	}
 	return out
 }
 
@@ -431,6 +508,9 @@ type MarkPos struct {
 	play.Mark
 	X, Y  string
 	Class string
+	// Count is how many requests the mark stands for: those at one
+	// instant, level and answer are drawn once (layoutMarks).
+	Count int
 	// labelLeft puts the node number on the mark's left (NodeLabelX).
 	labelLeft bool
 }
@@ -459,28 +539,6 @@ func (p plot) tallestStacks() map[int64]int {
 	return out
 }
 
-// Marks places the requests: at their instant, at the height of estimate +
-// cost (what the policy compared with its capacity); marks sharing a spot
-// are drawn above one another.
-func (p plot) Marks() []MarkPos {
-	out := make([]MarkPos, 0, len(p.Lane.Marks))
-	tallest := p.tallestStacks()
-	for _, m := range p.Lane.Marks {
-		class := "mark refused"
-		if m.Allowed {
-			class = "mark admitted"
-		}
-		if m.Future {
-			class += " future"
-		}
-		out = append(out, MarkPos{Mark: m, X: num(p.X(m.At)), Y: num(p.stackY(m, tallest)), Class: class})
-	}
-	if p.Deployment.Several() {
-		p.spreadAtInstants(out)
-	}
-	return out
-}
-
 // legend says what the lane draws besides the marks: while a question is
 // open, not the curve and state it hides.
 func (p plot) legend() string {
@@ -488,6 +546,16 @@ func (p plot) legend() string {
 		return explain.LegendWhileAsked(p.Policy)
 	}
 	return p.Legend()
+}
+
+// key is the lane's one-line key: while a question is open none (the
+// full legend names what the asked lane draws, the windows and the
+// look-back), since a key of the policy's state names what it hides.
+func (p plot) key() string {
+	if p.opts.Asked {
+		return ""
+	}
+	return keyOf(p.state)
 }
 
 // status is the text under the lane.
@@ -503,16 +571,15 @@ func (p plot) summary() string { return p.Lane.Summary(play.View{Client: p.Clien
 
 // Whole-unit positions of the plot's edges and of the rows above and below
 // it, as the SVG attributes take them.
-func (p plot) leftX() string      { return itoa(int(p.left)) }
-func (p plot) rightX() string     { return itoa(int(p.right)) }
-func (p plot) topY() string       { return itoa(int(p.top)) }
-func (p plot) bottomY() string    { return itoa(int(p.bot)) }
-func (p plot) plotH() string      { return itoa(int(p.bot - p.top)) }
-func (p plot) labelRowY() string  { return itoa(int(p.top) - 4) }
-func (p plot) tickEndY() string   { return itoa(int(p.bot) + 4) }
-func (p plot) prevLabelY() string { return itoa(int(p.bot) - 8) }
-func (p plot) tickTextY() string  { return itoa(int(p.bot) + 16) }
-func (p plot) nowEndY() string    { return itoa(int(p.bot) + 6) }
+func (p plot) leftX() string     { return itoa(int(p.left)) }
+func (p plot) rightX() string    { return itoa(int(p.right)) }
+func (p plot) topY() string      { return itoa(int(p.top)) }
+func (p plot) bottomY() string   { return itoa(int(p.bot)) }
+func (p plot) plotH() string     { return itoa(int(p.bot - p.top)) }
+func (p plot) labelRowY() string { return itoa(int(p.top) - 4) }
+func (p plot) tickEndY() string  { return itoa(int(p.bot) + 4) }
+func (p plot) tickTextY() string { return itoa(int(p.bot) + 16) }
+func (p plot) nowEndY() string   { return itoa(int(p.bot) + 6) }
 func (p plot) limitTextX() string {
 	return itoa(int(p.left) - 4)
 }

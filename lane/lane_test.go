@@ -38,6 +38,10 @@ func carPark(t *testing.T) play.View {
 	if err := sess.Jump(40_000); err != nil {
 		t.Fatal(err)
 	}
+	// Three windows from 0 s, as the tests below measure them.
+	if err := sess.ShowSpan(0, 90_000); err != nil {
+		t.Fatal(err)
+	}
 	return sess.View()
 }
 
@@ -153,6 +157,7 @@ func TestEachPolicyDrawsItsState(t *testing.T) {
 		policies.SlidingCounter: "rect.band",
 		policies.SlidingBuckets: "rect.slot",
 		policies.GCRA:           "line.tat",
+		policies.TokenBucket:    "rect.level",
 	}
 	for _, l := range v.Lanes {
 		doc := render(t, FromView(v, l), Options{})
@@ -231,6 +236,9 @@ func viewOf(t *testing.T, file string, now int64, edits ...func(*scenario.Scenar
 	if err := sess.Jump(now); err != nil {
 		t.Fatal(err)
 	}
+	if err := sess.ShowSpan(0, max(3*sc.WindowMs, now+sc.WindowMs/2)); err != nil {
+		t.Fatal(err)
+	}
 	return sess.View()
 }
 
@@ -304,12 +312,19 @@ func TestWindowLabelsDoNotOverlap(t *testing.T) {
 			}
 			prevHi, prev = hi, s.Text()
 		})
+		// The windows overlapping the span drawn.
+		var shown []play.Band
+		for _, w := range in.Windows {
+			if w.Start < 18_000 && w.End > 0 {
+				shown = append(shown, w)
+			}
+		}
 		bands := doc.Find("rect.band")
-		if bands.Length() != len(in.Windows) {
-			t.Fatalf("width %d: %d windows drawn, want %d", width, bands.Length(), len(in.Windows))
+		if bands.Length() != len(shown) {
+			t.Fatalf("width %d: %d windows drawn, want %d", width, bands.Length(), len(shown))
 		}
 		bands.Each(func(i int, s *goquery.Selection) {
-			w := in.Windows[i]
+			w := shown[i]
 			want := explain.WindowCount(w.Start, w.End, w.Admitted, in.Params.Limit)
 			if got := s.Find("title").Text(); got != want {
 				t.Errorf("width %d: window %d's title is %q, want %q", width, i, got, want)

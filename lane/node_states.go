@@ -80,6 +80,9 @@ func (p plot) NodeViews() []NodeView {
 func (p plot) nodePlot(ns scenario.NodeState) plot {
 	l := p.Lane
 	l.State, l.Capacity, l.Curve, l.Nodes = ns.State, ns.State.Capacity, nil, nil
+	// The node's own ids (its marks', its look-back's), apart from the
+	// lane's in the same page.
+	l.ID = p.ID + "-node-" + strconv.Itoa(ns.Node+1)
 	l.Marks = nil
 	for _, m := range p.Lane.Marks {
 		if ns.Central || m.Node == ns.Node+1 {

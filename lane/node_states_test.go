@@ -212,3 +212,30 @@ func TestNodeStatesHiddenWhereTheyMustBe(t *testing.T) {
 		t.Error("FoldNodes leaves the nodes open")
 	}
 }
+
+// A lane's nodes are drawn in the same page as the lane: no id may repeat,
+// or the morph of the next frame moves one node's marks onto another's
+// (and axe reports the duplicate). Sliding-log draws a look-back with an
+// id; fixed-window its marks and the clock's line.
+func TestNodeDrawingsHaveTheirOwnIDs(t *testing.T) {
+	for _, name := range []string{policies.FixedWindow, policies.SlidingLog} {
+		spec := scenario.PolicySpec{Name: name, Deployment: scenario.Deployment{Nodes: 3, SyncMs: 500}}
+		sc := scenario.Scenario{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{spec},
+			Requests: []scenario.Request{{At: 0, Cost: 1, Count: 6}, {At: 300, Cost: 1, Count: 1}}}
+		v := viewAt(t, sc, 400)
+		doc := renderDoc(t, FromView(v, v.Lanes[0]), Options{})
+		seen := map[string]int{}
+		doc.Find("[id]").Each(func(_ int, s *goquery.Selection) {
+			id, _ := s.Attr("id")
+			seen[id]++
+		})
+		if len(seen) < 10 {
+			t.Fatalf("%s: only %d ids drawn; the test draws nothing it can check", name, len(seen))
+		}
+		for id, n := range seen {
+			if n > 1 {
+				t.Errorf("%s: id %q is used %d times", name, id, n)
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package lessons
 
 import (
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/windowlab/playground/policies"
@@ -96,4 +98,52 @@ func percent(n, total int) string {
 		return "0 %"
 	}
 	return strconv.FormatFloat(100*float64(n)/float64(total), 'f', 1, 64) + " %"
+}
+
+// EstimateError is how far a policy's own count or estimate strays from
+// the exact count of the look-back, over traffic it is not allowed to
+// shape: every request is counted (the limit is lifted to
+// scenario.MaxLimit), so each policy in a comparison sees the same
+// requests and only its way of counting them differs. Both are in
+// permits; each decision's error is |estimate − exact count| just before
+// it.
+type EstimateError struct {
+	Worst, Mean float64
+	Limit       int64 // the scenario's own limit, which Share divides by
+}
+
+// Share writes e (Worst or Mean) as a share of the limit: "4.5 %".
+func (e EstimateError) Share(v float64) string {
+	return strconv.FormatFloat(100*v/float64(e.Limit), 'f', 1, 64) + " %"
+}
+
+// EstimateErrors measures each spec's EstimateError over s's requests,
+// against the sliding log's exact count, in the order of specs.
+func EstimateErrors(s scenario.Scenario, specs []scenario.PolicySpec) ([]EstimateError, error) {
+	open := s
+	open.Limit = scenario.MaxLimit
+	res, err := runEach(open, append(slices.Clone(specs), scenario.PolicySpec{Name: policies.SlidingLog}))
+	if err != nil {
+		return nil, err
+	}
+	exact := res.Results[len(specs)].Decisions
+	out := make([]EstimateError, len(specs))
+	for i := range specs {
+		e := EstimateError{Limit: s.Limit}
+		n := 0
+		for j, d := range res.Results[i].Decisions {
+			if d.Probe {
+				continue
+			}
+			off := math.Abs(d.Estimate.Float() - exact[j].Estimate.Float())
+			e.Worst = math.Max(e.Worst, off)
+			e.Mean += off
+			n++
+		}
+		if n > 0 {
+			e.Mean /= float64(n)
+		}
+		out[i] = e
+	}
+	return out, nil
 }

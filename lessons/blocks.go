@@ -48,6 +48,8 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		return st.compare(body)
 	case "sync-sweep":
 		return st.syncSweep(body)
+	case "error-memory":
+		return st.errorMemory(body)
 	case predictKind:
 		return st.predict(body)
 	case predictEndKind:

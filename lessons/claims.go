@@ -42,15 +42,19 @@ const (
 	measureWronglyAllowed = "wrongly-allowed" // requests admitted with no room left
 	measureWronglyRefused = "wrongly-refused" // requests refused with room left
 	measureMostInWindow   = "most-in-window"  // most admitted in one window
-	measureOutcome        = "outcome"         // admitted or refused, at an instant
-	measureEstimate       = "estimate"        // the policy's estimate before a request
-	measureCount          = "count"           // the same, for policies that count whole requests
-	measureCarried        = "carried"         // the part of the previous window (or oldest bucket) still counted
-	measureRetry          = "retry"           // retryAfter of a request at an instant
-	measureWait           = "wait"            // how long a queue holds an admitted request at an instant
-	measureFirstAdmit     = "first-admit"     // first instant at or after "from" that admits
-	measureMemory         = "memory"          // state bytes for "keys" keys at "limit"
-	measureBytes          = "bytes-per-key"
+	// The estimate against the exact count with every request counted
+	// (EstimateErrors), as a share of the limit: "4.5 %".
+	measureWorstError = "worst-error"
+	measureMeanError  = "mean-error"
+	measureOutcome    = "outcome"     // admitted or refused, at an instant
+	measureEstimate   = "estimate"    // the policy's estimate before a request
+	measureCount      = "count"       // the same, for policies that count whole requests
+	measureCarried    = "carried"     // the part of the previous window (or oldest bucket) still counted
+	measureRetry      = "retry"       // retryAfter of a request at an instant
+	measureWait       = "wait"        // how long a queue holds an admitted request at an instant
+	measureFirstAdmit = "first-admit" // first instant at or after "from" that admits
+	measureMemory     = "memory"      // state bytes for "keys" keys at "limit"
+	measureBytes      = "bytes-per-key"
 	// measureRoundTrips is how often a lane's servers reach shared state
 	// over the scenario: one per decision with a central store, one per
 	// server at each sync (scenario.PolicySpec.RoundTrips).
@@ -96,7 +100,8 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 	case measureMemory, measureBytes, measureCacheLineK:
 	case measureAdmitted, measureRefused, measureDiffer, measureOutcome, measureEstimate,
 		measureCount, measureCarried, measureRetry, measureWait, measureFirstAdmit,
-		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow, measureRoundTrips:
+		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow, measureRoundTrips,
+		measureWorstError, measureMeanError:
 		if len(rest) == 0 {
 			return q, "", fmt.Errorf("%s needs a scenario after the policy", q.measure)
 		}
@@ -148,7 +153,8 @@ func parseClaim(src string) (q claimQuery, expected string, err error) {
 		}
 	}
 	switch q.measure {
-	case measureDiffer, measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow, measureRoundTrips:
+	case measureDiffer, measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow, measureRoundTrips,
+		measureWorstError, measureMeanError:
 		// These judge the whole scenario; an instant would be ignored, and
 		// a claim that reads as if about one instant must not pass as one.
 		if q.hasAt {
@@ -243,6 +249,15 @@ func (st *renderState) compute(q claimQuery) (string, error) {
 		return strconv.FormatInt(spec.RoundTrips(one), 10), nil
 	}
 	switch q.measure {
+	case measureWorstError, measureMeanError:
+		errs, err := EstimateErrors(s, []scenario.PolicySpec{spec})
+		if err != nil {
+			return "", err
+		}
+		if q.measure == measureWorstError {
+			return errs[0].Share(errs[0].Worst), nil
+		}
+		return errs[0].Share(errs[0].Mean), nil
 	case measureAdmitted, measureRefused, measureDiffer,
 		measureWrong, measureWronglyAllowed, measureWronglyRefused, measureMostInWindow:
 		res, err := scenario.Run(one)

@@ -38,7 +38,7 @@ func (e Example) String() string {
 // exampleKinds are the blocks whose content the policies compute.
 var exampleKinds = map[string]bool{
 	"scenario-table": true, "lanes": true, "scenario-timeline": true,
-	"bucket-ring": true, "compare": true, "memory-calculator": true, "sync-sweep": true,
+	"bucket-ring": true, "compare": true, "memory-calculator": true, "sync-sweep": true, "error-memory": true,
 }
 
 // Examples lists the lesson's computed examples in page order, each with

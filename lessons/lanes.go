@@ -412,6 +412,14 @@ func viewAt(id string, sc scenario.Scenario, now int64) (play.View, error) {
 	if err := sess.Jump(now); err != nil {
 		return play.View{}, err
 	}
+	// A lesson's lanes show three windows ending past the step's clock
+	// (then clipped to the traffic, lanesEnd), not the playground's span
+	// fitted to the latest requests: the lesson's text speaks of them all.
+	span := 3 * sc.WindowMs
+	to := max(span, now+span/6)
+	if err := sess.ShowSpan(to-span, to); err != nil {
+		return play.View{}, err
+	}
 	return sess.View(), nil
 }
 

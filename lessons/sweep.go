@@ -50,8 +50,10 @@ var sweepMarkers = []struct{ shape, dash string }{
 }
 
 type sweepPoint struct {
-	X, Y  string
-	Title string
+	X, Y   string
+	Title  string
+	Label  string // drawn beside the marker ("k=4"), or none
+	LabelY string
 }
 
 type sweepSeries struct {
@@ -70,15 +72,19 @@ type sweepTick struct {
 
 type sweepView struct {
 	ID      string
+	TestID  string // "sync-sweep" or "error-memory"
 	Caption string
-	Desc    string
-	Series  []sweepSeries
-	XTicks  []sweepTick
-	YTicks  []sweepTick
-	Head    []string
-	Rows    [][]string
-	Note    string
-	Single  string // what one server admits, for the caption
+	// XTitle and YTitle name the axes; TableCaption the table under the
+	// chart.
+	XTitle, YTitle, TableCaption string
+	Desc                         string
+	Series                       []sweepSeries
+	XTicks                       []sweepTick
+	YTicks                       []sweepTick
+	Head                         []string
+	Rows                         [][]string
+	Note                         string
+	Single                       string // what one server admits, for the caption
 }
 
 func (st *renderState) syncSweep(body []byte) (template.HTML, error) {
@@ -136,7 +142,8 @@ func syncLabel(ms int64) string {
 // sweepChart lays the points out: the intervals evenly along x in the
 // block's order (so "never" can sit at the end), over-admission up y.
 func sweepChart(b sweepBlock, points []cluster.Point) sweepView {
-	v := sweepView{Caption: b.Caption}
+	v := sweepView{Caption: b.Caption, TestID: "sync-sweep",
+		XTitle: "sync interval (evenly spaced, not to scale)", YTitle: "over-admitted"}
 	top := int64(0)
 	for _, p := range points {
 		top = max(top, p.OverAdmission)
@@ -189,6 +196,7 @@ func sweepChart(b sweepBlock, points []cluster.Point) sweepView {
 	if len(points) > 0 {
 		v.Single = strconv.FormatInt(points[0].Single, 10)
 	}
+	v.TableCaption = "Requests admitted beyond what one server admits (" + v.Single + "), by sync interval and number of servers"
 	v.Desc = "Over-admission, the requests admitted across the servers beyond what one server admits (" + v.Single +
 		"), for each sync interval. " + strings.Join(desc, "; ") + "."
 	return v

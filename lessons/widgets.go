@@ -3,7 +3,6 @@ package lessons
 import (
 	"fmt"
 	"html/template"
-	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -215,13 +214,10 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		return "", err
 	}
 	// Estimates with every request counted, against the exact count.
-	open := s
-	open.Limit = scenario.MaxLimit
-	openRes, err := runEach(open, specs)
+	errs, err := EstimateErrors(s, specs)
 	if err != nil {
 		return "", err
 	}
-	exact := openRes.Results[len(specs)-1]
 	logRes := res.Results[len(specs)-1]
 	var rows []ringRow
 	for i, p := range res.Results {
@@ -233,11 +229,7 @@ func (st *renderState) bucketRing(body []byte) (template.HTML, error) {
 		if r.Accuracy, err = AgainstExactLog(s, p); err != nil {
 			return "", err
 		}
-		worst := 0.0
-		for j, d := range openRes.Results[i].Decisions {
-			worst = math.Max(worst, math.Abs(d.Estimate.Float()-exact.Decisions[j].Estimate.Float()))
-		}
-		r.MaxError = strconv.FormatFloat(worst, 'f', 2, 64)
+		r.MaxError = strconv.FormatFloat(errs[i].Worst, 'f', 2, 64)
 		if i > 0 && i < len(specs)-1 {
 			k := specs[i].Buckets
 			r.HasKValue, r.KValue = true, k

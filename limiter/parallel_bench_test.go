@@ -57,6 +57,7 @@ var benchPolicies = []struct {
 	{"sliding-counter-floor", policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}},
 	{"sliding-counter-exact", policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}},
 	{"sliding-buckets-k6", policies.SlidingBuckets, policies.Params{Buckets: 6}},
+	{"exp-histogram-k6", policies.ExpHistogram, policies.Params{Buckets: 6}},
 	{"token-bucket", policies.TokenBucket, policies.Params{}},
 	{"gcra", policies.GCRA, policies.Params{}},
 }

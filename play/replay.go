@@ -46,7 +46,7 @@ func (c *replayCache) serves(key cacheKey, v *View, lanes int) bool {
 		return false
 	}
 	for _, a := range c.lanes {
-		if v.From < a.lo || a.replay.Entries() > len(v.Scenario.Requests) {
+		if v.From < a.lo || a.gridStep != gridStep(v) || a.replay.Entries() > len(v.Scenario.Requests) {
 			return false
 		}
 	}
@@ -152,6 +152,7 @@ type laneAcc struct {
 	reqPts   []Point // the viewed client's estimate just before and after each of its entries
 
 	marks   []keptMark // the viewed client's requests in [lo, marksHi], at most 2 × MaxMarks
+	bins    []Bin      // the viewed client's requests in [lo, marksHi] by binWidth, only bins with some, oldest first
 	windows []Band     // permits admitted per window of the lane's policy, only windows with some, oldest first
 
 	before policies.State // the selected request's key, just before it
@@ -179,11 +180,10 @@ func newLaneAcc(v *View, index int, spec scenario.PolicySpec, selected int) *lan
 		// The session validated its scenario: this cannot happen.
 		panic("play: " + err.Error())
 	}
-	span := SpanWindows * sc.WindowMs
 	return &laneAcc{
 		index: index, spec: spec, wording: explain.For(sc, spec), drawsWindows: countsInWindows(spec.Name), label: spec.Label(sc),
 		client: v.Client, viewed: keyOf(v.Client), selected: selected, replay: replay,
-		lo: v.From, entry: -1, gridStep: max(1, span/(2*CurveSamples)),
+		lo: v.From, entry: -1, gridStep: gridStep(v),
 		allowed: make([]bool, 0, v.Total),
 		marks:   make([]keptMark, 0, 2*MaxMarks),
 		// One span of samples, as a full one usually is (gridStep is
@@ -213,7 +213,33 @@ func (a *laneAcc) moveTo(v *View) {
 	a.grid = a.grid[firstAt(a.grid, a.lo, func(p Point) int64 { return p.At }):]
 	a.reqPts = a.reqPts[firstAt(a.reqPts, a.lo, func(p Point) int64 { return p.At }):]
 	a.windows = a.windows[firstAt(a.windows, a.windowFloor(), func(b Band) int64 { return b.Start }):]
+	a.bins = a.bins[firstAt(a.bins, a.lo-a.lo%a.binWidth(), func(b Bin) int64 { return b.Start }):]
 }
+
+// binWidth is the width of the density strip's bins: a fixed multiple of
+// the curve's grid, so that bins stay put while the clock plays.
+func (a *laneAcc) binWidth() int64 { return a.gridStep * 2 * CurveSamples / DensityBins }
+
+// countInBin adds a decision of the viewed client to its bin.
+func (a *laneAcc) countInBin(d scenario.Decision) {
+	w := a.binWidth()
+	start := d.At - d.At%w
+	n := len(a.bins)
+	if n == 0 || a.bins[n-1].Start != start {
+		a.bins = append(a.bins, Bin{Start: start, End: start + w})
+		n++
+	}
+	if d.Detail.Allowed {
+		a.bins[n-1].Admitted++
+	} else {
+		a.bins[n-1].Refused++
+	}
+}
+
+// gridStep is the interval of the curve's samples in view v: the span over
+// 2 × CurveSamples. A fitted span changes in steps (ladderSpan), and a
+// replay kept for another step is not continued.
+func gridStep(v *View) int64 { return max(1, (v.To-v.From)/(2*CurveSamples)) }
 
 // firstAt is the index of the first element at or after t in a list sorted
 // by at.
@@ -328,6 +354,7 @@ func (a *laneAcc) afterDecision(pol policies.Policy, d scenario.Decision) error 
 	}
 	if d.At >= a.lo && d.At <= a.marksHi {
 		a.mark(pol, d)
+		a.countInBin(d)
 	}
 	return nil
 }
@@ -436,6 +463,11 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 	}
 	lane.Marks, _ = stackMarks(lane.Marks)
 	lane.Hidden = inView - len(lane.Marks)
+	if inView > MaxMarks {
+		lo := firstAt(a.bins, v.From-v.From%a.binWidth(), func(b Bin) int64 { return b.Start })
+		hi := firstAt(a.bins, v.To+1, func(b Bin) int64 { return b.Start })
+		lane.Density = slices.Clone(a.bins[lo:hi])
+	}
 	for i := hi - 1; i >= lo && len(lane.Latest) < LatestCount; i-- {
 		switch {
 		case i >= drawn:
@@ -525,7 +557,7 @@ func (a *laneAcc) curve(pol policies.Policy, from, to, now int64, detail bool) [
 // bytes estimates the memory the lane keeps: its slices and its policy.
 func (a *laneAcc) bytes() int {
 	n := int(a.replay.Policy().Stats().HeapBytes)
-	n += cap(a.allowed) + cap(a.marks)*int(unsafe.Sizeof(keptMark{})) + cap(a.windows)*int(unsafe.Sizeof(Band{}))
+	n += cap(a.allowed) + cap(a.marks)*int(unsafe.Sizeof(keptMark{})) + cap(a.windows)*int(unsafe.Sizeof(Band{})) + cap(a.bins)*int(unsafe.Sizeof(Bin{}))
 	n += cap(a.grid)*int(unsafe.Sizeof(Point{})) + cap(a.reqPts)*int(unsafe.Sizeof(Point{}))
 	return n
 }

@@ -121,10 +121,13 @@ func TestKeptReplayGivesTheFullReplaysView(t *testing.T) {
 		continued += s.derived.continued
 	}
 	// Most actions are ones a kept replay follows: if few views used it,
-	// the comparison above compared full replays with themselves.
+	// the comparison above compared full replays with themselves. (Random
+	// steps and jumps move a fitted span up or down its ladder, and each
+	// such change of the curve's sample grid replays in full: about half
+	// the views here continue.)
 	t.Logf("%d of %d views continued a kept replay", continued, views)
-	if continued < views/2 {
-		t.Errorf("%d of %d views continued a kept replay, want at least half", continued, views)
+	if continued < views*2/5 {
+		t.Errorf("%d of %d views continued a kept replay, want at least two fifths", continued, views)
 	}
 }
 

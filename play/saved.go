@@ -73,6 +73,9 @@ type Saved struct {
 	Patterns int64      `json:"patterns"`
 	Clock    SavedClock `json:"clock"`
 	Notice   string     `json:"notice,omitempty"`
+	// Zoom is the span the lanes show (view state); absent, they fit the
+	// activity.
+	Zoom Zoom `json:"zoom,omitzero"`
 }
 
 // SavedClock is a Clock as Saved holds it: the time it read at a wall
@@ -94,7 +97,7 @@ func (s *Session) Saved() Saved {
 		Format: SavedFormat, ID: s.id, ControlHash: slices.Clone(s.controlHash[:]), Owner: s.owner,
 		LastUsed: s.lastUsed, Version: s.version, ScenarioRev: s.rev, Edits: s.edits, Scenario: sc,
 		Clients: slices.Clone(s.clients), Client: s.client, Cost: s.cost, Selected: s.selected,
-		Patterns: s.patterns, Notice: s.notice,
+		Patterns: s.patterns, Notice: s.notice, Zoom: s.zoom,
 		Clock: SavedClock{NowMs: s.clock.Now, Playing: s.clock.Playing, Speed: s.clock.Speed, Wall: s.clock.Wall},
 	}
 }
@@ -149,10 +152,13 @@ func Restore(sv Saved) (*Session, error) {
 	if !slices.Contains(Speeds, c.Speed) {
 		add("clock.speed", "%d is not one of the speeds %v", c.Speed, Speeds)
 	}
+	if err := sv.Zoom.check(); err != nil {
+		add("zoom", "%v", err)
+	}
 	if errs != nil {
 		return nil, errs
 	}
-	s := &Session{
+	s := &Session{zoom: sv.Zoom,
 		id: sv.ID, owner: sv.Owner, cost: sv.Cost, selected: sv.Selected, patterns: sv.Patterns,
 		version: sv.Version, notice: sv.Notice, lastUsed: sv.LastUsed, derived: &derived{},
 		sc: sv.Scenario, total: total, clients: slices.Clone(sv.Clients), client: sv.Client,

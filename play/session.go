@@ -75,6 +75,7 @@ type Session struct {
 	clients  []string
 	cost     int64
 	selected int // expanded index of the selected request, -1 for none
+	zoom     Zoom
 	patterns int64
 	// version counts the changes a store kept (Sessions.Update bumps it);
 	// rev those to the scenario itself.
@@ -216,6 +217,7 @@ func (s *Session) load(sc scenario.Scenario) error {
 	}
 	s.client = s.clients[0]
 	s.selected = -1
+	s.zoom = Zoom{} // a new scenario opens fitted to its activity
 	return nil
 }
 

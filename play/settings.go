@@ -271,9 +271,11 @@ func bucketsDivide(sc scenario.Scenario) error {
 		if k < 1 || prm.WindowMs < 1 || prm.WindowMs%k == 0 {
 			continue
 		}
+		// The field may serve policies that need no divisor too (k is
+		// exp-histogram's as well), so the reason names the one that does.
 		e := scenario.FieldError{Field: o.Name, Reason: fmt.Sprintf(
-			"%d does not split the %s window into equal whole milliseconds; try %s",
-			k, scenario.FormatMs(prm.WindowMs), nearDivisors(prm.WindowMs, k, o.Max))}
+			"for %s, %d does not split the %s window into equal whole milliseconds; try %s",
+			p.Name, k, scenario.FormatMs(prm.WindowMs), nearDivisors(prm.WindowMs, k, o.Max))}
 		if !slices.Contains(errs, e) { // lanes alike say it once
 			errs = append(errs, e)
 		}

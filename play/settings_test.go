@@ -139,7 +139,7 @@ func TestOverridesNameEveryOwnSetting(t *testing.T) {
 			"token-bucket (burst 10) keeps its own window 60 s",
 			"sliding-counter (floor) keeps its own window 10 s",
 			"sliding-buckets (k=5) keeps its own limit 4",
-			"sliding-buckets (k=3), sliding-buckets (k=5) limit 4 differ in k: a changed k applies to all 2 sliding-buckets lanes",
+			"sliding-buckets (k=3), sliding-buckets (k=5) limit 4 differ in k: a changed k applies to all 2 " + policies.JoinNames(policies.Taking(policies.BucketsOptionName)) + " lanes",
 			"token-bucket (burst 10) window 60 s, token-bucket (burst 20) differ in burst: a changed burst applies to all 2 " + policies.JoinNames(policies.Taking(policies.BurstOptionName)) + " lanes",
 		}},
 		{"limit and window", scenario.Scenario{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: policies.GCRA, Limit: 2, WindowMs: 500}}},
@@ -159,7 +159,7 @@ func TestApplyFormNamesAnIndivisibleK(t *testing.T) {
 	err := s.ApplyForm(Form{Limit: 5, WindowMs: 30_000, Checked: []Kind{{Name: policies.SlidingBuckets}}, Numbers: map[string]Entered{policies.BucketsOptionName: {7, true}}})
 	var errs scenario.Errors
 	if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Field != "buckets" ||
-		errs[0].Reason != "7 does not split the 30 s window into equal whole milliseconds; try 6 or 8" {
+		errs[0].Reason != "for sliding-buckets, 7 does not split the 30 s window into equal whole milliseconds; try 6 or 8" {
 		t.Fatalf("k = 7 over 30 s: %v", err)
 	}
 	if !reflect.DeepEqual(s.Scenario(), before) {

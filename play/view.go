@@ -16,8 +16,9 @@ import (
 // draws, so that a lane's SVG stays a few kilobytes however many requests a
 // session holds.
 const (
-	// SpanWindows is the width of the visible timeline, in windows.
-	SpanWindows = 3
+	// MaxBands is how many windows a lane draws; a span holding more
+	// draws none (each would be a few units wide).
+	MaxBands = 240
 	// CurveSamples is how many instants of the visible span a state curve
 	// samples, besides the instants of the drawn requests (twice as many
 	// when there are too many requests to draw a point at each). The
@@ -51,7 +52,9 @@ type View struct {
 	Clients     []string
 	Cost        int64
 	From, To    int64 // visible span of every lane, ms
-	Lanes       []Lane
+	// Zoom is how the session chose From and To.
+	Zoom  Zoom
+	Lanes []Lane
 	// Disagreements counts the requests that some lanes admit and others
 	// refuse (any client).
 	Disagreements int
@@ -79,6 +82,10 @@ type Lane struct {
 	// with Policy.Peek from the first sample inside the span (at most one
 	// sample interval after From) to the clock.
 	Curve []Point
+	// Density counts, when more of the viewed client's requests are in
+	// view than a lane draws (MaxMarks), every one of them in view in
+	// DensityBins slices of the span: what the lane draws as a strip.
+	Density []Bin
 	// Windows are the policy's epoch-aligned windows inside the span with
 	// the permits admitted in each (fixed-window and sliding-counter).
 	Windows []Band
@@ -140,6 +147,16 @@ type Point struct {
 	Value float64
 }
 
+// Bin is one slice of a lane's span with the viewed client's requests
+// decided in it.
+type Bin struct {
+	Start, End        int64
+	Admitted, Refused int
+}
+
+// DensityBins is how many slices a span's density strip has.
+const DensityBins = 60
+
 // Band is one epoch-aligned window of a lane.
 type Band struct {
 	Start, End int64
@@ -190,9 +207,8 @@ func (s *Session) View() View {
 		d = &derived{} // a zero Session: nothing to keep
 	}
 	// The replay works on the copies; views of one session take turns.
-	span := SpanWindows * v.Scenario.WindowMs
-	v.To = max(span, v.Clock.Now+span/6)
-	v.From = v.To - span
+	v.Zoom = s.zoom
+	v.From, v.To = s.zoom.ViewSpan(v.Scenario, v.Clock.Now)
 	specs := v.Scenario.Specs()
 
 	d.mu.Lock()
@@ -326,11 +342,11 @@ func stackMarks(marks []Mark) ([]Mark, int) {
 // counts the permits admitted in each.
 func bands(w, from, to int64) []Band {
 	var out []Band
+	if (to-from)/w > MaxBands {
+		return nil
+	}
 	for start := from - from%w; start <= to; start += w {
 		out = append(out, Band{Start: start, End: start + w})
-		if len(out) > 4*SpanWindows {
-			break
-		}
 	}
 	return out
 }

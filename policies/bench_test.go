@@ -36,6 +36,7 @@ var benchPolicies = []struct {
 	{"sliding-buckets-k6", SlidingBuckets, Params{Buckets: 6}},
 	{"token-bucket", TokenBucket, Params{}},
 	{"gcra", GCRA, Params{}},
+	{"exp-histogram-k6", ExpHistogram, Params{Buckets: 6}},
 }
 
 func benchParams(p Params) Params {

@@ -71,6 +71,7 @@ var registry = []Info{
 	gcraInfo,
 	leakyBucketInfo,
 	steppedBucketInfo,
+	expHistogramInfo,
 }
 
 // Info describes one policy: what scenarios, URLs and JSON call it, what

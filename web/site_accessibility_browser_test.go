@@ -44,6 +44,9 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 		{"/play?present=1", true},
 		// A link the page cannot open: the problem notice at the top.
 		{"/play?s=garbage", true},
+		// A lesson's examples open: the ring lesson's lanes, tables and the
+		// error-memory charts under its histogram prediction.
+		{"/lessons/ring-of-buckets?open=histogram-fifth", true},
 	}
 	for _, l := range lib.Lessons {
 		pages = append(pages, struct {

@@ -29,9 +29,30 @@ import (
 // list's selector) is appended to it when new and removed when gone; full
 // frames carry the list whole instead, as a region marked Full that
 // updates leave out.
+//
+// A region may name parts of itself that change more often than the rest
+// (a lane's clock line and state, while its hundreds of marks stay put):
+// each is a region Of the one holding it, listed after it, and the holder's
+// Key is its HTML with each part replaced by a mark of its own (its ID, so
+// that a part coming or going changes the Key). An update sends the holder whole when its
+// Key changed, and else only the parts that changed; full frames carry the
+// holder, which holds its parts.
 type Region struct {
 	ID, HTML, In string
 	Full         bool
+	// Key, when set, stands for HTML in telling whether the region
+	// changed since the last frame.
+	Key string
+	// Of is the ID of the region this one is part of.
+	Of string
+}
+
+// key is what tells whether rg changed.
+func (rg Region) key() string {
+	if rg.Key != "" {
+		return rg.Key
+	}
+	return rg.HTML
 }
 
 type frame struct {
@@ -71,28 +92,32 @@ func (h *Hub) Publish(views [][]Region) error {
 		if regions == nil {
 			continue
 		}
-		prev, now := map[string]string{}, map[string]bool{}
+		prev, now, sent := map[string]string{}, map[string]bool{}, map[string]bool{}
 		for _, rg := range h.last[v] {
-			prev[rg.ID] = rg.HTML
+			prev[rg.ID] = rg.key()
 		}
 		var full, delta, removed bytes.Buffer
 		for _, rg := range regions {
-			if rg.In == "" {
+			if rg.In == "" && rg.Of == "" {
 				web.EncodeFragments(&full, rg.HTML)
 			}
 			if now[rg.ID] = true; rg.Full {
 				continue
 			}
 			switch old, had := prev[rg.ID]; {
-			case had && old == rg.HTML:
+			case had && old == rg.key():
+			case rg.Of != "" && (sent[rg.Of] || !hadRegion(prev, rg.Of)):
+				// Its holder went whole, or is new.
 			case !had && rg.In != "":
+				sent[rg.ID] = true
 				web.EncodeFragments(&delta, rg.HTML, web.WithSelector(rg.In), web.WithMergeMode(web.MergeAppend))
 			default:
+				sent[rg.ID] = true
 				web.EncodeFragments(&delta, rg.HTML)
 			}
 		}
 		for _, rg := range h.last[v] {
-			if !now[rg.ID] {
+			if !now[rg.ID] && rg.Of == "" { // a part goes with its holder
 				web.EncodeEvent(&removed, web.EventRemoveFragments, []string{"selector #" + rg.ID})
 			}
 		}
@@ -110,6 +135,11 @@ func (h *Hub) Publish(views [][]Region) error {
 	}
 	h.publish(out, false)
 	return nil
+}
+
+func hadRegion(prev map[string]string, id string) bool {
+	_, ok := prev[id]
+	return ok
 }
 
 // End publishes the last frame of every view, the regions given (with

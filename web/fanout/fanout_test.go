@@ -258,3 +258,50 @@ func TestSlowFollowerSkipsToTheNewest(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// A region with parts (a lane and its clock line): while only a part
+// changes an update carries that part alone; when the rest changes it
+// carries the region whole and not its parts again; full frames carry the
+// region, never a part on its own, and a part is not removed by itself.
+func TestPartsTravelAloneWhileTheRestStays(t *testing.T) {
+	var hs Hubs[int]
+	h, leave := join(t, &hs, 0)
+	defer leave()
+	lane := func(marks, now string) []Region {
+		part := `<b id="now">` + now + `</b>`
+		return []Region{
+			{ID: "lane", HTML: `<i id="lane">` + marks + part + `</i>`, Key: `<i id="lane">` + marks + "\x00now\x00</i>"},
+			{ID: "now", HTML: part, Of: "lane"},
+		}
+	}
+	steps := []struct {
+		views      [][]Region
+		delta      []string
+		notInDelta []string
+	}{
+		{[][]Region{lane("m1", "t1")}, nil, nil},
+		{[][]Region{lane("m1", "t2")}, []string{`id="now">t2`}, []string{`id="lane"`}},
+		{[][]Region{lane("m2", "t3")}, []string{`id="lane">m2<b id="now">t3`}, []string{`fragments <b id="now">`}},
+		{[][]Region{{{ID: "lane", HTML: `<i id="lane">m2</i>`}}}, []string{`id="lane">m2</i>`}, []string{"remove"}},
+	}
+	for i, s := range steps {
+		if err := h.Publish(s.views); err != nil {
+			t.Fatal(err)
+		}
+		fr, _, _ := h.latest(0)
+		full, delta := string(fr.full.raw), string(fr.delta.raw)
+		if strings.Count(full, `id="now"`) > 1 {
+			t.Errorf("step %d: the full frame carries the part beside its region: %q", i+1, full)
+		}
+		for _, w := range s.delta {
+			if !strings.Contains(delta, w) {
+				t.Errorf("step %d: the update lacks %q: %q", i+1, w, delta)
+			}
+		}
+		for _, w := range s.notInDelta {
+			if strings.Contains(delta, w) {
+				t.Errorf("step %d: the update holds %q: %q", i+1, w, delta)
+			}
+		}
+	}
+}

@@ -33,7 +33,7 @@ import (
 //	POST /play/{id}/{action}         one route per action (actions): fire, burst,
 //	                                 pattern, step, jump, toggle, play, pause, speed,
 //	                                 reset, settings, client?i=, client/add,
-//	                                 client/rename, select
+//	                                 client/rename, select, view (the lanes' span)
 //	GET  /play/{id}/scenario.json    the scenario; decisions.json, decisions.csv
 //	GET  /play/{id}/link             303 to the scenario's shared link (for long ones)
 //	GET  /play/{id}/servers          the servers' fields, as Datastar events; without

@@ -314,6 +314,7 @@ var actions = []Action{
 	{path: "client/add", run: addClient, reply: clearNewClient},
 	{path: "client/rename", run: renameClient, reply: clearNewClient},
 	{path: "select", run: selectRequest},
+	{path: "view", run: view},
 }
 
 // A page sends server signals only when it holds the servers' fields
