@@ -134,6 +134,7 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 			r.Get("/", f.phone)
 			r.Get("/present", f.present)
 			r.Get("/screen", f.screen)
+			r.Get("/remote", f.remote)
 			r.Get("/stream", f.stream)
 			r.Get("/explain", f.explain)
 			r.Get("/mine", f.mine)
@@ -420,6 +421,10 @@ func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 				setRoomCookie(w, r, attendeeCookie, rm.ID, id, http.SameSiteLaxMode)
 			}
 			note = "name:" + roomMessage(room.ErrNicknameTaken)
+		} else if errors.Is(err, room.ErrJoinsClosed) {
+			// Said at once, at the top: not after the attendee has
+			// tapped every lane of a question.
+			note = "This room is closed to new devices: this device can watch, but not answer. To take part, ask the presenter to open the room to new devices, then open this page again."
 		} else if err != nil {
 			note = "This device could not join, so it can watch but not answer: " + roomMessage(err)
 		} else {
@@ -439,7 +444,7 @@ func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 
 // phonePage is the attendee's page for the device holding attendee.
 func (f *roomFeature) phonePage(r *http.Request, rm *room.Room, sess *play.Session, attendee string) pages.RoomPhone {
-	p := pages.RoomPhone{Page: f.s.Page(r, "Workshop room", templates.SectionNone)}
+	p := pages.RoomPhone{Page: f.s.Page(r, "Room "+rm.Code, templates.SectionNone), Code: rm.Code}
 	if rm.RoleOf("", attendee) == room.Attendee {
 		p.Device, p.Nickname = room.DeviceName(attendee), rm.Nickname(attendee)
 	}
@@ -465,8 +470,6 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 		Shared:  f.shared(rm, sess, 0, f.askedCache(rm.ID)),
 		Code:    rm.Code,
 		Presets: roomPresets,
-		Deck:    rm.Deck,
-		Step:    rm.Step,
 	}
 	p.Page.Presentation = true
 	p.Page.PresentationExit = "/room/" + rm.ID // the same room, outside the projector
@@ -992,7 +995,9 @@ func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setRoomCookie(w, r, presenterCookie, id, token, http.SameSiteStrictMode)
-	http.Redirect(w, r, "/room/"+id+"/present", http.StatusSeeOther)
+	// A paired device is the presenter's remote; the remote links to the
+	// projector page, for a device that is to show it.
+	http.Redirect(w, r, "/room/"+id+"/remote", http.StatusSeeOther)
 }
 
 // answer records the answer of a device that joined (phone). The phone
@@ -1178,7 +1183,12 @@ func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
 	} else if a, ok := answerOf(rm.Question, attendee); ok {
 		m.Answer = &a
 	}
-	f.replyMine(w, r, m, http.StatusOK)
+	sse := web.SSEReply(w, r, http.StatusOK, "")
+	if sig := pages.SentSignals(m.Question, m.Answer); sig != nil && !m.Question.Revealed {
+		// A page opened again shows the taps this device sent.
+		_ = web.MergeSignals(sse, sig, false)
+	}
+	_ = web.MergeComponent(sse, pages.RoomMineView(m))
 }
 
 // explain explains request ?i= to the one attendee who asked, wrapping

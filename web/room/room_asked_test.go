@@ -35,7 +35,7 @@ func TestRoomPageLoadsShareTheHubsReplay(t *testing.T) {
 	sess := webtest.CarParkSession(t, play.NewStore(time.Now), 36)
 	v := sess.View()
 	cut := v.Clock.Now + 1
-	if _, err := askedView(v, cut, c); err != nil {
+	if _, err := askedView(v, cut, v.Clock.Now, c); err != nil {
 		t.Fatal(err)
 	}
 	hubs := c.sess
@@ -44,7 +44,7 @@ func TestRoomPageLoadsShareTheHubsReplay(t *testing.T) {
 	}
 	later := v
 	later.Clock.Now += 500
-	if _, err := askedView(later, cut, c); err != nil {
+	if _, err := askedView(later, cut, later.Clock.Now, c); err != nil {
 		t.Fatal(err)
 	}
 	if c.sess != hubs {

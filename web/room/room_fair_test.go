@@ -172,7 +172,7 @@ func TestRoomPresenterClosesJoinsAndRemovesADevice(t *testing.T) {
 		t.Fatalf("closing the room to joins: status %d, want 303; %.300s", res.status, res.body)
 	}
 	late := fx.device(t)
-	if res := late.get("/room/" + id); res.status != http.StatusOK || !strings.Contains(res.body, "closed this room to new devices") {
+	if res := late.get("/room/" + id); res.status != http.StatusOK || !strings.Contains(res.body, "This room is closed to new devices") {
 		t.Errorf("a phone opening a closed room: status %d, want 200 saying it is closed to new devices; %.300s", res.status, res.body)
 	}
 	if res := presenter.post("/room/"+id+"/ask", `{"askKind":"admit","cost":1}`); res.status != http.StatusOK {

@@ -35,6 +35,10 @@ import (
 const (
 	viewPhone = iota
 	viewProjector
+	viewRemote
+	// viewScreen is the projector-only window's: the projector's regions
+	// but the presenter's deck line, which that window has no place for.
+	viewScreen
 	numViews
 )
 
@@ -93,8 +97,11 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		return nil, false, nil, err
 	}
 	presenter = rm.RoleOf(token, "") == room.Presenter
+	// Only a phone's stream is a phone following; the projector, the
+	// projector-only window and the presenter's remote are the room's
+	// other screens.
 	d := room.Screens{Phones: 1}
-	if v == viewProjector {
+	if v != viewPhone {
 		d = room.Screens{Projectors: 1}
 	}
 	if presenter {
@@ -321,10 +328,12 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, aske
 	v := sess.View()
 	v.Selected = nil
 	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones,
-		Now: f.rooms.Now(), Joined: len(rm.Attendees), Waiting: rm.Waiting(), StepTitle: pages.StepTitle(rm.Deck, rm.Step)}
+		Now: f.rooms.Now(), Joined: len(rm.Attendees), Waiting: rm.Waiting()}
+	s = pages.DeckShared(s, rm.Deck, rm.Step)
 	if q := rm.Question; q != nil && !q.Revealed {
 		s.Asked, s.Cut = true, questionCut(q, v.Clock.Now)
-		av, err := askedView(v, s.Cut, asked)
+		s.LanesAt = lanesAt(q, v.Clock.Now)
+		av, err := askedView(v, s.Cut, s.LanesAt, asked)
 		if err != nil {
 			// Draw no lanes rather than the full ones.
 			f.s.Log().Error("room: replay before the question", "room", rm.ID, slog.Any("error", err))
@@ -356,10 +365,12 @@ func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, aske
 	return s
 }
 
-// askedView is v replayed over only the requests before cut, at v's clock,
-// for the viewed client. Requests are in time order, so the kept ones are
-// a prefix and keep their indexes (a mark's data-index, the pointer).
-func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
+// askedView is v replayed over only the requests before cut, at instant at
+// (lanesAt: v's clock, held at the question's moment), for the viewed
+// client; the view keeps v's clock. Requests are in time order, so the
+// kept ones are a prefix and keep their indexes (a mark's data-index, the
+// pointer).
+func askedView(v play.View, cut, at int64, c *askedCache) (play.View, error) {
 	sc := v.Scenario
 	n, _ := slices.BinarySearchFunc(sc.Requests, cut, func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) })
 	key := askedKey{rev: v.ScenarioRev, n: n, client: v.Client, cost: v.Cost}
@@ -381,7 +392,7 @@ func askedView(v play.View, cut int64, c *askedCache) (play.View, error) {
 		}
 		c.key, c.sess = key, sess
 	}
-	if err := c.sess.Jump(v.Clock.Now); err != nil {
+	if err := c.sess.Jump(at); err != nil {
 		return play.View{}, err
 	}
 	av := c.sess.View()
@@ -458,18 +469,30 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	}
 	lanes := func(o lane.Options) string { return render(pages.RoomLanes(s, o)) }
 	clock, status := render(pages.RoomClock(s)), render(pages.RoomStatus(s))
+	step := fanout.Region{ID: "room-step-line", HTML: render(pages.RoomStepLine(s))}
+	projector := []fanout.Region{
+		{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
+		{ID: "room-lanes", HTML: lanes(pages.RoomProjectorLaneOptions(s))},
+		{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
+		{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},
+	}
+	var screen []fanout.Region // nil, not rendered, while no window follows it
+	if h.Followers(viewScreen) > 0 {
+		screen = projector
+	}
 	views := [][]fanout.Region{
 		viewPhone: {
-			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
 			{ID: "room-lanes", HTML: lanes(lane.Options{Width: pages.PhoneLaneWidth})},
 			{ID: "room-question", HTML: render(pages.RoomQuestionPhone(s))},
 		},
-		viewProjector: {
-			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status},
-			{ID: "room-lanes", HTML: lanes(pages.RoomProjectorLaneOptions(s))},
-			{ID: "room-question", HTML: render(pages.RoomQuestionProjector(s))},
-			{ID: "room-pointed", HTML: render(pages.RoomPointed(s))},
+		viewProjector: append(projector[:len(projector):len(projector)], fanout.Region{ID: "room-deck-line", HTML: render(pages.RoomDeckLine(s))}),
+		viewRemote: {
+			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
+			{ID: "room-remote-next", HTML: render(pages.RoomRemoteNext(s))},
+			{ID: "room-question", HTML: render(pages.RoomQuestionRemote(s))},
 		},
+		viewScreen: screen,
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -482,13 +505,19 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 const presenterTouchEvery = time.Minute
 
 // stream is a room's shared SSE stream: GET /room/{id}/stream?view=phone
-// (the default) or ?view=projector. It needs no cookie: watching is no
+// (the default), ?view=projector, ?view=remote or ?view=screen (the
+// projector-only window). It needs no cookie: watching is no
 // capability. With a presenter's cookie it also keeps the room alive.
 func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	v := viewPhone
-	if r.URL.Query().Get("view") == "projector" {
+	switch r.URL.Query().Get("view") {
+	case "projector":
 		v = viewProjector
+	case "remote":
+		v = viewRemote
+	case "screen":
+		v = viewScreen
 	}
 	token := cookieValue(r, presenterCookie)
 	h, presenter, leave, err := f.follow(id, v, token)

@@ -47,7 +47,7 @@ func TestRoomClosingToJoinsFromThePresentersPage(t *testing.T) {
 	}
 	submit("closing", "joins-close", "closed")
 	late := fx.device(t)
-	if res := late.get("/room/" + id); res.status != http.StatusOK || !strings.Contains(res.body, "closed this room to new devices") {
+	if res := late.get("/room/" + id); res.status != http.StatusOK || !strings.Contains(res.body, "This room is closed to new devices") {
 		t.Errorf("a phone opening the closed room: status %d, want 200 saying it is closed to new devices", res.status)
 	}
 	rm, err := fx.rooms.ByID(t.Context(), id)

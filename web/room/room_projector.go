@@ -3,6 +3,7 @@ package room
 import (
 	"net/http"
 
+	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web/room/pages"
 	"github.com/windowlab/playground/web/templates"
 )
@@ -32,4 +33,38 @@ func (f *roomFeature) screen(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	f.s.Render(w, r, http.StatusOK, pages.RoomScreenView(p))
+}
+
+// lanesAt is the instant a room's lanes are drawn at while question q is
+// open: the clock until it reaches the question's moment, then that
+// moment. The room keeps looking at what it is asked about: a presenter
+// who presses Play (or steps on) with the question open sees the clock
+// run on while the lanes stay on the question's requests, rather than
+// following the clock into minutes with no marks. The lanes show nothing
+// from the question's moment on in either case (questionCut).
+func lanesAt(q *room.Question, now int64) int64 { return min(now, q.Request.At) }
+
+// remote is the presenter's paired phone (GET /room/{id}/remote, where
+// pairing leads): the controls alone, laid out for a phone, with the
+// question and its counts, following the room's remote stream. Like the
+// projector it is for the presenter's devices only.
+func (f *roomFeature) remote(w http.ResponseWriter, r *http.Request) {
+	rm, sess, ok := f.liveRoom(w, r)
+	if !ok {
+		return
+	}
+	token := cookieValue(r, presenterCookie)
+	if rm.RoleOf(token, "") != room.Presenter {
+		f.messagePage(w, r, http.StatusForbidden, "Presenter only",
+			"Only the presenter's devices can open the remote. Pair this device from the presenter's projector page (\"Pair a device as a remote\").")
+		return
+	}
+	_ = f.rooms.Touch(r.Context(), rm.ID, token)
+	p := pages.RoomPresent{
+		Page:   f.s.Page(r, "Room "+rm.Code+" remote", templates.SectionNone),
+		Shared: f.shared(rm, sess, 0, f.askedCache(rm.ID)),
+		Code:   rm.Code,
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	f.s.Render(w, r, http.StatusOK, pages.RoomRemoteView(p))
 }

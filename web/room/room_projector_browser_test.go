@@ -69,12 +69,19 @@ func projectorRoom(t *testing.T, w, h int64) (*browsertest.Tab, string, string) 
 // in a tab of the given size, as projectorRoom does.
 func scenarioRoom(t *testing.T, name string, atMs int64, w, h int64) (*browsertest.Tab, string, string) {
 	t.Helper()
+	return scenarioRoomConfig(t, name, atMs, w, h, room.Config{})
+}
+
+// scenarioRoomConfig is scenarioRoom with the rooms configured as cfg
+// says (a test's clock, say).
+func scenarioRoomConfig(t *testing.T, name string, atMs int64, w, h int64, cfg room.Config) (*browsertest.Tab, string, string) {
+	t.Helper()
 	lib, _, err := weblessons.LoadLessons()
 	if err != nil {
 		t.Fatal(err)
 	}
 	sessions := play.NewStore(nil)
-	rooms, err := room.New(room.NewMemStore(), room.Config{})
+	rooms, err := room.New(room.NewMemStore(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,5 +42,6 @@ func TestBrowserRoomScreenFollows(t *testing.T) {
 			t.Errorf("projector window: %q (in %s) is %.1f px, want at least %.1f px", x.Text, x.Where, x.Px, min)
 		}
 	}
+	checkAxe(t, screen, "projector window, revealed")
 	screen.NoProblems()
 }

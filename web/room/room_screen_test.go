@@ -47,7 +47,7 @@ func TestRoomScreenWindow(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("a cookie-less device opening the projector window: status %d, want 200; %.300s", res.status, res.body)
 	}
-	for _, want := range []string{`data-testid="room-screen"`, `data-testid="room-code"`, ">" + code + "<", `data-testid="lane"`, "/room/" + id + "/stream?view=projector"} {
+	for _, want := range []string{`data-testid="room-screen"`, `data-testid="room-code"`, ">" + code + "<", `data-testid="lane"`, "/room/" + id + "/stream?view=screen"} {
 		if !strings.Contains(res.body, want) {
 			t.Errorf("the projector window lacks %s", want)
 		}

@@ -644,7 +644,7 @@ func TestRoomBounds(t *testing.T) {
 	b.Rooms, b.Followers, b.Answers, b.Devices = 1, 2, 1, 1
 	fx := newRoomFixture(t, &b)
 	presenter := fx.device(t)
-	id, _, _ := fx.startRoom(t, presenter)
+	id, _, roomSess := fx.startRoom(t, presenter)
 
 	t.Run("rooms per server", func(t *testing.T) {
 		sess := webtest.CarParkSession(t, fx.sessions, 36)
@@ -659,7 +659,7 @@ func TestRoomBounds(t *testing.T) {
 		if res := presenter.post("/room/"+id+"/ask", `{"askKind":"count","askN":3,"cost":1}`); res.status != http.StatusOK {
 			t.Fatalf("ask: status %d: %s", res.status, res.header.Get("X-Problem"))
 		}
-		lanes := 4
+		lanes := len(roomSess.Scenario().Specs())
 		if res := fx.joined(t, id).post("/room/"+id+"/answer?q=1", signalsFor(1, lanes, "2")); res.status != http.StatusOK {
 			t.Fatalf("first answer: status %d: %s", res.status, res.header.Get("X-Problem"))
 		}

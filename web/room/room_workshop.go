@@ -29,7 +29,8 @@ import (
 //	POST /room/{id}/deck/load             load a ready deck (shipped=NAME) or a deck file (multipart file=)
 //	POST /room/{id}/deck/edit             i= and do=goto|up|down|delete
 //	GET  /room/{id}/deck.json             the room's deck as a file
-//	POST /room/{id}/deck/next, /deck/add  the next step; add what is on screen as a step (the projector's controls)
+//	POST /room/{id}/deck/next, /deck/add  the next step; add what is on screen as a step (the projector's controls;
+//	                                      deck/next?view=remote from the remote, which the stream updates)
 //	GET  /room/{id}/summary               per question how many were right, per phone its score
 //	GET  /room/{id}/results.csv, .json    every revealed question's answers, one row per phone per question
 //	POST /room/{id}/name                  a phone's own nickname (form nickname=)
@@ -250,6 +251,11 @@ func (f *roomFeature) deckNext(r *http.Request, rm *room.Room, _ *play.Session, 
 	if err := f.showStep(r.Context(), rm, token, rm.Step+1); err != nil {
 		return templateReply{}, err
 	}
+	if r.URL.Query().Get("view") == "remote" {
+		// The remote has no deck line: its button and step follow the
+		// room's remote stream, as every screen's step does.
+		return templateReply{}, nil
+	}
 	return f.deckLine(r.Context(), rm.ID)
 }
 
@@ -260,7 +266,7 @@ func (f *roomFeature) deckLine(ctx context.Context, id string) (templateReply, e
 		return templateReply{}, err
 	}
 	var b strings.Builder
-	if err := pages.RoomDeckLine(rm.ID, rm.Deck, rm.Step).Render(ctx, &b); err != nil {
+	if err := pages.RoomDeckLine(pages.DeckShared(pages.RoomShared{Room: rm.ID}, rm.Deck, rm.Step)).Render(ctx, &b); err != nil {
 		return templateReply{}, err
 	}
 	return templateReply{html: b.String()}, nil

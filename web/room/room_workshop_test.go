@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/windowlab/playground/room"
+	"github.com/windowlab/playground/scenario"
 )
 
 // A removed phone is kept out until the presenter lets it back: it cannot
@@ -96,6 +97,13 @@ func TestRoomQuestionsThatMakeSense(t *testing.T) {
 	fx := newRoomFixture(t, nil)
 	presenter := fx.device(t)
 	id, _, sess := fx.startRoom(t, presenter)
+	// The car park on the four default lanes: no leaky bucket, no queue
+	// (/play's own default has one).
+	sc := sess.Scenario()
+	sc.Policies = scenario.DefaultPolicies()
+	if err := sess.Load(sc); err != nil {
+		t.Fatal(err)
+	}
 	lanes := len(sess.Scenario().Specs())
 	if page := presenter.get("/room/" + id + "/present"); strings.Contains(page.body, `value="wait"`) {
 		t.Error("the car park has no queue, yet the menu offers the wait question")

@@ -26,3 +26,23 @@ function follow() {
 }
 
 new MutationObserver(follow).observe(document.body, { childList: true, subtree: true });
+
+// The join panel's QR code steps aside once phones follow the room
+// (room.css keys on the status line's data-phones); the QR button (on the
+// presenter's projector page), or the Q key anywhere but in a field,
+// shows it again for latecomers, and hides it again. The panel is not
+// replaced by the stream, so the choice stays.
+const room = document.querySelector(".room-present");
+const toggle = document.querySelector(".room-qr-toggle");
+function flipQR() {
+  const on = room.classList.toggle("qr-shown");
+  if (toggle) toggle.setAttribute("aria-expanded", String(on));
+}
+if (room) {
+  if (toggle) toggle.addEventListener("click", flipQR);
+  window.addEventListener("keydown", (e) => {
+    if (e.key !== "q" && e.key !== "Q") return;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.target.closest("input, select, textarea, [contenteditable]")) return;
+    flipQR();
+  });
+}

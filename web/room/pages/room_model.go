@@ -40,13 +40,41 @@ type RoomShared struct {
 	// lane.Options.Asked says.
 	Asked bool
 	Cut   int64
+	// LanesAt is, while a question is open, the instant the lanes are
+	// drawn at: the clock, held at the question's moment once the clock
+	// passes it (the view's clock stays the clock, for RoomClock).
+	LanesAt int64
 	// Now is when the frame was rendered, for the countdown; Joined
 	// counts the phones that joined the room, and Waiting those of them
 	// that have not answered the open question.
 	Now             time.Time
 	Joined, Waiting int
-	// StepTitle heads the screen with the deck's step ("" without a deck).
-	StepTitle string
+	// StepTitle heads the screen with the deck's step ("" without a deck
+	// or before its first step); Step is that step's index (-1 before the
+	// first) and Steps how many the deck has (0 without one). The next
+	// step's title is not here: every screen's stream carries this, and
+	// the deck stays the presenter's until it is shown.
+	StepTitle   string
+	Step, Steps int
+}
+
+// HasNextStep is whether the room's deck has a step after the one shown.
+func (s RoomShared) HasNextStep() bool { return s.Step+1 < s.Steps }
+
+// LaneInput is lane l of the room's view as the lanes draw it: at
+// LanesAt while a question is open.
+func (s RoomShared) LaneInput(l play.Lane) lane.Input {
+	in := lane.FromView(s.View, l)
+	if s.Asked {
+		in.Now = s.LanesAt
+	}
+	return in
+}
+
+// HeldAtQuestion is whether the clock has run past an open question's
+// moment while the lanes stay on it (LanesAt).
+func (s RoomShared) HeldAtQuestion() bool {
+	return s.Asked && s.LanesAt < s.View.Clock.Now
 }
 
 // LaneOptions are o with what an open question hides.
@@ -65,8 +93,6 @@ type RoomPresent struct {
 	Candidates []string // the machine's network addresses, when opened at localhost
 	AddrNote   string   // why no join URL could be shown
 	Presets    []Preset
-	Deck       *room.Deck // the room's deck, nil for none
-	Step       int        // the deck's step on screen, -1 before the first
 }
 
 // Preset is a scenario the presenter can load from the menu, or the
@@ -80,6 +106,7 @@ type Preset struct {
 type RoomPhone struct {
 	Page   templates.Page
 	Shared RoomShared
+	Code   string // the room's join code, which names it in the phone's header
 	Mine   RoomMine
 	// Device is the name this device joined as (room.DeviceName), or ""
 	// when it could not join; JoinNote then says why.
@@ -216,6 +243,31 @@ func TapAction(roomID string, q *room.Question, i int, v int64) string {
 	return fmt.Sprintf("$%s = '%d'; %s@post('/room/%s/answer?q=%d')", AnswerSignal(q, i), v, all.String(), roomID, q.ID)
 }
 
+// AnsweredExpr counts, in the phone's browser, the lanes of q it has an
+// answer for.
+func AnsweredExpr(q *room.Question) string {
+	parts := make([]string, len(q.Lanes))
+	for i := range q.Lanes {
+		parts[i] = "$" + AnswerSignal(q, i)
+	}
+	return "[" + strings.Join(parts, ", ") + "].filter(v => v !== '').length"
+}
+
+// SentSignals are the phone's answer signals for q holding the values of
+// a, so that a page opened again after answering shows the taps it sent
+// (and does not say "not sent"); nil for a typed kind, whose fields hold
+// the attendee's own words.
+func SentSignals(q *room.Question, a *room.Answer) []byte {
+	if q == nil || a == nil || Choices(q) == nil || len(a.Values) != len(q.Lanes) {
+		return nil
+	}
+	parts := make([]string, len(q.Lanes))
+	for i, v := range a.Values {
+		parts[i] = fmt.Sprintf("%q: %q", AnswerSignal(q, i), strconv.FormatInt(v, 10))
+	}
+	return []byte("{" + strings.Join(parts, ", ") + "}")
+}
+
 // TappedExpr is true when answer v is the chosen one for lane i.
 func TappedExpr(q *room.Question, i int, v int64) string {
 	return fmt.Sprintf("$%s == '%d'", AnswerSignal(q, i), v)
@@ -257,6 +309,33 @@ func Bars(q *room.Question, t room.Tally, i int) []Bar {
 		out = append(out, Bar{Label: ValueText(q, v.Value), Count: v.Count, Percent: pct, Right: v.Right})
 	}
 	return out
+}
+
+// ShownBars are the bars the projector draws of lane i: the answers some
+// phone gave, and the truth even when none did. A count question offers
+// N + 1 answers; a bar for each one nobody gave made every lane's row of
+// the tally two rows on the projector, and says nothing the rest do not.
+func ShownBars(q *room.Question, t room.Tally, i int) []Bar {
+	var out []Bar
+	for _, b := range Bars(q, t, i) {
+		if b.Count > 0 || b.Right {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// RightCount is how many answers got lane i right.
+func RightCount(t room.Tally, i int) int {
+	if i >= len(t.Lanes) {
+		return 0
+	}
+	for _, v := range t.Lanes[i].Votes {
+		if v.Right {
+			return v.Count
+		}
+	}
+	return 0
 }
 
 // BarClass is a bar's class: its width in steps of 5 % (the page's style

@@ -73,15 +73,33 @@ func StepTitle(d *room.Deck, i int) string {
 	return fmt.Sprintf("Step %d of %d: %s", i+1, len(d.Steps), d.Steps[i].Title)
 }
 
-// NextStepLabel is the "next step" button's words.
-func NextStepLabel(d *room.Deck, i int) string {
+// NextStepLabel is the "next step" button's words and what follows them:
+// ("Next step ▶", "3 of 6"), ("Last step", "shown") or ("Next step", "no
+// deck loaded").
+func NextStepLabel(s RoomShared) (label, sub string) {
 	switch {
-	case d == nil:
-		return "Next step"
-	case i+1 >= len(d.Steps):
-		return "Last step reached"
+	case s.Steps == 0:
+		return "Next step", "no deck loaded"
+	case s.HasNextStep():
+		return "Next step ▶", fmt.Sprintf("%d of %d", s.Step+2, s.Steps)
 	}
-	return "Next step: " + d.Steps[i+1].Title
+	return "Last step", "shown"
+}
+
+// DeckNotStarted says that a deck is loaded and none of its steps shown.
+func DeckNotStarted(steps int) string {
+	return fmt.Sprintf("A prepared workshop of %s, none shown yet", templates.CountOf(int64(steps), "step"))
+}
+
+// DeckShared is the deck's part of a room's shared state: the step shown
+// and how many there are. The deck itself (notes, later titles) stays out
+// of what every screen's stream carries.
+func DeckShared(s RoomShared, d *room.Deck, step int) RoomShared {
+	s.StepTitle, s.Step, s.Steps = StepTitle(d, step), step, 0
+	if d != nil {
+		s.Steps = len(d.Steps)
+	}
+	return s
 }
 
 // StepAskText says what a step asks, for the deck page: "Asks at 31 s:
