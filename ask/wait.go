@@ -114,7 +114,7 @@ func (q Question) longest(i int) int64 {
 	if p.Delay == nil || p.Limit < 1 {
 		return 0
 	}
-	excess := (p.Burst - *p.Delay) * p.WindowMs
+	excess := (max(int64(p.Burst), 0) - *p.Delay) * p.WindowMs // NoQueue: no queue
 	return (excess + p.Limit - 1) / p.Limit
 }
 

@@ -177,7 +177,11 @@ func paramsText(policy string, p policies.Params) string {
 	s := fmt.Sprintf("limit %d, window %d ms", p.Limit, p.WindowMs)
 	in, _ := policies.Lookup(policy)
 	if in.Takes(policies.BurstOptionName) {
-		s += fmt.Sprintf(", burst %d", p.Burst)
+		if p.Burst == policies.NoQueue {
+			s += ", no queue"
+		} else {
+			s += fmt.Sprintf(", burst %d", p.Burst)
+		}
 	}
 	if in.Takes(policies.DelayOptionName) {
 		s += fmt.Sprintf(", delay %d", p.Delay)

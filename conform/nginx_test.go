@@ -41,15 +41,20 @@ http {
 	server {
 		listen 127.0.0.1:%[2]d;
 		root %[1]s/www;
-		location / { limit_req zone=z burst=%[4]d nodelay; }
+		location / { limit_req zone=z%[4]s; }
 	}
 }
 `
 
-// nginxTarget starts nginx with limit_req on a free loopback port for the
-// rest of the test (failing without it when CI is true, as redistest
-// does) and returns an HTTP target for it.
-func nginxTarget(t *testing.T) conform.Target {
+// nginxTarget starts nginx with limit_req at 2r/s and the given burst
+// arguments (" burst=3 nodelay", or "" for none) on a free loopback port
+// for the rest of the test (failing without it when CI is true, as
+// redistest does) and returns an HTTP target for it.
+func nginxTarget(burst string) func(*testing.T) conform.Target {
+	return func(t *testing.T) conform.Target { return startNginx(t, burst) }
+}
+
+func startNginx(t *testing.T, burst string) conform.Target {
 	if _, err := os.Stat(nginxPath); err != nil {
 		msg := fmt.Sprintf("nginx is not installed at %s (install it with `apt-get install -y nginx`): %v", nginxPath, err)
 		if os.Getenv("CI") == "true" {
@@ -71,8 +76,7 @@ func nginxTarget(t *testing.T) conform.Target {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	conf := filepath.Join(dir, "nginx.conf")
-	// The peer's mapping: rate=2r/s burst=3 nodelay.
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, port, 2, 3)), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, port, 2, burst)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer

@@ -112,8 +112,16 @@ func peers() []peer {
 			name: "nginx limit_req (Debian's nginx, started on loopback)", policy: policies.LeakyBucket,
 			params:    policies.Params{Limit: 2, WindowMs: 1000, Burst: 3, Delay: policies.NoDelay},
 			mapping:   "`limit_req_zone $http_x_client_key zone=z:1m rate=2r/s; limit_req zone=z burst=3 nodelay; limit_req_status 429;` is leaky-bucket limit 2 per 1000 ms, burst 3, delay nodelay (nginx's `delay=N` is the policy's delay N; without `burst`, nginx queues nothing)",
-			target:    nginxTarget,
+			target:    nginxTarget(" burst=3 nodelay"),
 			judgement: "The policy is nginx's own arithmetic (excess = max(0, excess - rate × elapsed + 1), refused above the burst); nginx sends no Retry-After, so only admission is compared.",
+			opts:      append(slices.Clone(wallOpts), conform.CostOne()),
+		},
+		{
+			name: "nginx limit_req without burst (Debian's nginx, nginx's default: no queue)", policy: policies.LeakyBucket,
+			params:    policies.Params{Limit: 2, WindowMs: 1000, Burst: policies.NoQueue},
+			mapping:   "`limit_req_zone $http_x_client_key zone=z:1m rate=2r/s; limit_req zone=z; limit_req_status 429;` is leaky-bucket limit 2 per 1000 ms with `\"burst\": 0`, no queue: one request per 500 ms passes and none waits",
+			target:    nginxTarget(""),
+			judgement: "As with a burst: nginx's excess above 0 is refused, which the policy's queue of length 0 does at the same instants; nginx sends no Retry-After, so only admission is compared.",
 			opts:      append(slices.Clone(wallOpts), conform.CostOne()),
 		},
 	}
@@ -234,7 +242,7 @@ func paramsLine(pr peer) string {
 	s := fmt.Sprintf("limit %d per %d ms", p.Limit, p.WindowMs)
 	in, _ := policies.Lookup(pr.policy)
 	if in.Takes(policies.BurstOptionName) {
-		s += fmt.Sprintf(", burst %d", p.Burst)
+		s += ", " + policies.BurstOption.Describe(p.Burst) // "burst 3", "no queue"
 	}
 	if in.Takes(policies.DelayOptionName) {
 		s += fmt.Sprintf(", delay %d", p.Delay)

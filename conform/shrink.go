@@ -40,6 +40,9 @@ func (c *Counterexample) Scenario() string {
 	in, _ := policies.Lookup(c.Policy)
 	if in.Takes(policies.BurstOptionName) {
 		spec["burst"] = c.Params.Burst
+		if c.Params.Burst == policies.NoQueue {
+			spec["burst"] = 0 // a leaky bucket's no queue, as scenarios write it
+		}
 	}
 	if in.Takes(policies.DelayOptionName) && c.Params.Delay != 0 {
 		if c.Params.Delay == c.Params.Burst {

@@ -15,11 +15,11 @@ type leakyBucket struct{}
 func init() { register(policies.LeakyBucket, leakyBucket{}) }
 
 // name adds the burst and the delay the spec sets: "leaky bucket (burst 5,
-// nodelay)".
+// nodelay)", "leaky bucket (no queue)".
 func (leakyBucket) name(human string, spec scenario.PolicySpec) string {
 	switch {
 	case spec.Burst != 0 && spec.Delay != 0:
-		return fmt.Sprintf("%s (burst %d, %s)", human, spec.Burst, spec.Delay)
+		return fmt.Sprintf("%s (%s, %s)", human, spec.Burst, spec.Delay)
 	case spec.Delay != 0:
 		return fmt.Sprintf("%s (%s)", human, spec.Delay)
 	}

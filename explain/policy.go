@@ -100,7 +100,7 @@ func plusCost(det policies.Decision) policies.Fraction {
 // (burst 10)".
 func withBurst(human string, spec scenario.PolicySpec) string {
 	if spec.Burst != 0 {
-		return human + fmt.Sprintf(" (burst %d)", spec.Burst)
+		return human + fmt.Sprintf(" (%s)", spec.Burst)
 	}
 	return human
 }

@@ -23,7 +23,7 @@ func For(s scenario.Scenario, spec scenario.PolicySpec) Policy {
 func ForResult(p scenario.PolicyResult) Policy {
 	o := p.Params
 	return Policy{Name: p.Policy, Params: policies.Params{
-		Limit: o.Limit, WindowMs: o.WindowMs, Arithmetic: o.Arithmetic, Buckets: o.Buckets, Burst: o.Burst,
+		Limit: o.Limit, WindowMs: o.WindowMs, Arithmetic: o.Arithmetic, Buckets: o.Buckets, Burst: int64(o.Burst),
 	}}
 }
 

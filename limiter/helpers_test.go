@@ -69,8 +69,9 @@ func randomParams(r *rand.Rand, name string) policies.Params {
 	case policies.TokenBucket, policies.GCRA:
 		p.Burst = r.Int64N(10)
 	case policies.LeakyBucket:
-		p.Burst = r.Int64N(10)
-		p.Delay = []int64{0, p.Burst / 2, policies.NoDelay}[r.IntN(3)]
+		// -1 is NoQueue, nginx's limit_req without burst.
+		p.Burst = r.Int64N(11) - 1
+		p.Delay = []int64{0, p.Queue() / 2, policies.NoDelay}[r.IntN(3)]
 	}
 	return p
 }

@@ -9,8 +9,8 @@ import "github.com/windowlab/playground/policies"
 // request's wait in the queue.
 var leakyBucketRedis = redisForm{
 	name:       policies.LeakyBucket,
-	args:       func(p policies.Params) []any { return []any{p.Burst, p.Delay} },
-	capacity:   func(p policies.Params) int64 { return p.Burst + 1 },
+	args:       func(p policies.Params) []any { return []any{p.Queue(), p.Delay} },
+	capacity:   func(p policies.Params) int64 { return p.Queue() + 1 },
 	estDen:     func(p policies.Params) int64 { return p.WindowMs },
 	multiplies: true,
 	delays:     true,

@@ -144,6 +144,7 @@ func randomRedisForms(rng *rand.Rand, big bool) []form {
 		{policies.GCRA, policies.Params{Limit: limit, WindowMs: window, Burst: burst}},
 		{policies.LeakyBucket, policies.Params{Limit: limit, WindowMs: window, Burst: burst}},
 		{policies.LeakyBucket, policies.Params{Limit: limit, WindowMs: window, Burst: burst, Delay: delay}},
+		{policies.LeakyBucket, policies.Params{Limit: limit, WindowMs: window, Burst: policies.NoQueue}}, // limit_req without burst
 	}
 }
 

@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"fmt"
 	"math/bits"
 	"unsafe"
 )
@@ -31,7 +30,7 @@ var perSizeOption = Option{
 	set: func(p *Params, v int64) { p.Buckets = v },
 	normalise: func(name string, p *Params) error {
 		if p.Buckets < 2 || p.Buckets > MaxBuckets {
-			return fmt.Errorf("policies: %s: buckets %d is out of range [2, %d]", name, p.Buckets, MaxBuckets)
+			return paramErr(name, BucketsOptionName, "buckets %d is out of range [2, %d]", p.Buckets, MaxBuckets)
 		}
 		return nil
 	},

@@ -19,7 +19,7 @@ var leakyBucketInfo = Info{
 // drains at Limit permits per windowMs; a request that finds room waits in
 // it until the permits ahead of it have drained, and only a request that
 // finds the queue full is refused. Burst is the queue's length (0 means
-// Limit) and Delay how many excess permits pass at once (0: every excess
+// Limit, NoQueue none: limit_req without burst) and Delay how many excess permits pass at once (0: every excess
 // request waits; NoDelay, or Delay = Burst: none does, and the bucket is a
 // meter, gcra with a burst one larger).
 //
@@ -77,7 +77,7 @@ func NewLeakyBucketRule(p Params) (*LeakyBucketRule, error) {
 }
 
 func newLeakyBucketRule(p Params) *LeakyBucketRule {
-	return &LeakyBucketRule{p: p, capacity: (p.Burst + 1) * p.WindowMs, free: (p.Delay + 1) * p.WindowMs}
+	return &LeakyBucketRule{p: p, capacity: (p.Queue() + 1) * p.WindowMs, free: (p.Delay + 1) * p.WindowMs}
 }
 
 // Name returns "leaky-bucket".
@@ -88,7 +88,7 @@ func (l *LeakyBucketRule) Name() string { return LeakyBucket }
 func (l *LeakyBucketRule) Params() Params { return l.p }
 
 // Never implements Rule: a cost above burst + 1.
-func (l *LeakyBucketRule) Never(cost int64) bool { return neverFits(cost, l.p.Burst+1) }
+func (l *LeakyBucketRule) Never(cost int64) bool { return neverFits(cost, l.p.Queue()+1) }
 
 // level is the units in the bucket at instant at >= st.latest.
 func (l *LeakyBucketRule) level(st leakyBucketState, at int64) int64 {
@@ -126,9 +126,9 @@ func (l *LeakyBucketRule) decideOn(st *leakyBucketState, now, cost int64, d *Dec
 	w := l.p.WindowMs
 	d.At, d.Late = at, late
 	d.Estimate = Fraction{level, w}
-	d.Capacity, d.Cost = l.p.Burst+1, cost
+	d.Capacity, d.Cost = l.p.Queue()+1, cost
 	LeakyBucketTerms{Elapsed: at - st.latest, Drained: Fraction{st.level - level, w}}.fill(&d.Terms)
-	if neverFits(cost, l.p.Burst+1) {
+	if neverFits(cost, l.p.Queue()+1) {
 		d.Never = true // and changes nothing
 		return false
 	}
@@ -171,7 +171,7 @@ func (l *LeakyBucketRule) Peek(ps *leakyBucketState, now int64) Fraction {
 func (l *LeakyBucketRule) Snapshot(st *leakyBucketState, now int64) State {
 	level := l.Peek(st, now)
 	queued := Fraction{max(level.Num-level.Den, 0), level.Den}
-	return State{Estimate: level, Capacity: l.p.Burst + 1, Held: LeakyBucketHeld{Queued: queued}}
+	return State{Estimate: level, Capacity: l.p.Queue() + 1, Held: LeakyBucketHeld{Queued: queued}}
 }
 
 // Stats implements Rule: two integers per key.

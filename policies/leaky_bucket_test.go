@@ -9,7 +9,7 @@ func init() {
 	var domain []Params
 	for limit := int64(1); limit <= 4; limit++ {
 		for _, w := range []int64{1, 3, 4} {
-			for _, bd := range [][2]int64{{1, 0}, {2, 1}, {2, NoDelay}} {
+			for _, bd := range [][2]int64{{1, 0}, {2, 1}, {2, NoDelay}, {NoQueue, 0}} {
 				domain = append(domain, Params{Limit: limit, WindowMs: w, Burst: bd[0], Delay: bd[1]})
 			}
 		}
@@ -35,7 +35,12 @@ func TestLeakyBucketParams(t *testing.T) {
 		{in: Params{Limit: 5, WindowMs: 1000, Burst: 3, Delay: 2}, burst: 3, delay: 2},
 		{in: Params{Limit: 5, WindowMs: 1000, Burst: 3, Delay: 4}, errAbout: "delay 4 is out of range [0, burst 3]"},
 		{in: Params{Limit: 5, WindowMs: 1000, Delay: -2}, errAbout: "delay -2"},
-		{in: Params{Limit: 5, WindowMs: 1000, Burst: -1}, errAbout: "burst -1"},
+		{in: Params{Limit: 5, WindowMs: 1000, Burst: -2}, errAbout: "burst -2"},
+		// NoQueue stays itself (0 would read back as the limit), and the
+		// delay is bounded by the queue it stands for, 0.
+		{in: Params{Limit: 5, WindowMs: 1000, Burst: NoQueue}, burst: NoQueue, delay: 0},
+		{in: Params{Limit: 5, WindowMs: 1000, Burst: NoQueue, Delay: NoDelay}, burst: NoQueue, delay: 0},
+		{in: Params{Limit: 5, WindowMs: 1000, Burst: NoQueue, Delay: 1}, errAbout: "delay 1 is out of range [0, burst 0]"},
 		{in: Params{Limit: 5, WindowMs: 1000, Burst: MaxLimit + 1}, errAbout: "burst 1048577"},
 	}
 	for i, tt := range tests {
@@ -84,5 +89,35 @@ func TestLeakyBucketTerms(t *testing.T) {
 	}
 	if got, want := stateStats(pol), (Stats{Keys: 1, Entries: 2, BytesPerKey: 16}); got != want {
 		t.Errorf("Stats() = %+v, want %+v", got, want)
+	}
+}
+
+// TestLeakyBucketWithoutAQueue is nginx's limit_req without burst: one
+// request per windowMs/limit (here 6 s) passes, at once, and any request
+// sooner than that after the last one passed is refused, never queued.
+func TestLeakyBucketWithoutAQueue(t *testing.T) {
+	pol := mustNew(t, LeakyBucket, Params{Limit: 5, WindowMs: 30000, Burst: NoQueue})
+	tests := []struct {
+		at      int64
+		allowed bool
+		retry   int64
+	}{
+		{0, true, 0},
+		{1, false, 5999},
+		{5999, false, 1},
+		{6000, true, 0},
+		{6000, false, 6000},
+		{20000, true, 0},
+		{25999, false, 1},
+	}
+	for i, tt := range tests {
+		d := pol.Decide(1, tt.at, 1)
+		if d.Allowed != tt.allowed || d.RetryAfterMs != tt.retry || d.DelayMs != 0 || d.Capacity != 1 {
+			t.Errorf("step %d at %d: allowed %v retry %d delay %d capacity %d, want allowed %v retry %d delay 0 capacity 1",
+				i, tt.at, d.Allowed, d.RetryAfterMs, d.DelayMs, d.Capacity, tt.allowed, tt.retry)
+		}
+	}
+	if !pol.Decide(2, 0, 2).Never {
+		t.Errorf("a cost of 2 without a queue: Never = false, want true")
 	}
 }

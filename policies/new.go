@@ -37,10 +37,10 @@ func Normalised(name string, p Params) (Params, error) {
 func normalised(info Info, p Params) (Params, error) {
 	name := info.Name
 	if p.Limit < 1 || p.Limit > MaxLimit {
-		return Params{}, fmt.Errorf("policies: %s: limit %d is out of range [1, %d]", name, p.Limit, MaxLimit)
+		return Params{}, paramErr(name, "limit", "limit %d is out of range [1, %d]", p.Limit, MaxLimit)
 	}
 	if p.WindowMs < 1 || p.WindowMs > MaxWindowMs {
-		return Params{}, fmt.Errorf("policies: %s: windowMs %d is out of range [1, %d]", name, p.WindowMs, int64(MaxWindowMs))
+		return Params{}, paramErr(name, "windowMs", "windowMs %d is out of range [1, %d]", p.WindowMs, int64(MaxWindowMs))
 	}
 	for _, o := range info.Options {
 		if err := o.normalise(name, &p); err != nil {
@@ -59,4 +59,20 @@ func ruleOf[R any](name string, p Params, build func(Params) R) (R, error) {
 		return zero, err
 	}
 	return build(p), nil
+}
+
+// ParamError is a policy's refusal of one of its parameters. Field is the
+// parameter as scenarios and JSON spell it ("limit", "buckets", an
+// Option's Name), so that a caller can name the exact field it came from
+// ("policies[0].buckets") rather than the policy as a whole.
+type ParamError struct {
+	Policy string // the policy's name: "sliding-buckets"
+	Field  string
+	Reason string // "windowMs 30000 is not a multiple of buckets 7"
+}
+
+func (e *ParamError) Error() string { return "policies: " + e.Policy + ": " + e.Reason }
+
+func paramErr(policy, field, format string, args ...any) error {
+	return &ParamError{Policy: policy, Field: field, Reason: fmt.Sprintf(format, args...)}
 }

@@ -35,7 +35,7 @@ type Params struct {
 
 	Arithmetic Arithmetic // sliding-counter only; "" means Floor
 	Buckets    int64      // sliding-buckets only: k sub-buckets per window; windowMs must be a multiple of k
-	Burst      int64      // token-bucket and gcra: capacity; leaky-bucket: queue length; 0 means Limit
+	Burst      int64      // token-bucket and gcra: capacity; leaky-bucket: queue length (or NoQueue); 0 means Limit
 	// Delay is, for leaky-bucket, how many excess permits pass without
 	// waiting (nginx's delay=); NoDelay means all of them (Burst).
 	Delay int64
@@ -43,6 +43,20 @@ type Params struct {
 
 // NoDelay as Params.Delay is nginx's nodelay: no admitted request waits.
 const NoDelay = -1
+
+// NoQueue as Params.Burst is, for leaky-bucket, nginx's limit_req without
+// burst: a queue of length 0, so one request passes per windowMs/limit and
+// none waits. It stays NoQueue once normalised (0 would read back as the
+// limit); Queue is the length it stands for.
+const NoQueue = -1
+
+// Queue is leaky-bucket's queue length: Burst, or 0 for NoQueue.
+func (p Params) Queue() int64 {
+	if p.Burst == NoQueue {
+		return 0
+	}
+	return p.Burst
+}
 
 // Fraction is an exact non-negative rational Num/Den with Den > 0. Estimates
 // are reported this way so that the exact arithmetic never rounds.

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"testing"
@@ -113,7 +114,8 @@ func TestNewValidates(t *testing.T) {
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: MaxLimit + 1}, "policies: gcra: burst 1048577 is out of range [0, 1048576]"},
 		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: 0}, ""},
 		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: 4, Delay: 5}, "policies: leaky-bucket: delay 5 is out of range [0, burst 4] (or nodelay)"},
-		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: -1}, "policies: leaky-bucket: burst -1 is out of range [0, 1048576]"},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: -2}, "policies: leaky-bucket: burst -2 is out of range [0, 1048576]"},
+		{TokenBucket, Params{Limit: 10, WindowMs: 1000, Burst: NoQueue}, "policies: token-bucket: burst -1 is out of range [0, 1048576]"},
 		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Delay: NoDelay}, ""},
 	}
 	for _, tt := range tests {
@@ -238,6 +240,34 @@ func TestCloneIsIndependent(t *testing.T) {
 		}
 		if got, was := c.Peek(1, 10), untouched.Peek(1, 10); got == was {
 			t.Errorf("%s: copy's estimate %v did not change with its own decision", name, got)
+		}
+	}
+}
+
+// TestNewNamesTheRefusedField: a caller points at the field a refusal is
+// about ("policies[0].buckets"), not only at the policy.
+func TestNewNamesTheRefusedField(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     Params
+		field string
+	}{
+		{FixedWindow, Params{Limit: 0, WindowMs: 1000}, "limit"},
+		{FixedWindow, Params{Limit: 1, WindowMs: 0}, "windowMs"},
+		{SlidingCounter, Params{Limit: 5, WindowMs: 30000, Arithmetic: "round"}, ArithmeticOptionName},
+		{SlidingBuckets, Params{Limit: 10, WindowMs: 30000, Buckets: 7}, BucketsOptionName},
+		{GCRA, Params{Limit: 10, WindowMs: 1000, Burst: -2}, BurstOptionName},
+		{LeakyBucket, Params{Limit: 10, WindowMs: 1000, Burst: 4, Delay: 5}, DelayOptionName},
+	}
+	for i, tt := range tests {
+		_, err := New(tt.name, tt.p)
+		var pe *ParamError
+		if !errors.As(err, &pe) {
+			t.Errorf("case %d: New(%q, %+v) error = %v, want a *ParamError", i, tt.name, tt.p, err)
+			continue
+		}
+		if pe.Field != tt.field || pe.Policy != tt.name {
+			t.Errorf("case %d: field %q of %q, want %q of %q", i, pe.Field, pe.Policy, tt.field, tt.name)
 		}
 	}
 }

@@ -198,7 +198,7 @@ func (o Option) Resolve(p *Params) {
 func (o Option) Labelled() bool { return o.Kind == Choice || o.Default != 0 }
 
 // Describe is value v of the option as a label writes it: "floor", "k=6",
-// "burst 10", "nodelay", "delay 2".
+// "burst 10", "no queue", "nodelay", "delay 2".
 func (o Option) Describe(v int64) string {
 	switch {
 	case o.Kind == Choice && (v < 0 || v >= int64(len(o.Choices))):
@@ -207,6 +207,8 @@ func (o Option) Describe(v int64) string {
 		return o.Choices[v]
 	case o.Word != "" && v == o.WordValue:
 		return o.Word
+	case o.Name == BurstOptionName && v == NoQueue:
+		return "no queue" // leaky-bucket's only: no number is it
 	}
 	return fmt.Sprintf(o.Labels, v)
 }
@@ -268,7 +270,7 @@ var (
 				p.Arithmetic = Floor
 			case Floor, Exact:
 			default:
-				return fmt.Errorf("policies: %s: arithmetic %q is neither %q nor %q", name, p.Arithmetic, Floor, Exact)
+				return paramErr(name, ArithmeticOptionName, "arithmetic %q is neither %q nor %q", p.Arithmetic, Floor, Exact)
 			}
 			return nil
 		},
@@ -280,10 +282,10 @@ var (
 		set:           func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
-				return fmt.Errorf("policies: %s: buckets %d is out of range [1, %d]", name, p.Buckets, MaxBuckets)
+				return paramErr(name, BucketsOptionName, "buckets %d is out of range [1, %d]", p.Buckets, MaxBuckets)
 			}
 			if p.WindowMs%p.Buckets != 0 {
-				return fmt.Errorf("policies: %s: windowMs %d is not a multiple of buckets %d", name, p.WindowMs, p.Buckets)
+				return paramErr(name, BucketsOptionName, "windowMs %d is not a multiple of buckets %d", p.WindowMs, p.Buckets)
 			}
 			return nil
 		},
@@ -293,8 +295,11 @@ var (
 		get: func(p Params) int64 { return p.Burst },
 		set: func(p *Params, v int64) { p.Burst = v },
 		normalise: func(name string, p *Params) error {
+			if p.Burst == NoQueue && name == LeakyBucket {
+				return nil
+			}
 			if p.Burst < 0 || p.Burst > MaxLimit {
-				return fmt.Errorf("policies: %s: burst %d is out of range [0, %d]", name, p.Burst, MaxLimit)
+				return paramErr(name, BurstOptionName, "burst %d is out of range [0, %d]", p.Burst, MaxLimit)
 			}
 			if p.Burst == 0 {
 				p.Burst = p.Limit
@@ -311,10 +316,10 @@ var (
 		set: func(p *Params, v int64) { p.Delay = v },
 		normalise: func(name string, p *Params) error {
 			if p.Delay == NoDelay {
-				p.Delay = p.Burst
+				p.Delay = p.Queue()
 			}
-			if p.Delay < 0 || p.Delay > p.Burst {
-				return fmt.Errorf("policies: %s: delay %d is out of range [0, burst %d] (or nodelay)", name, p.Delay, p.Burst)
+			if p.Delay < 0 || p.Delay > p.Queue() {
+				return paramErr(name, DelayOptionName, "delay %d is out of range [0, burst %d] (or nodelay)", p.Delay, p.Queue())
 			}
 			return nil
 		},

@@ -29,7 +29,7 @@ func TestRegistryEntriesBuildTheirPolicy(t *testing.T) {
 			case "buckets":
 				bad.Buckets = MaxBuckets + 1
 			case "burst":
-				bad.Burst = -1
+				bad.Burst = -2 // -1 is leaky-bucket's NoQueue
 			case "delay":
 				bad.Delay = 6 // above the burst, the limit
 			default:

@@ -318,6 +318,7 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 	})
 	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic, Delay: w.Delay}
 	errs = w.wireDeployment.read(&p.Deployment, errs)
+	var burst int64 // Burst's number, NoQueue for a leaky bucket's 0
 	for _, f := range []struct {
 		name, leftOut string
 		option        *policies.Option // nil for the settings every policy has
@@ -326,19 +327,26 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 		{"limit", "the scenario's limit", nil, w.Limit, &p.Limit},
 		{"windowMs", "the scenario's window", nil, w.WindowMs, &p.WindowMs},
 		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), &policies.BucketsOption, w.Buckets, &p.Buckets},
-		{"burst", "a burst equal to the limit", &policies.BurstOption, w.Burst, &p.Burst},
+		{"burst", "a burst equal to the limit", &policies.BurstOption, w.Burst, &burst},
 	} {
 		switch {
 		case f.v == nil, errs.Field(f.name) != "": // left out, or mistyped and said so
 		case *f.v == 0 && f.option != nil && notTaken(w.Name, *f.option) != "":
 			// "give at least 1" would be wrong advice: it takes none.
 			errs = append(errs, FieldError{f.name, notTaken(w.Name, *f.option)})
+		case *f.v == 0 && f.name == policies.BurstOptionName && w.Name == policies.LeakyBucket:
+			// nginx's own default: limit_req without burst queues nothing.
+			*f.dst = policies.NoQueue
+		case *f.v < 0 && f.name == policies.BurstOptionName:
+			// -1 stands for no queue inside; written, it is out of range.
+			errs = append(errs, FieldError{f.name, fmt.Sprintf("%d is out of range (1 to %d, or leave it out to use the limit)", *f.v, MaxLimit)})
 		case *f.v == 0:
 			errs = append(errs, FieldError{f.name, fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", f.name, f.leftOut)})
 		default:
 			*f.dst = *f.v
 		}
 	}
+	p.Burst = Burst(burst)
 	return errs
 }
 
@@ -490,8 +498,8 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 				add(field+"."+o.Name, "%s", why)
 			}
 		}
-		if p.Burst < 0 || p.Burst > MaxLimit {
-			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", p.Burst, MaxLimit)
+		if p.Burst < 0 && p.Burst != policies.NoQueue || p.Burst > MaxLimit {
+			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", int64(p.Burst), MaxLimit)
 		}
 		if p.Delay < 0 && int64(p.Delay) != policies.NoDelay || p.Delay > MaxLimit {
 			add(field+".delay", "%d is out of range (0 to the burst, or %q)", int64(p.Delay), policies.DelayOption.Word)
@@ -520,7 +528,11 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 		// The policy's own checks (arithmetic names, bucket counts that
 		// divide the window) speak for what is left.
 		for i, p := range specs {
-			if _, err := policies.New(p.Name, p.Params(s)); err != nil {
+			var pe *policies.ParamError
+			if _, err := policies.New(p.Name, p.Params(s)); errors.As(err, &pe) {
+				// The policy names the field it refuses: point at it.
+				add(fmt.Sprintf("policies[%d].%s", i, pe.Field), "%s", pe.Reason)
+			} else if err != nil {
 				add(fmt.Sprintf("policies[%d]", i), "%s", strings.TrimPrefix(err.Error(), "policies: "))
 			} else if p.Several() {
 				if _, err := cluster.New(p.config(s)); err != nil {

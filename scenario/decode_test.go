@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -86,10 +87,10 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"delay on gcra", `{"limit": 5, "windowMs": 10, "policy": {"name": "gcra", "delay": "nodelay"}}`, "policy.delay", "only leaky-bucket takes a delay"},
 		{"delay not a word it knows", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky-bucket", "delay": "soon"}}`, "policy.delay", `want a whole number of permits or "nodelay", got "soon"`},
 		{"negative delay", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky-bucket", "delay": -1}}`, "policy.delay", `want a whole number of permits or "nodelay", got -1`},
-		{"delay above the burst", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky-bucket", "burst": 3, "delay": 4}}`, "policy", "delay 4 is out of range [0, burst 3] (or nodelay)"},
+		{"delay above the burst", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky-bucket", "burst": 3, "delay": 4}}`, "policy.delay", "delay 4 is out of range [0, burst 3] (or nodelay)"},
 		{"arithmetic on log", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-log", "arithmetic": "exact"}]}`, "policies[0].arithmetic", "only sliding-counter"},
-		{"bad arithmetic", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-counter", "arithmetic": "round"}]}`, "policies[0]", "arithmetic"},
-		{"buckets not dividing", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "sliding-buckets", "buckets": 7}]}`, "policies[0]", "buckets"},
+		{"bad arithmetic", `{"limit": 5, "windowMs": 10, "policies": [{"name": "sliding-counter", "arithmetic": "round"}]}`, "policies[0].arithmetic", `arithmetic "round" is neither "floor" nor "exact"`},
+		{"buckets not dividing", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "sliding-buckets", "buckets": 7}]}`, "policies[0].buckets", "windowMs 1000 is not a multiple of buckets 7"},
 		{"too many policies", `{"limit": 5, "windowMs": 10, "policies": ["gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra","gcra"]}`, "policies", "at most 12"},
 		{"policy not a name", `{"limit": 5, "windowMs": 10, "policies": [3]}`, "policies[0]", "policy name or an object"},
 		{"missing at", `{"limit": 5, "windowMs": 10, "requests": [{"key": "a"}]}`, "requests[0].at", "missing"},
@@ -244,4 +245,20 @@ func TestParseReportsEveryTypeError(t *testing.T) {
 	require.NotEmpty(t, errs)
 	assert.Equal(t, stoppedReading, errs[len(errs)-1], "reading stopped is the last entry")
 	assert.Len(t, errs, maxDecodeErrors+1)
+}
+
+// TestParseLeakyBucketWithoutAQueue: "burst": 0 is a leaky bucket's no
+// queue (nginx's limit_req without burst), held as policies.NoQueue and
+// written back as 0, so a scenario round-trips.
+func TestParseLeakyBucketWithoutAQueue(t *testing.T) {
+	in := []byte(`{"limit": 5, "windowMs": 1000, "policies": [{"name": "leaky-bucket", "burst": 0}], "requests": []}`)
+	s, err := Parse(in)
+	require.NoError(t, err)
+	assert.Equal(t, Burst(policies.NoQueue), s.Policies[0].Burst)
+	out, err := json.Marshal(s)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"burst":0`)
+	again, err := Parse(out)
+	require.NoError(t, err, string(out))
+	assert.Equal(t, s, again)
 }

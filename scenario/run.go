@@ -35,7 +35,7 @@ type ParamsOut struct {
 	WindowMs   int64               `json:"windowMs"`
 	Arithmetic policies.Arithmetic `json:"arithmetic,omitempty"`
 	Buckets    int64               `json:"buckets,omitempty"`
-	Burst      int64               `json:"burst,omitempty"`
+	Burst      Burst               `json:"burst,omitempty"`
 	Delay      *int64              `json:"delay,omitempty"` // leaky-bucket's, nodelay as the burst
 	// The deployment, on several servers only, defaults filled in.
 	Nodes   int    `json:"nodes,omitempty"`
@@ -61,7 +61,7 @@ func (out *ParamsOut) setOptions(taken []policies.Option, run policies.Params) {
 			o.Set(&held, 1)
 		}
 	}
-	out.Arithmetic, out.Buckets, out.Burst = values.Arithmetic, values.Buckets, values.Burst
+	out.Arithmetic, out.Buckets, out.Burst = values.Arithmetic, values.Buckets, Burst(values.Burst)
 	if held.Delay != 0 {
 		out.Delay = &values.Delay
 	}

@@ -73,12 +73,33 @@ type PolicySpec struct {
 	WindowMs   int64               `json:"windowMs,omitempty"` // 0: the scenario's
 	Arithmetic policies.Arithmetic `json:"arithmetic,omitempty"`
 	Buckets    int64               `json:"buckets,omitempty"`
-	Burst      int64               `json:"burst,omitempty"`
+	Burst      Burst               `json:"burst,omitempty"`
 	Delay      Delay               `json:"delay,omitempty"` // leaky-bucket: 0 waits every excess request
 	// Deployment says on how many servers the policy runs; its fields
 	// are the policy object's own in JSON ("nodes", "syncMs", …). They
 	// apply to every policy alike, so they are not registry options.
 	Deployment
+}
+
+// Burst is the burst option: 0 for the limit, or policies.NoQueue, which
+// JSON writes as 0 given (leaky-bucket only: nginx's limit_req without
+// burst, no queue at all; a burst left out is the limit).
+type Burst int64
+
+// MarshalJSON writes NoQueue as the 0 that says it.
+func (b Burst) MarshalJSON() ([]byte, error) {
+	if b == policies.NoQueue {
+		return []byte("0"), nil
+	}
+	return json.Marshal(int64(b))
+}
+
+// String is the burst as a label writes it: "burst 10" or "no queue".
+func (b Burst) String() string {
+	if b == policies.NoQueue {
+		return "no queue"
+	}
+	return fmt.Sprintf("burst %d", int64(b))
 }
 
 // Delay is leaky-bucket's delay option: how many excess permits pass
@@ -201,13 +222,13 @@ func (p PolicySpec) Params(s Scenario) policies.Params {
 // the one place where a spec's JSON fields meet the registry's options,
 // which everything else reads through (policies.Option.Of).
 func (p PolicySpec) options() policies.Params {
-	return policies.Params{Arithmetic: p.Arithmetic, Buckets: p.Buckets, Burst: p.Burst, Delay: int64(p.Delay)}
+	return policies.Params{Arithmetic: p.Arithmetic, Buckets: p.Buckets, Burst: int64(p.Burst), Delay: int64(p.Delay)}
 }
 
 // setOptions sets the spec's option fields to those of o, as options
 // reads them.
 func (p *PolicySpec) setOptions(o policies.Params) {
-	p.Arithmetic, p.Buckets, p.Burst, p.Delay = o.Arithmetic, o.Buckets, o.Burst, Delay(o.Delay)
+	p.Arithmetic, p.Buckets, p.Burst, p.Delay = o.Arithmetic, o.Buckets, Burst(o.Burst), Delay(o.Delay)
 }
 
 // Option is the spec's value of option o as given (policies.Option.Of):

@@ -134,6 +134,8 @@ func TestSimulateBadInputExitsTwo(t *testing.T) {
 		{"requests missing", `{"limit": 5, "windowMs": 1000}`, []string{"simulate"}, "requests: missing"},
 		{"requests null", `{"limit": 5, "windowMs": 1000, "requests": null}`, []string{"simulate"}, "requests: missing"},
 		{"limit twice", `{"limit": 5, "windowMs": 1000, "limit": 6, "requests": []}`, []string{"simulate"}, "limit: given twice"},
+		{"buckets not dividing the window", `{"limit": 5, "windowMs": 30000, "policies": [{"name": "sliding-buckets", "buckets": 7}], "requests": []}`, []string{"simulate"}, "invalid scenario: policies[0].buckets: windowMs 30000 is not a multiple of buckets 7"},
+		{"arithmetic unknown", `{"limit": 5, "windowMs": 30000, "policy": {"name": "sliding-counter", "arithmetic": "round"}, "requests": []}`, []string{"simulate"}, `invalid scenario: policy.arithmetic: arithmetic "round" is neither "floor" nor "exact"`},
 		{"key twice in a request", `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0}, {"at": 1, "key": "a", "key": "b"}]}`, []string{"simulate"}, "requests[1].key: given twice"},
 	}
 	for _, tt := range tests {
@@ -208,4 +210,44 @@ func TestSimulateDecidesTheQueue(t *testing.T) {
 	}
 	assert.Equal(t, []int64{0, 1000, 2000, 3000, 4000, 5000, 0, 0}, delays)
 	assert.Equal(t, 6, admitted)
+}
+
+// TestSimulateLeakyBucketWithoutAQueue: "burst": 0 is nginx's limit_req
+// without burst, one request per 6 s here and none queued; left out, the
+// burst is the limit and the same requests wait instead. The run's params
+// say 0 back, so that the output replays as the same scenario.
+func TestSimulateLeakyBucketWithoutAQueue(t *testing.T) {
+	in := `{"limit": 5, "windowMs": 30000, "policies": [{"name": "leaky-bucket", "burst": 0}, "leaky-bucket"],
+		"requests": [{"at": 0}, {"at": 1}, {"at": 6000}, {"at": 6001}]}`
+	code, out, errOut := runCmd(t, in, "simulate", "--json")
+	require.Equal(t, 0, code, errOut)
+	var run struct {
+		Results []struct {
+			Label     string
+			Params    map[string]any
+			Decisions []struct {
+				Allowed      bool
+				RetryAfterMs int64
+				DelayMs      int64
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &run), out)
+	require.Len(t, run.Results, 2)
+	noQueue, queue := run.Results[0], run.Results[1]
+	assert.Equal(t, "leaky-bucket (no queue)", noQueue.Label)
+	assert.Equal(t, float64(0), noQueue.Params["burst"], "params %v", noQueue.Params)
+	for i, want := range []struct {
+		allowed bool
+		retry   int64
+	}{{true, 0}, {false, 5999}, {true, 0}, {false, 5999}} {
+		d := noQueue.Decisions[i]
+		assert.Equal(t, want.allowed, d.Allowed, "step %d: allowed", i)
+		assert.Equal(t, want.retry, d.RetryAfterMs, "step %d: retryAfterMs", i)
+		assert.Zero(t, d.DelayMs, "step %d: nothing waits without a queue", i)
+	}
+	for i, d := range queue.Decisions {
+		assert.True(t, d.Allowed, "step %d: with the limit's queue, allowed = false, want true", i)
+	}
+	assert.Equal(t, int64(5999), queue.Decisions[1].DelayMs)
 }

@@ -89,7 +89,8 @@ func TestSimulateRejectsBadScenariosWithTheField(t *testing.T) {
 
 // TestSimulateRefusesMissingRequestsAndFieldsGivenTwice: a run of no
 // requests would answer 200 with nothing, and JSON keeps the last of two
-// equal names silently; both are 400 naming the field. (A server of its
+// equal names silently; both are 400 naming the field, as is an option
+// the policy refuses. (A server of its
 // own: each address may run only so many scenarios a second.)
 func TestSimulateRefusesMissingRequestsAndFieldsGivenTwice(t *testing.T) {
 	_, base, _ := newTestServer(t, API())
@@ -98,6 +99,11 @@ func TestSimulateRefusesMissingRequestsAndFieldsGivenTwice(t *testing.T) {
 		{"requests null", `{"limit": 5, "windowMs": 1000, "requests": null}`, "requests", "missing"},
 		{"limit twice", `{"limit": 5, "limit": 7, "windowMs": 1000, "requests": []}`, "limit", "given twice"},
 		{"burst twice", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "gcra", "burst": 2, "burst": 3}], "requests": []}`, "policies[0].burst", "given twice"},
+		// The policy's own refusals name the option, not the lane.
+		{"buckets not dividing the window", `{"limit": 5, "windowMs": 30000, "policies": [{"name": "sliding-buckets", "buckets": 7}], "requests": []}`, "policies[0].buckets", "windowMs 30000 is not a multiple of buckets 7"},
+		{"burst -1", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "leaky-bucket", "burst": -1}], "requests": []}`, "policies[0].burst", "-1 is out of range"},
+		{"no queue for a token bucket", `{"limit": 5, "windowMs": 1000, "policies": [{"name": "token-bucket", "burst": 0}], "requests": []}`, "policies[0].burst", "0 is not allowed"},
+		{"arithmetic unknown", `{"limit": 5, "windowMs": 30000, "policies": [{"name": "fixed-window"}, {"name": "sliding-counter", "arithmetic": "round"}], "requests": []}`, "policies[1].arithmetic", `arithmetic "round" is neither "floor" nor "exact"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			status, _, got := postJSON(t, base+"/api/simulate", tt.body)
@@ -175,6 +181,38 @@ func TestSimulateServesOthersWhileASlowBodyDrips(t *testing.T) {
 // eight at once) through POST /api/simulate: the first passes at once, the
 // next five are admitted with delayMs 1000 to 5000, the last two refused
 // with a retry of 1000 and no wait.
+// TestSimulateDecidesWithoutAQueue: nginx's limit_req without burst
+// ("burst": 0) at 1r/s, eight at once: one passes, seven are refused with
+// a retry of 1000 and no wait, and params say "burst": 0 back.
+func TestSimulateDecidesWithoutAQueue(t *testing.T) {
+	_, base, _ := newTestServer(t, API())
+	status, _, body := postJSON(t, base+"/api/simulate",
+		`{"limit": 1, "windowMs": 1000, "policy": {"name": "leaky-bucket", "burst": 0}, "requests": [{"at": 0, "count": 8}]}`)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var got struct {
+		Results []struct {
+			Params    map[string]int64 `json:"params"`
+			Decisions []struct {
+				Allowed      bool  `json:"allowed"`
+				RetryAfterMs int64 `json:"retryAfterMs"`
+				DelayMs      int64 `json:"delayMs"`
+			} `json:"decisions"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal(body, &got))
+	require.Len(t, got.Results, 1)
+	assert.Equal(t, map[string]int64{"limit": 1, "windowMs": 1000, "burst": 0, "delay": 0}, got.Results[0].Params)
+	ds := got.Results[0].Decisions
+	require.Len(t, ds, 8)
+	for i, d := range ds {
+		assert.Equal(t, i == 0, d.Allowed, "request %d: allowed", i+1)
+		assert.Equal(t, int64(0), d.DelayMs, "request %d: delayMs", i+1)
+		if i > 0 {
+			assert.Equal(t, int64(1000), d.RetryAfterMs, "request %d: retryAfterMs", i+1)
+		}
+	}
+}
+
 func TestSimulateDecidesTheQueue(t *testing.T) {
 	_, base, _ := newTestServer(t, API())
 	status, _, body := postJSON(t, base+"/api/simulate",
