@@ -77,7 +77,7 @@ func told(in Instance) (times, numbers map[int64]bool) {
 		p := spec.Out(s)
 		times[p.WindowMs] = true
 		numbers[p.Limit] = true
-		numbers[p.Burst] = true
+		numbers[int64(p.Burst)] = true
 		numbers[p.Buckets] = true
 		if p.Buckets > 0 {
 			times[p.WindowMs/p.Buckets] = true // one sub-bucket

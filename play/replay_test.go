@@ -35,7 +35,7 @@ func randomSettings(rng *rand.Rand) Settings {
 		case policies.SlidingBuckets:
 			spec.Buckets = []int64{1, 2, 4, 5}[rng.IntN(4)] // each divides every window above
 		case policies.TokenBucket, policies.GCRA:
-			spec.Burst = rng.Int64N(4)
+			spec.Burst = scenario.Burst(rng.Int64N(4))
 		}
 		if rng.IntN(4) == 0 {
 			spec.WindowMs = window * 2

@@ -58,7 +58,7 @@ func TestInvalidSettingsChangeNothing(t *testing.T) {
 		{Settings{Limit: 5, WindowMs: 0, Policies: scenario.DefaultPolicies()}, "windowMs"},
 		{Settings{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: "tumbling"}}}, "policies[0].name"},
 		{Settings{Limit: 5, WindowMs: 1000}, "policies"},
-		{Settings{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: "sliding-buckets", Buckets: 7}}}, "policies[0]"},
+		{Settings{Limit: 5, WindowMs: 1000, Policies: []scenario.PolicySpec{{Name: "sliding-buckets", Buckets: 7}}}, "policies[0].buckets"},
 	} {
 		before := s.Scenario()
 		err := s.Apply(c.st)

@@ -122,7 +122,7 @@ func TestApplyFormKeepsLanes(t *testing.T) {
 			limit: 7, lanes: []string{"gcra (burst 4)", "leaky-bucket (burst 4, delay 2)"}},
 		{what: "change only the delay", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{kGCRA, {Name: policies.LeakyBucket}}, Numbers: map[string]Entered{policies.BurstOptionName: {4, false}, policies.DelayOptionName: {4, true}}},
 			limit: 7, lanes: []string{"gcra (burst 4)", "leaky-bucket (burst 4, delay 4)"}},
-		{what: "a delay above the burst", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{{Name: policies.LeakyBucket}}, Numbers: map[string]Entered{policies.BurstOptionName: {4, false}, policies.DelayOptionName: {5, true}}}, field: "policies[0]"},
+		{what: "a delay above the burst", form: Form{Limit: 7, WindowMs: 30_000, Checked: []Kind{{Name: policies.LeakyBucket}}, Numbers: map[string]Entered{policies.BurstOptionName: {4, false}, policies.DelayOptionName: {5, true}}}, field: "policies[0].delay"},
 		{what: "only fixed-window and sliding-log", form: Form{Limit: 7, WindowMs: 20_000, Checked: []Kind{kLog, kFixed}},
 			limit: 7, lanes: []string{"sliding-log", "fixed-window"}},
 	})

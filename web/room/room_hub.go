@@ -295,7 +295,7 @@ func (h *roomHub) endOrLose(ctx context.Context, err error, why string) {
 func endedRegions(ctx context.Context, why string) []fanout.Region {
 	var status, question strings.Builder
 	_ = pages.RoomStatus(pages.RoomShared{Ended: why}).Render(ctx, &status)
-	_ = pages.RoomQuestionPhone(pages.RoomShared{}).Render(ctx, &question)
+	_ = pages.RoomQuestionPhone(pages.RoomShared{Ended: why}).Render(ctx, &question)
 	return []fanout.Region{{ID: "room-status", HTML: status.String()}, {ID: "room-question", HTML: question.String()}}
 }
 

@@ -67,6 +67,11 @@ var fieldLabels = map[string]string{
 // field (play.Fields): inside its one policy's box, "sliding-buckets k";
 // as a box of its own, "Burst".
 func numberLabel(field string) (string, bool) {
+	// A lane's option refused by its policy comes as "policies[i].burst":
+	// the form has one field per option, so it is labelled as that field.
+	if _, opt, ok := strings.Cut(field, "]."); ok && strings.HasPrefix(field, "policies[") {
+		field = opt
+	}
 	for _, f := range play.Fields() {
 		switch {
 		case f.Option.Name != field:

@@ -26,7 +26,13 @@ func TestNumberFieldsErrorsBesideTheSettings(t *testing.T) {
 			t.Errorf("%s: message %q does not name the field as the form labels it (%q)", name, msg, f.Option.Label)
 		}
 	}
-	if got := LabelledMessage(scenario.Errors{{Field: "buckets", Reason: "7 is odd"}}); got != "sliding-buckets k: 7 is odd" {
-		t.Errorf("buckets: %q, want the label inside sliding-buckets' box", got)
+	// k serves sliding-buckets and exp-histogram, so it is a box of its
+	// own, labelled k; a refusal's reason names the policy.
+	if got := LabelledMessage(scenario.Errors{{Field: "buckets", Reason: "7 is odd"}}); got != "k: 7 is odd" {
+		t.Errorf("buckets: %q, want the shared field's label", got)
+	}
+	// A lane's option refused by its policy is labelled as the form's field.
+	if got := LabelledMessage(scenario.Errors{{Field: "policies[2].delay", Reason: "5 is too many"}}); got != "leaky-bucket Delay: 5 is too many" {
+		t.Errorf("policies[2].delay: %q, want the delay field's label", got)
 	}
 }
