@@ -253,6 +253,37 @@ func (tab *Tab) WaitText(selector, want string) {
 	}
 }
 
+// WaitLive waits until the page's stream has delivered its first frame and
+// the browser has drawn it. The footer says "Live: connected" when the
+// first event of a stream arrives (web/static/stream-connection.js); the
+// hub writes a stream's whole first frame in one write
+// (fanout.Hub.Follow), and two animation frames later the browser has
+// merged and painted what came with it. No clock is involved: every wait
+// here is on the browser.
+func (tab *Tab) WaitLive() {
+	tab.t.Helper()
+	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
+	Run(tab, chromedp.Evaluate[bool](
+		`new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))`,
+		chromedp.EvalAwaitPromise))
+}
+
+// WaitFor polls a JavaScript predicate on every animation frame until it
+// is true, and fails the test with what after (a JavaScript expression,
+// evaluated once then) shows otherwise. It is the one helper for waiting
+// on what the page draws: lanes, marks, tallies.
+func (tab *Tab) WaitFor(predicate, after string) {
+	tab.t.Helper()
+	ctx, cancel := context.WithTimeout(tab.ctx, Timeout)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate)); err != nil {
+		show, stop := context.WithTimeout(tab.ctx, Timeout)
+		defer stop()
+		shown, _ := chromedp.Run(show, chromedp.Evaluate[string](after))
+		tab.t.Fatalf("browser: waiting for %s: %v; the page shows %s", predicate, err, shown)
+	}
+}
+
 // Location returns the address of the page the tab shows.
 func (tab *Tab) Location() string {
 	tab.t.Helper()

@@ -3,7 +3,6 @@ package lessons
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -157,7 +156,7 @@ func TestBrowserAnswerRightlyAndWrongly(t *testing.T) {
 	// The playground's stream is connected; its first event re-renders
 	// the page.
 	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
-	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
+	tab.WaitLive() // the stream's first frame has re-rendered the page
 	if loc := browsertest.Run(tab, chromedp.Location()); !strings.Contains(loc, "/play?s=") {
 		t.Errorf("open in playground went to %q", loc)
 	}

@@ -93,7 +93,7 @@ func openPlay(t *testing.T, url string) *browsertest.Tab {
 	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	// The stream's first event re-renders the page: wait for it.
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
+	tab.WaitLive() // the stream's first frame has re-rendered the page
 	return tab
 }
 
@@ -266,7 +266,7 @@ func TestBrowserPlayPhoneAndPresentation(t *testing.T) {
 	if hidden := browsertest.Run(tab, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector('.play-controls fieldset')).display === 'none'`)); !hidden {
 		t.Error("the presentation view shows the control panels")
 	}
-	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
+	tab.WaitLive() // the stream's first frame has re-rendered the page
 	pressKey(tab, "f")
 	waitCount(t, tab, 1)
 	pressKey(tab, "w")
@@ -528,7 +528,7 @@ func TestBrowserPlayJumpKeyStartsFromTheClock(t *testing.T) {
 	tab.Do(chromedp.Navigate(url + "/play?present=1"))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
+	tab.WaitLive() // the stream's first frame has re-rendered the page
 	panelShown := `getComputedStyle(document.querySelector('.play-clock-controls')).display !== 'none'`
 	if browsertest.Run(tab, chromedp.Evaluate[bool](panelShown)) {
 		t.Fatal("the presentation view shows the clock panel")

@@ -27,7 +27,7 @@ func TestBrowserPlayServersWithTheKeyboard(t *testing.T) {
 			tab.Do(chromedp.EmulateViewport(width, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
 			tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-			time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
+			tab.WaitLive() // the stream's first frame has re-rendered the page
 
 			tab.Do(chromedp.Focus(chromedp.CSS(`[data-testid="play-servers"] > summary`)), chromedp.KeyEvent("\r"))
 			tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-nodes"]`)))
@@ -86,7 +86,7 @@ func TestBrowserPlayServersOneServerDisabled(t *testing.T) {
 	tab.Do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+scenario.EncodeURL(serversScenario())))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-	time.Sleep(200 * time.Millisecond) // waits on the browser: the stream's first event re-renders the page
+	tab.WaitLive() // the stream's first frame has re-rendered the page
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-servers"] > summary`)))
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-nodes"]`)))
 
