@@ -2,11 +2,13 @@ package play
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -51,39 +53,26 @@ const lanesJS = `[...document.querySelectorAll('[data-testid=lane]')].map(l => (
 // waitLanes waits until every lane shows the marks of want.
 func waitLanes(t *testing.T, tab *browsertest.Tab, want scenario.Result) {
 	t.Helper()
-	var wantLanes []laneMarks
+	wantLanes := []laneMarks{}
 	for _, r := range want.Results {
-		lm := laneMarks{Label: r.Label}
+		lm := laneMarks{Label: r.Label, Allowed: []bool{}}
 		for _, d := range r.Decisions {
 			lm.Allowed = append(lm.Allowed, d.Allowed())
 		}
 		wantLanes = append(wantLanes, lm)
 	}
-	var got []laneMarks
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		got = browsertest.Run(tab, chromedp.Evaluate[[]laneMarks](lanesJS))
-		if reflect.DeepEqual(got, wantLanes) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond) // waits on the browser drawing the lanes
+	js, err := json.Marshal(wantLanes)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("lanes show\n%+v\nthe policies decide\n%+v", got, wantLanes)
+	tab.WaitFor(fmt.Sprintf("JSON.stringify(%s) === %q", lanesJS, js), "JSON.stringify("+lanesJS+") + ', the policies decide ' + "+strconv.Quote(string(js)))
 }
 
 // waitCount waits until the first lane draws n marks.
 func waitCount(t *testing.T, tab *browsertest.Tab, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
 	js := `document.querySelectorAll('#lane-0 .mark').length`
-	got := -1
-	for time.Now().Before(deadline) {
-		if got = browsertest.Run(tab, chromedp.Evaluate[int](js)); got == n {
-			return
-		}
-		time.Sleep(20 * time.Millisecond) // waits on the browser drawing the marks
-	}
-	t.Fatalf("lane 0 draws %d marks, want %d", got, n)
+	tab.WaitFor(fmt.Sprintf("%s === %d", js, n), fmt.Sprintf("'lane 0 draws ' + %s + ' marks, want %d'", js, n))
 }
 
 func openPlay(t *testing.T, url string) *browsertest.Tab {
@@ -170,17 +159,9 @@ func TestBrowserPlayClockSelectionAndSettings(t *testing.T) {
 	tab := openPlay(t, url+scenario.EncodeURL(scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: scenario.DefaultPolicies()}))
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 	tab.WaitText(`[data-testid="clock-state"]`, "playing at 1×")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		txt := tab.Text(`[data-testid="clock"]`)
-		if txt != "0 s" && strings.HasSuffix(txt, "s") && !strings.HasSuffix(txt, " ms") || strings.Contains(txt, ".") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the clock still shows %q after playing", txt)
-		}
-		time.Sleep(100 * time.Millisecond) // waits on the browser's clock moving
-	}
+	// The clock moves on from 0 s (whole seconds, or a fraction).
+	clock := `(document.querySelector('[data-testid="clock"]') || {}).innerText?.trim().replace(/\s+/g, ' ') || ''`
+	tab.WaitFor(`(t => t !== '0 s' && t.endsWith('s') && !t.endsWith(' ms') || t.includes('.'))(`+clock+`)`, `'the clock still shows ' + `+clock)
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 	tab.WaitText(`[data-testid="clock-state"]`, "paused")
 
