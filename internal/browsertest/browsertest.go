@@ -284,6 +284,30 @@ func (tab *Tab) WaitFor(predicate, after string) {
 	}
 }
 
+// Until evaluates a JavaScript expression once per animation frame until
+// ok accepts its value or Timeout passes, and returns the value it last
+// saw and whether ok accepted it; the caller says what was wrong. It is
+// WaitFor for a condition that reads best in Go: each evaluation waits on
+// the browser's next frame, not on a clock.
+func Until[T any](tab *Tab, expression string, ok func(T) bool) (T, bool) {
+	tab.t.Helper()
+	ctx, cancel := context.WithTimeout(tab.ctx, Timeout)
+	defer cancel()
+	next := chromedp.Evaluate[T](`new Promise((done, fail) => requestAnimationFrame(() => { try { done(`+expression+`) } catch (e) { fail(e) } }))`, chromedp.EvalAwaitPromise)
+	var last T
+	for {
+		v, err := chromedp.Run(ctx, next)
+		if err == nil {
+			if last = v; ok(v) {
+				return v, true
+			}
+		}
+		if ctx.Err() != nil {
+			return last, false
+		}
+	}
+}
+
 // Location returns the address of the page the tab shows.
 func (tab *Tab) Location() string {
 	tab.t.Helper()

@@ -2,7 +2,6 @@ package play
 
 import (
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -63,11 +62,7 @@ func TestBrowserPlayOnAPhone(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="bar-fire"]`)))
 		// The fired request's mark arrives by the stream: wait on the page.
-		deadline := time.Now().Add(browsertest.Timeout)
-		var got phonePlay
-		for got = browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS)); got.Newest < i-1 && time.Now().Before(deadline); got = browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS)) {
-			time.Sleep(50 * time.Millisecond) // waits on the browser drawing the mark
-		}
+		got, _ := browsertest.Until(tab, phonePlayJS, func(p phonePlay) bool { return p.Newest >= i-1 })
 		if got.Newest != i-1 {
 			t.Fatalf("fire %d: lane 0's newest mark is request %d", i, got.Newest)
 		}

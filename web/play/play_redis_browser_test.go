@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -35,18 +34,15 @@ const redisLanesJS = `[...document.querySelectorAll('[data-testid=lane]')].map(l
 // fails with what the lanes last showed otherwise.
 func waitRedisLanes(t *testing.T, tab *browsertest.Tab, what string, ok func(redisLane) bool) []redisLane {
 	t.Helper()
-	var got []redisLane
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		got = browsertest.Run(tab, chromedp.Evaluate[[]redisLane](redisLanesJS))
+	got, done := browsertest.Until(tab, redisLanesJS, func(got []redisLane) bool {
 		all := len(got) > 0
 		for _, l := range got {
 			all = all && ok(l)
 		}
-		if all {
-			return got
-		}
-		time.Sleep(50 * time.Millisecond) // waits on the browser drawing Redis's rows
+		return all
+	})
+	if done {
+		return got
 	}
 	t.Fatalf("waiting for every lane's Redis row to show %s; the lanes show\n%+v", what, got)
 	return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -110,14 +109,8 @@ func TestBrowserPlayServersOneServerDisabled(t *testing.T) {
 		case step.do == "central":
 			tab.Do(chromedp.Click(chromedp.CSS(first + `[data-testid="lane-central"]`)))
 		}
-		var got []bool
-		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) { // waits on the browser redrawing the lanes
-			got = browsertest.Run(tab, chromedp.Evaluate[[]bool](disabledJS))
-			if fmt.Sprint(got) == fmt.Sprint([]bool{step.want, step.want, step.want}) || time.Now().After(deadline) {
-				break
-			}
-		}
-		if want := []bool{step.want, step.want, step.want}; fmt.Sprint(got) != fmt.Sprint(want) {
+		want := []bool{step.want, step.want, step.want}
+		if got, ok := browsertest.Until(tab, disabledJS, func(got []bool) bool { return fmt.Sprint(got) == fmt.Sprint(want) }); !ok {
 			t.Errorf("step %d (%q): sync, route, offsets disabled = %v, want %v", i, step.do, got, want)
 		}
 	}

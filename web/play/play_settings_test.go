@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
@@ -196,9 +195,7 @@ func TestBrowserPlaySettingsKeepLoadedLanes(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
 	tab := openPlay(t, url+scenario.EncodeURL(overridesScenario()))
 	tab.WaitText(`[data-testid="overrides"]`, "token-bucket (burst 10) keeps its own window 60 s")
-	labels := func() []string {
-		return browsertest.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid=lane]')].map(l => l.dataset.label)`))
-	}
+	const labelsJS = `[...document.querySelectorAll('[data-testid=lane]')].map(l => l.dataset.label)`
 	setField := func(sel, value string) {
 		browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+sel+`').value = '', true)`))
 		tab.Do(chromedp.SendKeys(chromedp.CSS(sel), value))
@@ -228,13 +225,7 @@ func TestBrowserPlaySettingsKeepLoadedLanes(t *testing.T) {
 		setField(st.field, st.value)
 		tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="apply"]`)))
 		tab.WaitText(`[data-testid="summary"]`, st.summary)
-		var got []string
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // waits on the browser redrawing the lanes
-			if got = labels(); reflect.DeepEqual(got, st.lanes) {
-				break
-			}
-		}
-		if !reflect.DeepEqual(got, st.lanes) {
+		if got, ok := browsertest.Until(tab, labelsJS, func(got []string) bool { return reflect.DeepEqual(got, st.lanes) }); !ok {
 			t.Errorf("step %d (%s): lanes = %q, want %q", i+1, st.what, got, st.lanes)
 		}
 	}

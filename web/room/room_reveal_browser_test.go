@@ -3,7 +3,6 @@ package room
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -72,14 +71,8 @@ func TestBrowserRoomRevealComesIntoView(t *testing.T) {
 			t.Fatalf("%s: revealing by POST: status %d", name, status)
 		}
 		tab.Do(chromedp.WaitReady(chromedp.CSS(`[data-testid="tally"]`)))
-		var got revealPlace
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // waits on the browser placing the tally
-			if got = browsertest.Run(tab, chromedp.Evaluate[revealPlace](revealPlaceJS)); got.InView {
-				break
-			}
-		}
-		if !got.InView {
-			t.Errorf("%s: 5 s after another device's reveal the tally spans %.0f–%.0f px of a %d px viewport (scrolled %.0f px), want it in view", name, got.Top, got.Bottom, c.h, got.ScrollY)
+		if got, _ := browsertest.Until(tab, revealPlaceJS, func(p revealPlace) bool { return p.InView }); !got.InView {
+			t.Errorf("%s: %s after another device's reveal the tally spans %.0f–%.0f px of a %d px viewport (scrolled %.0f px), want it in view", name, browsertest.Timeout, got.Top, got.Bottom, c.h, got.ScrollY)
 		}
 	}
 }
