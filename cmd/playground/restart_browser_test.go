@@ -15,18 +15,18 @@ import (
 const liveStatus = `[data-testid="live-status"]`
 
 // marks is how many requests lane 0 of a page draws.
+const marksJS = `document.querySelectorAll('#lane-0 .mark, [data-testid=room-lanes] #lane-0 .mark').length`
+
 func marks(tab *browsertest.Tab) int {
-	return browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('#lane-0 .mark, [data-testid=room-lanes] #lane-0 .mark').length`))
+	return browsertest.Run(tab, chromedp.Evaluate[int](marksJS))
 }
 
 // waitMarks waits for lane 0 to draw n requests.
 func waitMarks(t *testing.T, tab *browsertest.Tab, n int, step string) {
 	t.Helper()
-	got := -1
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) { // waits on the browser: its marks come from a stream
-		if got = marks(tab); got == n {
-			return
-		}
+	got, ok := browsertest.Until(tab, marksJS, func(got int) bool { return got == n })
+	if ok {
+		return
 	}
 	t.Fatalf("%s: lane 0 draws %d requests, want %d", step, got, n)
 }
