@@ -220,10 +220,20 @@ func TestBrowserLaneMotion(t *testing.T) {
   new MutationObserver(() => { window.__laneAnims = Math.max(window.__laneAnims,
     document.getAnimations().filter(a => a.effect && a.effect.target && a.effect.target.closest('.lane-svg')).length); })
     .observe(document.getElementById('play-lane-list'), {subtree: true, attributes: true, childList: true}); true`))
+			// The frames are waited for on the page's clock, which each
+			// frame of the stream moves: a second of play, then a few
+			// more frames after the second request.
+			const clockJS = `Number(document.querySelector('[data-testid="clock"]').dataset.seconds)`
+			playedTo := func(s float64) {
+				t.Helper()
+				if got, ok := browsertest.Until(tab, clockJS, func(got float64) bool { return got >= s }); !ok {
+					t.Fatalf("the clock reads %v s, want it played to %v s", got, s)
+				}
+			}
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
-			time.Sleep(1200 * time.Millisecond)
+			playedTo(1)
 			clickWait(t, tab, "fire", 2)
-			time.Sleep(300 * time.Millisecond) // a few more frames of the real stream
+			playedTo(browsertest.Run(tab, chromedp.Evaluate[float64](clockJS)) + 0.3)
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 			ran := browsertest.Run(tab, chromedp.Evaluate[int](`window.__laneAnims`))
 			switch {
