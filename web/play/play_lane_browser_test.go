@@ -195,6 +195,19 @@ func TestBrowserLaneMarksStayApart(t *testing.T) {
 	}
 }
 
+// clockJS reads the virtual time the page's clock shows; each frame of a
+// playing stream moves it.
+const clockJS = `Number(document.querySelector('[data-testid="clock"]').dataset.seconds)`
+
+// playedTo waits until the page's clock reaches s seconds: waiting on the
+// stream's frames themselves, however slow the machine.
+func playedTo(t *testing.T, tab *browsertest.Tab, s float64) {
+	t.Helper()
+	if got, ok := browsertest.Until(tab, clockJS, func(got float64) bool { return got >= s }); !ok {
+		t.Fatalf("the clock reads %v s, want it played to %v s", got, s)
+	}
+}
+
 // TestBrowserLaneMotion: while frames arrive the lanes' marks and clock
 // line glide (CSS transitions run), and under prefers-reduced-motion no
 // animation runs at all, the same frames drawn in place.
@@ -223,17 +236,10 @@ func TestBrowserLaneMotion(t *testing.T) {
 			// The frames are waited for on the page's clock, which each
 			// frame of the stream moves: a second of play, then a few
 			// more frames after the second request.
-			const clockJS = `Number(document.querySelector('[data-testid="clock"]').dataset.seconds)`
-			playedTo := func(s float64) {
-				t.Helper()
-				if got, ok := browsertest.Until(tab, clockJS, func(got float64) bool { return got >= s }); !ok {
-					t.Fatalf("the clock reads %v s, want it played to %v s", got, s)
-				}
-			}
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
-			playedTo(1)
+			playedTo(t, tab, 1)
 			clickWait(t, tab, "fire", 2)
-			playedTo(browsertest.Run(tab, chromedp.Evaluate[float64](clockJS)) + 0.3)
+			playedTo(t, tab, browsertest.Run(tab, chromedp.Evaluate[float64](clockJS))+0.3)
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
 			ran := browsertest.Run(tab, chromedp.Evaluate[int](`window.__laneAnims`))
 			switch {
@@ -338,8 +344,9 @@ func TestBrowserLaneAxeBeforeAndAfterMotion(t *testing.T) {
 	}
 	tab.Do(chromedp.Click(chromedp.CSS(`#lane-1 .lane-help summary`)))
 	check("before motion")
+	from := browsertest.Run(tab, chromedp.Evaluate[float64](clockJS))
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
-	time.Sleep(1500 * time.Millisecond) // the real stream plays for 1.5 s of wall time
+	playedTo(t, tab, from+1.5) // the real stream plays 1.5 s of frames
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="zoom-out"]`)))
 	clickWait(t, tab, "fire", 11)
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
