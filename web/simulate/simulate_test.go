@@ -144,17 +144,23 @@ func TestSimulateServesOthersWhileASlowBodyDrips(t *testing.T) {
 	body := `{"limit": 5, "windowMs": 1000, "requests": [{"at": 0}]}`
 	_, err = fmt.Fprintf(conn, "POST /api/simulate HTTP/1.1\r\nHost: test\r\nX-Forwarded-For: 198.51.100.66\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
 	require.NoError(t, err)
-	dripped := make(chan struct{})
+	dripped, began := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(dripped)
 		for i := range len(body) {
 			if _, err := conn.Write([]byte{body[i]}); err != nil {
 				return
 			}
+			if i == 0 {
+				close(began)
+			}
 			time.Sleep(100 * time.Millisecond) // a slow client dripping a body over a real socket
 		}
 	}()
-	time.Sleep(200 * time.Millisecond) // the drip has begun
+	select { // the drip has begun: its first byte is on the socket
+	case <-began:
+	case <-dripped:
+	}
 	for i := range 5 {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/simulate", strings.NewReader(body))
 		req.Header.Set("X-Forwarded-For", "203.0.113.7")
