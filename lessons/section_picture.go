@@ -5,6 +5,7 @@ import (
 	"html/template"
 
 	weblane "github.com/windowlab/playground/lane"
+	"github.com/windowlab/playground/scenario"
 )
 
 // A section's picture: a ```picture block, written right under a section's
@@ -17,7 +18,7 @@ import (
 //
 // Like any picture before a prediction, it must not draw a decision the
 // learner is about to predict: a lesson's section pictures use traffic its
-// predictions do not ask about (TestSectionPicturesGiveNothingAway).
+// predictions do not ask about (TestEverySectionOpensWithItsPicture).
 type pictureBlock struct {
 	Caption  string      `json:"caption"`
 	Scenario scenarioRef `json:"scenario"`
@@ -59,13 +60,14 @@ func (st *renderState) sectionPicture(body []byte) (template.HTML, error) {
 		l.ID = fmt.Sprintf("%s-%d", id, i)
 		v.Inputs = append(v.Inputs, weblane.FromView(view, l))
 	}
-	st.out.Pictures = append(st.out.Pictures, SectionPicture{Caption: b.Caption, Scenario: b.Scenario.Name, Policies: b.Policies})
+	st.out.Pictures = append(st.out.Pictures, SectionPicture{Caption: b.Caption, Scenario: b.Scenario.Name, Policies: b.Policies, Traffic: s})
 	return renderHTML(sectionPicture(v))
 }
 
 // SectionPicture is what a rendered ```picture block drew, for tests.
 type SectionPicture struct {
 	Caption  string
-	Scenario string
+	Scenario string // its name; "" for a scenario written in the block
 	Policies []string
+	Traffic  scenario.Scenario // the scenario as drawn, named or not
 }
