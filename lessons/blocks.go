@@ -30,6 +30,8 @@ func (st *renderState) block(kind, arg string, body []byte) (template.HTML, erro
 		return st.scenarioTable(body)
 	case "lanes", "scenario-timeline":
 		return st.lanes(body)
+	case "picture":
+		return st.sectionPicture(body)
 	case "playground":
 		return st.playground(body)
 	case "exercise":

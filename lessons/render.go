@@ -34,6 +34,8 @@ type Rendered struct {
 	// still renders, with the lesson's defaults in their place and each
 	// problem shown beside its widget; a server answers it with a 400.
 	InputProblems []string
+	// Pictures are the lesson's ```picture blocks, in order.
+	Pictures []SectionPicture
 	// Predictions are the lesson's ```predict blocks, in order.
 	Predictions []*Prediction
 }

@@ -207,10 +207,60 @@ func TestBrowserEveryLessonFits(t *testing.T) {
 			for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](layoutProblemsJS+`('[data-testid="lesson"]')`)) {
 				t.Errorf("%s, %s: %s", s, l.Slug, p)
 			}
+			for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(sectionsOpenWithPictureJS+`(%t)`, s.mobile))) {
+				t.Errorf("%s, %s: %s", s, l.Slug, p)
+			}
+			switch l.Slug {
+			case "sliding-counter":
+				figure(t, tab, `#the-formula`, fmt.Sprintf("lesson-section-%d.png", s.w))
+			case "sliding-log":
+				figure(t, tab, `#the-redis-version`, fmt.Sprintf("lesson-section-redis-%d.png", s.w))
+			}
 		}
 		tab.NoProblems()
 	}
 }
+
+// sectionsOpenWithPictureJS lists the sections of a lesson that do not
+// open with their picture: after each heading, the first thing is a figure
+// of lanes with a text alternative (an SVG of role img, labelled), drawn
+// beside the section's first paragraph on a laptop (its left edge right of
+// the paragraph's right edge, its top no lower than the paragraph's) and
+// above it on a phone (wide=false).
+const sectionsOpenWithPictureJS = `((phone) => {
+	const out = [];
+	for (const h of document.querySelectorAll('[data-testid="lesson"] > h2')) {
+		if (h.closest('.lesson-exercises')) continue;
+		const name = h.textContent.trim();
+		const fig = h.nextElementSibling;
+		if (!fig || !fig.matches('figure[data-testid="section-picture"]')) {
+			out.push('section “' + name + '” opens with ' + (fig ? fig.tagName.toLowerCase() + '.' + fig.className : 'nothing') + ', not its picture');
+			continue;
+		}
+		const svg = fig.querySelector('svg.lane-svg[role="img"]');
+		if (!svg || !(svg.getAttribute('aria-labelledby') || '').split(' ').every(id => (document.getElementById(id)?.textContent || '').trim())) {
+			out.push('section “' + name + '”: its picture has no lane with a text alternative');
+			continue;
+		}
+		let p = fig.nextElementSibling;
+		while (p && p.tagName !== 'P' && p.tagName !== 'UL' && p.tagName !== 'OL') p = p.nextElementSibling;
+		if (!p) continue;
+		const f = fig.getBoundingClientRect(), t = p.getBoundingClientRect();
+		if (f.height < 60) out.push('section “' + name + '”: its picture is ' + Math.round(f.height) + ' px tall');
+		if (phone) {
+			if (f.bottom > t.top + 1) out.push('section “' + name + '”: its picture (bottom ' + Math.round(f.bottom) + ' px) is not above its words (top ' + Math.round(t.top) + ' px) on a phone');
+		} else {
+			// The words beside the picture: the paragraph's first line box.
+			const r = document.createRange();
+			r.selectNodeContents(p);
+			const line = r.getClientRects()[0];
+			if (f.left < line.right || f.top > line.top + 1) {
+				out.push('section “' + name + '”: its picture (left ' + Math.round(f.left) + ', top ' + Math.round(f.top) + ') is not beside its first words (right ' + Math.round(line.right) + ', top ' + Math.round(line.top) + ')');
+			}
+		}
+	}
+	return out;
+})`
 
 // TestBrowserExerciseOnThePicture answers an exercise on its picture, at
 // 1280×900 and on a 360×740 phone: the question's cars are drawn above

@@ -15,6 +15,24 @@ function mark(el) {
   const room = el.scrollWidth - el.clientWidth;
   const l = left(el);
   el.dataset.at = room <= 1 ? "all" : l <= 1 ? "start" : l >= room - 1 ? "end" : "middle";
+  keys(el, room > 1);
+}
+
+// A lane that scrolls sideways inside its card (a section's picture beside
+// the words, any lane on a phone) can be scrolled from the keyboard: it
+// takes focus, named by its lane, while it scrolls, and gives it up once
+// it fits.
+function keys(el, scrolls) {
+  if (scrolls && el.tabIndex !== 0) {
+    el.tabIndex = 0;
+    el.setAttribute("role", "group");
+    const label = el.closest(".lane")?.dataset.label || "lane";
+    el.setAttribute("aria-label", label + " timeline, scrolls sideways");
+  } else if (!scrolls && el.hasAttribute("tabindex")) {
+    el.removeAttribute("tabindex");
+    el.removeAttribute("role");
+    el.removeAttribute("aria-label");
+  }
 }
 
 function follow(el, smooth) {
