@@ -14,12 +14,8 @@ import (
 
 const liveStatus = `[data-testid="live-status"]`
 
-// marks is how many requests lane 0 of a page draws.
+// marksJS is how many requests lane 0 of a page draws.
 const marksJS = `document.querySelectorAll('#lane-0 .mark, [data-testid=room-lanes] #lane-0 .mark').length`
-
-func marks(tab *browsertest.Tab) int {
-	return browsertest.Run(tab, chromedp.Evaluate[int](marksJS))
-}
 
 // waitMarks waits for lane 0 to draw n requests.
 func waitMarks(t *testing.T, tab *browsertest.Tab, n int, step string) {
