@@ -96,7 +96,9 @@ func openQuestion(t *testing.T, sc scenario.Scenario, ask string) askedScreens {
 	phone := fx.device(t)
 	out := askedScreens{regions: map[string]string{}, pages: map[string]string{}, explained: map[string]string{}, truth: sol.Truth}
 	// How many phones follow changes as the test's own streams come and go.
+	// The status line carries the count twice: in words and in data-phones.
 	phones := regexp.MustCompile(`(?: · )?\d+ phones? following(?: · )?`)
+	phonesAttr := regexp.MustCompile(`data-phones="\d+"`)
 	for _, view := range []string{"phone", "projector"} {
 		path := "/room/" + id + "/stream?view=" + view
 		// Wait for the hub to render the question, then read a fresh
@@ -108,6 +110,7 @@ func openQuestion(t *testing.T, sc scenario.Scenario, ask string) askedScreens {
 		}
 		for rid, html := range regionsOf(readStream(t, phone, path, false, "a question is open", last)) {
 			html = strings.ReplaceAll(html, id, "ROOM")
+			html = phonesAttr.ReplaceAllString(html, `data-phones="N"`)
 			out.regions[view+" "+rid] = phones.ReplaceAllString(html, " · PHONES · ")
 		}
 	}
