@@ -299,16 +299,8 @@ func reqs0(reqs []scenario.Request) int64 {
 }
 
 // momentStep is the marker's step over a span: about 300 steps, rounded to
-// 1, 2 or 5 × 10ⁿ ms.
-func momentStep(span int64) int64 {
-	for mag := int64(1); ; mag *= 10 {
-		for _, m := range []int64{1, 2, 5} {
-			if s := m * mag; s*300 >= span {
-				return s
-			}
-		}
-	}
-}
+// 1, 2 or 5 × 10ⁿ ms, as the lane rounds its ticks.
+func momentStep(span int64) int64 { return weblane.TickStepOf(span, 300) }
 
 // pictureDesc says in words what the picture draws: the traffic, grouped
 // by instant, and the window; never a decision.
