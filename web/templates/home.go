@@ -48,6 +48,9 @@ type HomePicture struct {
 	Frames  []HomeFrame
 	Caption string
 	Options lane.Options
+	// PlayLanes is how many policies a new playground decides side by
+	// side (play.DefaultScenario), which the page's text says.
+	PlayLanes int
 }
 
 // Last is the frame shown still.
@@ -69,7 +72,8 @@ func buildHomePicture() (HomePicture, error) {
 		Caption: fmt.Sprintf("%d requests in %s straddle the edge of a window at %s, under a limit of %d per %s. The fixed window lets %d through; the sliding log lets %d.",
 			len(homeBurst.Requests), scenario.FormatMs(reqs[len(reqs)-1].At-reqs[0].At), scenario.FormatMs(homeBurst.WindowMs),
 			homeBurst.Limit, scenario.FormatMs(homeBurst.WindowMs), fw.Admitted, sl.Admitted),
-		Options: lane.Options{Width: 440, Height: 120, From: homeFrom, To: homeTo},
+		Options:   lane.Options{Width: 440, Height: 120, From: homeFrom, To: homeTo},
+		PlayLanes: len(play.DefaultScenario().Policies),
 	}
 	for n := 0; n <= len(homeBurst.Requests); n++ {
 		sc := homeBurst
