@@ -82,22 +82,13 @@ func buildHomePicture() (HomePicture, error) {
 		if n > 0 {
 			now = sc.Requests[n-1].At
 		}
-		sess, err := play.NewSession(fmt.Sprintf("home-%d", n), sc)
+		lanes, err := lane.Replayed(fmt.Sprintf("home-%d", n), sc, now)
 		if err != nil {
 			return HomePicture{}, err
 		}
-		if err := sess.Jump(now); err != nil {
-			return HomePicture{}, err
-		}
-		v := sess.View()
-		f := HomeFrame{N: n, Now: "Before the first request"}
+		f := HomeFrame{N: n, Now: "Before the first request", Lanes: lanes}
 		if n > 0 {
 			f.Now = fmt.Sprintf("Request %d of %d, at %s", n, len(homeBurst.Requests), scenario.FormatMs(now))
-		}
-		for i, l := range v.Lanes {
-			l.ID = fmt.Sprintf("home-%d-%d", n, i)
-			in := lane.FromView(v, l)
-			f.Lanes = append(f.Lanes, in)
 		}
 		h.Frames = append(h.Frames, f)
 	}
