@@ -228,12 +228,13 @@ func newPicture(id string, in exercises.Instance, form string, choices []predict
 		}
 		return out
 	}
-	cols := map[int64]int64{}
+	// The asked request stands on top of the column at its instant.
+	under := int64(0)
 	if c := colAt[at]; c != nil {
-		cols[at] = c.n
+		under = c.n
 	}
 	asked := func() *pictureMark {
-		k := min(cols[at], pictureMaxStack-1)
+		k := min(under, pictureMaxStack-1)
 		return &pictureMark{X: pnum(x(at)), Y: markY(k), Name: "The request at " + scenario.FormatMs(at)}
 	}
 	switch kind {
