@@ -95,12 +95,7 @@ func (b Burst) MarshalJSON() ([]byte, error) {
 }
 
 // String is the burst as a label writes it: "burst 10" or "no queue".
-func (b Burst) String() string {
-	if b == policies.NoQueue {
-		return "no queue"
-	}
-	return fmt.Sprintf("burst %d", int64(b))
-}
+func (b Burst) String() string { return policies.BurstOption.Describe(int64(b)) }
 
 // Delay is leaky-bucket's delay option: how many excess permits pass
 // without waiting, or policies.NoDelay, written as the option's word
@@ -134,12 +129,7 @@ func (d *Delay) UnmarshalJSON(b []byte) error {
 }
 
 // String is the delay as a label writes it: "delay 2" or "nodelay".
-func (d Delay) String() string {
-	if int64(d) == policies.DelayOption.WordValue {
-		return policies.DelayOption.Word
-	}
-	return fmt.Sprintf("delay %d", int64(d))
-}
+func (d Delay) String() string { return policies.DelayOption.Describe(int64(d)) }
 
 // Deployment is how many servers ("nodes") run one lane's policy and how
 // they share what they admitted; package cluster gives each field's exact
