@@ -15,10 +15,7 @@ type expHistogram struct{}
 func init() { register(policies.ExpHistogram, expHistogram{}) }
 
 func (expHistogram) name(human string, spec scenario.PolicySpec) string {
-	if spec.Buckets == 0 {
-		return human
-	}
-	return fmt.Sprintf("%s (k=%d)", human, spec.Buckets)
+	return withNumbers(human, spec)
 }
 
 func (expHistogram) estimateWord() string { return "estimate" }
