@@ -434,7 +434,13 @@ func TestPropertyAbsorbOrder(t *testing.T) {
 // arithmetic overflowing into an admission.
 func TestAbsorbSaturates(t *testing.T) {
 	for _, name := range Names {
-		p := Params{Limit: MaxLimit, WindowMs: MaxWindowMs, Buckets: 1024}
+		p := Params{Limit: MaxLimit, WindowMs: MaxWindowMs}
+		info, _ := Lookup(name)
+		for _, o := range info.Options {
+			if o.Name == BucketsOptionName {
+				o.Set(&p, o.Max) // the most buckets each policy's k allows
+			}
+		}
 		pol := mustNew(t, name, p)
 		for i := range int64(50) {
 			pol.(Absorber).Absorb(7, MaxTime-10+i%10, MaxLimit)

@@ -12,12 +12,19 @@ const ExpHistogram = "exp-histogram"
 var expHistogramTag = termsTag(ExpHistogram)
 
 // stackPerSize is the largest k whose insert works in arrays on the stack;
-// a larger k (up to MaxBuckets, as sliding-buckets' k) allocates them.
+// a larger k (up to MaxPerSize) allocates them.
 const stackPerSize = 32
 
 // DefaultPerSize is exp-histogram's k when a spec leaves it out: the
 // sliding-buckets' default k, so one "k" field of a form serves both.
 const DefaultPerSize = DefaultBuckets
+
+// MaxPerSize bounds exp-histogram's k. A key holds levels × (2k+1) int64,
+// so at k = 64 and the scenarios' largest limit (10,000: 15 levels) about
+// 15 KB, less than the sliding log's 80 KB; at sliding-buckets' 1,024 it
+// would be 246 KB a key, three times the log, for an error bound (1/k)
+// no lesson or deployment needs below 1/64.
+const MaxPerSize = 64
 
 // perSizeOption is exp-histogram's k, the most buckets of each size it
 // keeps. It is the scenario field "buckets" and the form's "k", as
@@ -25,12 +32,12 @@ const DefaultPerSize = DefaultBuckets
 // Params.Buckets; unlike that k it need not divide the window.
 var perSizeOption = Option{
 	Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Help: "error at most 1/k", Kind: Number,
-	Default: DefaultPerSize, Min: 2, Max: MaxBuckets,
+	Default: DefaultPerSize, Min: 2, Max: MaxPerSize,
 	get: func(p Params) int64 { return p.Buckets },
 	set: func(p *Params, v int64) { p.Buckets = v },
 	normalise: func(name string, p *Params) error {
-		if p.Buckets < 2 || p.Buckets > MaxBuckets {
-			return paramErr(name, BucketsOptionName, "buckets %d is out of range [2, %d]", p.Buckets, MaxBuckets)
+		if p.Buckets < 2 || p.Buckets > MaxPerSize {
+			return paramErr(name, BucketsOptionName, "buckets %d is out of range [2, %d]", p.Buckets, MaxPerSize)
 		}
 		return nil
 	},

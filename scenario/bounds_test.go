@@ -9,7 +9,7 @@ import (
 // worstLaneBytes is the memory bound the Bounds comment (scenario.go)
 // states for one scenario's one-server lanes, MaxPolicies of them, each
 // holding MaxKeys keys of the largest state a lane may ask for.
-const worstLaneBytes = 296_000_000
+const worstLaneBytes = 100_000_000
 
 // TestWorstLaneMemory holds that comment to every registered policy: each
 // built at MaxLimit with every number option at the most a scenario may

@@ -14,10 +14,10 @@ import (
 
 // Bounds on what one scenario may ask for, so that a single call (a file, a
 // POST, a shared link) cannot exhaust memory or time. The largest state of
-// one key is exp-histogram's at MaxLimit and k = policies.MaxBuckets (15
-// levels of up to 1,024 buckets, 246 KB; sliding log's MaxLimit timestamps
-// are 80 KB), so MaxKeys × MaxPolicies of it, under 296 MB
-// (TestWorstLaneMemory), is the most a scenario's one-server lanes hold.
+// one key is the sliding log's MaxLimit timestamps (80 KB; exp-histogram
+// at MaxLimit and its largest k holds about 15 KB), so MaxKeys ×
+// MaxPolicies of it, under 100 MB (TestWorstLaneMemory), is the most a
+// scenario's one-server lanes hold.
 // MaxPolicies leaves room for a lane of every registered policy, with each
 // of a choice option's choices (the lessons' comparison), and a few more.
 const (
@@ -35,7 +35,7 @@ const (
 	// several servers holds a policy per node, one for the reference
 	// server and one for the combined lane, so MaxInstances bounds their
 	// sum over the lanes (a one-server lane holds one): at most 3 times
-	// the policies 12 one-server lanes hold: 888 MB at the worst.
+	// the policies 12 one-server lanes hold: under 300 MB at the worst.
 	MaxNodes = cluster.MaxNodes
 	// MaxSyncMs and MaxSkewMs are a year, as the window is; package
 	// cluster allows more.
