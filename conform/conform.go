@@ -161,7 +161,7 @@ func (r Report) Agrees() bool { return r.Counterexample == nil }
 // Text words the report: one line when the limiter agrees, else the
 // counterexample with both sides' answers and its scenario JSON.
 func (r Report) Text() string {
-	head := fmt.Sprintf("%s against %s (%s): %d scenarios, %d requests", r.Target, r.Policy, paramsText(r.Policy, r.Params), r.Scenarios, r.Requests)
+	head := fmt.Sprintf("%s against %s (%s): %d scenarios, %d requests", r.Target, r.Policy, ParamsText(r.Policy, r.Params), r.Scenarios, r.Requests)
 	if r.Unjudged > 0 {
 		head += fmt.Sprintf(" (%d within the clock's tolerance of a change, not judged)", r.Unjudged)
 	}
@@ -171,26 +171,19 @@ func (r Report) Text() string {
 	return head + ": DIFFERS\n" + r.Counterexample.Text()
 }
 
-// paramsText writes the parameters the policy takes: "limit 5, window
-// 1000 ms, burst 5".
-func paramsText(policy string, p policies.Params) string {
-	s := fmt.Sprintf("limit %d, window %d ms", p.Limit, p.WindowMs)
+// ParamsText words the parameters as the policy runs them, its options
+// as the registry describes them: "limit 2 per 1000 ms, burst 3, delay 3",
+// "limit 3 per 1000 ms, arithmetic exact". Reports and docs/peers.md
+// both say it so.
+func ParamsText(policy string, p policies.Params) string {
+	parts := []string{fmt.Sprintf("limit %d per %d ms", p.Limit, p.WindowMs)}
 	in, _ := policies.Lookup(policy)
-	if in.Takes(policies.BurstOptionName) {
-		if p.Burst == policies.NoQueue {
-			s += ", no queue"
-		} else {
-			s += fmt.Sprintf(", burst %d", p.Burst)
+	for _, o := range in.Options {
+		d := o.Describe(o.Of(p))
+		if o.Kind == policies.Choice {
+			d = o.Label + " " + d // "exact" alone would not say of what
 		}
+		parts = append(parts, d)
 	}
-	if in.Takes(policies.DelayOptionName) {
-		s += fmt.Sprintf(", delay %d", p.Delay)
-	}
-	if in.Takes(policies.BucketsOptionName) {
-		s += fmt.Sprintf(", buckets %d", p.Buckets)
-	}
-	if in.Takes(policies.ArithmeticOptionName) {
-		s += fmt.Sprintf(", arithmetic %s", p.Arithmetic)
-	}
-	return s
+	return strings.Join(parts, ", ")
 }

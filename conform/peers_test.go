@@ -239,18 +239,7 @@ func diffFields(c *conform.Counterexample) string {
 
 func paramsLine(pr peer) string {
 	p, _ := policies.Normalised(pr.policy, pr.params)
-	s := fmt.Sprintf("limit %d per %d ms", p.Limit, p.WindowMs)
-	in, _ := policies.Lookup(pr.policy)
-	if in.Takes(policies.BurstOptionName) {
-		s += ", " + policies.BurstOption.Describe(p.Burst) // "burst 3", "no queue"
-	}
-	if in.Takes(policies.DelayOptionName) {
-		s += fmt.Sprintf(", delay %d", p.Delay)
-	}
-	if in.Takes(policies.ArithmeticOptionName) {
-		s += ", arithmetic " + string(p.Arithmetic)
-	}
-	return s
+	return conform.ParamsText(pr.policy, p)
 }
 
 func indentless(s string) string {

@@ -122,7 +122,7 @@ func decide(pol policies.Policy, policy string, p policies.Params, r Request, at
 	key := scenario.KeyOf(r.Key)
 	d := pol.Decide(key, at, r.Cost)
 	hs := explain.Headers(explain.Policy{Name: policy, Params: p}, d, pol, key)
-	e := Expected{Decision: d, Remaining: max(d.Capacity-ceil(pol.Peek(key, d.At)), 0), ResetMs: resetMs(pol, p, key, d)}
+	e := Expected{Decision: d, Remaining: explain.Remaining(d, pol, key), ResetMs: resetMs(pol, p, key, d)}
 	for _, h := range hs {
 		switch h.Name {
 		case "RateLimit":
@@ -174,14 +174,6 @@ func decideWall(pol policies.Policy, policy string, p policies.Params, hist []Re
 		}
 	}
 	return decide(pol, policy, p, r, at), false
-}
-
-// ceil is the least whole number at or above f.
-func ceil(f policies.Fraction) int64 {
-	if f.Den <= 0 || f.Num <= 0 {
-		return 0
-	}
-	return (f.Num + f.Den - 1) / f.Den
 }
 
 // resetMs is how long after d.At the key holds nothing if nothing else

@@ -85,7 +85,7 @@ func Headers(pol Policy, det policies.Decision, on Peeker, key policies.Key) []H
 		// answers it; Server-Timing (W3C) tells the client where the time went.
 		out = append(out, Header{Name: "Server-Timing", Value: "queue;dur=" + strconv.FormatInt(det.DelayMs, 10) + `;desc="waited in the queue"`})
 	}
-	available := func(at int64) int64 { return max(det.Capacity-ceilFraction(on.Peek(key, at)), 0) }
+	available := func(at int64) int64 { return availableAt(det, on, key, at) }
 	remaining := available(det.At)
 	limit := []param{{"r", remaining}}
 	if more, ok := moreAfter(p, det, remaining, available); ok {
@@ -96,6 +96,19 @@ func Headers(pol Policy, det policies.Decision, on Peeker, key policies.Key) []H
 		Header{Name: "RateLimit-Policy", Value: structured(policy, quota...)},
 		Header{Name: "RateLimit", Value: structured(policy, limit...)},
 	)
+}
+
+// Remaining is what RateLimit's r says of det: the whole permits of its
+// capacity left to key after it, with on the policy as det left it.
+func Remaining(det policies.Decision, on Peeker, key policies.Key) int64 {
+	return availableAt(det, on, key, det.At)
+}
+
+// availableAt is the whole permits of det's capacity available to key at
+// instant at if nothing else arrives: the capacity less what on holds,
+// rounded up.
+func availableAt(det policies.Decision, on Peeker, key policies.Key, at int64) int64 {
+	return max(det.Capacity-ceilFraction(on.Peek(key, at)), 0)
 }
 
 // moreAfter is the least wait in ms after det.At at which more than

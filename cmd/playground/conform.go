@@ -39,7 +39,7 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	window := fs.Int64("window", 0, "the window in ms (for an endpoint, small: a few hundred ms keeps the run short)")
 	burst := fs.Int64("burst", 0, "the burst (token-bucket, gcra) or the queue's length (leaky-bucket); 0: the limit")
 	delay := fs.String("delay", "0", `leaky-bucket's delay, or "nodelay"`)
-	buckets := fs.Int64("buckets", 0, "sliding-buckets' k (0: the default)")
+	buckets := fs.Int64("buckets", 0, "k of "+strings.Join(policies.Taking(policies.BucketsOptionName), " or ")+" (0: the default)")
 	arithmetic := fs.String("arithmetic", "", "sliding-counter's arithmetic, floor or exact")
 	target := fs.String("url", "", "the endpoint to check (GET)")
 	keyHeader := fs.String("key-header", "X-Client-Key", "the request header carrying the client's key, which the endpoint limits by")
@@ -65,8 +65,10 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	} else {
 		return usagef("conform: -delay %q is neither a whole number nor %q", *delay, policies.DelayOption.Word)
 	}
-	if in, ok := policies.Lookup(*policy); ok && in.Takes(policies.BucketsOptionName) && p.Buckets == 0 {
-		p.Buckets = policies.DefaultBuckets
+	if in, ok := policies.Lookup(*policy); ok {
+		for _, o := range in.Options {
+			o.Resolve(&p) // a flag left out is the option's default, as a scenario's is
+		}
 	}
 	if _, err := policies.Normalised(*policy, p); err != nil {
 		return usagef("conform: %v", strings.TrimPrefix(err.Error(), "policies: "))
