@@ -11,10 +11,9 @@ import (
 // that the cluster is left as it was: the node the request would reach and
 // its answer there. Routing never depends on an outcome and the random
 // route's generator is seeded, so the node is as determined as the answer:
-// the copy draws from a copy of the generator's state. ok is always true:
-// every node's policy is a policies.Local, which can be copied.
-func (c *Cluster) Next(key policies.Key, at, cost int64) (d Decision, ok bool) {
-	return c.clone().Decide(key, at, cost), true
+// the copy draws from a copy of the generator's state.
+func (c *Cluster) Next(key policies.Key, at, cost int64) Decision {
+	return c.clone().Decide(key, at, cost)
 }
 
 // clone is an independent copy of the cluster: its policies, inboxes, log

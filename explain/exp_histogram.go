@@ -15,10 +15,7 @@ type expHistogram struct{}
 func init() { register(policies.ExpHistogram, expHistogram{}) }
 
 func (expHistogram) name(human string, spec scenario.PolicySpec) string {
-	if spec.Buckets == 0 {
-		return human
-	}
-	return fmt.Sprintf("%s (k=%d)", human, spec.Buckets)
+	return withNumbers(human, spec)
 }
 
 func (expHistogram) estimateWord() string { return "estimate" }
@@ -29,15 +26,23 @@ func (expHistogram) working(_ Policy, d scenario.Decision) string {
 		return fmt.Sprintf("no bucket in the look-back; %d against %d", d.Cost, d.Detail.Capacity)
 	}
 	return fmt.Sprintf("%d in the newer buckets + %s of the oldest (%d) = %s; + %d against %d",
-		t.Total-t.Oldest, halfWords(t.Oldest), t.Oldest, scenario.FormatFraction(d.Estimate), d.Cost, d.Detail.Capacity)
+		t.Total-t.Oldest, halfWords(t.Oldest, oldestCounted(t, d.Detail.Estimate)), t.Oldest, scenario.FormatFraction(d.Estimate), d.Cost, d.Detail.Capacity)
 }
 
-// halfWords is what the estimate counts of the oldest bucket, in words.
-func halfWords(size int64) string {
+// oldestCounted is what the policy's estimate counted of the oldest
+// bucket: the estimate less the newer buckets, which it counts in full.
+// It is read from the decision rather than halved again here.
+func oldestCounted(t policies.ExpHistogramTerms, estimate policies.Fraction) int64 {
+	return estimate.Num/estimate.Den - (t.Total - t.Oldest)
+}
+
+// halfWords is what the estimate counts of the oldest bucket of size, in
+// words.
+func halfWords(size, counted int64) string {
 	if size == 1 {
 		return "all 1"
 	}
-	return fmt.Sprintf("half, %d,", size/2)
+	return fmt.Sprintf("half, %d,", counted)
 }
 
 func expHeld(s policies.State) policies.ExpHistogramHeld {
@@ -79,7 +84,7 @@ func (expHistogram) steps(st *stepper, pol Policy, det policies.Decision, _ poli
 	} else {
 		st.add("%d buckets hold %d permits of the last %s. The oldest (%d, its newest permit at %s) may have begun before the look-back, so it counts at half (a bucket of one in full): estimate = %d − %d + %d = %s.",
 			t.Buckets, t.Total, scenario.FormatMs(pol.Params.WindowMs), t.Oldest, Instant(policies.Whole(t.OldestAt)),
-			t.Total, t.Oldest, (t.Oldest+1)/2, Fraction(det.Estimate))
+			t.Total, t.Oldest, oldestCounted(t, det.Estimate), Fraction(det.Estimate))
 	}
 	st.add("estimate + cost = %s + %d = %s", Fraction(det.Estimate), det.Cost, st.verdict(Fraction(plusCost(det)), det.Allowed))
 }

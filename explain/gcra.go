@@ -13,7 +13,7 @@ type gcra struct{}
 
 func init() { register(policies.GCRA, gcra{}) }
 
-func (gcra) name(human string, spec scenario.PolicySpec) string { return withBurst(human, spec) }
+func (gcra) name(human string, spec scenario.PolicySpec) string { return withNumbers(human, spec) }
 func (gcra) estimateWord() string                               { return "in use" }
 
 func (gcra) working(_ Policy, d scenario.Decision) string {

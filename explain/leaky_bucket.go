@@ -17,13 +17,7 @@ func init() { register(policies.LeakyBucket, leakyBucket{}) }
 // name adds the burst and the delay the spec sets: "leaky bucket (burst 5,
 // nodelay)", "leaky bucket (no queue)".
 func (leakyBucket) name(human string, spec scenario.PolicySpec) string {
-	switch {
-	case spec.Burst != 0 && spec.Delay != 0:
-		return fmt.Sprintf("%s (%s, %s)", human, spec.Burst, spec.Delay)
-	case spec.Delay != 0:
-		return fmt.Sprintf("%s (%s)", human, spec.Delay)
-	}
-	return withBurst(human, spec)
+	return withNumbers(human, spec)
 }
 
 func (leakyBucket) estimateWord() string { return "in the bucket" }

@@ -96,13 +96,22 @@ func plusCost(det policies.Decision) policies.Fraction {
 	return policies.Fraction{Num: det.Estimate.Num + det.Cost*det.Estimate.Den, Den: det.Estimate.Den}
 }
 
-// withBurst names a bucket with the burst its spec sets: "token bucket
-// (burst 10)".
-func withBurst(human string, spec scenario.PolicySpec) string {
-	if spec.Burst != 0 {
-		return human + fmt.Sprintf(" (%s)", spec.Burst)
+// withNumbers names a policy with the number options its spec sets, as a
+// lane's label writes them (policies.Option.Describe): "token bucket
+// (burst 10)", "leaky bucket (burst 5, nodelay)", "leaky bucket (no
+// queue)", "exponential histogram (k=6)".
+func withNumbers(human string, spec scenario.PolicySpec) string {
+	in, _ := policies.Lookup(spec.Name)
+	var parts []string
+	for _, o := range in.Options {
+		if v := spec.Option(o); o.Kind == policies.Number && v != 0 {
+			parts = append(parts, o.Describe(v))
+		}
 	}
-	return human
+	if len(parts) == 0 {
+		return human
+	}
+	return human + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // unknownPolicy words a policy no file here registered: only its

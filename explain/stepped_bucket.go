@@ -14,7 +14,7 @@ type steppedBucket struct{}
 func init() { register(policies.SteppedBucket, steppedBucket{}) }
 
 func (steppedBucket) name(human string, spec scenario.PolicySpec) string {
-	return withBurst(human, spec)
+	return withNumbers(human, spec)
 }
 
 func (steppedBucket) estimateWord() string { return "in use" }

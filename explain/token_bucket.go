@@ -13,7 +13,7 @@ type tokenBucket struct{}
 func init() { register(policies.TokenBucket, tokenBucket{}) }
 
 func (tokenBucket) name(human string, spec scenario.PolicySpec) string {
-	return withBurst(human, spec)
+	return withNumbers(human, spec)
 }
 
 func (tokenBucket) estimateWord() string { return "in use" }

@@ -17,14 +17,15 @@ import (
 )
 
 // carPark is the car park of the lessons in every policy: five cars per
-// 30 s, eight arrivals, the clock at 40 s.
-func carPark(t *testing.T) play.View {
+// 30 s, eight arrivals, the clock at 40 s; extra policies are added after
+// the six every test draws.
+func carPark(t *testing.T, extra ...scenario.PolicySpec) play.View {
 	t.Helper()
-	sc := scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: []scenario.PolicySpec{
+	sc := scenario.Scenario{Limit: 5, WindowMs: 30_000, Policies: append([]scenario.PolicySpec{
 		{Name: policies.FixedWindow}, {Name: policies.SlidingLog},
 		{Name: policies.SlidingCounter}, {Name: policies.SlidingBuckets, Buckets: 6},
 		{Name: policies.TokenBucket}, {Name: policies.GCRA},
-	}}
+	}, extra...)}
 	for _, at := range []int64{5_000, 12_000, 20_000, 25_000, 28_000, 31_000, 35_000, 36_000} {
 		sc.Requests = append(sc.Requests, scenario.Request{At: at, Key: "default", Cost: 1, Count: 1})
 	}

@@ -157,14 +157,8 @@ func (st *renderState) lanesAt(body []byte, step int) (lanesView, error) {
 			return lanesView{}, err
 		}
 	} else {
-		view, err := viewAt(id, cut, lastAt(cut.Requests))
-		if err != nil {
+		if v.Options, v.Inputs, err = lessonLanes(id, s, cut); err != nil {
 			return lanesView{}, err
-		}
-		v.Options = weblane.Options{Width: laneWidth, From: view.From, To: min(view.To, lanesEnd(s, view.From)), Follow: true}
-		for i, l := range view.Lanes {
-			l.ID = fmt.Sprintf("%s-%d", id, i)
-			v.Inputs = append(v.Inputs, weblane.FromView(view, l))
 		}
 		v.Now = stepText(res, step)
 	}
@@ -400,6 +394,24 @@ func (lib *Library) RenderLanes(l *Lesson, id string, step int, in url.Values) (
 		return "", InputError{Problems: p}
 	}
 	return renderHTML(liveLanes(v))
+}
+
+// lessonLanes draws the lanes of cut (the first requests of s) as a lesson
+// does: the clock at cut's last request, the span viewAt shows clipped to
+// the traffic of the whole of s (lanesEnd), following the clock, with ids
+// id-0, id-1, ….
+func lessonLanes(id string, s, cut scenario.Scenario) (weblane.Options, []weblane.Input, error) {
+	view, err := viewAt(id, cut, lastAt(cut.Requests))
+	if err != nil {
+		return weblane.Options{}, nil, err
+	}
+	o := weblane.Options{Width: laneWidth, From: view.From, To: min(view.To, lanesEnd(s, view.From)), Follow: true}
+	ins := make([]weblane.Input, 0, len(view.Lanes))
+	for i, l := range view.Lanes {
+		l.ID = fmt.Sprintf("%s-%d", id, i)
+		ins = append(ins, weblane.FromView(view, l))
+	}
+	return o, ins, nil
 }
 
 // viewAt replays a scenario in a playground session with the clock at now:

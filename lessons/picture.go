@@ -228,12 +228,13 @@ func newPicture(id string, in exercises.Instance, form string, choices []predict
 		}
 		return out
 	}
-	cols := map[int64]int64{}
+	// The asked request stands on top of the column at its instant.
+	under := int64(0)
 	if c := colAt[at]; c != nil {
-		cols[at] = c.n
+		under = c.n
 	}
 	asked := func() *pictureMark {
-		k := min(cols[at], pictureMaxStack-1)
+		k := min(under, pictureMaxStack-1)
 		return &pictureMark{X: pnum(x(at)), Y: markY(k), Name: "The request at " + scenario.FormatMs(at)}
 	}
 	switch kind {
@@ -299,16 +300,8 @@ func reqs0(reqs []scenario.Request) int64 {
 }
 
 // momentStep is the marker's step over a span: about 300 steps, rounded to
-// 1, 2 or 5 × 10ⁿ ms.
-func momentStep(span int64) int64 {
-	for mag := int64(1); ; mag *= 10 {
-		for _, m := range []int64{1, 2, 5} {
-			if s := m * mag; s*300 >= span {
-				return s
-			}
-		}
-	}
-}
+// 1, 2 or 5 × 10ⁿ ms, as the lane rounds its ticks.
+func momentStep(span int64) int64 { return weblane.TickStepOf(span, 300) }
 
 // pictureDesc says in words what the picture draws: the traffic, grouped
 // by instant, and the window; never a decision.

@@ -50,15 +50,9 @@ func (st *renderState) sectionPicture(body []byte) (template.HTML, error) {
 		return "", fmt.Errorf("the scenario has %d requests; a picture draws at most %d", n, MaxLaneSteps)
 	}
 	id := fmt.Sprintf("picture-%d", st.blockSeen["picture"])
-	view, err := viewAt(id, s, lastAt(s.Requests))
-	if err != nil {
-		return "", err
-	}
 	v := sectionPictureView{ID: id, Caption: b.Caption, Summary: lanesSummary(res)}
-	v.Options = weblane.Options{Width: laneWidth, From: view.From, To: min(view.To, lanesEnd(s, view.From)), Follow: true}
-	for i, l := range view.Lanes {
-		l.ID = fmt.Sprintf("%s-%d", id, i)
-		v.Inputs = append(v.Inputs, weblane.FromView(view, l))
+	if v.Options, v.Inputs, err = lessonLanes(id, s, s); err != nil {
+		return "", err
 	}
 	st.out.Pictures = append(st.out.Pictures, SectionPicture{Caption: b.Caption, Scenario: b.Scenario.Name, Policies: b.Policies, Traffic: s})
 	return renderHTML(sectionPicture(v))

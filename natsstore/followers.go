@@ -55,10 +55,11 @@ func (s *Rooms) readFollowers(ctx context.Context, id string) (followers, uint64
 // Follow implements room.Store. This handle's own count of each room is
 // what it writes (not a difference), so a count another replica dropped
 // as stale comes back whole at the next refresh. Every change is one
-// revision-checked write of the room's key, retried from the read, so
-// replicas admitting streams at once are counted one after the other; a
-// handle changes one count at a time, so that its own streams do not race
-// each other for the key.
+// revision-checked write of the room's key, retried from the read after
+// backing off as the index does (backOff: a classroom's phones join at
+// once, on every replica), so replicas admitting streams at once are
+// counted one after the other; a handle changes one count at a time, so
+// that its own streams do not race each other for the key.
 func (s *Rooms) Follow(ctx context.Context, id string, d room.Screens, now time.Time, fits func(room.Screens) error) (room.Screens, error) {
 	if !named(id) {
 		return room.Screens{}, room.ErrNotFound
@@ -78,7 +79,7 @@ func (s *Rooms) Follow(ctx context.Context, id string, d room.Screens, now time.
 			s.mine[id] = next
 		}
 	}
-	for range maxRetries {
+	for try := range maxRetries {
 		f, rev, err := s.readFollowers(ctx, id)
 		if err != nil {
 			return room.Screens{}, err
@@ -113,6 +114,9 @@ func (s *Rooms) Follow(ctx context.Context, id string, d room.Screens, now time.
 			}
 		}
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+			if err := backOff(ctx, try); err != nil {
+				return room.Screens{}, err
+			}
 			continue
 		}
 		if err != nil {

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/windowlab/playground/room"
 )
 
@@ -17,24 +15,7 @@ import (
 // refused then (it was never counted).
 func TestFollowersTakenBackDuringAnOutage(t *testing.T) {
 	ctx := context.Background()
-	dir, addr := t.TempDir(), freePort(t)
-	e, err := StartEmbedded(EmbeddedOptions{Dir: dir, Listen: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(e.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	rooms, err := OpenRooms(ctx, nc, RoomsOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := Guard(nc).Rooms(rooms)
-	if err := g.Create(ctx, newRoom(1), 10, 10); err != nil {
-		t.Fatal(err)
-	}
+	g, srv := guardedOutage(t)
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	phone := room.Screens{Phones: 1}
 	for range 3 {
@@ -43,8 +24,7 @@ func TestFollowersTakenBackDuringAnOutage(t *testing.T) {
 		}
 	}
 
-	e.Close()
-	waitConnected(t, nc, false) // the client sees its server's socket close
+	srv.stop()
 	if _, err := g.Follow(ctx, "room-1", phone.Neg(), at, nil); err == nil {
 		t.Error("a take-back while NATS is down: nil error, want the store unreachable")
 	}
@@ -52,12 +32,7 @@ func TestFollowersTakenBackDuringAnOutage(t *testing.T) {
 		t.Error("a new stream while NATS is down: admitted, want it refused")
 	}
 
-	back, err := StartEmbedded(EmbeddedOptions{Dir: dir, Listen: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(back.Close)
-	waitConnected(t, nc, true) // the client's own reconnection
+	srv.restart()
 	if got, err := g.Followers(ctx, "room-1", at); err != nil || got.Phones != 3 {
 		t.Errorf("once NATS is back, before the refresh: %+v, %v; want the 3 phones last written", got, err)
 	}

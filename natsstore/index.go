@@ -88,9 +88,7 @@ var errUnchanged = errors.New("natsstore: the index needs no change")
 // changeIndex runs fn on the index and writes what it leaves, at the
 // revision read; when another writer got there first it reads again and
 // runs fn again (fn must depend only on the index it is given and what it
-// reads itself). Between tries it waits a moment that grows with the
-// tries and is random, so that replicas racing for the key do not keep
-// colliding in step.
+// reads itself). Between tries it backs off (backOff).
 func changeIndex(ctx context.Context, kv jetstream.KeyValue, fn func(ix *index) error) error {
 	for try := range maxRetries {
 		ix, err := readIndex(ctx, kv)
@@ -107,14 +105,25 @@ func changeIndex(ctx context.Context, kv jetstream.KeyValue, fn func(ix *index) 
 		if err != nil || ok {
 			return err
 		}
-		wait := time.Duration(rand.Int64N(int64(time.Millisecond) << min(try, 6)))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+		if err := backOff(ctx, try); err != nil {
+			return err
 		}
 	}
 	return fmt.Errorf("natsstore: the index changed under %d tries in a row", maxRetries)
+}
+
+// backOff waits before the next try of a write that another replica's
+// write beat (try counts from 0): a moment that grows with the tries and
+// is random, so that replicas racing for one key do not keep colliding in
+// step.
+func backOff(ctx context.Context, try int) error {
+	wait := time.Duration(rand.Int64N(int64(time.Millisecond) << min(try, 6)))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(wait):
+		return nil
+	}
 }
 
 // unindex takes ids out of the index. Like forget it runs with a context

@@ -3,7 +3,6 @@ package natsstore
 import (
 	"context"
 	"errors"
-	"net"
 	"testing"
 	"time"
 
@@ -18,35 +17,11 @@ import (
 // back on the same files and address, the same handle works again.
 func TestGuardedStoresSayUnreachable(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	e, err := StartEmbedded(EmbeddedOptions{Dir: dir, Listen: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := nats.Connect(e.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	rooms, err := OpenRooms(ctx, nc, RoomsOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := Guard(nc).Rooms(rooms)
-	if err := g.Create(ctx, newRoom(1), 10, 10); err != nil {
-		t.Fatal(err)
-	}
+	g, srv := guardedOutage(t)
 
-	e.Close()
-	waitConnected(t, nc, false) // the client sees its server's socket close
+	srv.stop()
 	start := time.Now()
-	_, err = g.Get(ctx, "room-1")
+	_, err := g.Get(ctx, "room-1")
 	if !outage.Is(err) || errors.Is(err, room.ErrNotFound) {
 		t.Errorf("Get while NATS is down: %v, want an error wrapping outage.ErrUnreachable", err)
 	}
@@ -57,15 +32,62 @@ func TestGuardedStoresSayUnreachable(t *testing.T) {
 		t.Errorf("the calls while NATS is down took %v, want them refused at once", took)
 	}
 
-	back, err := StartEmbedded(EmbeddedOptions{Dir: dir, Listen: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(back.Close)
-	waitConnected(t, nc, true) // the client's own reconnection
+	srv.restart()
 	if got, err := g.Get(ctx, "room-1"); err != nil || got.ID != "room-1" {
 		t.Errorf("Get once NATS is back: %+v, %v; want the room", got, err)
 	}
+}
+
+// restartable is an embedded NATS server a test stops and starts again on the
+// same files and address, and the client that reconnects to it.
+type restartable struct {
+	t         *testing.T
+	dir, addr string
+	e         *Embedded
+	nc        *nats.Conn
+}
+
+// guardedOutage is a guarded room store, holding room-1, on a NATS server
+// the test can stop and restart.
+func guardedOutage(t *testing.T) (room.Store, *restartable) {
+	t.Helper()
+	o := &restartable{t: t, dir: t.TempDir(), addr: freePort(t)}
+	var err error
+	if o.e, err = StartEmbedded(EmbeddedOptions{Dir: o.dir, Listen: o.addr}); err != nil {
+		t.Fatal(err)
+	}
+	if o.nc, err = nats.Connect(o.e.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(o.nc.Close)
+	rooms, err := OpenRooms(context.Background(), o.nc, RoomsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Guard(o.nc).Rooms(rooms)
+	if err := g.Create(context.Background(), newRoom(1), 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	return g, o
+}
+
+// stop closes the server and waits until the client sees it gone.
+func (o *restartable) stop() {
+	o.t.Helper()
+	o.e.Close()
+	waitConnected(o.t, o.nc, false) // the client sees its server's socket close
+}
+
+// restart starts a server on the same files and address and waits for
+// the client's own reconnection.
+func (o *restartable) restart() {
+	o.t.Helper()
+	back, err := StartEmbedded(EmbeddedOptions{Dir: o.dir, Listen: o.addr})
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	o.t.Cleanup(back.Close)
+	waitConnected(o.t, o.nc, true) // the client's own reconnection
 }
 
 // waitConnected waits (polling the client, whose reconnection is a real

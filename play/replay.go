@@ -433,11 +433,10 @@ func (a *laneAcc) finish(v *View, detail bool, inView int) Lane {
 		// what the next one would get; it is decided on copies, since
 		// the replay is kept for the next view. On several servers the
 		// routing is decided too: the node it reaches, whose answer it is.
-		if d, node, ok := a.replay.Next(a.viewed, now, v.Cost); ok {
-			lane.Next, lane.NextKnown = d, true
-			if node != nil {
-				lane.NextNode = node.Node + 1
-			}
+		d, node := a.replay.Next(a.viewed, now, v.Cost)
+		lane.Next, lane.NextKnown = d, true
+		if node != nil {
+			lane.NextNode = node.Node + 1
 		}
 	}
 	if a.drawsWindows {

@@ -24,7 +24,7 @@ const DefaultPerSize = DefaultBuckets
 // sliding-buckets' k is (the accuracy knob of each), stored in
 // Params.Buckets; unlike that k it need not divide the window.
 var perSizeOption = Option{
-	Name: BucketsOptionName, Label: "k", Labels: "k=%d", Help: "error at most 1/k", Kind: Number,
+	Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Help: "error at most 1/k", Kind: Number,
 	Default: DefaultPerSize, Min: 2, Max: MaxBuckets,
 	get: func(p Params) int64 { return p.Buckets },
 	set: func(p *Params, v int64) { p.Buckets = v },

@@ -125,3 +125,19 @@ func TestNormalisedIsWhatThePolicyRunsWith(t *testing.T) {
 		t.Errorf("a delay above the burst: no error")
 	}
 }
+
+// TestOptionsWordThemselves: every option a registered policy takes has
+// the words sentences and labels use (a ref's message, "only … take
+// buckets", a lane's "k=6"), so that none reads "()" or "%!d".
+func TestOptionsWordThemselves(t *testing.T) {
+	for _, in := range registry {
+		for _, o := range in.Options {
+			if o.Label == "" || o.Noun == "" {
+				t.Errorf("%s: option %s: Label %q, Noun %q; want both", in.Name, o.Name, o.Label, o.Noun)
+			}
+			if o.Kind == Number && o.Labels == "" {
+				t.Errorf("%s: option %s: a Number without Labels", in.Name, o.Name)
+			}
+		}
+	}
+}

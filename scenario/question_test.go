@@ -44,6 +44,7 @@ func TestParsePolicyRefSaysWhatIsWrong(t *testing.T) {
 		{"sliding-counter/round", `"sliding-counter/round": sliding-counter takes /floor or /exact`},
 		{"sliding-log/3", `"sliding-log/3": sliding-log takes no option after /`},
 		{"sliding-buckets/0", `"sliding-buckets/0": the part after the / must be a whole number of at least 1 (buckets)`},
+		{"exp-histogram/k", `"exp-histogram/k": the part after the / must be a whole number of at least 1 (buckets)`},
 		{"gcra/5/2", `"gcra/5/2": gcra takes at most 1 part(s) after its name (burst)`},
 		{"leaky-bucket/5/soon", `"leaky-bucket/5/soon": the part after the second / must be a whole number of at least 1 or "nodelay" (a delay)`},
 	} {

@@ -246,15 +246,11 @@ func (r *LaneReplay) decide(ctx context.Context, key policies.Key, d Decision, h
 // Next is what a request of key and cost at would get after the decided
 // requests, decided on copies so that the replay is left as it was: on one
 // server the policy's answer, node nil; on several the cluster's, routing
-// included (cluster.Cluster.Next), node its whole decision. ok is false if
-// a policy cannot be copied.
-func (r *LaneReplay) Next(key policies.Key, at, cost int64) (d policies.Decision, node *cluster.Decision, ok bool) {
+// included (cluster.Cluster.Next), node its whole decision.
+func (r *LaneReplay) Next(key policies.Key, at, cost int64) (d policies.Decision, node *cluster.Decision) {
 	if r.cl != nil {
-		c, ok := r.cl.Next(key, at, cost)
-		if !ok {
-			return policies.Decision{}, nil, false
-		}
-		return c.Policy, &c, true
+		c := r.cl.Next(key, at, cost)
+		return c.Policy, &c
 	}
-	return r.pol.Clone().Decide(key, at, cost), nil, true
+	return r.pol.Clone().Decide(key, at, cost), nil
 }

@@ -13,11 +13,13 @@ import (
 )
 
 // Bounds on what one scenario may ask for, so that a single call (a file, a
-// POST, a shared link) cannot exhaust memory or time. Sliding log holds limit
-// timestamps per key, so MaxLimit × MaxKeys × MaxPolicies × 8 bytes (96 MB)
-// is the worst a scenario can allocate. MaxPolicies leaves room for a lane
-// of every registered policy, with each of a choice option's choices (the
-// lessons' comparison), and a few more.
+// POST, a shared link) cannot exhaust memory or time. The largest state of
+// one key is exp-histogram's at MaxLimit and k = policies.MaxBuckets (15
+// levels of up to 1,024 buckets, 246 KB; sliding log's MaxLimit timestamps
+// are 80 KB), so MaxKeys × MaxPolicies of it, under 296 MB
+// (TestWorstLaneMemory), is the most a scenario's one-server lanes hold.
+// MaxPolicies leaves room for a lane of every registered policy, with each
+// of a choice option's choices (the lessons' comparison), and a few more.
 const (
 	MaxBodyBytes = 1 << 20 // bytes of scenario JSON
 	MaxPolicies  = 12
@@ -33,7 +35,7 @@ const (
 	// several servers holds a policy per node, one for the reference
 	// server and one for the combined lane, so MaxInstances bounds their
 	// sum over the lanes (a one-server lane holds one): at most 3 times
-	// the policies 12 one-server lanes hold, 288 MB for sliding logs.
+	// the policies 12 one-server lanes hold: 888 MB at the worst.
 	MaxNodes = cluster.MaxNodes
 	// MaxSyncMs and MaxSkewMs are a year, as the window is; package
 	// cluster allows more.
@@ -95,12 +97,7 @@ func (b Burst) MarshalJSON() ([]byte, error) {
 }
 
 // String is the burst as a label writes it: "burst 10" or "no queue".
-func (b Burst) String() string {
-	if b == policies.NoQueue {
-		return "no queue"
-	}
-	return fmt.Sprintf("burst %d", int64(b))
-}
+func (b Burst) String() string { return policies.BurstOption.Describe(int64(b)) }
 
 // Delay is leaky-bucket's delay option: how many excess permits pass
 // without waiting, or policies.NoDelay, written as the option's word
@@ -134,12 +131,7 @@ func (d *Delay) UnmarshalJSON(b []byte) error {
 }
 
 // String is the delay as a label writes it: "delay 2" or "nodelay".
-func (d Delay) String() string {
-	if int64(d) == policies.DelayOption.WordValue {
-		return policies.DelayOption.Word
-	}
-	return fmt.Sprintf("delay %d", int64(d))
-}
+func (d Delay) String() string { return policies.DelayOption.Describe(int64(d)) }
 
 // Deployment is how many servers ("nodes") run one lane's policy and how
 // they share what they admitted; package cluster gives each field's exact

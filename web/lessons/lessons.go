@@ -17,7 +17,6 @@ import (
 	"github.com/windowlab/playground/exercises"
 	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/lessons"
-	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
 	"github.com/windowlab/playground/web"
 	"github.com/windowlab/playground/web/lessons/pages"
@@ -344,18 +343,12 @@ func feedbackView(e *exercises.Exercise, in exercises.Instance, fb exercises.Fee
 // scenario that cannot be replayed (none reaches here: the exercise was
 // solved from it) draws no lanes rather than failing the page.
 func answerLanes(s scenario.Scenario) ([]lane.Input, lane.Options) {
-	sess, err := play.NewSession("answer", s)
-	if err != nil || len(s.Requests) == 0 {
+	if len(s.Requests) == 0 {
 		return nil, lane.Options{}
 	}
-	if err := sess.Jump(s.Requests[len(s.Requests)-1].At); err != nil {
+	ins, err := lane.Replayed("answer-lane", s, s.Requests[len(s.Requests)-1].At)
+	if err != nil {
 		return nil, lane.Options{}
 	}
-	v := sess.View()
-	var out []lane.Input
-	for i, l := range v.Lanes {
-		l.ID = fmt.Sprintf("answer-lane-%d", i)
-		out = append(out, lane.FromView(v, l))
-	}
-	return out, lane.Options{Width: 560}
+	return ins, lane.Options{Width: 560}
 }

@@ -1123,12 +1123,12 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 
 // notReceived answers an answer the store could not take: the phone is
 // told plainly that it has not been received yet, beside the page's
-// notice that the store is out of reach (503, Retry-After), and the page
+// notice that the store is out of reach (503, with the Retry-After
+// web.SSEReply gives every 503), and the page
 // keeps it and sends it again every few seconds (pages.RoomResend) until
 // the store takes it or says where it stands (a question closed meanwhile,
 // an ended room).
 func (f *roomFeature) notReceived(w http.ResponseWriter, r *http.Request, q *room.Question) {
-	w.Header().Set("Retry-After", strconv.Itoa(web.StoreRetryAfter))
 	qid, err := strconv.Atoi(r.URL.Query().Get("q"))
 	resend := err == nil && qid > 0 && qid <= maxResend
 	m := pages.RoomMine{Question: q, Note: answerNotReceived}

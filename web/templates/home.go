@@ -48,6 +48,9 @@ type HomePicture struct {
 	Frames  []HomeFrame
 	Caption string
 	Options lane.Options
+	// PlayLanes is how many policies a new playground decides side by
+	// side (play.DefaultScenario), which the page's text says.
+	PlayLanes int
 }
 
 // Last is the frame shown still.
@@ -69,7 +72,8 @@ func buildHomePicture() (HomePicture, error) {
 		Caption: fmt.Sprintf("%d requests in %s straddle the edge of a window at %s, under a limit of %d per %s. The fixed window lets %d through; the sliding log lets %d.",
 			len(homeBurst.Requests), scenario.FormatMs(reqs[len(reqs)-1].At-reqs[0].At), scenario.FormatMs(homeBurst.WindowMs),
 			homeBurst.Limit, scenario.FormatMs(homeBurst.WindowMs), fw.Admitted, sl.Admitted),
-		Options: lane.Options{Width: 440, Height: 120, From: homeFrom, To: homeTo},
+		Options:   lane.Options{Width: 440, Height: 120, From: homeFrom, To: homeTo},
+		PlayLanes: len(play.DefaultScenario().Policies),
 	}
 	for n := 0; n <= len(homeBurst.Requests); n++ {
 		sc := homeBurst
@@ -78,22 +82,13 @@ func buildHomePicture() (HomePicture, error) {
 		if n > 0 {
 			now = sc.Requests[n-1].At
 		}
-		sess, err := play.NewSession(fmt.Sprintf("home-%d", n), sc)
+		lanes, err := lane.Replayed(fmt.Sprintf("home-%d", n), sc, now)
 		if err != nil {
 			return HomePicture{}, err
 		}
-		if err := sess.Jump(now); err != nil {
-			return HomePicture{}, err
-		}
-		v := sess.View()
-		f := HomeFrame{N: n, Now: "Before the first request"}
+		f := HomeFrame{N: n, Now: "Before the first request", Lanes: lanes}
 		if n > 0 {
 			f.Now = fmt.Sprintf("Request %d of %d, at %s", n, len(homeBurst.Requests), scenario.FormatMs(now))
-		}
-		for i, l := range v.Lanes {
-			l.ID = fmt.Sprintf("home-%d-%d", n, i)
-			in := lane.FromView(v, l)
-			f.Lanes = append(f.Lanes, in)
 		}
 		h.Frames = append(h.Frames, f)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
+
+	"github.com/windowlab/playground/play"
 )
 
 // render renders c and parses the result for goquery.
@@ -134,6 +136,12 @@ func TestHomeLinksToTheThreeParts(t *testing.T) {
 	}
 	if got := doc.Find(`#home-picture-caption`).Text(); !strings.Contains(got, "fixed window lets 10 through") || !strings.Contains(got, "sliding log lets 5") {
 		t.Errorf("caption %q, want the fixed window's 10 and the sliding log's 5", got)
+	}
+	// The lede counts the lanes a new playground opens with (it once typed
+	// "seven" while the registry grew).
+	want := NumberWord(len(play.DefaultScenario().Policies)) + " policies answering it"
+	if got := strings.Join(strings.Fields(doc.Find(".lede").Text()), " "); !strings.Contains(got, want) {
+		t.Errorf("lede %q, want it to say %q", got, want)
 	}
 }
 
