@@ -578,7 +578,11 @@ func (p plot) bottomY() string   { return itoa(int(p.bot)) }
 func (p plot) plotH() string     { return itoa(int(p.bot - p.top)) }
 func (p plot) labelRowY() string { return itoa(int(p.top) - 4) }
 func (p plot) tickEndY() string  { return itoa(int(p.bot) + 4) }
-func (p plot) tickTextY() string { return itoa(int(p.bot) + 16) }
+
+// tickTextY is the top of the time axis's labels, hung (dominant-baseline
+// hanging) just below the ticks' ends: a label set on its baseline rose
+// into its tick where the text is drawn larger (phones, the projector).
+func (p plot) tickTextY() string { return itoa(int(p.bot) + 6) }
 func (p plot) nowEndY() string   { return itoa(int(p.bot) + 6) }
 func (p plot) limitTextX() string {
 	return itoa(int(p.left) - 4)
