@@ -198,3 +198,46 @@ func TestOptionsReadAndWriteScenarios(t *testing.T) {
 		t.Errorf("SetWord(round) then New: no error; want the arithmetic refused")
 	}
 }
+
+// TestVariants holds the benchmarks' subjects to the registry: every
+// policy, a Choice's every word, labels as docs/performance.md's tables
+// have named them, and Flat for exactly the policies keeping no ring.
+func TestVariants(t *testing.T) {
+	got := map[string]Variant{}
+	names := map[string]bool{}
+	for _, v := range Variants() {
+		if _, dup := got[v.Label]; dup {
+			t.Errorf("label %q twice", v.Label)
+		}
+		got[v.Label] = v
+		names[v.Name] = true
+		if _, err := New(v.Name, Params{Limit: 10, WindowMs: 60_000, Arithmetic: v.Params.Arithmetic, Buckets: v.Params.Buckets}); err != nil {
+			t.Errorf("%s: %v", v.Label, err)
+		}
+	}
+	for _, n := range Names {
+		if !names[n] {
+			t.Errorf("policy %s has no variant", n)
+		}
+	}
+	for label, want := range map[string]struct {
+		title string
+		flat  bool
+	}{
+		"fixed-window":          {"fixed-window", true},
+		"sliding-log":           {"sliding-log", false},
+		"sliding-counter-floor": {"sliding-counter floor", true},
+		"sliding-counter-exact": {"sliding-counter exact", true},
+		"sliding-buckets-k6":    {"sliding-buckets k=6", false},
+		"token-bucket":          {"token-bucket", true},
+		"gcra":                  {"gcra", true},
+		"leaky-bucket":          {"leaky-bucket", true},
+		"stepped-bucket":        {"stepped-bucket", true},
+		"exp-histogram-k6":      {"exp-histogram k=6", false},
+	} {
+		v, ok := got[label]
+		if !ok || v.Title != want.title || v.Flat != want.flat {
+			t.Errorf("variant %s = %+v (found %v); want title %q, flat %v", label, v, ok, want.title, want.flat)
+		}
+	}
+}
