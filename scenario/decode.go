@@ -427,7 +427,9 @@ func leaveOut(field, leftOut string) string {
 	return fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", field, leftOut)
 }
 
-// numberRange is why number v is out of range for option o.
+// numberRange is why a spec may not hold v for option o, a number below 1
+// that is no word of its (the burst's -1 is NoQueue inside) or above
+// MaxLimit.
 func numberRange(o policies.Option, v int64) string {
 	return fmt.Sprintf("%d is out of range (1 to %d, or leave it out for %s)", v, MaxLimit, o.LeftOut)
 }
