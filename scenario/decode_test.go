@@ -265,3 +265,60 @@ func TestParseLeakyBucketWithoutAQueue(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.Equal(t, s, again)
 }
+
+// TestOptionsRoundTripThroughTheirScenarioForm writes every policy's
+// options as policies.Option.Written does (conform's counterexamples
+// do), reads the JSON back through Decode and asks that the policy runs
+// with the same parameters: each option's written form and its reading
+// agree, for every option's bounds, default and word.
+func TestOptionsRoundTripThroughTheirScenarioForm(t *testing.T) {
+	const limit, windowMs = 12, 60_000
+	for _, in := range policies.Registered() {
+		var cases []policies.Params
+		for _, o := range in.Options {
+			var values []int64
+			switch {
+			case o.Kind == policies.Choice:
+				for i := range o.Choices {
+					values = append(values, int64(i))
+				}
+			default:
+				// -1 too: the leaky bucket's no queue, which the others refuse.
+				values = append(values, o.Min, o.Default, min(o.Max, limit), -1)
+				if o.Word != "" {
+					values = append(values, o.WordValue)
+				}
+			}
+			for _, v := range values {
+				p := policies.Params{Limit: limit, WindowMs: windowMs}
+				o.Set(&p, v)
+				cases = append(cases, p)
+			}
+		}
+		if len(in.Options) == 0 {
+			cases = append(cases, policies.Params{Limit: limit, WindowMs: windowMs})
+		}
+		for _, raw := range cases {
+			want, err := policies.Normalised(in.Name, raw)
+			if err != nil {
+				continue // a value the policy refuses (a negative burst but the leaky bucket's)
+			}
+			spec := map[string]any{"name": in.Name}
+			for _, o := range in.Options {
+				if v, ok := o.Written(want); ok {
+					spec[o.Name] = v
+				}
+			}
+			doc, _ := json.Marshal(map[string]any{"limit": limit, "windowMs": windowMs, "policy": spec, "requests": []any{}})
+			s, err := Decode(strings.NewReader(string(doc)))
+			if err != nil {
+				t.Errorf("%s: %s does not decode: %v", in.Name, doc, err)
+				continue
+			}
+			got, err := policies.Normalised(in.Name, s.Policies[0].Params(s))
+			if err != nil || got != want {
+				t.Errorf("%s: %s runs with %+v (%v); want %+v", in.Name, doc, got, err, want)
+			}
+		}
+	}
+}
