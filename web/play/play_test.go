@@ -487,12 +487,10 @@ collect:
 		t.Errorf("the clock moved %d ms in about a second at 16×", moved)
 	}
 	cancel()
-	deadline := time.Now().Add(2 * time.Second)
-	for store.Watchers(sess.ID()) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the stream's subscription outlived its request")
-		}
-		time.Sleep(10 * time.Millisecond) // waits on the server's stream goroutine, which ends with its request
+	select {
+	case <-store.Unwatched(sess.ID()):
+	case <-time.After(2 * time.Second): // bounds the server's stream goroutine, which ends with its request
+		t.Fatal("the stream's subscription outlived its request by 2 s")
 	}
 }
 
