@@ -1,0 +1,126 @@
+package play
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/windowlab/playground/internal/webtest"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/web"
+)
+
+// streamRecorder is an http.ResponseWriter a stream writes into within a
+// synctest bubble: no socket, so every wait of the server's goroutines is
+// on the bubble's timers and channels.
+type streamRecorder struct {
+	header http.Header
+	mu     sync.Mutex
+	body   bytes.Buffer
+}
+
+func (r *streamRecorder) Header() http.Header { return r.header }
+func (r *streamRecorder) WriteHeader(int)     {}
+func (r *streamRecorder) Flush()              {}
+func (r *streamRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.body.Write(p)
+}
+
+// clocks are the playing clock's readings (data-seconds, in ms) the
+// stream has sent so far, one per update that carried the clock.
+func (r *streamRecorder) clocks(t *testing.T) []int64 {
+	t.Helper()
+	r.mu.Lock()
+	body := bytes.Clone(r.body.Bytes())
+	r.mu.Unlock()
+	clock := regexp.MustCompile(`data-testid="clock" data-seconds="([0-9.]+)"`)
+	var got []int64
+	s := webtest.NewEventScanner(bytes.NewReader(body))
+	for {
+		ev, ok, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return got
+		}
+		if m := clock.FindStringSubmatch(strings.Join(ev.Data, "\n")); m != nil {
+			sec, err := strconv.ParseFloat(m[1], 64)
+			if err != nil {
+				t.Fatalf("the clock reads %q: %v", m[1], err)
+			}
+			got = append(got, int64(sec*1000+0.5))
+		}
+	}
+}
+
+// TestPlayFeedPacesAPlayingClock plays a session at 16× for one second
+// of a testing/synctest bubble's time, which the server's clock, the
+// store's and the feed's ticker all count on: the stream sends the first
+// frame, then exactly one clock update each web.UpdateInterval (the
+// change that started the clock joins the next one), each reading the
+// clock at its own instant; ending the stream lets the session's watch go.
+func TestPlayFeedPacesAPlayingClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := play.NewStore(nil) // time.Now: the bubble's clock
+		log, _ := webtest.Logger()
+		s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), Features: []web.Feature{Playground(store)}}, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess := webtest.CarParkSession(t, store, 40)
+		ctx, cancel := context.WithCancel(t.Context())
+		w := &streamRecorder{header: http.Header{}}
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			s.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, "/play/"+sess.ID()+"/stream", nil))
+		}()
+		synctest.Wait()
+		if got := w.clocks(t); len(got) != 1 || got[0] != 40_000 {
+			t.Fatalf("the first frame's clock: %v, want [40000]", got)
+		}
+		if err := sess.SetSpeed(play.FastestSpeed); err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.Do(func(s *play.Session) error { return s.Play() }); err != nil {
+			t.Fatal(err)
+		}
+		<-time.After(time.Second) // the bubble's second: no wall time passes
+		synctest.Wait()
+		got := w.clocks(t)
+		want := []int64{40_000}
+		for i := range int64(time.Second / web.UpdateInterval) {
+			want = append(want, 40_000+int64(play.FastestSpeed)/4*(i+1)*web.UpdateInterval.Milliseconds())
+		}
+		if len(got) != len(want) {
+			t.Fatalf("a second of play at 16× sent %d clock updates %v, want %d %v", len(got), got, len(want), want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("update %d: the clock reads %d ms, want %d", i, got[i], want[i])
+			}
+		}
+		if now := sess.Now(); now != want[len(want)-1] {
+			t.Errorf("the store's clock reads %d ms, want %d, as the last update showed", now, want[len(want)-1])
+		}
+		cancel()
+		<-served
+		synctest.Wait()
+		select {
+		case <-store.Unwatched(sess.ID()):
+		default:
+			t.Error("the session is still watched after its only stream ended")
+		}
+	})
+}
