@@ -1,14 +1,12 @@
 package play
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,42 +16,13 @@ import (
 	"github.com/windowlab/playground/web"
 )
 
-// streamRecorder is an http.ResponseWriter a stream writes into within a
-// synctest bubble: no socket, so every wait of the server's goroutines is
-// on the bubble's timers and channels.
-type streamRecorder struct {
-	header http.Header
-	mu     sync.Mutex
-	body   bytes.Buffer
-}
-
-func (r *streamRecorder) Header() http.Header { return r.header }
-func (r *streamRecorder) WriteHeader(int)     {}
-func (r *streamRecorder) Flush()              {}
-func (r *streamRecorder) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.body.Write(p)
-}
-
-// clocks are the playing clock's readings (data-seconds, in ms) the
-// stream has sent so far, one per update that carried the clock.
-func (r *streamRecorder) clocks(t *testing.T) []int64 {
+// clocks are the playing clock's readings (data-seconds, in ms) of the
+// frames w holds that carried the clock.
+func clocks(t *testing.T, w *webtest.StreamRecorder) []int64 {
 	t.Helper()
-	r.mu.Lock()
-	body := bytes.Clone(r.body.Bytes())
-	r.mu.Unlock()
 	clock := regexp.MustCompile(`data-testid="clock" data-seconds="([0-9.]+)"`)
 	var got []int64
-	s := webtest.NewEventScanner(bytes.NewReader(body))
-	for {
-		ev, ok, err := s.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return got
-		}
+	for _, ev := range w.Events(t) {
 		if m := clock.FindStringSubmatch(strings.Join(ev.Data, "\n")); m != nil {
 			sec, err := strconv.ParseFloat(m[1], 64)
 			if err != nil {
@@ -62,6 +31,7 @@ func (r *streamRecorder) clocks(t *testing.T) []int64 {
 			got = append(got, int64(sec*1000+0.5))
 		}
 	}
+	return got
 }
 
 // TestPlayFeedPacesAPlayingClock plays a session at 16× for one second
@@ -80,14 +50,14 @@ func TestPlayFeedPacesAPlayingClock(t *testing.T) {
 		}
 		sess := webtest.CarParkSession(t, store, 40)
 		ctx, cancel := context.WithCancel(t.Context())
-		w := &streamRecorder{header: http.Header{}}
+		w := webtest.NewStreamRecorder()
 		served := make(chan struct{})
 		go func() {
 			defer close(served)
 			s.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, "/play/"+sess.ID()+"/stream", nil))
 		}()
 		synctest.Wait()
-		if got := w.clocks(t); len(got) != 1 || got[0] != 40_000 {
+		if got := clocks(t, w); len(got) != 1 || got[0] != 40_000 {
 			t.Fatalf("the first frame's clock: %v, want [40000]", got)
 		}
 		if err := sess.SetSpeed(play.FastestSpeed); err != nil {
@@ -98,7 +68,7 @@ func TestPlayFeedPacesAPlayingClock(t *testing.T) {
 		}
 		<-time.After(time.Second) // the bubble's second: no wall time passes
 		synctest.Wait()
-		got := w.clocks(t)
+		got := clocks(t, w)
 		want := []int64{40_000}
 		for i := range int64(time.Second / web.UpdateInterval) {
 			want = append(want, 40_000+int64(play.FastestSpeed)/4*(i+1)*web.UpdateInterval.Milliseconds())
