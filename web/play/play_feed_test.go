@@ -34,6 +34,32 @@ func clocks(t *testing.T, w *webtest.StreamRecorder) []int64 {
 	return got
 }
 
+// bubbleStream serves a site of feature within the caller's
+// testing/synctest bubble and opens the stream at path on it; the first
+// frame is written when it returns. stop ends the stream and returns once
+// every goroutine it started waits (or has ended).
+func bubbleStream(t *testing.T, feature web.Feature, path string) (w *webtest.StreamRecorder, stop func()) {
+	t.Helper()
+	log, _ := webtest.Logger()
+	s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), Features: []web.Feature{feature}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	w = webtest.NewStreamRecorder()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		s.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil))
+	}()
+	synctest.Wait()
+	return w, func() {
+		cancel()
+		<-served
+		synctest.Wait()
+	}
+}
+
 // TestPlayFeedPacesAPlayingClock plays a session at 16× for one second
 // of a testing/synctest bubble's time, which the server's clock, the
 // store's and the feed's ticker all count on: the stream sends the first
@@ -43,19 +69,8 @@ func clocks(t *testing.T, w *webtest.StreamRecorder) []int64 {
 func TestPlayFeedPacesAPlayingClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := play.NewStore(nil) // time.Now: the bubble's clock
-		log, _ := webtest.Logger()
-		s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), Features: []web.Feature{Playground(store)}}, log)
-		if err != nil {
-			t.Fatal(err)
-		}
 		sess := webtest.CarParkSession(t, store, 40)
-		ctx, cancel := context.WithCancel(t.Context())
-		w := webtest.NewStreamRecorder()
-		served := make(chan struct{})
-		go func() {
-			defer close(served)
-			s.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, "/play/"+sess.ID()+"/stream", nil))
-		}()
+		w, stop := bubbleStream(t, Playground(store), "/play/"+sess.ID()+"/stream")
 		synctest.Wait()
 		if got := clocks(t, w); len(got) != 1 || got[0] != 40_000 {
 			t.Fatalf("the first frame's clock: %v, want [40000]", got)
@@ -84,13 +99,53 @@ func TestPlayFeedPacesAPlayingClock(t *testing.T) {
 		if now := sess.Now(); now != want[len(want)-1] {
 			t.Errorf("the store's clock reads %d ms, want %d, as the last update showed", now, want[len(want)-1])
 		}
-		cancel()
-		<-served
-		synctest.Wait()
+		stop()
 		select {
 		case <-store.Unwatched(sess.ID()):
 		default:
 			t.Error("the session is still watched after its only stream ended")
+		}
+	})
+}
+
+// TestPlayingFramesCarryTheLanesMovingParts: while the clock plays and no
+// request is fired, a frame replaces each lane's moving parts (its state
+// layers, clock line and status, lane.Parts) and not the lane whole, whose
+// marks did not change; the parts it sends are those the page holds. A
+// second of play at 1× on the bubble's clock: ten frames.
+func TestPlayingFramesCarryTheLanesMovingParts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := play.NewStore(nil) // time.Now: the bubble's clock
+		sess := webtest.CarParkSession(t, store, 40)
+		w, stop := bubbleStream(t, Playground(store), "/play/"+sess.ID()+"/stream")
+		defer stop()
+		first := w.Events(t)
+		page := ""
+		for _, ev := range first {
+			page += strings.Join(ev.Data, "\n")
+		}
+		for _, id := range []string{"lane-0-front", "lane-0-behind", "lane-0-status", "lane-1-front"} {
+			if !strings.Contains(page, `id="`+id+`"`) {
+				t.Fatalf("the first frame has no element %s", id)
+			}
+		}
+		if err := sess.Do(func(s *play.Session) error { return s.Play() }); err != nil {
+			t.Fatal(err)
+		}
+		<-time.After(time.Second) // the bubble's second: no wall time passes
+		synctest.Wait()
+		partsOnly, whole := 0, 0
+		for _, ev := range w.Events(t)[len(first):] {
+			html := strings.Join(ev.Data, "\n")
+			switch {
+			case strings.Contains(html, `<figure id="lane-0"`):
+				whole++
+			case strings.Contains(html, `fragments <svg id="lane-0-front"`):
+				partsOnly++
+			}
+		}
+		if frames := int(time.Second / web.UpdateInterval); partsOnly != frames || whole != 0 {
+			t.Errorf("a second of play sent lane 0's parts alone in %d frames and the lane whole in %d; want parts alone in all %d", partsOnly, whole, frames)
 		}
 	})
 }
