@@ -14,9 +14,10 @@ import (
 	"github.com/windowlab/playground/internal/cli"
 )
 
-// sampleFile is the output of one run of
-// `go test -run '^$' -bench . -benchmem -benchtime 100ms -cpu 1,2 ./policies/`
-// on the shared 2-vCPU machine, kept to test the report against a real run.
+// sampleFile is the raw output of one run of scripts/bench.sh
+// (`go test -run '^$' -bench . -benchmem -benchtime 200ms -cpu 1,2
+// ./policies/ ./limiter/`, every registered policy) on the shared 2-vCPU
+// machine, kept to test the report against a real run.
 const sampleFile = "testdata/bench-sample.txt"
 
 // rawValue reads one benchmark's value in unit straight from the text of a
