@@ -507,9 +507,15 @@ func (p plot) DensePaths() (admitted, refused, selected string) {
 // clear of a mark at the clock (half a mark and its outline).
 const laterGap = markSize/2 + 1.5
 
-// LaterX is where the veil over the requests after the clock begins.
+// LaterX is where the veil over the requests after the clock begins. With
+// none, the veil stays put at the drawing's far right, fading nothing: a
+// mask whose content moved each frame of a playing clock would have the
+// browser paint every mark again as it moved.
 func (p plot) LaterX() string {
 	w := float64(p.width)
+	if !p.anyLater() {
+		return num(2 * w)
+	}
 	return num(min(max(p.X(p.Now)+laterGap, -w), 2*w))
 }
 

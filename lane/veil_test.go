@@ -73,9 +73,9 @@ func translateX(t *testing.T, transform string) float64 {
 // through it. As the clock moves on to 30 s past two of them, nothing
 // changes in the lane but its moving parts, in every policy's lane and
 // with the marks drawn compactly too; at 40 s, after every request, the
-// veil fades nothing.
+// veil fades nothing, and stays put as the clock moves on.
 func TestVeilFadesLaterMarksWithoutRedrawingThem(t *testing.T) {
-	at20, at30, at40 := carParkAt(t, 20_000), carParkAt(t, 30_000), carParkAt(t, 40_000)
+	at20, at30, at40, at45 := carParkAt(t, 20_000), carParkAt(t, 30_000), carParkAt(t, 40_000), carParkAt(t, 45_000)
 	for i, l := range at20.Lanes {
 		in := FromView(at20, l)
 		doc := render(t, in, Options{})
@@ -100,8 +100,15 @@ func TestVeilFadesLaterMarksWithoutRedrawingThem(t *testing.T) {
 				t.Errorf("%s: moving the clock from 20 s to 30 s past two requests changes more than the lane's moving parts", l.Policy)
 			}
 		}
-		if render(t, FromView(at40, at40.Lanes[i]), Options{}).Find("rect.after-clock.future").Length() != 0 {
+		late := render(t, FromView(at40, at40.Lanes[i]), Options{})
+		if late.Find("rect.after-clock.future").Length() != 0 {
 			t.Errorf("%s at 40 s: the veil fades what is after the clock, with no request there", l.Policy)
+		}
+		// With nothing to fade the veil stays put as the clock moves, so
+		// that the browser need not paint the marks again.
+		later := render(t, FromView(at45, at45.Lanes[i]), Options{})
+		if a, b := late.Find(".later-edge").AttrOr("transform", ""), later.Find(".later-edge").AttrOr("transform", ""); a != b {
+			t.Errorf("%s: with no request after the clock, the veil moves from %s at 40 s to %s at 45 s", l.Policy, a, b)
 		}
 	}
 
