@@ -100,6 +100,23 @@ func TestWatchersAreNotified(t *testing.T) {
 	if n := st.Watchers(s.ID()); n != 1 {
 		t.Errorf("%d watchers, want 1", n)
 	}
+	unwatched := st.Unwatched(s.ID())
+	select {
+	case <-unwatched:
+		t.Error("Unwatched is closed while a watcher is left")
+	default:
+	}
+	stop2() // returns once the store has let the watcher go
+	select {
+	case <-unwatched:
+	default:
+		t.Error("Unwatched is still open after the last watcher left")
+	}
+	select {
+	case <-st.Unwatched(s.ID()):
+	default:
+		t.Error("Unwatched of a session nobody watches is not closed")
+	}
 }
 
 // TestCheckIsWhatLoadAccepts: Check refuses exactly the scenarios a session

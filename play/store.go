@@ -139,6 +139,9 @@ type memSessions struct {
 type entry struct {
 	s        *Session
 	watchers map[chan struct{}]struct{}
+	// unwatched are Unwatched's channels, closed when the last watcher
+	// leaves or the session is forgotten.
+	unwatched []chan struct{}
 }
 
 // NewStore returns a store with the documented bounds, reading time from
@@ -289,6 +292,7 @@ func (m *memSessions) removeLocked(id string) {
 		close(w)
 	}
 	e.watchers = nil // closed: a watcher's context ending finds it gone
+	e.tellUnwatched()
 	for _, h := range m.handles {
 		delete(h.derived, id)
 	}
@@ -422,9 +426,19 @@ func (st *Store) Watch(ctx context.Context, id string) (<-chan struct{}, error) 
 			}
 		}
 		close(ch) // last: whoever waits for it finds the replay let go
-
+		if len(e.watchers) == 0 {
+			e.tellUnwatched()
+		}
 	})
 	return ch, nil
+}
+
+// tellUnwatched closes the Unwatched channels of e, under the store's lock.
+func (e *entry) tellUnwatched() {
+	for _, ch := range e.unwatched {
+		close(ch)
+	}
+	e.unwatched = nil
 }
 
 // Touch marks a session used without reading it: streams call it while
@@ -449,6 +463,22 @@ func (st *Store) Watchers(id string) int {
 		return len(e.watchers)
 	}
 	return 0
+}
+
+// Unwatched returns a channel closed once nobody watches the session with
+// id (closed already when nobody does, or the store does not hold it). A
+// stream lets its watch go in a goroutine of its own after its request
+// ends; tests wait on this instead of polling Watchers.
+func (st *Store) Unwatched(id string) <-chan struct{} {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ch := make(chan struct{})
+	if e := st.sessions[id]; e != nil && len(e.watchers) > 0 {
+		e.unwatched = append(e.unwatched, ch)
+	} else {
+		close(ch)
+	}
+	return ch
 }
 
 // Len reports the live sessions, after evicting idle ones.

@@ -48,9 +48,9 @@ import (
 // clientLimits holds each Limit's own, indexed by the Limit.
 type clientLimits [limitCount]*clientLimit
 
-func newClientLimits() *clientLimits {
+func newClientLimits(now func() time.Time) *clientLimits {
 	must := func(name, pol string, p policies.Params) *clientLimit {
-		l, err := newClientLimit(name, pol, p)
+		l, err := newClientLimit(name, pol, p, now)
 		if err != nil {
 			panic("web: " + err.Error()) // the parameters are constants, checked by TestClientLimitsBuild
 		}
@@ -78,6 +78,7 @@ const maxLimitKeys = 50_000
 type clientLimit struct {
 	name  string
 	pol   explain.Policy
+	now   func() time.Time // the server's clock (Config.Now)
 	start time.Time
 
 	cur   atomic.Pointer[limiter.Concurrent]
@@ -85,12 +86,12 @@ type clientLimit struct {
 	mu    sync.Mutex // serialises a reset
 }
 
-func newClientLimit(name, pol string, p policies.Params) (*clientLimit, error) {
+func newClientLimit(name, pol string, p policies.Params, now func() time.Time) (*clientLimit, error) {
 	c, err := limiter.NewConcurrent(pol, p, 0)
 	if err != nil {
 		return nil, err
 	}
-	l := &clientLimit{name: name, pol: explain.Policy{Name: pol, Params: c.Params()}, start: time.Now()}
+	l := &clientLimit{name: name, pol: explain.Policy{Name: pol, Params: c.Params()}, now: now, start: now()}
 	l.cur.Store(c)
 	return l, nil
 }
@@ -119,7 +120,7 @@ func (l *clientLimit) decide(key string, now time.Time) (bool, []explain.Header)
 // RateLimit fields always, Retry-After on a refusal. The caller answers
 // 429 in its own format when it returns false.
 func (l *clientLimit) allow(w http.ResponseWriter, _ *http.Request, key string) bool {
-	ok, hs := l.decide(key, time.Now())
+	ok, hs := l.decide(key, l.now())
 	for _, h := range hs[1:] { // hs[0] is the status line
 		w.Header().Set(h.Name, h.Value)
 	}

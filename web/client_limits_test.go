@@ -11,7 +11,7 @@ import (
 // own limit, built from its constants; a Limit added without an entry in
 // newClientLimits is nil here.
 func TestClientLimitsBuild(t *testing.T) {
-	l := newClientLimits()
+	l := newClientLimits(time.Now)
 	for i, c := range l {
 		if c == nil || c.cur.Load() == nil {
 			t.Errorf("limit %d was not built", i)

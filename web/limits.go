@@ -55,16 +55,17 @@ const (
 // once rather than queueing them: a queue would hold their memory and answer
 // late.
 type runLimiter struct {
+	now   func() time.Time // the server's clock (Config.Now)
 	sem   *semaphore.Weighted
 	small *semaphore.Weighted // runs of at most smallRunWork, admitted by size
 	slots int
 }
 
-func newRunLimiter(slots int) *runLimiter {
+func newRunLimiter(slots int, now func() time.Time) *runLimiter {
 	if slots < 1 {
 		slots = defaultRunSlots(runtime.GOMAXPROCS(0))
 	}
-	return &runLimiter{sem: semaphore.NewWeighted(int64(slots) * runShares), small: semaphore.NewWeighted(smallRuns), slots: slots}
+	return &runLimiter{now: now, sem: semaphore.NewWeighted(int64(slots) * runShares), small: semaphore.NewWeighted(smallRuns), slots: slots}
 }
 
 // defaultRunSlots leaves one core of several to pages and streams: with
@@ -111,20 +112,20 @@ func (l *runLimiter) admitWork(work int64) (*RunTicket, bool) {
 		if !l.small.TryAcquire(1) {
 			return nil, false
 		}
-		return &RunTicket{l: l, small: true, admitted: time.Now()}, true
+		return &RunTicket{l: l, small: true, admitted: l.now()}, true
 	}
 	w := max(1, min(runShares, work*runShares/MaxRunWork))
 	if !l.sem.TryAcquire(w) {
 		return nil, false
 	}
-	return &RunTicket{l: l, weight: w, admitted: time.Now()}, true
+	return &RunTicket{l: l, weight: w, admitted: l.now()}, true
 }
 
 func (l *runLimiter) admit() (*RunTicket, bool) {
 	if !l.sem.TryAcquire(runShares) {
 		return nil, false
 	}
-	return &RunTicket{l: l, weight: runShares, admitted: time.Now()}, true
+	return &RunTicket{l: l, weight: runShares, admitted: l.now()}, true
 }
 
 // AdmitRun reserves a worst-case run's share of the run capacity, before
@@ -179,7 +180,9 @@ func (s *Server) RunScenarioWith(r *http.Request, t *RunTicket, sc scenario.Scen
 		return scenario.Result{}, err
 	}
 	t.fit(RunWork(sc) * times)
-	ctx, cancel := context.WithDeadline(r.Context(), t.admitted.Add(s.runTimeout))
+	// What is left of the budget counts on the server's clock; the run's
+	// own deadline, on the timers that clock moves with.
+	ctx, cancel := context.WithTimeout(r.Context(), t.admitted.Add(s.runTimeout).Sub(s.now()))
 	defer cancel()
 	if s.runStarting != nil {
 		s.runStarting()
@@ -203,6 +206,7 @@ func (s *Server) RefuseBusy(w http.ResponseWriter, r *http.Request, write func(s
 // interval with the count since the last line: a flood of 503s is one
 // fact, not thousands of log lines.
 type refusalLog struct {
+	now      func() time.Time // the server's clock (Config.Now)
 	interval time.Duration
 	what     string // the line's message; "" is "refused for capacity"
 
@@ -214,7 +218,7 @@ type refusalLog struct {
 func (l *refusalLog) note(log *slog.Logger, r *http.Request) {
 	l.mu.Lock()
 	l.pending++
-	now := time.Now()
+	now := l.now()
 	if !l.last.IsZero() && now.Sub(l.last) < l.interval {
 		l.mu.Unlock()
 		return

@@ -1,9 +1,12 @@
 package web
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestRunWorkShares(t *testing.T) {
-	l := newRunLimiter(2)
+	l := newRunLimiter(2, time.Now)
 	var releases []func()
 	for i := range 2 {
 		release, ok := l.tryAcquire(MaxRunWork)

@@ -69,6 +69,13 @@ type Config struct {
 	// StreamHeartbeat is how long a stream stays silent before it sends
 	// an empty event; zero means StreamHeartbeat. Tests shorten it.
 	StreamHeartbeat time.Duration
+	// Now is the server's clock: what its limits, its run budget and the
+	// features' live streams (their pacing, touches and the playing clocks
+	// they read) count on. Nil means time.Now. Streams wait on real timers
+	// between readings, so a clock given here must move with them: a
+	// testing/synctest bubble's time.Now, or time.Now plus an offset a test
+	// moves forward; tests of the limits alone may hold it still.
+	Now func() time.Time
 }
 
 // A Feature is one part of the site — the playground, the lessons — that adds
@@ -89,6 +96,7 @@ func (f FeatureFunc) SetupRoutes(s *Server, r chi.Router) error { return f(s, r)
 // Server is the site's http.Handler.
 type Server struct {
 	log     *slog.Logger
+	now     func() time.Time // Config.Now
 	version string
 	assets  *assetTable
 	router  chi.Router
@@ -145,24 +153,29 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
 	closing, endStreams := context.WithCancel(context.Background())
 	s := &Server{
 		log:         log,
+		now:         now,
 		version:     cfg.Version,
 		publicURL:   cfg.PublicURL,
 		listenIP:    listenIP(cfg.Listen),
 		assets:      assets,
 		closing:     closing,
 		endStreams:  endStreams,
-		runs:        newRunLimiter(cfg.RunSlots),
-		limits:      newClientLimits(),
+		runs:        newRunLimiter(cfg.RunSlots, now),
+		limits:      newClientLimits(now),
 		streams:     newClientCounts(cmp.Or(cfg.StreamsPerClient, StreamsPerClient)),
 		streamWrite: StreamWriteTimeout,
 		bodies:      newClientCounts(bodyReadsPerClient),
 		bodySlots:   semaphore.NewWeighted(bodyReads),
 		bodyRead:    cmp.Or(cfg.BodyReadTimeout, BodyReadTimeout),
-		refusals:    &refusalLog{interval: 10 * time.Second},
-		outages:     &refusalLog{interval: 10 * time.Second, what: "answered 503: the store is unreachable"},
+		refusals:    &refusalLog{now: now, interval: 10 * time.Second},
+		outages:     &refusalLog{now: now, interval: 10 * time.Second, what: "answered 503: the store is unreachable"},
 
 		trustedProxies: cfg.TrustedProxies,
 		runTimeout:     RunTimeout,
@@ -192,6 +205,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	return s, nil
 }
+
+// Now reads the server's clock (Config.Now).
+func (s *Server) Now() time.Time { return s.now() }
 
 // ServeHTTP routes a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/windowlab/playground/internal/storetest"
 	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
 	"github.com/windowlab/playground/scenario"
@@ -129,12 +130,12 @@ func TestMultipartUploadsLeaveNoTempFiles(t *testing.T) {
 	}
 }
 
-// newLimitedServer is newTestServer with one run slot.
-func newLimitedServer(t *testing.T) (*web.Server, string, *webtest.LogBuffer) {
+// newLimitedServer is newTestServer with one run slot, on the clock now.
+func newLimitedServer(t *testing.T, now func() time.Time) (*web.Server, string, *webtest.LogBuffer) {
 	t.Helper()
 	logs := &webtest.LogBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), RunSlots: 1, Features: []web.Feature{simulate.API(), webplay.Playground(play.NewStore(nil))}}, log)
+	s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), RunSlots: 1, Now: now, Features: []web.Feature{simulate.API(), webplay.Playground(play.NewStore(nil))}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,10 +147,12 @@ func newLimitedServer(t *testing.T) (*web.Server, string, *webtest.LogBuffer) {
 // TestRunsBeyondCapacityAre503 fills the server's only run slot and checks
 // that simulate and both decisions downloads of a larger scenario answer
 // 503 with Retry-After (a small download is served),
-// that a flood of refusals logs one WARN line, and that runs are served
-// again once the slot is free.
+// that a flood of refusals logs one WARN line per interval on the server's
+// clock (held still, then moved past it), and that runs are served again
+// once the slot is free.
 func TestRunsBeyondCapacityAre503(t *testing.T) {
-	s, base, logs := newLimitedServer(t)
+	clock := storetest.NewClock()
+	s, base, logs := newLimitedServer(t, clock.Now)
 	carPark, err := os.ReadFile("../lessons/scenarios/car-park.json")
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +211,14 @@ func TestRunsBeyondCapacityAre503(t *testing.T) {
 		}
 	}
 	if n := strings.Count(logs.String(), "refused for capacity"); n != 1 {
-		t.Errorf("15 refusals logged %d lines, want 1 (sampled)", n)
+		t.Errorf("15 refusals at one instant logged %d lines, want 1 (sampled)", n)
+	}
+	clock.Advance(10 * time.Second)
+	if res := do(paths[0]); res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("%s with the slot taken, 10 s later = %d, want 503", paths[0], res.StatusCode)
+	}
+	if lines := logLines(logs.String(), "refused for capacity"); len(lines) != 2 || !strings.Contains(lines[1], "refusals=15") {
+		t.Errorf("a refusal 10 s after the first line: the log says %q, want a second line counting the 15 refusals since", lines)
 	}
 	if strings.Contains(logs.String(), "level=ERROR") {
 		t.Errorf("a refusal for capacity logged an ERROR:\n%s", logs.String())
@@ -261,7 +271,7 @@ func TestDecisionsRefuseOtherSitesSubresources(t *testing.T) {
 // begins, and checks that the run gives its slot back soon after: the
 // replay stops when its request is cancelled.
 func TestCancelledSimulateFreesItsSlot(t *testing.T) {
-	s, base, _ := newLimitedServer(t)
+	s, base, _ := newLimitedServer(t, nil)
 	s.SetRunTimeout(time.Minute)
 	started := make(chan struct{})
 	s.SetRunStarting(func() { close(started) })
@@ -291,6 +301,17 @@ func TestCancelledSimulateFreesItsSlot(t *testing.T) {
 		return ok
 	})
 	t.Logf("slot free %v after the client left", time.Since(start))
+}
+
+// logLines are the lines of logs that contain what.
+func logLines(logs, what string) []string {
+	var lines []string
+	for l := range strings.Lines(logs) {
+		if strings.Contains(l, what) {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	return lines
 }
 
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {

@@ -88,11 +88,18 @@ func TestBrowserRestartLosesNothing(t *testing.T) {
 	phone.WaitText(`[data-testid="room-mine"]`, "Sent.")
 	presenter.WaitText(`[data-testid="answered"]`, "1 answered")
 
+	tried := attempts(learner)
 	before := clockSeconds(t, learner, `[data-testid="clock"]`)
 	killedAt := time.Now()
 	srv.kill()
-	learner.WaitText(`[data-testid="connection"]`, "Disconnected from the server")
-	time.Sleep(time.Second) // the playing clock moves on while the server is down
+	for _, p := range []*browsertest.Tab{learner, presenter, phone} {
+		p.WaitText(connection, "Disconnected from the server")
+	}
+	// The server stays down until the learner's page has tried three
+	// times to reconnect, each refused by the closed port: its back-off
+	// waits at least 0.25, 0.5 and 1 s before them, so the playing clock
+	// has moved on by more than the second the check below allows.
+	learner.WaitFor(attemptsAbove(tried+2), `'attempts: ' + `+attemptsJS)
 	startServer(t, "-addr", addr, "-data", dir)
 
 	// The learner's page comes back to the same lanes, its clock moved on

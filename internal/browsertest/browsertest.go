@@ -274,7 +274,15 @@ func (tab *Tab) WaitLive() {
 // on what the page draws: lanes, marks, tallies.
 func (tab *Tab) WaitFor(predicate, after string) {
 	tab.t.Helper()
-	ctx, cancel := context.WithTimeout(tab.ctx, Timeout)
+	tab.WaitForWithin(Timeout, predicate, after)
+}
+
+// WaitForWithin is WaitFor for up to limit instead of Timeout: for what
+// the page takes longer than Timeout to show by design, such as more
+// reconnect attempts than its back-off makes in 15 s.
+func (tab *Tab) WaitForWithin(limit time.Duration, predicate, after string) {
+	tab.t.Helper()
+	ctx, cancel := context.WithTimeout(tab.ctx, limit)
 	defer cancel()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate)); err != nil {
 		show, stop := context.WithTimeout(tab.ctx, Timeout)

@@ -2,9 +2,12 @@ package webtest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -73,4 +76,37 @@ func ParseEvents(t testing.TB, body io.Reader) []Event {
 		}
 		events = append(events, ev)
 	}
+}
+
+// StreamRecorder is an http.ResponseWriter for a stream served within a
+// testing/synctest bubble: with no socket, every wait of the server's
+// goroutines is on the bubble's timers and channels, so the bubble's clock
+// moves only when they all wait. Its zero value is not usable: use
+// NewStreamRecorder.
+type StreamRecorder struct {
+	header http.Header
+	mu     sync.Mutex
+	body   bytes.Buffer
+}
+
+// NewStreamRecorder returns an empty StreamRecorder.
+func NewStreamRecorder() *StreamRecorder { return &StreamRecorder{header: http.Header{}} }
+
+func (r *StreamRecorder) Header() http.Header { return r.header }
+func (r *StreamRecorder) WriteHeader(int)     {}
+func (r *StreamRecorder) Flush()              {}
+
+func (r *StreamRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.body.Write(p)
+}
+
+// Events are the events written so far.
+func (r *StreamRecorder) Events(t testing.TB) []Event {
+	t.Helper()
+	r.mu.Lock()
+	body := bytes.Clone(r.body.Bytes())
+	r.mu.Unlock()
+	return ParseEvents(t, bytes.NewReader(body))
 }

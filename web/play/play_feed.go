@@ -68,8 +68,10 @@ func (p *playground) follow(id string, v int) (*fanout.Hub, func(), error) {
 
 // run follows the session until ctx ends or the store forgets it,
 // rendering at most every web.UpdateInterval: at once after a quiet
-// spell, else at the next tick.
+// spell, else at the next tick. It counts on the server's clock
+// (web.Server.Now), which moves with the ticker.
 func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan struct{}) {
+	now := h.p.s.Now
 	ticker := time.NewTicker(web.UpdateInterval)
 	defer ticker.Stop()
 	var touched, rendered time.Time
@@ -89,7 +91,8 @@ func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan
 			sess, stale = latest, true
 		case <-h.Poked():
 			stale = true // a view may have a new follower and no frame
-		case now := <-ticker.C:
+		case <-ticker.C:
+			now := now()
 			// A watched session never idles out (play.Sessions); the
 			// store also hears it is used.
 			if now.Sub(touched) >= web.TouchEvery {
@@ -107,10 +110,11 @@ func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan
 				sess, stale = sess.At(now), true
 			}
 		}
-		if !stale || time.Since(rendered) < web.UpdateInterval {
+		at := now()
+		if !stale || at.Sub(rendered) < web.UpdateInterval {
 			continue
 		}
-		stale, rendered = false, time.Now()
+		stale, rendered = false, at
 		if err := h.render(sess); err != nil && ctx.Err() == nil {
 			h.p.s.Log().Error("play stream", "session", h.id, slog.Any("error", err))
 		}

@@ -2,9 +2,9 @@ package play
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/windowlab/playground/internal/webtest"
@@ -43,46 +43,28 @@ func TestPlayStreamOfALostSessionSaysItEnded(t *testing.T) {
 
 // A stream with nothing to update still sends an (empty) event every
 // heartbeat, and only then: the page takes a long silence as a lost
-// connection.
+// connection. Counted over a minute of a testing/synctest bubble's clock.
 func TestPlayStreamHeartbeat(t *testing.T) {
-	store := play.NewStore(nil)
-	log, _ := webtest.Logger()
-	s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), StreamHeartbeat: 300 * time.Millisecond, Features: []web.Feature{Playground(store)}}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	url := srv.URL
-	sess, err := store.New(play.DefaultScenario())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := openStream(t, url+"/play/"+sess.ID()+"/stream")
-	r.until(t, "play-share") // the first render ends with the share region
-	// Beats are counted over a window rather than timed one by one: on a
-	// busy machine this reader can fall behind and take two beats
-	// back to back, which says nothing of how often the server sent them.
-	// Reading late only moves beats out of the window, never into it, so
-	// more than window/heartbeat + 1 means the server beat too often.
-	const window = 1200 * time.Millisecond
-	deadline := time.After(window)
-	beats := 0
-	for done := false; !done; {
-		select {
-		case ev, ok := <-r.events:
-			if !ok {
-				t.Fatalf("the stream ended (%v)", r.err)
-			}
+	synctest.Test(t, func(t *testing.T) {
+		store := play.NewStore(nil) // time.Now: the bubble's clock
+		sess, err := store.New(play.DefaultScenario())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, stop := bubbleStream(t, Playground(store), "/play/"+sess.ID()+"/stream")
+		defer stop()
+		first := len(w.Events(t))
+		const quiet = 4*web.StreamHeartbeat + web.StreamHeartbeat/2
+		<-time.After(quiet) // the bubble's time: no wall time passes
+		synctest.Wait()
+		beats := w.Events(t)[first:]
+		for _, ev := range beats {
 			if ev.Name != "datastar-merge-signals" || strings.Join(ev.Data, "\n") != "signals {}" {
 				t.Fatalf("a quiet stream sent %s %q, want only empty signals", ev.Name, ev.Data)
 			}
-			beats++
-		case <-deadline:
-			done = true
 		}
-	}
-	if most := int(window/s.Heartbeat()) + 1; beats < 1 || beats > most {
-		t.Errorf("%d heartbeats in %v at one per %v, want 1 to %d", beats, window, s.Heartbeat(), most)
-	}
+		if len(beats) != 4 {
+			t.Errorf("%d heartbeats in %v of quiet at one per %v, want 4", len(beats), quiet, web.StreamHeartbeat)
+		}
+	})
 }

@@ -68,12 +68,10 @@ func TestPlayStreamsOfOneSessionShareOneFeed(t *testing.T) {
 			}
 		}
 	})
-	deadline := time.Now().Add(2 * time.Second)
-	for store.Watchers(sess.ID()) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the feed's watch outlived its last page")
-		}
-		time.Sleep(10 * time.Millisecond) // waits on the server's feed goroutine, which ends with its last page
+	select {
+	case <-store.Unwatched(sess.ID()):
+	case <-time.After(2 * time.Second): // bounds the server's feed goroutine, which ends with its last page
+		t.Fatal("the feed's watch outlived its last page by 2 s")
 	}
 }
 

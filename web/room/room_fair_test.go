@@ -29,7 +29,7 @@ import (
 // play store store(clock) on the fixture's clock (nil: the default bounds).
 // With unheld, the rooms see the store only as play.Sessions, so it does
 // not keep their sessions (as a store elsewhere might lose them).
-func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() time.Time) *play.Store, unheld bool, cfg ...func(*web.Config)) *roomFixture {
+func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() time.Time) *play.Store, unheld bool, cfg ...func(c *web.Config, clk *storetest.Clock)) *roomFixture {
 	t.Helper()
 	fx := &roomFixture{clk: storetest.NewClockAt(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))}
 	rooms, err := room.New(room.NewMemStore(), room.Config{Now: fx.clk.Now, Bounds: bounds})
@@ -53,7 +53,7 @@ func newFairFixture(t *testing.T, bounds *room.Bounds, store func(now func() tim
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")},
 		Features:       []web.Feature{simulate.API(), webplay.Playground(fx.sessions, rf), rf}}
 	for _, f := range cfg {
-		f(&c)
+		f(&c, fx.clk)
 	}
 	s, err := web.New(c, slog.New(slog.NewTextHandler(fx.logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
@@ -339,7 +339,7 @@ func TestRoomProjectorServedWhileOneAddressHoldsEveryAttendeePlace(t *testing.T)
 // TestStreamsPerClient: one address holds at most its share of streams,
 // whatever it streams; another address is served meanwhile.
 func TestStreamsPerClient(t *testing.T) {
-	fx := newFairFixture(t, nil, nil, false, func(c *web.Config) { c.StreamsPerClient = 3 })
+	fx := newFairFixture(t, nil, nil, false, func(c *web.Config, _ *storetest.Clock) { c.StreamsPerClient = 3 })
 	id, _, sess := fx.startRoom(t, fx.deviceFrom(t, "192.0.2.1"))
 	hog := fx.deviceFrom(t, "198.51.100.9")
 	paths := []string{"/room/" + id + "/stream", "/play/" + sess.ID() + "/stream", "/room/" + id + "/stream"}

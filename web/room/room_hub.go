@@ -136,9 +136,12 @@ func (h *roomHub) screens(ctx context.Context) {
 
 // run renders after each change of the room or the session, paced by a
 // pacer, and while the session's clock plays. sess is the session as the
-// first frame showed it.
+// first frame showed it. It counts on the server's clock (web.Server.Now),
+// which moves with its ticker and timer; a question's countdown counts on
+// the rooms' (room.Rooms.Now).
 func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	log := h.f.s.Log()
+	now := h.f.s.Now
 	roomChanges, err := h.f.rooms.Watch(ctx, h.id)
 	if err != nil {
 		h.endOrLose(ctx, err, "This room has ended.")
@@ -154,14 +157,15 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	ticker := time.NewTicker(web.UpdateInterval)
 	defer ticker.Stop()
 	// The first frame was rendered as the hub started (follow).
-	pace := pacer{every: web.UpdateInterval, last: time.Now()}
+	pace := pacer{every: web.UpdateInterval, last: now()}
 	render := time.NewTimer(time.Hour)
 	render.Stop()
 	defer render.Stop()
 	changed := func(settle time.Duration) {
-		render.Reset(time.Until(pace.change(time.Now(), settle)))
+		at := now()
+		render.Reset(pace.change(at, settle).Sub(at))
 	}
-	checked, kept := time.Now(), time.Now()
+	checked, kept := now(), now()
 	var touched time.Time
 	// countdown is what the last frame's countdown said; a question with
 	// one renders again each time it would say another second.
@@ -194,7 +198,8 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			changed(roomSettle)
 		case <-h.Poked():
 			changed(roomSettle)
-		case now := <-ticker.C:
+		case <-ticker.C:
+			now := now()
 			if now.Sub(touched) >= web.TouchEvery {
 				// The touch is also how a hub learns that its store went
 				// out of reach while nothing changed: its pages then
@@ -234,7 +239,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				}
 			}
 		case <-render.C:
-			if now := time.Now(); !pace.ready(now) {
+			if now := now(); !pace.ready(now) {
 				if !pace.due.IsZero() { // the timer was early: wait out the rest
 					render.Reset(pace.due.Sub(now))
 				}
@@ -254,7 +259,7 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 			if !read {
 				// Only the clock moved (or the store forgot the
 				// session): read it at this instant.
-				sess = sess.At(time.Now())
+				sess = sess.At(now())
 			}
 			if err := h.render(ctx, rm, sess); err != nil {
 				log.Error("room render", "room", h.id, slog.Any("error", err))

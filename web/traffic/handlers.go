@@ -29,7 +29,7 @@ const VisitorCookie = "traffic-visitor"
 // Feature serves /traffic.
 func Feature() web.Feature {
 	return web.FeatureFunc(func(s *web.Server, r chi.Router) error {
-		h := &handlers{s: s, store: newStore(time.Now)}
+		h := &handlers{s: s, store: newStore(s.Now)}
 		s.AllowBody("/traffic", MaxUploadBytes)
 		r.Get("/traffic", h.page)
 		r.Post("/traffic", h.upload)
