@@ -38,24 +38,10 @@ func (c *Counterexample) Requests() []Request {
 func (c *Counterexample) Scenario() string {
 	spec := map[string]any{"name": c.Policy}
 	in, _ := policies.Lookup(c.Policy)
-	if in.Takes(policies.BurstOptionName) {
-		spec["burst"] = c.Params.Burst
-		if c.Params.Burst == policies.NoQueue {
-			spec["burst"] = 0 // a leaky bucket's no queue, as scenarios write it
+	for _, o := range in.Options {
+		if v, ok := o.Written(c.Params); ok {
+			spec[o.Name] = v
 		}
-	}
-	if in.Takes(policies.DelayOptionName) && c.Params.Delay != 0 {
-		if c.Params.Delay == c.Params.Burst {
-			spec["delay"] = policies.DelayOption.Word
-		} else {
-			spec["delay"] = c.Params.Delay
-		}
-	}
-	if in.Takes(policies.BucketsOptionName) {
-		spec["buckets"] = c.Params.Buckets
-	}
-	if in.Takes(policies.ArithmeticOptionName) {
-		spec["arithmetic"] = c.Params.Arithmetic
 	}
 	b, _ := json.Marshal(struct {
 		Limit    int64          `json:"limit"`

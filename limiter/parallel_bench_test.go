@@ -46,21 +46,10 @@ func BenchmarkDecideParallelHot(b *testing.B) { parallelSubjects(b, benchload.Wo
 // BenchmarkDecideParallelZipf is the zipf workload from every goroutine.
 func BenchmarkDecideParallelZipf(b *testing.B) { parallelSubjects(b, benchload.Workloads()[2]) }
 
-// benchPolicies are the subjects, labelled as policies' BenchmarkDecide
-// labels them, so that cmd/benchreport can set the two side by side.
-var benchPolicies = []struct {
-	label, name string
-	p           policies.Params
-}{
-	{"fixed-window", policies.FixedWindow, policies.Params{}},
-	{"sliding-log", policies.SlidingLog, policies.Params{}},
-	{"sliding-counter-floor", policies.SlidingCounter, policies.Params{Arithmetic: policies.Floor}},
-	{"sliding-counter-exact", policies.SlidingCounter, policies.Params{Arithmetic: policies.Exact}},
-	{"sliding-buckets-k6", policies.SlidingBuckets, policies.Params{Buckets: 6}},
-	{"exp-histogram-k6", policies.ExpHistogram, policies.Params{Buckets: 6}},
-	{"token-bucket", policies.TokenBucket, policies.Params{}},
-	{"gcra", policies.GCRA, policies.Params{}},
-}
+// benchPolicies are the subjects, every registered policy as policies'
+// BenchmarkDecide labels it (policies.Variants), so that cmd/benchreport
+// can set the two side by side.
+var benchPolicies = policies.Variants()
 
 func benchParams(p policies.Params) policies.Params {
 	p.Limit, p.WindowMs = benchload.Limit, benchload.Window
@@ -70,9 +59,9 @@ func benchParams(p policies.Params) policies.Params {
 func parallelSubjects(b *testing.B, w benchload.Workload) {
 	t0 := time.UnixMilli(benchload.Base)
 	for _, bp := range benchPolicies {
-		runParallel(b, bp.label, w, func(b *testing.B) (*Concurrent, benchload.Heap) {
+		runParallel(b, bp.Label, w, func(b *testing.B) (*Concurrent, benchload.Heap) {
 			return benchload.MeasureHeap(b, len(w.Keys), func() *Concurrent {
-				c, err := NewConcurrent(bp.name, benchParams(bp.p), 0)
+				c, err := NewConcurrent(bp.Name, benchParams(bp.Params), 0)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -25,19 +25,10 @@ const (
 	benchBase   = benchload.Base
 )
 
-var benchPolicies = []struct {
-	label, name string
-	p           Params
-}{
-	{"fixed-window", FixedWindow, Params{}},
-	{"sliding-log", SlidingLog, Params{}},
-	{"sliding-counter-floor", SlidingCounter, Params{Arithmetic: Floor}},
-	{"sliding-counter-exact", SlidingCounter, Params{Arithmetic: Exact}},
-	{"sliding-buckets-k6", SlidingBuckets, Params{Buckets: 6}},
-	{"token-bucket", TokenBucket, Params{}},
-	{"gcra", GCRA, Params{}},
-	{"exp-histogram-k6", ExpHistogram, Params{Buckets: 6}},
-}
+// benchPolicies are the subjects: every registered policy, once per word
+// of a choice option (Variants), so that a policy added to the registry
+// is measured and reported without a line here.
+var benchPolicies = Variants()
 
 func benchParams(p Params) Params {
 	p.Limit, p.WindowMs = benchLimit, benchWindow
@@ -99,8 +90,8 @@ func BenchmarkDecide(b *testing.B) {
 				cpu.Report(b, heap)
 			})
 			for _, bp := range benchPolicies {
-				b.Run(bp.label+".Allow", func(b *testing.B) {
-					pol, heap := fillPolicy(b, bp.name, benchParams(bp.p), w.Keys)
+				b.Run(bp.Label+".Allow", func(b *testing.B) {
+					pol, heap := fillPolicy(b, bp.Name, benchParams(bp.Params), w.Keys)
 					b.ReportAllocs()
 					cpu := benchload.StartCPU()
 					now, admitted := benchBase, int64(0)
@@ -114,8 +105,8 @@ func BenchmarkDecide(b *testing.B) {
 					cpu.Report(b, heap)
 					reportStats(b, pol)
 				})
-				b.Run(bp.label+".Decide", func(b *testing.B) {
-					pol, heap := fillPolicy(b, bp.name, benchParams(bp.p), w.Keys)
+				b.Run(bp.Label+".Decide", func(b *testing.B) {
+					pol, heap := fillPolicy(b, bp.Name, benchParams(bp.Params), w.Keys)
 					b.ReportAllocs()
 					cpu := benchload.StartCPU()
 					now, admitted := benchBase, int64(0)
@@ -187,8 +178,8 @@ func BenchmarkDecideDependent(b *testing.B) {
 		cpu.Report(b, heap)
 	})
 	for _, bp := range benchPolicies {
-		b.Run(bp.label, func(b *testing.B) {
-			pol, heap := fillPolicy(b, bp.name, benchParams(bp.p), w.Keys)
+		b.Run(bp.Label, func(b *testing.B) {
+			pol, heap := fillPolicy(b, bp.Name, benchParams(bp.Params), w.Keys)
 			b.ReportAllocs()
 			cpu := benchload.StartCPU()
 			now, j := benchBase, 0

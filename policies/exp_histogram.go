@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"math/bits"
 	"unsafe"
 )
@@ -32,7 +33,7 @@ const MaxPerSize = 64
 // Params.Buckets; unlike that k it need not divide the window.
 var perSizeOption = Option{
 	Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Help: "error at most 1/k", Kind: Number,
-	Default: DefaultPerSize, Min: 2, Max: MaxPerSize,
+	Default: DefaultPerSize, Min: 2, Max: MaxPerSize, LeftOut: fmt.Sprintf("%d buckets", DefaultPerSize),
 	get: func(p Params) int64 { return p.Buckets },
 	set: func(p *Params, v int64) { p.Buckets = v },
 	normalise: func(name string, p *Params) error {

@@ -58,10 +58,12 @@ import (
 // params, validation messages, the playground's form and its error labels
 // iterate the options. An option no policy took before is declared once
 // next to the others in this file (Option: its field of Params through get
-// and set, default, bounds, label, help, noun, word, and its checks in
-// normalise), and, being a new field, is added where fields are spelled
-// out: Params here, and in scenario the spec's field, its wire decoding
-// (decodePolicy) and PolicySpec.options/setOptions, and ParamsOut.
+// and set, default, bounds, label, help, noun, word, what it runs with when
+// left out, its checks in normalise, and read and written where a scenario
+// writes some value otherwise), and, being a new field, is added where
+// fields are spelled out: Params here, and in scenario the spec's field,
+// PolicySpec.options/setOptions, and ParamsOut. Scenario decoding, conform's
+// counterexamples and the conform command's flags iterate Options.
 var registry = []Info{
 	fixedWindowInfo,
 	slidingLogInfo,
@@ -171,6 +173,57 @@ type Option struct {
 	// given, if set, is Given for an option whose zero value Of cannot
 	// tell from its default (a Choice's empty word).
 	given func(Params) bool
+	// word, for a Choice, sets its field to a word as written, one of
+	// Choices or not (normalise refuses the others, naming them).
+	word func(*Params, string)
+	// LeftOut is what a Number runs with when a spec leaves it out, as a
+	// sentence ends "leave burst out for …": "a burst equal to the limit",
+	// "6 buckets". A Number with a LeftOut may not be written 0 (0 is how
+	// Params says "left out"); one without ("" : delay) may.
+	LeftOut string
+	// read, if set, is Read for a Number whose written numbers mean more
+	// than themselves (the leaky bucket's burst 0: no queue).
+	read func(policy string, v int64) (int64, bool)
+	// written, if set, is Written for a Number some of whose values a
+	// scenario writes otherwise (NoQueue as 0, NoDelay as the word).
+	written func(Params) (any, bool)
+}
+
+// Read is the value that v, a number a scenario or a flag wrote for the
+// option of the named policy, sets Params to, and false when v may not be
+// written: 0 for an option whose 0 reads as left out (one with a
+// LeftOut), a negative number where negatives stand for something inside
+// (the burst's NoQueue). A Choice's word is set with SetWord instead.
+func (o Option) Read(policy string, v int64) (int64, bool) {
+	if o.read != nil {
+		return o.read(policy, v)
+	}
+	return v, v != 0 || o.LeftOut == ""
+}
+
+// SetWord sets a Choice's field of *p to word as written, which New
+// refuses, naming the option, when it is none of Choices.
+func (o Option) SetWord(p *Params, word string) {
+	if o.word != nil {
+		o.word(p, word)
+	}
+}
+
+// Written is the option's value in p, parameters as a policy runs them
+// (Normalised), as scenario JSON writes it, and false when a scenario
+// leaves it out: a Choice's word, a Number's number, the leaky bucket's
+// no queue as 0 and its delay of the whole queue as the option's word; a
+// Number with no LeftOut (delay) is left out at 0.
+func (o Option) Written(p Params) (any, bool) {
+	switch {
+	case o.written != nil:
+		return o.written(p)
+	case o.Kind == Choice:
+		return o.Describe(o.get(p)), true
+	case o.LeftOut == "" && o.get(p) == 0:
+		return nil, false
+	}
+	return o.get(p), true
 }
 
 // Of is the option's value in p: a Number's number, a Choice's index in
@@ -250,6 +303,10 @@ const (
 	DelayOptionName      = "delay"
 )
 
+// noDelayWord is the delay's word, nginx's: every excess permit passes at
+// once.
+const noDelayWord = "nodelay"
+
 // The options the policies take. Each is a field of Params.
 var (
 	ArithmeticOption = Option{
@@ -262,6 +319,7 @@ var (
 			return int64(slices.Index([]Arithmetic{Floor, Exact}, p.Arithmetic))
 		},
 		set:   func(p *Params, v int64) { p.Arithmetic = []Arithmetic{Floor, Exact}[v] },
+		word:  func(p *Params, w string) { p.Arithmetic = Arithmetic(w) },
 		given: func(p Params) bool { return p.Arithmetic != "" },
 		Noun:  "an arithmetic",
 		normalise: func(name string, p *Params) error {
@@ -277,9 +335,9 @@ var (
 	}
 	BucketsOption = Option{
 		Name: BucketsOptionName, Label: "k", Labels: "k=%d", Noun: "buckets", Kind: Number, Default: DefaultBuckets, Min: 1, Max: MaxBuckets,
-		DividesWindow: true,
-		get:           func(p Params) int64 { return p.Buckets },
-		set:           func(p *Params, v int64) { p.Buckets = v },
+		DividesWindow: true, LeftOut: fmt.Sprintf("%d buckets", DefaultBuckets),
+		get: func(p Params) int64 { return p.Buckets },
+		set: func(p *Params, v int64) { p.Buckets = v },
 		normalise: func(name string, p *Params) error {
 			if p.Buckets < 1 || p.Buckets > MaxBuckets {
 				return paramErr(name, BucketsOptionName, "buckets %d is out of range [1, %d]", p.Buckets, MaxBuckets)
@@ -292,8 +350,21 @@ var (
 	}
 	BurstOption = Option{
 		Name: BurstOptionName, Label: "Burst", Labels: "burst %d", Noun: "a burst", Help: "0 = limit", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
-		get: func(p Params) int64 { return p.Burst },
-		set: func(p *Params, v int64) { p.Burst = v },
+		LeftOut: "a burst equal to the limit",
+		get:     func(p Params) int64 { return p.Burst },
+		set:     func(p *Params, v int64) { p.Burst = v },
+		read: func(policy string, v int64) (int64, bool) {
+			if v == 0 && policy == LeakyBucket {
+				return NoQueue, true // nginx's own default: limit_req without burst queues nothing
+			}
+			return v, v > 0 // -1 stands for no queue inside; written, it is out of range
+		},
+		written: func(p Params) (any, bool) {
+			if p.Burst == NoQueue {
+				return 0, true // a leaky bucket's no queue, as scenarios write it
+			}
+			return p.Burst, true
+		},
 		normalise: func(name string, p *Params) error {
 			if p.Burst == NoQueue && name == LeakyBucket {
 				return nil
@@ -311,9 +382,18 @@ var (
 	// the burst, which must be filled in first.
 	DelayOption = Option{
 		Name: DelayOptionName, Label: "Delay", Labels: "delay %d", Noun: "a delay", Help: "excess passing at once", Kind: Number, Default: 0, Min: 0, Max: MaxLimit,
-		Word: "nodelay", WordValue: NoDelay,
+		Word: noDelayWord, WordValue: NoDelay,
 		get: func(p Params) int64 { return p.Delay },
 		set: func(p *Params, v int64) { p.Delay = v },
+		written: func(p Params) (any, bool) {
+			switch p.Delay {
+			case 0:
+				return nil, false
+			case NoDelay, p.Queue():
+				return noDelayWord, true
+			}
+			return p.Delay, true
+		},
 		normalise: func(name string, p *Params) error {
 			if p.Delay == NoDelay {
 				p.Delay = p.Queue()

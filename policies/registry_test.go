@@ -141,3 +141,103 @@ func TestOptionsWordThemselves(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsReadAndWriteScenarios holds Read and Written, through which
+// scenario decoding, conform's counterexamples and the conform command's
+// flags read and write every option without naming it.
+func TestOptionsReadAndWriteScenarios(t *testing.T) {
+	reads := []struct {
+		o      Option
+		policy string
+		v      int64
+		want   int64
+		ok     bool
+	}{
+		{BurstOption, LeakyBucket, 0, NoQueue, true}, // nginx's limit_req without burst
+		{BurstOption, TokenBucket, 0, 0, false},      // 0 reads as left out: refused
+		{BurstOption, LeakyBucket, -1, 0, false},     // NoQueue inside, out of range written
+		{BurstOption, GCRA, 4, 4, true},
+		{BucketsOption, SlidingBuckets, 0, 0, false},
+		{BucketsOption, SlidingBuckets, -3, -3, true}, // New refuses it, naming its range
+		{perSizeOption, ExpHistogram, 0, 0, false},
+		{DelayOption, LeakyBucket, 0, 0, true}, // the default, which may be written
+		{DelayOption, LeakyBucket, NoDelay, NoDelay, true},
+	}
+	for i, c := range reads {
+		got, ok := c.o.Read(c.policy, c.v)
+		if ok != c.ok || ok && got != c.want {
+			t.Errorf("read %d: %s.Read(%s, %d) = %d, %v; want %d, %v", i, c.o.Name, c.policy, c.v, got, ok, c.want, c.ok)
+		}
+	}
+	writes := []struct {
+		o    Option
+		p    Params
+		want any // nil: left out
+	}{
+		{BurstOption, Params{Burst: NoQueue}, 0},
+		{BurstOption, Params{Burst: 7}, int64(7)},
+		{DelayOption, Params{Burst: 5, Delay: 0}, nil},
+		{DelayOption, Params{Burst: 5, Delay: 2}, int64(2)},
+		{DelayOption, Params{Burst: 5, Delay: 5}, "nodelay"},
+		{DelayOption, Params{Burst: 5, Delay: NoDelay}, "nodelay"},
+		{BucketsOption, Params{Buckets: 6}, int64(6)},
+		{ArithmeticOption, Params{Arithmetic: Exact}, "exact"},
+	}
+	for i, c := range writes {
+		got, ok := c.o.Written(c.p)
+		if !ok {
+			got = nil
+		}
+		if got != c.want {
+			t.Errorf("write %d: %s.Written(%+v) = %v (%T); want %v (%T)", i, c.o.Name, c.p, got, got, c.want, c.want)
+		}
+	}
+	var p Params
+	ArithmeticOption.SetWord(&p, "round")
+	if _, err := New(SlidingCounter, Params{Limit: 1, WindowMs: 1, Arithmetic: p.Arithmetic}); err == nil {
+		t.Errorf("SetWord(round) then New: no error; want the arithmetic refused")
+	}
+}
+
+// TestVariants holds the benchmarks' subjects to the registry: every
+// policy, a Choice's every word, labels as docs/performance.md's tables
+// have named them, and Flat for exactly the policies keeping no ring.
+func TestVariants(t *testing.T) {
+	got := map[string]Variant{}
+	names := map[string]bool{}
+	for _, v := range Variants() {
+		if _, dup := got[v.Label]; dup {
+			t.Errorf("label %q twice", v.Label)
+		}
+		got[v.Label] = v
+		names[v.Name] = true
+		if _, err := New(v.Name, Params{Limit: 10, WindowMs: 60_000, Arithmetic: v.Params.Arithmetic, Buckets: v.Params.Buckets}); err != nil {
+			t.Errorf("%s: %v", v.Label, err)
+		}
+	}
+	for _, n := range Names {
+		if !names[n] {
+			t.Errorf("policy %s has no variant", n)
+		}
+	}
+	for label, want := range map[string]struct {
+		title string
+		flat  bool
+	}{
+		"fixed-window":          {"fixed-window", true},
+		"sliding-log":           {"sliding-log", false},
+		"sliding-counter-floor": {"sliding-counter floor", true},
+		"sliding-counter-exact": {"sliding-counter exact", true},
+		"sliding-buckets-k6":    {"sliding-buckets k=6", false},
+		"token-bucket":          {"token-bucket", true},
+		"gcra":                  {"gcra", true},
+		"leaky-bucket":          {"leaky-bucket", true},
+		"stepped-bucket":        {"stepped-bucket", true},
+		"exp-histogram-k6":      {"exp-histogram k=6", false},
+	} {
+		v, ok := got[label]
+		if !ok || v.Title != want.title || v.Flat != want.flat {
+			t.Errorf("variant %s = %+v (found %v); want title %q, flat %v", label, v, ok, want.title, want.flat)
+		}
+	}
+}

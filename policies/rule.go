@@ -102,6 +102,9 @@ func newKeyed[S any, R Rule[S]](r R) *keyed[S, R] {
 	return &keyed[S, R]{r: r, keys: newKeyTable[S](), rings: ringChunks{n: r.RingLen()}}
 }
 
+// ringLen is the length of the ring each key's state holds, 0 for none.
+func (k *keyed[S, R]) ringLen() int64 { return k.rings.n }
+
 // base is k itself, also through a policy type that embeds it.
 func (k *keyed[S, R]) base() *keyed[S, R] { return k }
 

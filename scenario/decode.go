@@ -259,6 +259,14 @@ func decodeFields(data []byte, v any, fields map[string]any) Errors {
 	if !mistyped && fe.Reason != "unknown field" {
 		return Errors{fe}
 	}
+	return decodeObject(data, fields)
+}
+
+// decodeObject decodes the JSON object data field by field into fields,
+// each by its name, reporting every unknown or mistyped field (up to
+// maxDecodeErrors), each named. data is one JSON object already read
+// whole (a json.RawMessage of a valid document).
+func decodeObject(data []byte, fields map[string]any) Errors {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil { // the object's "{", already checked
 		return Errors{jsonError(err)}
@@ -287,8 +295,10 @@ func decodeFields(data []byte, v any, fields map[string]any) Errors {
 }
 
 // decodePolicy reads one policy, a bare name or an object. An object is
-// read as decodeFields reads the scenario's own, so that every mistyped or
-// unknown field in it is reported, each named ("burst"), not the first.
+// read field by field, as decodeFields reads the scenario's own fields,
+// so that every mistyped or unknown field in it is reported, each named
+// ("burst"), not the first; its option fields are those of every option
+// some policy takes (policies.Options), each read as the option says.
 func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		if err := strictUnmarshal(raw, p); err != nil {
@@ -298,57 +308,141 @@ func decodePolicy(raw json.RawMessage, p *PolicySpec) Errors {
 	}
 	// The numbers are read through pointers because 0 in a PolicySpec
 	// means "left out": a 0 someone wrote would otherwise run silently as
-	// the scenario's limit, the limit's burst or six buckets.
+	// the scenario's limit or window (options: see wireOption).
 	var w struct {
-		Name       string              `json:"name"`
-		Limit      *int64              `json:"limit"`
-		WindowMs   *int64              `json:"windowMs"`
-		Arithmetic policies.Arithmetic `json:"arithmetic"`
-		Buckets    *int64              `json:"buckets"`
-		Burst      *int64              `json:"burst"`
-		Delay      Delay               `json:"delay"` // 0, its default, may be written
+		Name     string
+		Limit    *int64
+		WindowMs *int64
 		wireDeployment
 	}
-	errs := decodeFields(raw, &w, map[string]any{
+	fields := map[string]any{
 		"name": &w.Name, "limit": &w.Limit, "windowMs": &w.WindowMs,
-		"arithmetic": &w.Arithmetic, "buckets": &w.Buckets, "burst": &w.Burst,
-		"delay": &w.Delay,
 		"nodes": &w.Nodes, "route": &w.Route, "seed": &w.Seed, "syncMs": &w.SyncMs,
 		"central": &w.Central, "skewMs": &w.SkewMs,
-	})
-	*p = PolicySpec{Name: w.Name, Arithmetic: w.Arithmetic, Delay: w.Delay}
+	}
+	opts := policies.Options()
+	written := make([]wireOption, len(opts))
+	for i, o := range opts {
+		written[i].o = o
+		fields[o.Name] = &written[i]
+	}
+	errs := decodeObject(raw, fields)
+	*p = PolicySpec{Name: w.Name}
 	errs = w.wireDeployment.read(&p.Deployment, errs)
-	var burst int64 // Burst's number, NoQueue for a leaky bucket's 0
 	for _, f := range []struct {
 		name, leftOut string
-		option        *policies.Option // nil for the settings every policy has
 		v, dst        *int64
 	}{
-		{"limit", "the scenario's limit", nil, w.Limit, &p.Limit},
-		{"windowMs", "the scenario's window", nil, w.WindowMs, &p.WindowMs},
-		{"buckets", fmt.Sprintf("%d buckets", DefaultBuckets), &policies.BucketsOption, w.Buckets, &p.Buckets},
-		{"burst", "a burst equal to the limit", &policies.BurstOption, w.Burst, &burst},
+		{"limit", "the scenario's limit", w.Limit, &p.Limit},
+		{"windowMs", "the scenario's window", w.WindowMs, &p.WindowMs},
 	} {
 		switch {
 		case f.v == nil, errs.Field(f.name) != "": // left out, or mistyped and said so
-		case *f.v == 0 && f.option != nil && notTaken(w.Name, *f.option) != "":
-			// "give at least 1" would be wrong advice: it takes none.
-			errs = append(errs, FieldError{f.name, notTaken(w.Name, *f.option)})
-		case *f.v == 0 && f.name == policies.BurstOptionName && w.Name == policies.LeakyBucket:
-			// nginx's own default: limit_req without burst queues nothing.
-			*f.dst = policies.NoQueue
-		case *f.v < 0 && f.name == policies.BurstOptionName:
-			// -1 stands for no queue inside; written, it is out of range.
-			errs = append(errs, FieldError{f.name, fmt.Sprintf("%d is out of range (1 to %d, or leave it out to use the limit)", *f.v, MaxLimit)})
 		case *f.v == 0:
-			errs = append(errs, FieldError{f.name, fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", f.name, f.leftOut)})
+			errs = append(errs, FieldError{f.name, leaveOut(f.name, f.leftOut)})
 		default:
 			*f.dst = *f.v
 		}
 	}
-	p.Burst = Burst(burst)
+	for _, wo := range written {
+		if !wo.given || errs.Field(wo.o.Name) != "" {
+			continue
+		}
+		if why := wo.setIn(p); why != "" {
+			errs = append(errs, FieldError{wo.o.Name, why})
+		}
+	}
 	return errs
 }
+
+// wireOption is one option's field of a policy object as written: a
+// Choice's word, or a Number's whole number or its word. A Number's 0 is
+// read apart from the field left out, since 0 in a PolicySpec means left
+// out: a 0 someone wrote would otherwise run silently as the limit's
+// burst or six buckets.
+type wireOption struct {
+	o     policies.Option
+	given bool
+	n     int64  // a Number's number, or its WordValue for its Word
+	word  string // a Choice's word
+}
+
+// UnmarshalJSON reads the field as its option takes it. What it cannot
+// read is a *json.UnmarshalTypeError or a wantError, so that decoding
+// names the field ("policies[0].delay") as for any mistyped number.
+func (w *wireOption) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil // as encoding/json reads null: left out
+	}
+	w.given = true
+	if w.o.Kind == policies.Choice {
+		return json.Unmarshal(b, &w.word)
+	}
+	if w.o.Word == "" {
+		return json.Unmarshal(b, &w.n)
+	}
+	var word string
+	if json.Unmarshal(b, &word) == nil && word == w.o.Word {
+		w.n = w.o.WordValue
+		return nil
+	}
+	if err := json.Unmarshal(b, &w.n); err != nil || w.n < 0 {
+		return wantError{want: wordWant(w.o), got: string(b)}
+	}
+	return nil
+}
+
+// setIn sets the option in spec *p, or says why it was not: a 0 (or a
+// negative burst) that may not be written.
+func (w wireOption) setIn(p *PolicySpec) string {
+	o := w.o
+	if in, ok := policies.Lookup(p.Name); ok {
+		if i := slices.IndexFunc(in.Options, func(x policies.Option) bool { return x.Name == o.Name }); i >= 0 {
+			o = in.Options[i] // the policy's own (exp-histogram's k, not sliding-buckets')
+		}
+	}
+	if o.Kind == policies.Choice {
+		set := p.options()
+		o.SetWord(&set, w.word)
+		p.setOptions(set)
+		return ""
+	}
+	v, ok := o.Read(p.Name, w.n)
+	switch {
+	case ok:
+		*p = p.WithOption(o, v)
+		return ""
+	case w.n == 0 && notTaken(p.Name, o) != "":
+		// "give at least 1" would be wrong advice: it takes none.
+		return notTaken(p.Name, o)
+	case w.n == 0:
+		return leaveOut(o.Name, o.LeftOut)
+	}
+	return numberRange(o, w.n)
+}
+
+// leaveOut is why a 0 written for a setting that has a default when left
+// out (a lane's limit or window, most options) is refused.
+func leaveOut(field, leftOut string) string {
+	return fmt.Sprintf("0 is not allowed: give at least 1, or leave %s out for %s", field, leftOut)
+}
+
+// numberRange is why a spec may not hold v for option o, a number below 1
+// that is no word of its (the burst's -1 is NoQueue inside) or above
+// MaxLimit.
+func numberRange(o policies.Option, v int64) string {
+	return fmt.Sprintf("%d is out of range (1 to %d, or leave it out for %s)", v, MaxLimit, o.LeftOut)
+}
+
+// wordWant is what an option with a word takes.
+func wordWant(o policies.Option) string {
+	return fmt.Sprintf("a whole number of permits or %q", o.Word)
+}
+
+// wantError is a field's value that is not of what the field takes.
+type wantError struct{ want, got string }
+
+func (e wantError) Error() string { return fmt.Sprintf("want %s, got %s", e.want, e.got) }
 
 // wireDeployment is a policy object's deployment fields as written:
 // pointers tell "nodes": 0 and "seed": 0 from left out.
@@ -499,7 +593,7 @@ func (s Scenario) validate(hasLimit, hasWindow bool) Errors {
 			}
 		}
 		if p.Burst < 0 && p.Burst != policies.NoQueue || p.Burst > MaxLimit {
-			add(field+".burst", "%d is out of range (1 to %d, or leave it out to use the limit)", int64(p.Burst), MaxLimit)
+			add(field+".burst", "%s", numberRange(policies.BurstOption, int64(p.Burst)))
 		}
 		if p.Delay < 0 && int64(p.Delay) != policies.NoDelay || p.Delay > MaxLimit {
 			add(field+".delay", "%d is out of range (0 to the burst, or %q)", int64(p.Delay), policies.DelayOption.Word)
@@ -675,7 +769,10 @@ func under(prefix string, fe FieldError) FieldError {
 func jsonError(err error) FieldError {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var want wantError
 	switch {
+	case errors.As(err, &want):
+		return FieldError{Reason: want.Error()}
 	case errors.As(err, &syn):
 		return FieldError{Reason: fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, err)}
 	case errors.As(err, &typ):
@@ -698,7 +795,7 @@ func jsonError(err error) FieldError {
 		case "scenario.wireList":
 			want = "a list"
 		case "scenario.Delay":
-			want = fmt.Sprintf("a whole number of permits or %q", policies.DelayOption.Word)
+			want = wordWant(policies.DelayOption)
 		}
 		field := typ.Field
 		if field == "" {

@@ -84,6 +84,9 @@ func TestParseRejectsBadInputNamingTheField(t *testing.T) {
 		{"buckets 0", `{"limit": 5, "windowMs": 60, "policies": [{"name": "sliding-buckets", "buckets": 0}]}`, "policies[0].buckets", "leave buckets out for 6 buckets"},
 		{"burst 0 on a policy without one", `{"limit": 5, "windowMs": 10, "policies": [{"name": "fixed-window", "burst": 0}]}`, "policies[0].burst", "only " + policies.JoinNames(policies.Taking(policies.BurstOptionName)) + " take a burst"},
 		{"buckets 0 on a policy without them", `{"limit": 5, "windowMs": 10, "policy": {"name": "gcra", "buckets": 0}}`, "policy.buckets", "only " + policies.JoinNames(policies.Taking(policies.BucketsOptionName)) + " take buckets"},
+		{"negative burst", `{"limit": 5, "windowMs": 10, "policy": {"name": "gcra", "burst": -1}}`, "policy.burst", "-1 is out of range (1 to 10000, or leave it out for a burst equal to the limit)"},
+		{"arithmetic not a word", `{"limit": 5, "windowMs": 10, "policy": {"name": "sliding-counter", "arithmetic": 5}}`, "policy.arithmetic", "want a string, got number"},
+		{"k of exp-histogram 0", `{"limit": 5, "windowMs": 10, "policy": {"name": "exp-histogram", "buckets": 0}}`, "policy.buckets", "leave buckets out for 6 buckets"},
 		{"delay on gcra", `{"limit": 5, "windowMs": 10, "policy": {"name": "gcra", "delay": "nodelay"}}`, "policy.delay", "only leaky-bucket takes a delay"},
 		{"delay not a word it knows", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky-bucket", "delay": "soon"}}`, "policy.delay", `want a whole number of permits or "nodelay", got "soon"`},
 		{"negative delay", `{"limit": 5, "windowMs": 10, "policy": {"name": "leaky-bucket", "delay": -1}}`, "policy.delay", `want a whole number of permits or "nodelay", got -1`},
@@ -261,4 +264,61 @@ func TestParseLeakyBucketWithoutAQueue(t *testing.T) {
 	again, err := Parse(out)
 	require.NoError(t, err, string(out))
 	assert.Equal(t, s, again)
+}
+
+// TestOptionsRoundTripThroughTheirScenarioForm writes every policy's
+// options as policies.Option.Written does (conform's counterexamples
+// do), reads the JSON back through Decode and asks that the policy runs
+// with the same parameters: each option's written form and its reading
+// agree, for every option's bounds, default and word.
+func TestOptionsRoundTripThroughTheirScenarioForm(t *testing.T) {
+	const limit, windowMs = 12, 60_000
+	for _, in := range policies.Registered() {
+		var cases []policies.Params
+		for _, o := range in.Options {
+			var values []int64
+			switch {
+			case o.Kind == policies.Choice:
+				for i := range o.Choices {
+					values = append(values, int64(i))
+				}
+			default:
+				// -1 too: the leaky bucket's no queue, which the others refuse.
+				values = append(values, o.Min, o.Default, min(o.Max, limit), -1)
+				if o.Word != "" {
+					values = append(values, o.WordValue)
+				}
+			}
+			for _, v := range values {
+				p := policies.Params{Limit: limit, WindowMs: windowMs}
+				o.Set(&p, v)
+				cases = append(cases, p)
+			}
+		}
+		if len(in.Options) == 0 {
+			cases = append(cases, policies.Params{Limit: limit, WindowMs: windowMs})
+		}
+		for _, raw := range cases {
+			want, err := policies.Normalised(in.Name, raw)
+			if err != nil {
+				continue // a value the policy refuses (a negative burst but the leaky bucket's)
+			}
+			spec := map[string]any{"name": in.Name}
+			for _, o := range in.Options {
+				if v, ok := o.Written(want); ok {
+					spec[o.Name] = v
+				}
+			}
+			doc, _ := json.Marshal(map[string]any{"limit": limit, "windowMs": windowMs, "policy": spec, "requests": []any{}})
+			s, err := Decode(strings.NewReader(string(doc)))
+			if err != nil {
+				t.Errorf("%s: %s does not decode: %v", in.Name, doc, err)
+				continue
+			}
+			got, err := policies.Normalised(in.Name, s.Policies[0].Params(s))
+			if err != nil || got != want {
+				t.Errorf("%s: %s runs with %+v (%v); want %+v", in.Name, doc, got, err, want)
+			}
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/windowlab/playground/policies"
 )
 
 // The benchmark names this report reads, as policies/bench_test.go (the
@@ -61,32 +63,35 @@ var parallelWorkloads = []struct {
 // policy is one benchPolicies label and how the tables name it.
 type policy struct {
 	label, title string
-	small        bool // small state: held to at most the map fixed window
+	name         string // the registry's name, shared by a choice's variants
+	small        bool   // small state: held to at most the map fixed window
 }
 
-var policies = []policy{
-	{"fixed-window", "fixed-window", true},
-	{"sliding-counter-floor", "sliding-counter floor", true},
-	{"sliding-counter-exact", "sliding-counter exact", true},
-	{"token-bucket", "token-bucket", true},
-	{"gcra", "gcra", true},
-	{"sliding-buckets-k6", "sliding-buckets k=6", false},
-	{"sliding-log", "sliding-log", false},
-}
+// variants are the benchmarks' subjects, as the benchmarks list them
+// (policies.Variants): every registered policy, once per word of a choice
+// option; the small-state ones (no ring a key) first, as the goals group
+// them.
+var variants = func() []policy {
+	var out []policy
+	for _, v := range policies.Variants() {
+		out = append(out, policy{label: v.Label, title: v.Title, name: v.Name, small: v.Flat})
+	}
+	slices.SortStableFunc(out, func(a, b policy) int {
+		switch {
+		case a.small == b.small:
+			return 0
+		case a.small:
+			return -1
+		}
+		return 1
+	})
+	return out
+}()
 
-// row is a table row: one subject, or two shown as "a / b".
+// row is a table row: one subject, or several shown as "a / b".
 type row struct {
 	title string
 	names []string
-}
-
-func policyTitle(label string) string {
-	for _, p := range policies {
-		if p.label == label {
-			return p.title
-		}
-	}
-	return label
 }
 
 // isMet is the rule every goal line uses: a ratio is met when it is at
@@ -200,35 +205,40 @@ func singleRows() []row {
 		{"bare `map[uint64]uint64` lookup", []string{mapLookup}},
 		{"**map fixed window**", []string{mapFixedWindow}},
 	}
-	for _, pol := range policies {
+	for _, pol := range variants {
 		rows = append(rows, row{pol.title + " `Allow`", []string{pol.label + ".Allow"}})
 	}
-	pairs := [][2]string{
-		{"fixed-window", ""},
-		{"sliding-counter-floor", "sliding-counter-exact"},
-		{"token-bucket", "gcra"},
-		{"sliding-buckets-k6", "sliding-log"},
-	}
-	for _, pair := range pairs {
-		if pair[1] == "" {
-			rows = append(rows, row{policyTitle(pair[0]) + " `Decide`", []string{pair[0] + ".Decide"}})
-			continue
+	// Decide, one row a policy: a choice's variants side by side.
+	var names []string
+	for _, pol := range variants {
+		if !slices.Contains(names, pol.name) {
+			names = append(names, pol.name)
 		}
-		rows = append(rows, row{
-			pairTitle(policyTitle(pair[0]), policyTitle(pair[1])) + " `Decide`",
-			[]string{pair[0] + ".Decide", pair[1] + ".Decide"},
-		})
+	}
+	for _, name := range names {
+		var titles, subjects []string
+		for _, pol := range variants {
+			if pol.name == name {
+				titles, subjects = append(titles, pol.title), append(subjects, pol.label+".Decide")
+			}
+		}
+		rows = append(rows, row{groupTitle(titles) + " `Decide`", subjects})
 	}
 	return append(rows, row{"x/time/rate, `map[uint64]*rate.Limiter`", []string{xTimeRate}})
 }
 
-// pairTitle names two subjects in one row: "sliding-counter floor / exact"
-// when they share a first word, "token-bucket / gcra" otherwise.
-func pairTitle(a, b string) string {
-	if ia, ib := strings.IndexByte(a, ' '), strings.IndexByte(b, ' '); ia > 0 && ib > 0 && a[:ia] == b[:ib] {
-		return a + " / " + b[ib+1:]
+// groupTitle names a policy's variants in one row: "sliding-counter
+// floor / exact", the first title whole and the others without the
+// policy's name they share.
+func groupTitle(titles []string) string {
+	out := titles[0]
+	for _, t := range titles[1:] {
+		if i := strings.IndexByte(t, ' '); i > 0 {
+			t = t[i+1:]
+		}
+		out += " / " + t
 	}
-	return a + " / " + b
+	return out
 }
 
 func singleTable(p *printer, r *benchRun) {
@@ -271,7 +281,7 @@ func dependentTable(p *printer, r *benchRun) {
 	p.tableRow("subject", "CPU ns", "× map fixed window")
 	p.tableRow("---", "---:", "---:")
 	rows := []row{{"bare `map[uint64]uint64` lookup", []string{mapLookup}}, {"**map fixed window**", []string{mapFixedWindow}}}
-	for _, pol := range policies {
+	for _, pol := range variants {
 		rows = append(rows, row{pol.title, []string{pol.label}})
 	}
 	for _, rw := range rows {
@@ -286,7 +296,7 @@ func dependentTable(p *printer, r *benchRun) {
 // order.
 func parallelSubjects(r *benchRun, prefix string) []row {
 	known := []row{}
-	for _, pol := range policies {
+	for _, pol := range variants {
 		known = append(known, row{pol.title, []string{pol.label}})
 	}
 	known = append(known,
@@ -366,7 +376,7 @@ func memoryTable(p *printer, r *benchRun) {
 		{"bare `map[uint64]uint64`", prefix + mapLookup, 1},
 		{"**map fixed window**", prefix + mapFixedWindow, 1},
 	}
-	for _, pol := range policies {
+	for _, pol := range variants {
 		rows = append(rows, memRow{pol.title, prefix + pol.label + ".Allow", 1})
 	}
 	rows = append(rows, memRow{"x/time/rate limiters in a map", prefix + xTimeRate, 1})
@@ -406,7 +416,13 @@ func goals(p *printer, r *benchRun) {
 		if small {
 			p.line("- Small-state policies' `Allow` at or under the map fixed window, single goroutine:")
 		} else {
-			p.line("- Sliding-buckets and sliding-log `Allow` against the same rule (the issue asks only \"as close as their state allows\"):")
+			var ringed []string
+			for _, pol := range variants {
+				if !pol.small {
+					ringed = append(ringed, pol.title)
+				}
+			}
+			p.line("- The policies keeping a ring a key (%s): `Allow` against the same rule (the issue asks only \"as close as their state allows\"):", policies.JoinNames(ringed))
 		}
 		for _, wl := range workloads {
 			prefix := decide + wl.name + "/"
@@ -414,7 +430,7 @@ func goals(p *printer, r *benchRun) {
 			var items []string
 			var ratios []float64
 			var oks []bool
-			for _, pol := range policies {
+			for _, pol := range variants {
 				if pol.small != small {
 					continue
 				}
@@ -460,7 +476,7 @@ func goals(p *printer, r *benchRun) {
 			var items []string
 			var ratios []float64
 			var oks []bool
-			for _, pol := range policies {
+			for _, pol := range variants {
 				v, ok := r.value(wl.prefix+pol.label, n, cpuNs)
 				q, ok := ratioOf(v, ref, ok, refOK)
 				items, ratios, oks = append(items, pol.title), append(ratios, q), append(oks, ok)
@@ -478,7 +494,7 @@ func goals(p *printer, r *benchRun) {
 		var items []string
 		var ratios []float64
 		var oks []bool
-		for _, pol := range policies {
+		for _, pol := range variants {
 			at1, ok1 := r.value(wl.prefix+pol.label, first, wallNs)
 			atN, okN := r.value(wl.prefix+pol.label, top, wallNs)
 			q, ok := ratioOf(atN, at1, okN, ok1)
@@ -503,5 +519,5 @@ func goals(p *printer, r *benchRun) {
 func isPolicyResult(name string) bool {
 	last := name[strings.LastIndexByte(name, '/')+1:]
 	last = strings.TrimSuffix(strings.TrimSuffix(last, ".Allow"), ".Decide")
-	return slices.ContainsFunc(policies, func(p policy) bool { return p.label == last })
+	return slices.ContainsFunc(variants, func(p policy) bool { return p.label == last })
 }

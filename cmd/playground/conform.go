@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -37,10 +38,7 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	policy := fs.String("policy", "", "the policy the limiter should follow: "+strings.Join(policies.Names, ", "))
 	limit := fs.Int64("limit", 0, "permits per window")
 	window := fs.Int64("window", 0, "the window in ms (for an endpoint, small: a few hundred ms keeps the run short)")
-	burst := fs.Int64("burst", 0, "the burst (token-bucket, gcra) or the queue's length (leaky-bucket); 0: the limit")
-	delay := fs.String("delay", "0", `leaky-bucket's delay, or "nodelay"`)
-	buckets := fs.Int64("buckets", 0, "k of "+strings.Join(policies.Taking(policies.BucketsOptionName), " or ")+" (0: the default)")
-	arithmetic := fs.String("arithmetic", "", "sliding-counter's arithmetic, floor or exact")
+	options := optionFlags(fs)
 	target := fs.String("url", "", "the endpoint to check (GET)")
 	keyHeader := fs.String("key-header", "X-Client-Key", "the request header carrying the client's key, which the endpoint limits by")
 	refused := fs.String("refused", "429", "the statuses that mean refused, comma-separated (nginx's limit_req answers 503 unless told)")
@@ -57,13 +55,11 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return usagef("conform: unexpected argument %q (usage: playground conform %s)", fs.Arg(0), conformArgs)
 	}
-	p := policies.Params{Limit: *limit, WindowMs: *window, Burst: *burst, Buckets: *buckets, Arithmetic: policies.Arithmetic(*arithmetic)}
-	if *delay == policies.DelayOption.Word {
-		p.Delay = policies.NoDelay
-	} else if n, err := strconv.ParseInt(*delay, 10, 64); err == nil {
-		p.Delay = n
-	} else {
-		return usagef("conform: -delay %q is neither a whole number nor %q", *delay, policies.DelayOption.Word)
+	p := policies.Params{Limit: *limit, WindowMs: *window}
+	for _, f := range options {
+		if err := f.setIn(&p); err != nil {
+			return err
+		}
 	}
 	if in, ok := policies.Lookup(*policy); ok {
 		for _, o := range in.Options {
@@ -131,6 +127,55 @@ func runConform(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintln(stdout, rep.Text())
 	if !rep.Agrees() {
 		return fmt.Errorf("conform: %s differs from %s (the counterexample is above)", t.Name, *policy)
+	}
+	return nil
+}
+
+// optionFlag is the flag of one option some policy takes, named as the
+// option is in scenarios: a Number's whole number (num), or the words of
+// a Choice or of a Number with a word of its own (word).
+type optionFlag struct {
+	o    policies.Option
+	num  *int64
+	word *string
+}
+
+// optionFlags defines a flag for every option some policy takes, each
+// left out (0, or a Choice's empty word) unless given.
+func optionFlags(fs *flag.FlagSet) []optionFlag {
+	var out []optionFlag
+	for _, o := range policies.Options() {
+		help := fmt.Sprintf("the %s of %s", o.Name, policies.JoinNames(policies.Taking(o.Name)))
+		f := optionFlag{o: o}
+		switch {
+		case o.Kind == policies.Choice:
+			f.word = fs.String(o.Name, "", fmt.Sprintf("%s: %s (left out: %s)", help, strings.Join(o.Choices, " or "), o.Choices[0]))
+		case o.Word != "":
+			f.word = fs.String(o.Name, "0", fmt.Sprintf("%s: a whole number or %q", help, o.Word))
+		default:
+			f.num = fs.Int64(o.Name, 0, fmt.Sprintf("%s (0: %s)", help, o.LeftOut))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// setIn sets the flag's option in *p: a word a Choice does not take is
+// left for policies.Normalised to refuse, naming the option.
+func (f optionFlag) setIn(p *policies.Params) error {
+	switch {
+	case f.num != nil:
+		f.o.Set(p, *f.num)
+	case f.o.Kind == policies.Choice:
+		f.o.SetWord(p, *f.word)
+	case *f.word == f.o.Word:
+		f.o.Set(p, f.o.WordValue)
+	default:
+		n, err := strconv.ParseInt(*f.word, 10, 64)
+		if err != nil {
+			return usagef("conform: -%s %q is neither a whole number nor %q", f.o.Name, *f.word, f.o.Word)
+		}
+		f.o.Set(p, n)
 	}
 	return nil
 }

@@ -112,6 +112,10 @@ func TestConformBadInputExitsTwo(t *testing.T) {
 		{"another host", []string{"-policy", "gcra", "-limit", "2", "-window", "1000", "-url", "http://example.com/"}, "give -allow-host example.com"},
 		{"bad reports", []string{"-policy", "gcra", "-limit", "2", "-window", "1000", "-url", "http://127.0.0.1:1/", "-reports", "colour"}, `"colour" is none of`},
 		{"too many requests", []string{"-policy", "gcra", "-limit", "2", "-window", "1000", "-url", "http://127.0.0.1:1/", "-max-requests", "100000"}, "-max-requests 100000 is out of range"},
+		{"delay neither number nor word", []string{"-policy", "leaky-bucket", "-limit", "2", "-window", "1000", "-url", "http://127.0.0.1:1/", "-delay", "soon"}, `-delay "soon" is neither a whole number nor "nodelay"`},
+		{"delay above the burst", []string{"-policy", "leaky-bucket", "-limit", "2", "-window", "1000", "-url", "http://127.0.0.1:1/", "-burst", "2", "-delay", "3"}, "delay 3 is out of range [0, burst 2]"},
+		{"arithmetic not a choice", []string{"-policy", "sliding-counter", "-limit", "2", "-window", "1000", "-url", "http://127.0.0.1:1/", "-arithmetic", "round"}, `arithmetic "round" is neither "floor" nor "exact"`},
+		{"buckets not dividing", []string{"-policy", "sliding-buckets", "-limit", "2", "-window", "1000", "-url", "http://127.0.0.1:1/", "-buckets", "7"}, "windowMs 1000 is not a multiple of buckets 7"},
 		{"both targets", []string{"-policy", "gcra", "-limit", "2", "-window", "1000", "-url", "http://127.0.0.1:1/", "-redis", "redis://127.0.0.1:1", "-script", "x.lua"}, "not both"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
