@@ -216,9 +216,10 @@ func (a *laneAcc) moveTo(v *View) {
 	a.bins = a.bins[firstAt(a.bins, a.lo-a.lo%a.binWidth(), func(b Bin) int64 { return b.Start }):]
 }
 
-// binWidth is the width of the density strip's bins: a fixed multiple of
-// the curve's grid, so that bins stay put while the clock plays.
-func (a *laneAcc) binWidth() int64 { return a.gridStep * 2 * CurveSamples / DensityBins }
+// binWidth is the width of the density strip's bins: a round width for the
+// span the curve's grid was chosen for (DensityBinWidth), so that bins
+// stay put while the clock plays, and across most steps of the span.
+func (a *laneAcc) binWidth() int64 { return DensityBinWidth(a.gridStep * 2 * CurveSamples) }
 
 // countInBin adds a decision of the viewed client to its bin.
 func (a *laneAcc) countInBin(d scenario.Decision) {

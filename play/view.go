@@ -84,7 +84,8 @@ type Lane struct {
 	Curve []Point
 	// Density counts, when more of the viewed client's requests are in
 	// view than a lane draws (MaxMarks), every one of them in view in
-	// DensityBins slices of the span: what the lane draws as a strip.
+	// slices of DensityBinWidth (only those with some, oldest first):
+	// what the lane draws as a strip.
 	Density []Bin
 	// Windows are the policy's epoch-aligned windows inside the span with
 	// the permits admitted in each (fixed-window and sliding-counter).
@@ -154,8 +155,29 @@ type Bin struct {
 	Admitted, Refused int
 }
 
-// DensityBins is how many slices a span's density strip has.
-const DensityBins = 60
+// DensityBins is the most slices a span's density strip has.
+const DensityBins = 40
+
+// DensityBinWidth is the width of the density strip's slices for a span:
+// the least round width (1, 2 or 5 times a power of ten ms) that makes at
+// most DensityBins of them, so a strip has from two fifths of that to
+// that many. The width does not follow each step of a fitted span
+// (spanLadder: at most 1.25 times the last) but one in three or four
+// (from 20 to 25, 40 to 50 and 80 to 100 × a power of ten): at the other
+// steps the slices, their counts and their titles stay as they were, and
+// the lane draws them on coordinates of their own (lane's density strip),
+// so that a step moves the strip by one transform instead of redrawing
+// each bar.
+func DensityBinWidth(span int64) int64 {
+	least := max(1, (span+DensityBins-1)/DensityBins)
+	for mag := int64(1); ; mag *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if w := m * mag; w >= least {
+				return w
+			}
+		}
+	}
+}
 
 // Band is one epoch-aligned window of a lane.
 type Band struct {

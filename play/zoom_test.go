@@ -135,3 +135,26 @@ func TestZoomAndPan(t *testing.T) {
 		t.Error("restored a manual zoom 1 ms wide")
 	}
 }
+
+// TestDensityBinWidth: a strip's slices are round widths, at most
+// DensityBins of them across the span, and the same for the fitted span's
+// steps but one in three or four of the ladder's.
+func TestDensityBinWidth(t *testing.T) {
+	for _, c := range []struct{ span, want int64 }{
+		{1, 1}, {40, 1}, {41, 2}, {100, 5}, {10_000, 500}, {12_000, 500}, {15_000, 500},
+		{20_000, 500}, {25_000, 1000}, {40_000, 1000}, {50_000, 2000}, {80_000, 2000}, {100_000, 5000},
+	} {
+		if got := DensityBinWidth(c.span); got != c.want {
+			t.Errorf("span %d ms: slices of %d ms, want %d", c.span, got, c.want)
+		}
+	}
+	changes := 0
+	for i := 1; i < len(spanLadder); i++ {
+		if DensityBinWidth(spanLadder[i-1]*1000) != DensityBinWidth(spanLadder[i]*1000) {
+			changes++
+		}
+	}
+	if changes != 2 { // 20→25 and 40→50 within 10–80 s; 80→100 is the next decade's
+		t.Errorf("the slices' width changed at %d of the ladder's %d steps from 10 s to 80 s, want 2", changes, len(spanLadder)-1)
+	}
+}
