@@ -256,7 +256,8 @@ func TestBrowserLaneMotion(t *testing.T) {
 // lanes, each of 2,000 requests (longLanes), play at the stream's ten frames a second
 // for four seconds while a PerformanceObserver counts the page's long tasks
 // (over 50 ms). It logs the figures docs/performance.md reports, and fails
-// only when the page did not play (fewer than ten frames arrived).
+// only when the page did not play (fewer than ten frames arrived) or the
+// lanes' drawings came out of the frames with elements that are not SVG.
 //
 //	go test ./web/play/ -run TestBrowserLaneLongTasks -v
 func TestBrowserLaneLongTasks(t *testing.T) {
@@ -267,13 +268,13 @@ func TestBrowserLaneLongTasks(t *testing.T) {
 	tab.Do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+scenario.EncodeURL(sc)+"&t=9000"))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-6`)))
-	// Each long task, and each clock update with the time it came and the
-	// DOM changes in the lanes since the one before, so that a long task
-	// can be told by the frame it handled (a frame's observer runs inside
-	// the task that applied it).
-	browsertest.Run(tab, chromedp.Evaluate[bool](`window.__long = []; window.__frames = []; window.__changes = 0;
+	// Each long task, each clock update with the time it came and the DOM
+	// changes in the lanes since the one before, and each batch of those
+	// changes with its time, so that a long task can be told by what it
+	// applied (an observer runs inside the task that made the changes).
+	browsertest.Run(tab, chromedp.Evaluate[bool](`window.__long = []; window.__frames = []; window.__changes = 0; window.__batches = [];
   new PerformanceObserver(l => { for (const e of l.getEntries()) window.__long.push({start: e.startTime, duration: e.duration}); }).observe({type: 'longtask'});
-  new MutationObserver(rs => { window.__changes += rs.length; }).observe(document.getElementById('play-lane-list'), {subtree: true, childList: true, attributes: true, characterData: true});
+  new MutationObserver(rs => { window.__changes += rs.length; window.__batches.push({at: performance.now(), changes: rs.length}); }).observe(document.getElementById('play-lane-list'), {subtree: true, childList: true, attributes: true, characterData: true});
   new MutationObserver(() => { window.__frames.push({at: performance.now(), clock: Number(document.querySelector('[data-testid="clock"]').dataset.seconds), changes: window.__changes}); window.__changes = 0; }).observe(document.getElementById('play-clock'), {subtree: true, childList: true, characterData: true});
   true`))
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
@@ -289,8 +290,12 @@ func TestBrowserLaneLongTasks(t *testing.T) {
 		// one's are the lanes' changes before it.
 		Frames  []frame
 		Changes int // since the last frame
+		Batches []struct {
+			At      float64
+			Changes int
+		}
 	}
-	raw := browsertest.Run(tab, chromedp.Evaluate[string](`JSON.stringify({long: window.__long, frames: window.__frames, changes: window.__changes})`))
+	raw := browsertest.Run(tab, chromedp.Evaluate[string](`JSON.stringify({long: window.__long, frames: window.__frames, changes: window.__changes, batches: window.__batches})`))
 	if err := json.Unmarshal([]byte(raw), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -308,14 +313,29 @@ func TestBrowserLaneLongTasks(t *testing.T) {
 	var long []string
 	for _, l := range got.Long {
 		longest, sum = max(longest, l.Duration), sum+l.Duration
-		// The frame whose update the task applied, if it applied one.
-		what := "no clock update"
-		for _, f := range got.Frames {
-			if f.At >= l.Start && f.At <= l.Start+l.Duration {
-				what = fmt.Sprintf("the clock's update to %g s, %d DOM changes in the lanes", f.Clock, f.Changes)
+		// What the task changed in the lanes, and the clock's update it
+		// applied, if it applied one.
+		n, what := 0, ""
+		for _, b := range got.Batches {
+			if b.At >= l.Start && b.At <= l.Start+l.Duration {
+				n += b.Changes
 			}
 		}
-		long = append(long, fmt.Sprintf("%.0f ms (%s)", l.Duration, what))
+		for _, f := range got.Frames {
+			switch {
+			case f.At >= l.Start && f.At <= l.Start+l.Duration:
+				what = fmt.Sprintf(", the clock's update to %g s", f.Clock)
+			case f.At < l.Start:
+				what = fmt.Sprintf(", %.0f ms after the clock's update to %g s", l.Start-f.At, f.Clock)
+			}
+		}
+		long = append(long, fmt.Sprintf("%.0f ms (%d DOM changes in the lanes%s)", l.Duration, n, what))
+	}
+	// The frames morphed the lanes across the span's step: every element
+	// in their drawings is still SVG (Datastar's morph builds an SVG group
+	// it does not match in HTML's namespace, where it draws nothing).
+	if html := browsertest.Run(tab, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#play-lane-list svg *')).filter(e => e.namespaceURI !== 'http://www.w3.org/2000/svg').map(e => e.tagName + '#' + e.id)`)); len(html) > 0 {
+		t.Errorf("after playing across the span's step, %d elements in the lanes' drawings are not SVG: %v", len(html), html)
 	}
 	// The DOM changes in the lanes per frame do not depend on the
 	// machine's load, as the tasks' durations do.
