@@ -112,24 +112,41 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 	if h, ok := sessions.(interface{ HoldWith(func(id string) bool) }); ok {
 		h.HoldWith(func(id string) bool { return rooms.Holds(context.Background(), id) })
 	}
-	var setupErr error
+	if err := f.loadDecks(); err != nil {
+		return err
+	}
 	r.Post("/play/{id}/room", f.start)
 	r.Get("/join", f.joinPage)
 	r.Get("/join/{code}", f.joinCode)
-	r.Route("/room", func(r chi.Router) {
-		r.Route("/{id}", func(r chi.Router) {
-			r.Get("/", f.phone)
-			r.Get("/present", f.present)
-			r.Get("/screen", f.screen)
-			r.Get("/remote", f.remote)
-			r.Get("/stream", f.stream)
-			r.Get("/explain", f.explain)
-			r.Get("/mine", f.mine)
-			r.Get("/pair", f.pairPage)
+	r.Route("/room/{id}", func(r chi.Router) {
+		// Anyone's: watching needs no capability, answering an
+		// attendee's cookie, pairing a code.
+		r.Get("/", f.phone)
+		r.Get("/screen", f.screen)
+		r.Get("/stream", f.stream)
+		r.Get("/explain", f.explain)
+		r.Get("/mine", f.mine)
+		r.Post("/answer", f.answer)
+		r.Post("/name", f.setName)
+		r.Get("/pair", f.pairPage)
+		r.Post("/pair/redeem", f.redeem)
+
+		// The presenter's pages and forms: refused with a page.
+		r.Group(func(r chi.Router) {
+			r.Use(f.presenterOnly(f.notPresenterPage))
 			r.Get("/pair/new", f.pairNew)
 			r.Post("/pair/new", f.pairNew)
-			r.Post("/answer", f.answer)
-			r.Post("/pair/redeem", f.redeem)
+			r.Get("/devices", f.devices)
+			r.Post("/joins", f.devicesAction)
+			r.Post("/devices/remove", f.devicesAction)
+			r.Post("/devices/letback", f.devicesAction)
+			r.Post("/devices/rename", f.devicesAction)
+			f.workshopPages(r)
+		})
+		// The presenter's controls (Datastar requests): refused in the
+		// controls' error slot.
+		r.Group(func(r chi.Router) {
+			r.Use(f.presenterOnly(f.refuseControl))
 			for _, a := range webplay.Actions() {
 				r.Post("/play/"+a.Path(), f.drive(a))
 			}
@@ -140,19 +157,19 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 			r.Post("/point", f.presenterAction(f.point))
 			r.Post("/preset", f.presenterAction(f.preset))
 			r.Post("/close", f.closeRoom)
-			r.Get("/devices", f.devices)
-			r.Get("/devices/live", f.devicesLive)
-			r.Get("/question.csv", f.questionCSV)
-			r.Post("/joins", f.devicesAction)
-			r.Post("/devices/remove", f.devicesAction)
-			r.Post("/devices/letback", f.devicesAction)
-			r.Post("/devices/rename", f.devicesAction)
-			if err := f.setupWorkshop(r); err != nil {
-				setupErr = err
-			}
+			f.workshopControls(r)
 		})
+		// The presenter's routes that refuse in words of their own.
+		r.With(f.presenterOnly(f.refuseScreen(
+			"Only the presenter's devices can open the projector view. To follow this room, open its join link or type its code at /join. A presenter's second device is paired from the presenting device."))).
+			Get("/present", f.present)
+		r.With(f.presenterOnly(f.refuseScreen(
+			"Only the presenter's devices can open the remote. Pair this device from the presenter's projector page (\"Pair a device as a remote\")."))).
+			Get("/remote", f.remote)
+		r.With(f.presenterOnly(f.refuseLive)).Get("/devices/live", f.devicesLive)
+		r.With(f.presenterOnly(f.noResults)).Get("/question.csv", f.questionCSV)
 	})
-	return setupErr
+	return nil
 }
 
 type roomFeature struct {
@@ -205,18 +222,24 @@ func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Ro
 		}
 		return nil, nil, false
 	}
+	sess, ok := f.sessionOf(w, r, rm)
+	return rm, sess, ok
+}
+
+// sessionOf returns the session rm shows, or answers with a page.
+func (f *roomFeature) sessionOf(w http.ResponseWriter, r *http.Request, rm *room.Room) (*play.Session, bool) {
 	sess, err := f.sessions.Get(r.Context(), rm.Session)
 	if web.StoreUnreachable(err) {
 		// Out of reach is not gone: the room stays.
 		f.s.StoreUnreachablePage(w, r)
-		return nil, nil, false
+		return nil, false
 	}
 	if err != nil {
 		f.endOrphan(r.Context(), rm)
 		f.messagePage(w, r, http.StatusNotFound, "This room has ended", "The playground this room showed has closed.")
-		return nil, nil, false
+		return nil, false
 	}
-	return rm, sess, true
+	return sess, true
 }
 
 // endOrphan ends a room whose session is gone (the server held it while

@@ -86,20 +86,20 @@ func guardQuestion(rm *room.Room, sess *play.Session, action string) error {
 // drive runs a playground action for the presenter and then records the
 // session as it was before, so that undo can take the action back.
 func (f *roomFeature) drive(a webplay.Action) http.HandlerFunc {
-	return f.presenterAction(func(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
-		if err := guardQuestion(rm, sess, a.Path()); err != nil {
+	return f.presenterAction(func(c control) (templateReply, error) {
+		if err := guardQuestion(c.room, c.sess, a.Path()); err != nil {
 			return templateReply{}, err
 		}
 		var mark playMark
-		q := r.URL.Query()
-		changed, err := f.sessions.Update(r.Context(), sess.ID(), func(s *play.Session) error {
+		q := c.r.URL.Query()
+		changed, err := f.sessions.Update(c.r.Context(), c.sess.ID(), func(s *play.Session) error {
 			mark = markPlay(s) // the session as the action found it, however often a store runs this
-			return a.Run(s, sig.Signals, q)
+			return a.Run(s, c.sig.Signals, q)
 		})
 		if err != nil || !mark.changed(changed) {
 			return templateReply{}, err
 		}
-		_, err = f.rooms.Checkpoint(r.Context(), rm.ID, token, a.Path(), mark.before)
+		_, err = f.rooms.Checkpoint(c.r.Context(), c.room.ID, c.token, a.Path(), mark.before)
 		return templateReply{}, err
 	})
 }
@@ -123,8 +123,8 @@ func (f *roomFeature) beforeAction(ctx context.Context, sess *play.Session, labe
 	}
 }
 
-func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
-	v := sess.View()
+func (f *roomFeature) ask(c control) (templateReply, error) {
+	v := c.sess.View()
 	// "The next request" at the clock comes after any request the lanes
 	// already show at the clock: a question is about the requests before
 	// its instant (room.Question.Solve), so it is asked a millisecond on.
@@ -135,53 +135,53 @@ func (f *roomFeature) ask(r *http.Request, rm *room.Room, sess *play.Session, to
 			break
 		}
 	}
-	a := room.Ask{Kind: room.Kind(sig.AskKind), At: at, Key: v.Client}
+	a := room.Ask{Kind: room.Kind(c.sig.AskKind), At: at, Key: v.Client}
 	var err error
-	if strings.TrimSpace(sig.AskAt) != "" {
-		if a.At, err = scenario.ParseMoment(sig.AskAt, 1000); err != nil {
+	if strings.TrimSpace(c.sig.AskAt) != "" {
+		if a.At, err = scenario.ParseMoment(c.sig.AskAt, 1000); err != nil {
 			return templateReply{}, scenario.Errors{{Field: "askAt", Reason: fmt.Sprintf("%v: write a moment as 35 s, 35.5 s or 35500 ms", err)}}
 		}
 	}
-	if a.Cost, err = webplay.Whole("cost", sig.Cost, 1, scenario.MaxCost); err != nil {
+	if a.Cost, err = webplay.Whole("cost", c.sig.Cost, 1, scenario.MaxCost); err != nil {
 		return templateReply{}, err
 	}
 	if ask.AsksAboutN(string(a.Kind)) {
-		if a.N, err = webplay.Whole("askN", sig.AskN, 1, f.rooms.Bounds().QuestionN); err != nil {
+		if a.N, err = webplay.Whole("askN", c.sig.AskN, 1, f.rooms.Bounds().QuestionN); err != nil {
 			return templateReply{}, err
 		}
 	}
-	if sig.AskSeconds != nil {
-		secs, err := webplay.Whole("askSeconds", *sig.AskSeconds, 0, int64(f.rooms.Bounds().Countdown.Seconds()))
+	if c.sig.AskSeconds != nil {
+		secs, err := webplay.Whole("askSeconds", *c.sig.AskSeconds, 0, int64(f.rooms.Bounds().Countdown.Seconds()))
 		if err != nil {
 			return templateReply{}, err
 		}
-		a.Timer = room.Timer{Seconds: int(secs), OnTime: secs > 0 && sig.AskOnTime, WhenAll: sig.AskWhenAll}
+		a.Timer = room.Timer{Seconds: int(secs), OnTime: secs > 0 && c.sig.AskOnTime, WhenAll: c.sig.AskWhenAll}
 	} else {
-		a.Timer.WhenAll = sig.AskWhenAll
+		a.Timer.WhenAll = c.sig.AskWhenAll
 	}
-	_, err = f.rooms.Ask(r.Context(), rm.ID, token, a, v.Scenario)
+	_, err = f.rooms.Ask(c.r.Context(), c.room.ID, c.token, a, v.Scenario)
 	if taken := (*room.InstantTakenError)(nil); errors.As(err, &taken) {
 		return templateReply{}, scenario.Errors{{Field: "askAt", Reason: strings.TrimPrefix(taken.Error(), "room: ")}}
 	}
 	return templateReply{}, err
 }
 
-func (f *roomFeature) reveal(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
-	_, _, err := f.rooms.Reveal(r.Context(), rm.ID, token, sess.Scenario())
+func (f *roomFeature) reveal(c control) (templateReply, error) {
+	_, _, err := f.rooms.Reveal(c.r.Context(), c.room.ID, c.token, c.sess.Scenario())
 	return templateReply{}, err
 }
 
-func (f *roomFeature) dismiss(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
-	_, err := f.rooms.Dismiss(r.Context(), rm.ID, token)
+func (f *roomFeature) dismiss(c control) (templateReply, error) {
+	_, err := f.rooms.Dismiss(c.r.Context(), c.room.ID, c.token)
 	return templateReply{}, err
 }
 
-func (f *roomFeature) undo(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
-	_, ps, err := f.rooms.Undo(r.Context(), rm.ID, token)
+func (f *roomFeature) undo(c control) (templateReply, error) {
+	_, ps, err := f.rooms.Undo(c.r.Context(), c.room.ID, c.token)
 	if err != nil || ps == nil {
 		return templateReply{}, err
 	}
-	_, err = f.sessions.Update(r.Context(), sess.ID(), func(s *play.Session) error {
+	_, err = f.sessions.Update(c.r.Context(), c.sess.ID(), func(s *play.Session) error {
 		if err := s.Load(ps.Scenario); err != nil {
 			return err
 		}
@@ -190,14 +190,14 @@ func (f *roomFeature) undo(r *http.Request, rm *room.Room, sess *play.Session, t
 	return templateReply{}, err
 }
 
-func (f *roomFeature) point(r *http.Request, rm *room.Room, sess *play.Session, token string, _ roomSignals) (templateReply, error) {
-	total := int(expandedTotal(sess.Scenario()))
-	q := r.URL.Query()
+func (f *roomFeature) point(c control) (templateReply, error) {
+	total := int(expandedTotal(c.sess.Scenario()))
+	q := c.r.URL.Query()
 	i, err := strconv.Atoi(q.Get("i"))
 	if d, derr := strconv.Atoi(q.Get("d")); q.Has("d") && derr == nil && (d == 1 || d == -1) && total > 0 {
 		// From the pointer, or from the end when none: wrapping round.
-		i, err = rm.Pointer+d, nil
-		if rm.Pointer < 0 && d < 0 {
+		i, err = c.room.Pointer+d, nil
+		if c.room.Pointer < 0 && d < 0 {
 			i = total - 1
 		}
 		i = (i%total + total) % total
@@ -205,33 +205,33 @@ func (f *roomFeature) point(r *http.Request, rm *room.Room, sess *play.Session, 
 	if err != nil {
 		return templateReply{}, scenario.Errors{{Field: "i", Reason: "want ?i=<request index> (-1 for none), or ?d=1 or ?d=-1"}}
 	}
-	_, err = f.rooms.Point(r.Context(), rm.ID, token, i, total)
+	_, err = f.rooms.Point(c.r.Context(), c.room.ID, c.token, i, total)
 	return templateReply{}, err
 }
 
-func (f *roomFeature) preset(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
+func (f *roomFeature) preset(c control) (templateReply, error) {
 	known := false
 	for _, p := range roomPresets {
-		known = known || p.Name == sig.Preset
+		known = known || p.Name == c.sig.Preset
 	}
 	if !known {
-		return templateReply{}, scenario.Errors{{Field: "preset", Reason: fmt.Sprintf("there is no preset %q", web.Truncate(sig.Preset, 64))}}
+		return templateReply{}, scenario.Errors{{Field: "preset", Reason: fmt.Sprintf("there is no preset %q", web.Truncate(c.sig.Preset, 64))}}
 	}
-	if err := guardQuestion(rm, sess, "preset"); err != nil {
+	if err := guardQuestion(c.room, c.sess, "preset"); err != nil {
 		return templateReply{}, err
 	}
-	sc, err := f.catalog.Scenario(sig.Preset)
+	sc, err := f.catalog.Scenario(c.sig.Preset)
 	if err != nil {
 		return templateReply{}, err
 	}
 	var mark playMark
-	changed, err := f.sessions.Update(r.Context(), sess.ID(), func(s *play.Session) error {
+	changed, err := f.sessions.Update(c.r.Context(), c.sess.ID(), func(s *play.Session) error {
 		mark = markPlay(s)
 		return s.Load(sc)
 	})
 	if err != nil || !mark.changed(changed) {
 		return templateReply{}, err
 	}
-	_, err = f.rooms.Checkpoint(r.Context(), rm.ID, token, "preset", mark.before)
+	_, err = f.rooms.Checkpoint(c.r.Context(), c.room.ID, c.token, "preset", mark.before)
 	return templateReply{}, err
 }

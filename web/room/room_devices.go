@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
-	"github.com/go-chi/chi/v5"
 
 	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
@@ -19,15 +18,11 @@ import (
 
 // devices is the presenter's list of the devices that joined.
 func (f *roomFeature) devices(w http.ResponseWriter, r *http.Request) {
-	f.devicesPage(w, r, http.StatusOK, "")
+	rm, _ := presenterOf(r)
+	f.devicesPage(w, r, rm, http.StatusOK, "")
 }
 
-func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, status int, problem string) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
-	}
+func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, rm *room.Room, status int, problem string) {
 	p := devicesModel(rm)
 	p.Page, p.Error = f.s.Page(r, "Devices in the room", templates.SectionNone), problem
 	w.Header().Set("Cache-Control", "no-store")
@@ -37,14 +32,16 @@ func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, status
 // devicesLive sends the devices page its list again (it asks every few
 // seconds), so the presenter sees who joins and answers as it happens.
 func (f *roomFeature) devicesLive(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
-		_ = web.MergeFragments(sse, `<div id="devices-list" data-testid="devices-list"><p role="alert">`+templ.EscapeString(roomMessage(err))+`</p></div>`)
-		return
-	}
+	rm, _ := presenterOf(r)
 	sse := web.SSEReply(w, r, http.StatusOK, "")
 	_ = web.MergeComponent(sse, pages.RoomDevicesList(devicesModel(rm)))
+}
+
+// refuseLive answers the devices page's refused ask for its list in the
+// list's place.
+func (f *roomFeature) refuseLive(w http.ResponseWriter, r *http.Request, err error) {
+	sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
+	_ = web.MergeFragments(sse, `<div id="devices-list" data-testid="devices-list"><p role="alert">`+templ.EscapeString(roomMessage(err))+`</p></div>`)
 }
 
 func devicesModel(rm *room.Room) pages.RoomDevices {
@@ -67,7 +64,8 @@ func devicesModel(rm *room.Room) pages.RoomDevices {
 // open=0 or 1) or removes one (POST .../devices/remove, device=<name>),
 // then shows the list again (POST, redirect, GET).
 func (f *roomFeature) devicesAction(w http.ResponseWriter, r *http.Request) {
-	id, token := chi.URLParam(r, "id"), cookieValue(r, presenterCookie)
+	rm, token := presenterOf(r)
+	id := rm.ID
 	r.Body = http.MaxBytesReader(w, r.Body, webplay.MaxSignalBytes)
 	var err error
 	if strings.HasSuffix(r.URL.Path, "/joins") {
@@ -75,7 +73,7 @@ func (f *roomFeature) devicesAction(w http.ResponseWriter, r *http.Request) {
 		case "0", "1":
 			_, err = f.rooms.SetJoins(r.Context(), id, token, r.PostFormValue("open") == "1")
 		default:
-			f.devicesPage(w, r, http.StatusBadRequest, "Want open=1 (open the room to new devices) or open=0 (close it).")
+			f.devicesPage(w, r, rm, http.StatusBadRequest, "Want open=1 (open the room to new devices) or open=0 (close it).")
 			return
 		}
 	} else {
@@ -90,7 +88,9 @@ func (f *roomFeature) devicesAction(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case err != nil:
-		f.devicesPage(w, r, roomStatus(err), roomMessage(err))
+		if rm, ok := f.roomNow(w, r); ok {
+			f.devicesPage(w, r, rm, roomStatus(err), roomMessage(err))
+		}
 	default:
 		http.Redirect(w, r, "/room/"+id+"/devices", http.StatusSeeOther)
 	}

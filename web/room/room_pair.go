@@ -35,12 +35,7 @@ func (f *roomFeature) pairPage(w http.ResponseWriter, r *http.Request) {
 // presenter's screen, because the code gives the room's control to
 // whoever redeems it first and the projector's page is seen by the room.
 func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
-	}
-	token := cookieValue(r, presenterCookie)
+	rm, token := presenterOf(r)
 	p := pages.RoomPairNew{
 		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: rm.ID,
 		Action:  "/room/" + rm.ID + "/pair/new",
@@ -51,6 +46,7 @@ func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
 	}
 	p.URL, p.Candidates, p.AddrNote = f.reachable(r, "/room/"+rm.ID+"/pair")
 	if r.Method == http.MethodPost {
+		var err error
 		if p.Code, err = f.rooms.IssuePairing(r.Context(), rm.ID, token); err != nil {
 			f.messagePage(w, r, roomStatus(err), "No pairing code", roomMessage(err))
 			return

@@ -1,6 +1,7 @@
 package room
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -67,16 +68,12 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/room/"+rm.ID+"/present", http.StatusSeeOther)
 }
 
-// present is the projector, for the presenter's devices only.
+// present is the projector, for the presenter's devices only
+// (presenterOnly with refuseScreen).
 func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
-	rm, sess, ok := f.liveRoom(w, r)
+	rm, token := presenterOf(r)
+	sess, ok := f.sessionOf(w, r, rm)
 	if !ok {
-		return
-	}
-	token := cookieValue(r, presenterCookie)
-	if rm.RoleOf(token, "") != room.Presenter {
-		f.messagePage(w, r, http.StatusForbidden, "Presenter only",
-			"Only the presenter's devices can open the projector view. To follow this room, open its join link or type its code at /join. A presenter's second device is paired from the presenting device.")
 		return
 	}
 	_ = f.rooms.Touch(r.Context(), rm.ID, token)
@@ -117,6 +114,43 @@ func (f *roomFeature) asPresenter(r *http.Request) (*room.Room, error) {
 	return rm, err
 }
 
+// A refusal answers a request to a presenter-only route that asPresenter
+// refused, in the way its page reads an answer: a page, an SSE reply to
+// a control, a fragment of a live list.
+type refusal func(w http.ResponseWriter, r *http.Request, err error)
+
+type presenterKey struct{}
+
+type presenterCap struct {
+	room  *room.Room
+	token string
+}
+
+// presenterOnly lets through only requests from one of the room's
+// presenter's devices (its cookie), having read the room once; handlers
+// behind it take the room and the capability from presenterOf. Any other
+// request is refused, the room's end or an unreachable store included.
+func (f *roomFeature) presenterOnly(refuse refusal) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rm, err := f.asPresenter(r)
+			if err != nil {
+				refuse(w, r, err)
+				return
+			}
+			ctx := context.WithValue(r.Context(), presenterKey{}, presenterCap{room: rm, token: cookieValue(r, presenterCookie)})
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
+// presenterOf is the room presenterOnly read for r, and the presenter's
+// capability r carries. Only handlers behind presenterOnly call it.
+func presenterOf(r *http.Request) (*room.Room, string) {
+	c := r.Context().Value(presenterKey{}).(presenterCap)
+	return c.room, c.token
+}
+
 // notPresenterPage answers a presenter-only page that asPresenter
 // refused: the room has ended, or the device is not its presenter's.
 func (f *roomFeature) notPresenterPage(w http.ResponseWriter, r *http.Request, err error) {
@@ -125,6 +159,39 @@ func (f *roomFeature) notPresenterPage(w http.ResponseWriter, r *http.Request, e
 		heading = "This room has ended"
 	}
 	f.messagePage(w, r, roomStatus(err), heading, roomMessage(err))
+}
+
+// refuseScreen answers a presenter's screen (the projector, the remote)
+// opened elsewhere with why: only a presenter's device opens it, and how
+// another device follows the room instead.
+func (f *roomFeature) refuseScreen(why string) refusal {
+	return func(w http.ResponseWriter, r *http.Request, err error) {
+		switch {
+		case errors.Is(err, room.ErrNotPresenter):
+			f.messagePage(w, r, http.StatusForbidden, "Presenter only", why)
+		case errors.Is(err, room.ErrNotFound):
+			f.messagePage(w, r, http.StatusNotFound, "This room has ended", roomMessage(err))
+		default:
+			f.s.Fail(w, r, err)
+		}
+	}
+}
+
+// roomNow reads again the room a presenter's form acted on, to show it as
+// the refused action left it, or answers with a page.
+func (f *roomFeature) roomNow(w http.ResponseWriter, r *http.Request) (*room.Room, bool) {
+	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		f.notPresenterPage(w, r, err)
+		return nil, false
+	}
+	return rm, true
+}
+
+// refuseControl answers a presenter's control (a Datastar request) that
+// asPresenter refused, in the controls' error slot.
+func (f *roomFeature) refuseControl(w http.ResponseWriter, r *http.Request, err error) {
+	f.replyPresenter(w, r, templateReply{}, err)
 }
 
 // reachable is where another device opens path: the public URL's, the
@@ -148,9 +215,19 @@ func (f *roomFeature) reachable(r *http.Request, path string) (u string, candida
 	return urls.URL, urls.Candidates, note
 }
 
-// presenterCall is one presenter action: it returns the fragment to show,
-// or an error.
-type presenterCall func(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (reply templateReply, err error)
+// presenterCall is one presenter control: it returns the fragment to
+// show, or an error.
+type presenterCall func(c control) (reply templateReply, err error)
+
+// control is a presenter's control request: the room presenterOnly read,
+// the session it shows, the presenter's capability and the page's signals.
+type control struct {
+	r     *http.Request
+	room  *room.Room
+	sess  *play.Session
+	token string
+	sig   roomSignals
+}
 
 type templateReply struct {
 	html string // a fragment beside the cleared error slot, or ""
@@ -170,21 +247,27 @@ type roomSignals struct {
 	StepTitle  string               `json:"stepTitle"`
 }
 
-// presenterAction checks the presenter's cookie, reads the signals, runs
-// call, and answers with the error slot (and call's fragment).
+// presenterAction reads the room's session and the page's signals for a
+// control behind presenterOnly, runs call, and answers with the error
+// slot (and call's fragment).
 func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rm, sess, ok := f.presenterRoom(w, r)
-		if !ok {
+		rm, token := presenterOf(r)
+		sess, err := f.sessions.Get(r.Context(), rm.Session)
+		if err != nil && !web.StoreUnreachable(err) {
+			err = room.ErrNotFound
+		}
+		if err != nil {
+			f.replyPresenter(w, r, templateReply{}, err)
 			return
 		}
-		var sig roomSignals
+		c := control{r: r, room: rm, sess: sess, token: token}
 		r.Body = http.MaxBytesReader(w, r.Body, webplay.MaxSignalBytes)
-		if err := webplay.ReadSignals(r, &sig, &sig.Signals); err != nil {
+		if err := webplay.ReadSignals(r, &c.sig, &c.sig.Signals); err != nil {
 			http.Error(w, "malformed signals: want the page's signals as a JSON object", http.StatusBadRequest)
 			return
 		}
-		reply, err := call(r, rm, sess, cookieValue(r, presenterCookie), sig)
+		reply, err := call(c)
 		f.replyPresenter(w, r, reply, err)
 	}
 }
@@ -214,27 +297,11 @@ func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, rep
 	}
 }
 
-// presenterRoom returns the room when the request carries its presenter's
-// capability, or answers 403 (404 for a room that has ended).
-func (f *roomFeature) presenterRoom(w http.ResponseWriter, r *http.Request) (*room.Room, *play.Session, bool) {
-	rm, err := f.asPresenter(r)
-	var sess *play.Session
-	if err == nil {
-		if sess, err = f.sessions.Get(r.Context(), rm.Session); err != nil && !web.StoreUnreachable(err) {
-			err = room.ErrNotFound
-		}
-	}
-	if err != nil {
-		f.replyPresenter(w, r, templateReply{}, err)
-		return nil, nil, false
-	}
-	return rm, sess, true
-}
-
 // closeRoom ends the room for its presenter. Unlike the other controls it
 // needs only the room, not its session: a presenter can always end their
 // own room.
 func (f *roomFeature) closeRoom(w http.ResponseWriter, r *http.Request) {
-	err := f.rooms.Close(r.Context(), chi.URLParam(r, "id"), cookieValue(r, presenterCookie))
+	rm, token := presenterOf(r)
+	err := f.rooms.Close(r.Context(), rm.ID, token)
 	f.replyPresenter(w, r, templateReply{}, err)
 }
