@@ -39,7 +39,7 @@ func (m playMark) changed(sess *play.Session) bool {
 
 // errChangesQuestion refuses a presenter's action that would change the
 // requests an open question is about (room.ErrRequestsChanged says why).
-var errChangesQuestion = errors.New("a question is open")
+var errChangesQuestion error = questionOpen{}
 
 // guardQuestion refuses, while a question is open, a playground action
 // that would add, remove or replace requests before its moment: the

@@ -1,7 +1,6 @@
 package room
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -9,7 +8,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/windowlab/playground/internal/qrsvg"
-	"github.com/windowlab/playground/room"
 	"github.com/windowlab/playground/web"
 	webplay "github.com/windowlab/playground/web/play"
 	"github.com/windowlab/playground/web/room/pages"
@@ -76,11 +74,7 @@ func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
 	}
 	token, err := f.rooms.PairFrom(r.Context(), id, r.PostFormValue("code"), client)
 	if err != nil {
-		status := roomStatus(err)
-		if errors.Is(err, room.ErrPairing) {
-			status = http.StatusForbidden
-		}
-		f.s.Render(w, r, status, pages.RoomPairView(pages.RoomPair{
+		f.s.Render(w, r, roomStatus(err), pages.RoomPairView(pages.RoomPair{
 			Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: id, Error: roomMessage(err)}))
 		return
 	}
