@@ -118,13 +118,12 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		go h.run(ctx, sess)
 		return h, nil
 	}
-	_, h, leave, err = f.hubs.Join(f.s.Closing(), id, v, numViews, start, nil)
+	fl, err := f.hubs.Join(f.s.Closing(), id, fanout.JoinOptions[*roomHub]{View: v, Views: numViews, Start: start})
 	if err != nil {
 		f.rooms.Unfollow(id, d)
 		return nil, false, nil, err
 	}
-	out := leave
-	return h, presenter, func() { out(); f.rooms.Unfollow(id, d) }, nil
+	return fl.State, presenter, func() { fl.Leave(); f.rooms.Unfollow(id, d) }, nil
 }
 
 // screens reads how many phones follow the room on every replica.
