@@ -66,40 +66,49 @@ const (
 // Every POST refuses cross-site requests with 403 (the site-wide crossOrigin
 // middleware).
 func Rooms(rooms *room.Rooms, sessions play.Sessions, catalog ScenarioCatalog) *Feature {
-	return &Feature{rooms: rooms, sessions: sessions, catalog: catalog}
+	return &Feature{rooms: rooms, sessions: sessions, catalog: catalog, log: slog.Default()}
 }
 
 // Feature is the rooms: their routes, and the undo checkpoint of an action
 // taken on /play itself (BeforeAction), which the playground is given as
-// its webplay.ActionObserver.
+// its webplay.ActionObserver before the server exists. What BeforeAction
+// and PresentingRoom read is given to Rooms, so they hold whether or not
+// SetupRoutes has run; what SetupRoutes adds serves only the routes it
+// sets up.
 type Feature struct {
 	rooms    *room.Rooms
 	sessions play.Sessions
 	catalog  ScenarioCatalog
-	f        *roomFeature // set by SetupRoutes, before any request
+	log      *slog.Logger // the server's, once SetupRoutes ran
+
+	// Set by SetupRoutes, for its handlers.
+	s      *web.Server
+	public *url.URL        // -public-url, or nil
+	decks  []decks.Shipped // the ready workshops, loaded once
+
+	hubs fanout.Hubs[*roomHub] // one per room with followers; at most Bounds.Rooms
 }
 
-// BeforeAction implements webplay.ActionObserver.
-func (rf *Feature) BeforeAction(ctx context.Context, sess *play.Session, label string) func(*play.Session) {
-	if rf.f == nil {
-		return nil // the server did not set the rooms up: no room shows sess
-	}
-	return rf.f.beforeAction(ctx, sess, label)
+// sessionHolder is a session store that can be told which sessions to
+// keep (play.Store.HoldWith, and the NATS store's guard passing it on).
+type sessionHolder interface {
+	HoldWith(held func(id string) bool)
 }
 
 // SetupRoutes implements web.Feature.
-func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
-	rooms, sessions, catalog := rf.rooms, rf.sessions, rf.catalog
+func (f *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
+	rooms, sessions, catalog := f.rooms, f.sessions, f.catalog
 	if rooms == nil || sessions == nil || catalog == nil {
 		return errors.New("web: Rooms expects rooms, a play store and a scenario catalog")
+	}
+	if f.s != nil {
+		return errors.New("web: the rooms' routes are set up already: one Rooms feature serves one server")
 	}
 	for _, p := range roomPresets {
 		if _, err := catalog.Scenario(p.Name); err != nil {
 			return fmt.Errorf("web: room preset %q: %w", p.Name, err)
 		}
 	}
-	f := &roomFeature{s: s, rooms: rooms, sessions: sessions, catalog: catalog}
-	rf.f = f
 	if s.PublicURL() != "" {
 		u, err := room.ParsePublicURL(s.PublicURL())
 		if err != nil {
@@ -107,9 +116,10 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 		}
 		f.public = u
 	}
+	f.s, f.log = s, s.Log()
 	// A session a live room shows is never forgotten while the room
 	// lives: a flood of /play sessions must not end workshops.
-	if h, ok := sessions.(interface{ HoldWith(func(id string) bool) }); ok {
+	if h, ok := sessions.(sessionHolder); ok {
 		h.HoldWith(func(id string) bool { return rooms.Holds(context.Background(), id) })
 	}
 	if err := f.loadDecks(); err != nil {
@@ -172,20 +182,8 @@ func (rf *Feature) SetupRoutes(s *web.Server, r chi.Router) error {
 	return nil
 }
 
-type roomFeature struct {
-	s        *web.Server
-	rooms    *room.Rooms
-	sessions play.Sessions
-	catalog  ScenarioCatalog
-	public   *url.URL // -public-url, or nil
-
-	hubs fanout.Hubs[*roomHub] // one per room with followers; at most Bounds.Rooms
-
-	decks []decks.Shipped // the ready workshops, loaded once
-}
-
 // messagePage answers with a page saying why.
-func (f *roomFeature) messagePage(w http.ResponseWriter, r *http.Request, status int, heading, msg string) {
+func (f *Feature) messagePage(w http.ResponseWriter, r *http.Request, status int, heading, msg string) {
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		// Capacity refusals set their own; any other 503 is the store
 		// being out of reach (roomStatus).
@@ -212,7 +210,7 @@ func cookieValue(r *http.Request, name string) string {
 }
 
 // liveRoom returns the room and its session, or answers with a page.
-func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Room, *play.Session, bool) {
+func (f *Feature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Room, *play.Session, bool) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		if errors.Is(err, room.ErrNotFound) {
@@ -227,7 +225,7 @@ func (f *roomFeature) liveRoom(w http.ResponseWriter, r *http.Request) (*room.Ro
 }
 
 // sessionOf returns the session rm shows, or answers with a page.
-func (f *roomFeature) sessionOf(w http.ResponseWriter, r *http.Request, rm *room.Room) (*play.Session, bool) {
+func (f *Feature) sessionOf(w http.ResponseWriter, r *http.Request, rm *room.Room) (*play.Session, bool) {
 	sess, err := f.sessions.Get(r.Context(), rm.Session)
 	if web.StoreUnreachable(err) {
 		// Out of reach is not gone: the room stays.
@@ -245,14 +243,14 @@ func (f *roomFeature) sessionOf(w http.ResponseWriter, r *http.Request, rm *room
 // endOrphan ends a room whose session is gone (the server held it while
 // the room lived, so only a restart or a store elsewhere loses it): it can
 // show nothing, so it frees its place in the bound at once.
-func (f *roomFeature) endOrphan(ctx context.Context, rm *room.Room) {
+func (f *Feature) endOrphan(ctx context.Context, rm *room.Room) {
 	if err := f.rooms.End(ctx, rm.ID); err != nil {
 		f.s.Log().Warn("ending a room whose session is gone", "room", rm.ID, slog.Any("error", err))
 	}
 }
 
 // roomCtx is a context that ends with the request or with the server.
-func (f *roomFeature) roomCtx(parent context.Context) (context.Context, context.CancelFunc) {
+func (f *Feature) roomCtx(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
 	stop := context.AfterFunc(f.s.Closing(), cancel)
 	return ctx, func() { stop(); cancel() }

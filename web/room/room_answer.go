@@ -22,7 +22,7 @@ import (
 // sends one signal per lane (pages.AnswerSignal); a tap
 // question sends as soon as one lane is tapped, so an answer with lanes
 // still open is not an error, only a nudge.
-func (f *roomFeature) answer(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) answer(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rm, err := f.rooms.ByID(r.Context(), id)
 	if web.StoreUnreachable(err) {
@@ -146,7 +146,7 @@ func answerValues(q *room.Question, sig map[string]json.RawMessage) (values []in
 // keeps it and sends it again every few seconds (pages.RoomResend) until
 // the store takes it or says where it stands (a question closed meanwhile,
 // an ended room).
-func (f *roomFeature) notReceived(w http.ResponseWriter, r *http.Request, q *room.Question) {
+func (f *Feature) notReceived(w http.ResponseWriter, r *http.Request, q *room.Question) {
 	qid, err := strconv.Atoi(r.URL.Query().Get("q"))
 	resend := err == nil && qid > 0 && qid <= maxResend
 	m := pages.RoomMine{Question: q, Note: answerNotReceived}
@@ -177,7 +177,7 @@ const (
 	answerNotReceivedTapAgain = "Your answer was not received: the room's store is unreachable just now. Tap your answer again once this page no longer says so."
 )
 
-func (f *roomFeature) replyMine(w http.ResponseWriter, r *http.Request, m pages.RoomMine, status int) {
+func (f *Feature) replyMine(w http.ResponseWriter, r *http.Request, m pages.RoomMine, status int) {
 	sse := web.SSEReply(w, r, status, m.Note)
 	if web.MergeComponent(sse, pages.RoomMineView(m)) == nil && r.Method == http.MethodPost {
 		// Taken, or refused for good: nothing is left to send again.
@@ -187,7 +187,7 @@ func (f *roomFeature) replyMine(w http.ResponseWriter, r *http.Request, m pages.
 
 // mine shows an attendee their own answer (the phone asks after each
 // change of the question).
-func (f *roomFeature) mine(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) mine(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		f.replyMine(w, r, pages.RoomMine{Note: roomMessage(err)}, roomStatus(err))

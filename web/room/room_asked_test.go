@@ -17,7 +17,7 @@ import (
 // continues it rather than replaying the requests before the question
 // again.
 func TestRoomPageLoadsShareTheHubsReplay(t *testing.T) {
-	f := &roomFeature{}
+	f := &Feature{}
 	followed := &roomHub{}
 	fl, err := f.hubs.Join(context.Background(), "followed", fanout.JoinOptions[*roomHub]{View: viewPhone, Views: numViews,
 		Start: func(context.Context, *fanout.Hub) (*roomHub, error) { return followed, nil }})

@@ -85,7 +85,7 @@ func guardQuestion(rm *room.Room, sess *play.Session, action string) error {
 
 // drive runs a playground action for the presenter and then records the
 // session as it was before, so that undo can take the action back.
-func (f *roomFeature) drive(a webplay.Action) http.HandlerFunc {
+func (f *Feature) drive(a webplay.Action) http.HandlerFunc {
 	return f.presenterAction(func(c control) (templateReply, error) {
 		if err := guardQuestion(c.room, c.sess, a.Path()); err != nil {
 			return templateReply{}, err
@@ -104,10 +104,11 @@ func (f *roomFeature) drive(a webplay.Action) http.HandlerFunc {
 	})
 }
 
-// beforeAction gives an action taken on /play itself, on a session a
-// room shows, the undo checkpoint the presenter's own actions get, so the
-// room's Undo takes it back too. A session no room shows costs one look.
-func (f *roomFeature) beforeAction(ctx context.Context, sess *play.Session, label string) func(*play.Session) {
+// BeforeAction implements webplay.ActionObserver: it gives an action
+// taken on /play itself, on a session a room shows, the undo checkpoint
+// the presenter's own actions get, so the room's Undo takes it back too.
+// A session no room shows costs one look.
+func (f *Feature) BeforeAction(ctx context.Context, sess *play.Session, label string) func(*play.Session) {
 	ids, err := f.rooms.Showing(ctx, sess.ID())
 	if err != nil || len(ids) == 0 {
 		return nil
@@ -118,12 +119,12 @@ func (f *roomFeature) beforeAction(ctx context.Context, sess *play.Session, labe
 			return
 		}
 		if _, err := f.rooms.CheckpointSession(ctx, sess.ID(), label, mark.before); err != nil {
-			f.s.Log().Warn("room checkpoint of a playground action", "session", sess.ID(), slog.Any("error", err))
+			f.log.Warn("room checkpoint of a playground action", "session", sess.ID(), slog.Any("error", err))
 		}
 	}
 }
 
-func (f *roomFeature) ask(c control) (templateReply, error) {
+func (f *Feature) ask(c control) (templateReply, error) {
 	v := c.sess.View()
 	// "The next request" at the clock comes after any request the lanes
 	// already show at the clock: a question is about the requests before
@@ -166,17 +167,17 @@ func (f *roomFeature) ask(c control) (templateReply, error) {
 	return templateReply{}, err
 }
 
-func (f *roomFeature) reveal(c control) (templateReply, error) {
+func (f *Feature) reveal(c control) (templateReply, error) {
 	_, _, err := f.rooms.Reveal(c.r.Context(), c.room.ID, c.token, c.sess.Scenario())
 	return templateReply{}, err
 }
 
-func (f *roomFeature) dismiss(c control) (templateReply, error) {
+func (f *Feature) dismiss(c control) (templateReply, error) {
 	_, err := f.rooms.Dismiss(c.r.Context(), c.room.ID, c.token)
 	return templateReply{}, err
 }
 
-func (f *roomFeature) undo(c control) (templateReply, error) {
+func (f *Feature) undo(c control) (templateReply, error) {
 	_, ps, err := f.rooms.Undo(c.r.Context(), c.room.ID, c.token)
 	if err != nil || ps == nil {
 		return templateReply{}, err
@@ -190,7 +191,7 @@ func (f *roomFeature) undo(c control) (templateReply, error) {
 	return templateReply{}, err
 }
 
-func (f *roomFeature) point(c control) (templateReply, error) {
+func (f *Feature) point(c control) (templateReply, error) {
 	total := int(expandedTotal(c.sess.Scenario()))
 	q := c.r.URL.Query()
 	i, err := strconv.Atoi(q.Get("i"))
@@ -209,7 +210,7 @@ func (f *roomFeature) point(c control) (templateReply, error) {
 	return templateReply{}, err
 }
 
-func (f *roomFeature) preset(c control) (templateReply, error) {
+func (f *Feature) preset(c control) (templateReply, error) {
 	known := false
 	for _, p := range roomPresets {
 		known = known || p.Name == c.sig.Preset

@@ -14,7 +14,7 @@ import (
 // (presenterOnly with noResults): the rows are room.Question.Results'.
 // Before the reveal it answers 409, as the projector shows no
 // distribution while the room is still answering.
-func (f *roomFeature) questionCSV(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) questionCSV(w http.ResponseWriter, r *http.Request) {
 	rm, _ := presenterOf(r)
 	rows, err := rm.Question.Results()
 	if err != nil {
@@ -29,7 +29,7 @@ func (f *roomFeature) questionCSV(w http.ResponseWriter, r *http.Request) {
 }
 
 // noResults says why the question's results cannot be downloaded.
-func (f *roomFeature) noResults(w http.ResponseWriter, r *http.Request, err error) {
+func (f *Feature) noResults(w http.ResponseWriter, r *http.Request, err error) {
 	status, heading := roomStatus(err), "No results to download"
 	switch {
 	case errors.Is(err, room.ErrNotPresenter):

@@ -17,12 +17,12 @@ import (
 )
 
 // devices is the presenter's list of the devices that joined.
-func (f *roomFeature) devices(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) devices(w http.ResponseWriter, r *http.Request) {
 	rm, _ := presenterOf(r)
 	f.devicesPage(w, r, rm, http.StatusOK, "")
 }
 
-func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, rm *room.Room, status int, problem string) {
+func (f *Feature) devicesPage(w http.ResponseWriter, r *http.Request, rm *room.Room, status int, problem string) {
 	p := devicesModel(rm)
 	p.Page, p.Error = f.s.Page(r, "Devices in the room", templates.SectionNone), problem
 	w.Header().Set("Cache-Control", "no-store")
@@ -31,7 +31,7 @@ func (f *roomFeature) devicesPage(w http.ResponseWriter, r *http.Request, rm *ro
 
 // devicesLive sends the devices page its list again (it asks every few
 // seconds), so the presenter sees who joins and answers as it happens.
-func (f *roomFeature) devicesLive(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) devicesLive(w http.ResponseWriter, r *http.Request) {
 	rm, _ := presenterOf(r)
 	sse := web.SSEReply(w, r, http.StatusOK, "")
 	_ = web.MergeComponent(sse, pages.RoomDevicesList(devicesModel(rm)))
@@ -39,7 +39,7 @@ func (f *roomFeature) devicesLive(w http.ResponseWriter, r *http.Request) {
 
 // refuseLive answers the devices page's refused ask for its list in the
 // list's place.
-func (f *roomFeature) refuseLive(w http.ResponseWriter, r *http.Request, err error) {
+func (f *Feature) refuseLive(w http.ResponseWriter, r *http.Request, err error) {
 	sse := web.SSEReply(w, r, roomStatus(err), roomMessage(err))
 	_ = web.MergeFragments(sse, `<div id="devices-list" data-testid="devices-list"><p role="alert">`+templ.EscapeString(roomMessage(err))+`</p></div>`)
 }
@@ -63,7 +63,7 @@ func devicesModel(rm *room.Room) pages.RoomDevices {
 // devicesAction closes or opens the room to new devices (POST .../joins,
 // open=0 or 1) or removes one (POST .../devices/remove, device=<name>),
 // then shows the list again (POST, redirect, GET).
-func (f *roomFeature) devicesAction(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) devicesAction(w http.ResponseWriter, r *http.Request) {
 	rm, token := presenterOf(r)
 	id := rm.ID
 	r.Body = http.MaxBytesReader(w, r.Body, webplay.MaxSignalBytes)

@@ -16,10 +16,10 @@ import (
 
 // explain explains request ?i= to the one attendee who asked, wrapping
 // round the list (so previous/next never run off its ends). While a
-// question is open it follows the lanes' rule (roomFeature.shared): a
+// question is open it follows the lanes' rule (Feature.shared): a
 // request from the question's moment on, or later than the clock, stays
 // hidden, and of an earlier one only the verdicts are given.
-func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) explain(w http.ResponseWriter, r *http.Request) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	var sess *play.Session
 	if err == nil {
@@ -51,7 +51,7 @@ func (f *roomFeature) explain(w http.ResponseWriter, r *http.Request) {
 			f.s.Fail(w, r, err)
 			return
 		}
-		// As on every shared screen (roomFeature.shared): nothing from the
+		// As on every shared screen (Feature.shared): nothing from the
 		// question's moment on, nor later than the clock.
 		// Of an earlier one, only its verdicts, as the lanes draw.
 		if q := rm.Question; q != nil && !q.Revealed && v.Selected != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // joinPage asks for a code; with ?code= it looks the room up.
-func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) joinPage(w http.ResponseWriter, r *http.Request) {
 	typed := r.URL.Query().Get("code")
 	name := web.Truncate(r.URL.Query().Get("name"), 64)
 	page := pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone), Code: typed, Name: name}
@@ -54,7 +54,7 @@ func (f *roomFeature) joinPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // joinCode follows a join link or QR code.
-func (f *roomFeature) joinCode(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) joinCode(w http.ResponseWriter, r *http.Request) {
 	if !f.s.Admit(w, r, web.LimitJoin, f.s.ClientAddress(r)) {
 		f.s.Render(w, r, http.StatusTooManyRequests, pages.RoomJoinView(pages.RoomJoin{Page: f.s.Page(r, "Join a room", templates.SectionNone),
 			Error: "Too many codes were tried from this network just now: wait " + w.Header().Get("Retry-After") + " s, then open the link again."}))
@@ -81,7 +81,7 @@ func (f *roomFeature) joinCode(w http.ResponseWriter, r *http.Request) {
 // posting answers without it is refused, and the room's answers can never
 // outnumber the devices that joined. A device the presenter removed stays
 // out (its old cookie says who it was) until let back.
-func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) phone(w http.ResponseWriter, r *http.Request) {
 	rm, sess, ok := f.liveRoom(w, r)
 	if !ok {
 		return
@@ -121,7 +121,7 @@ func (f *roomFeature) phone(w http.ResponseWriter, r *http.Request) {
 }
 
 // phonePage is the attendee's page for the device holding attendee.
-func (f *roomFeature) phonePage(r *http.Request, rm *room.Room, sess *play.Session, attendee string) pages.RoomPhone {
+func (f *Feature) phonePage(r *http.Request, rm *room.Room, sess *play.Session, attendee string) pages.RoomPhone {
 	p := pages.RoomPhone{Page: f.s.Page(r, "Room "+rm.Code, templates.SectionNone), Code: rm.Code}
 	if rm.RoleOf("", attendee) == room.Attendee {
 		p.Device, p.Nickname = room.DeviceName(attendee), rm.Nickname(attendee)

@@ -16,7 +16,7 @@ import (
 
 // pairPage asks a second device for the pairing code, filled in when the
 // link of the pairing page's QR code carries it.
-func (f *roomFeature) pairPage(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) pairPage(w http.ResponseWriter, r *http.Request) {
 	// A link to a room that has ended says so at once, not after the
 	// person has typed or sent the code.
 	if _, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id")); err != nil {
@@ -32,7 +32,7 @@ func (f *roomFeature) pairPage(w http.ResponseWriter, r *http.Request) {
 // issues one (voiding the last). It is a page of its own, opened on the
 // presenter's screen, because the code gives the room's control to
 // whoever redeems it first and the projector's page is seen by the room.
-func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) pairNew(w http.ResponseWriter, r *http.Request) {
 	rm, token := presenterOf(r)
 	p := pages.RoomPairNew{
 		Page: f.s.Page(r, "Pair a device", templates.SectionNone), Room: rm.ID,
@@ -62,7 +62,7 @@ func (f *roomFeature) pairNew(w http.ResponseWriter, r *http.Request) {
 }
 
 // redeem turns a pairing code into the presenter's capability on this device.
-func (f *roomFeature) redeem(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) redeem(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	r.Body = http.MaxBytesReader(w, r.Body, webplay.MaxSignalBytes)
 	client := f.s.ClientAddress(r)

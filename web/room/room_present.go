@@ -24,7 +24,7 @@ import (
 // its holder watch; presenting drives the session, so it takes the same
 // control cookie as the playground's own actions (scoped to /play/{id},
 // which is why the route lives under it).
-func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) start(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	sess, err := f.sessions.Get(r.Context(), id)
 	if web.StoreUnreachable(err) {
@@ -70,7 +70,7 @@ func (f *roomFeature) start(w http.ResponseWriter, r *http.Request) {
 
 // present is the projector, for the presenter's devices only
 // (presenterOnly with refuseScreen).
-func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) present(w http.ResponseWriter, r *http.Request) {
 	rm, token := presenterOf(r)
 	sess, ok := f.sessionOf(w, r, rm)
 	if !ok {
@@ -94,7 +94,7 @@ func (f *roomFeature) present(w http.ResponseWriter, r *http.Request) {
 
 // joinLink fills in where attendees join the room p shows, and its QR code,
 // for the projector and the projector-only window alike.
-func (f *roomFeature) joinLink(r *http.Request, p *pages.RoomPresent) error {
+func (f *Feature) joinLink(r *http.Request, p *pages.RoomPresent) error {
 	p.JoinURL, p.Candidates, p.AddrNote = f.reachable(r, "/join/"+p.Code)
 	if p.JoinURL == "" {
 		return nil
@@ -106,7 +106,7 @@ func (f *roomFeature) joinLink(r *http.Request, p *pages.RoomPresent) error {
 
 // asPresenter is the room the request names, when the request comes
 // from one of its presenter's devices; room.ErrNotPresenter otherwise.
-func (f *roomFeature) asPresenter(r *http.Request) (*room.Room, error) {
+func (f *Feature) asPresenter(r *http.Request) (*room.Room, error) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	if err == nil && rm.RoleOf(cookieValue(r, presenterCookie), "") != room.Presenter {
 		err = room.ErrNotPresenter
@@ -130,7 +130,7 @@ type presenterCap struct {
 // presenter's devices (its cookie), having read the room once; handlers
 // behind it take the room and the capability from presenterOf. Any other
 // request is refused, the room's end or an unreachable store included.
-func (f *roomFeature) presenterOnly(refuse refusal) func(http.Handler) http.Handler {
+func (f *Feature) presenterOnly(refuse refusal) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rm, err := f.asPresenter(r)
@@ -153,7 +153,7 @@ func presenterOf(r *http.Request) (*room.Room, string) {
 
 // notPresenterPage answers a presenter-only page that asPresenter
 // refused: the room has ended, or the device is not its presenter's.
-func (f *roomFeature) notPresenterPage(w http.ResponseWriter, r *http.Request, err error) {
+func (f *Feature) notPresenterPage(w http.ResponseWriter, r *http.Request, err error) {
 	heading := "Presenter only"
 	if errors.Is(err, room.ErrNotFound) {
 		heading = "This room has ended"
@@ -164,7 +164,7 @@ func (f *roomFeature) notPresenterPage(w http.ResponseWriter, r *http.Request, e
 // refuseScreen answers a presenter's screen (the projector, the remote)
 // opened elsewhere with why: only a presenter's device opens it, and how
 // another device follows the room instead.
-func (f *roomFeature) refuseScreen(why string) refusal {
+func (f *Feature) refuseScreen(why string) refusal {
 	return func(w http.ResponseWriter, r *http.Request, err error) {
 		switch {
 		case errors.Is(err, room.ErrNotPresenter):
@@ -179,7 +179,7 @@ func (f *roomFeature) refuseScreen(why string) refusal {
 
 // roomNow reads again the room a presenter's form acted on, to show it as
 // the refused action left it, or answers with a page.
-func (f *roomFeature) roomNow(w http.ResponseWriter, r *http.Request) (*room.Room, bool) {
+func (f *Feature) roomNow(w http.ResponseWriter, r *http.Request) (*room.Room, bool) {
 	rm, err := f.rooms.ByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		f.notPresenterPage(w, r, err)
@@ -190,14 +190,14 @@ func (f *roomFeature) roomNow(w http.ResponseWriter, r *http.Request) (*room.Roo
 
 // refuseControl answers a presenter's control (a Datastar request) that
 // asPresenter refused, in the controls' error slot.
-func (f *roomFeature) refuseControl(w http.ResponseWriter, r *http.Request, err error) {
+func (f *Feature) refuseControl(w http.ResponseWriter, r *http.Request, err error) {
 	f.replyPresenter(w, r, templateReply{}, err)
 }
 
 // reachable is where another device opens path: the public URL's, the
 // request host's, or at localhost the machine's address picked by ?via=
 // (candidates lists them, and note says why there is no URL yet).
-func (f *roomFeature) reachable(r *http.Request, path string) (u string, candidates []string, note string) {
+func (f *Feature) reachable(r *http.Request, path string) (u string, candidates []string, note string) {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
@@ -250,7 +250,7 @@ type roomSignals struct {
 // presenterAction reads the room's session and the page's signals for a
 // control behind presenterOnly, runs call, and answers with the error
 // slot (and call's fragment).
-func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
+func (f *Feature) presenterAction(call presenterCall) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rm, token := presenterOf(r)
 		sess, err := f.sessions.Get(r.Context(), rm.Session)
@@ -272,7 +272,7 @@ func (f *roomFeature) presenterAction(call presenterCall) http.HandlerFunc {
 	}
 }
 
-func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, reply templateReply, err error) {
+func (f *Feature) replyPresenter(w http.ResponseWriter, r *http.Request, reply templateReply, err error) {
 	if web.StoreUnreachable(err) {
 		f.s.StoreUnreachablePage(w, r)
 		return
@@ -300,7 +300,7 @@ func (f *roomFeature) replyPresenter(w http.ResponseWriter, r *http.Request, rep
 // closeRoom ends the room for its presenter. Unlike the other controls it
 // needs only the room, not its session: a presenter can always end their
 // own room.
-func (f *roomFeature) closeRoom(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) closeRoom(w http.ResponseWriter, r *http.Request) {
 	rm, token := presenterOf(r)
 	err := f.rooms.Close(r.Context(), rm.ID, token)
 	f.replyPresenter(w, r, templateReply{}, err)

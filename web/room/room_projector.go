@@ -15,7 +15,7 @@ import (
 // the projector's page and drags it to the projector, keeping the controls
 // on the laptop's own screen. It shows what the cookie-less projector
 // stream already shows anyone who has the room's address.
-func (f *roomFeature) screen(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) screen(w http.ResponseWriter, r *http.Request) {
 	rm, sess, ok := f.liveRoom(w, r)
 	if !ok {
 		return
@@ -49,7 +49,7 @@ func lanesAt(q *room.Question, now int64) int64 { return min(now, q.Request.At) 
 // question and its counts, following the room's remote stream. Like the
 // projector it is for the presenter's devices only (presenterOnly with
 // refuseScreen).
-func (f *roomFeature) remote(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) remote(w http.ResponseWriter, r *http.Request) {
 	rm, token := presenterOf(r)
 	sess, ok := f.sessionOf(w, r, rm)
 	if !ok {

@@ -36,7 +36,7 @@ import (
 //	POST /room/{id}/name                  a phone's own nickname (form nickname=)
 
 // loadDecks loads the ready workshops, once, before the routes serve.
-func (f *roomFeature) loadDecks() error {
+func (f *Feature) loadDecks() error {
 	shipped, err := decks.Load(f.catalog, f.rooms.Bounds())
 	if err != nil {
 		return fmt.Errorf("web: the shipped decks: %w", err)
@@ -47,7 +47,7 @@ func (f *roomFeature) loadDecks() error {
 
 // workshopPages are the presenter's workshop pages and forms, behind
 // presenterOnly.
-func (f *roomFeature) workshopPages(r chi.Router) {
+func (f *Feature) workshopPages(r chi.Router) {
 	r.Get("/deck", f.deckPage)
 	r.Post("/deck/load", f.deckLoad)
 	r.Post("/deck/edit", f.deckEdit)
@@ -59,26 +59,26 @@ func (f *roomFeature) workshopPages(r chi.Router) {
 
 // workshopControls are the projector's and the remote's deck controls,
 // behind presenterOnly.
-func (f *roomFeature) workshopControls(r chi.Router) {
+func (f *Feature) workshopControls(r chi.Router) {
 	r.Post("/deck/next", f.presenterAction(f.deckNext))
 	r.Post("/deck/add", f.presenterAction(f.deckAdd))
 }
 
 // deckPage is the presenter's deck page.
-func (f *roomFeature) deckPage(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) deckPage(w http.ResponseWriter, r *http.Request) {
 	rm, _ := presenterOf(r)
 	f.deckPageWith(w, r, rm, http.StatusOK, "")
 }
 
 // deckAfter shows the deck page after a refused edit, with the room as
 // the edit left it.
-func (f *roomFeature) deckAfter(w http.ResponseWriter, r *http.Request, status int, problem string) {
+func (f *Feature) deckAfter(w http.ResponseWriter, r *http.Request, status int, problem string) {
 	if rm, ok := f.roomNow(w, r); ok {
 		f.deckPageWith(w, r, rm, status, problem)
 	}
 }
 
-func (f *roomFeature) deckPageWith(w http.ResponseWriter, r *http.Request, rm *room.Room, status int, problem string) {
+func (f *Feature) deckPageWith(w http.ResponseWriter, r *http.Request, rm *room.Room, status int, problem string) {
 	p := pages.RoomDeck{Page: f.s.Page(r, "Deck of room "+rm.Code, templates.SectionNone), Room: rm.ID,
 		Deck: rm.Deck, Step: rm.Step, Error: problem, Open: rm.Question != nil && !rm.Question.Revealed}
 	if p.Open {
@@ -92,7 +92,7 @@ func (f *roomFeature) deckPageWith(w http.ResponseWriter, r *http.Request, rm *r
 }
 
 // deckLoad loads a ready deck or an uploaded deck file into the room.
-func (f *roomFeature) deckLoad(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) deckLoad(w http.ResponseWriter, r *http.Request) {
 	rm, token := presenterOf(r)
 	r.Body = http.MaxBytesReader(w, r.Body, room.MaxDeckBytes+64<<10)
 	var d *room.Deck
@@ -112,7 +112,7 @@ func (f *roomFeature) deckLoad(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/room/"+rm.ID+"/deck", http.StatusSeeOther)
 }
 
-func (f *roomFeature) uploadedDeck(r *http.Request) (*room.Deck, error) {
+func (f *Feature) uploadedDeck(r *http.Request) (*room.Deck, error) {
 	file, header, err := r.FormFile("file")
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -140,7 +140,7 @@ func deckStatus(err error) int {
 }
 
 // deckEdit shows, moves or deletes a step from the deck page.
-func (f *roomFeature) deckEdit(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) deckEdit(w http.ResponseWriter, r *http.Request) {
 	rm, token := presenterOf(r)
 	i, ierr := strconv.Atoi(r.PostFormValue("i"))
 	if ierr != nil {
@@ -169,7 +169,7 @@ func (f *roomFeature) deckEdit(w http.ResponseWriter, r *http.Request) {
 }
 
 // deckFile downloads the room's deck, to load into another room or edit.
-func (f *roomFeature) deckFile(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) deckFile(w http.ResponseWriter, r *http.Request) {
 	rm, _ := presenterOf(r)
 	if rm.Deck == nil {
 		f.messagePage(w, r, http.StatusNotFound, "No deck to save", "This room has no deck yet: load one, or add steps from the projector's controls.")
@@ -193,7 +193,7 @@ var errQuestionOpen = fmt.Errorf("%w: reveal it or close it before the next step
 // showStep puts step i of the room's deck on every screen: its scenario
 // loaded into the session, the clock at the question's moment, and its
 // question asked with its countdown. The load is undoable, as a preset's.
-func (f *roomFeature) showStep(ctx context.Context, rm *room.Room, token string, i int) error {
+func (f *Feature) showStep(ctx context.Context, rm *room.Room, token string, i int) error {
 	if q := rm.Question; q != nil && !q.Revealed {
 		return errQuestionOpen
 	}
@@ -244,7 +244,7 @@ func (f *roomFeature) showStep(ctx context.Context, rm *room.Room, token string,
 }
 
 // deckNext shows the step after the one on screen.
-func (f *roomFeature) deckNext(c control) (templateReply, error) {
+func (f *Feature) deckNext(c control) (templateReply, error) {
 	if c.room.Deck == nil {
 		return templateReply{}, room.ErrNoDeck
 	}
@@ -263,7 +263,7 @@ func (f *roomFeature) deckNext(c control) (templateReply, error) {
 }
 
 // deckLine is the presenter's deck line as the room now has it.
-func (f *roomFeature) deckLine(ctx context.Context, id string) (templateReply, error) {
+func (f *Feature) deckLine(ctx context.Context, id string) (templateReply, error) {
 	rm, err := f.rooms.ByID(ctx, id)
 	if err != nil {
 		return templateReply{}, err
@@ -278,7 +278,7 @@ func (f *roomFeature) deckLine(ctx context.Context, id string) (templateReply, e
 // deckAdd adds what is on screen as the deck's next step: the session's
 // requests before the clock (or before the open question's moment) and
 // the open question with its countdown.
-func (f *roomFeature) deckAdd(c control) (templateReply, error) {
+func (f *Feature) deckAdd(c control) (templateReply, error) {
 	title := strings.TrimSpace(c.sig.StepTitle)
 	n := 1
 	if c.room.Deck != nil {
@@ -316,7 +316,7 @@ func (f *roomFeature) deckAdd(c control) (templateReply, error) {
 }
 
 // summary is the room's record on the presenter's screen.
-func (f *roomFeature) summary(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) summary(w http.ResponseWriter, r *http.Request) {
 	rm, _ := presenterOf(r)
 	w.Header().Set("Cache-Control", "no-store")
 	f.s.Render(w, r, http.StatusOK, pages.RoomSummaryView(pages.RoomSummary{
@@ -325,7 +325,7 @@ func (f *roomFeature) summary(w http.ResponseWriter, r *http.Request) {
 
 // results downloads the room's record: one row per phone per revealed
 // question (CSV), or the whole record (JSON).
-func (f *roomFeature) results(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) results(w http.ResponseWriter, r *http.Request) {
 	rm, _ := presenterOf(r)
 	rec := rm.Record()
 	w.Header().Set("Cache-Control", "no-store")
@@ -343,7 +343,7 @@ func (f *roomFeature) results(w http.ResponseWriter, r *http.Request) {
 }
 
 // setName sets a phone's own nickname, then shows its page again.
-func (f *roomFeature) setName(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) setName(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	_, err := f.rooms.Name(r.Context(), id, cookieValue(r, attendeeCookie), r.PostFormValue("nickname"))
@@ -364,7 +364,7 @@ func (f *roomFeature) setName(w http.ResponseWriter, r *http.Request) {
 // revealDue reveals room id's open question if its countdown ran out or
 // every phone answered (room.Room.Due), with the session's scenario as it
 // is now. Every replica's hub may try; the room's update lets one win.
-func (f *roomFeature) revealDue(ctx context.Context, rm *room.Room) {
+func (f *Feature) revealDue(ctx context.Context, rm *room.Room) {
 	if !rm.Due(f.rooms.Now()) {
 		return
 	}
