@@ -3,6 +3,7 @@ package lane
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -15,7 +16,8 @@ import (
 // TestDensityStripCountsEveryRequest: with more requests in view than a
 // lane draws (400 over 4 s, limit 100 per 10 s), the lane draws a density
 // strip whose bars' titles count every request in view, and its label
-// says how many were refused; with few requests there is no strip.
+// says how many were refused; with few requests there is no strip. The
+// bars are drawn as two paths, a rectangle a bar.
 func TestDensityStripCountsEveryRequest(t *testing.T) {
 	sc := scenario.Scenario{Limit: 100, WindowMs: 10_000, Policies: []scenario.PolicySpec{{Name: policies.FixedWindow}}}
 	for i := range 400 {
@@ -35,7 +37,7 @@ func TestDensityStripCountsEveryRequest(t *testing.T) {
 	}
 	re := regexp.MustCompile(`^(\d+) requests from .*: (\d+) admitted, (\d+) refused$`)
 	total, refused := 0, 0
-	doc.Find(`[data-testid="density"] g > title`).Each(func(_ int, s *goquery.Selection) {
+	doc.Find(`[data-testid="density"] rect > title`).Each(func(_ int, s *goquery.Selection) {
 		m := re.FindStringSubmatch(s.Text())
 		if m == nil {
 			t.Fatalf("bar title %q", s.Text())
@@ -46,6 +48,15 @@ func TestDensityStripCountsEveryRequest(t *testing.T) {
 	})
 	if total != 400 || refused != 300 {
 		t.Errorf("the strip counts %d requests, %d refused; want 400, 300 (limit 100 per window)", total, refused)
+	}
+	// Drawn as two paths, a rectangle a bar in each that has requests of
+	// its kind (all 400 were in the first 4 s, so each bar has admitted
+	// requests or refused ones).
+	bars := doc.Find(`[data-testid="density"] rect.density-bar`).Length()
+	admitted := strings.Count(doc.Find("path.density-admitted").AttrOr("d", ""), "z")
+	refusedBars := strings.Count(doc.Find("path.density-refused").AttrOr("d", ""), "z")
+	if bars == 0 || admitted+refusedBars < bars || admitted > bars || refusedBars > bars {
+		t.Errorf("%d bars drawn as %d admitted and %d refused rectangles", bars, admitted, refusedBars)
 	}
 	if got := doc.Find("text.density-label").Text(); got != "400 in view, 300 refused" {
 		t.Errorf("the strip's label reads %q", got)

@@ -467,14 +467,14 @@ func (p plot) DisagreePath() string {
 // Dense reports whether the lane draws its marks compactly.
 func (p plot) Dense() bool { return len(p.Lane.Marks) > IndividualMarks }
 
-// DensePaths draws many marks as four paths: admitted dots (zero-length
-// strokes with round caps), refused crosses, the same two for requests after
-// the clock, and the disagreement triangles.
-func (p plot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, selected string) {
-	var a, r, fa, fr, sel strings.Builder
+// DensePaths draws many marks as two paths, admitted dots (zero-length
+// strokes with round caps) and refused crosses, and says where the
+// selected request's ring goes.
+func (p plot) DensePaths() (admitted, refused, selected string) {
+	var a, r, sel strings.Builder
 	type spot struct {
-		x, y                      int
-		allowed, future, disagree bool
+		x, y    int
+		allowed bool
 	}
 	drawn := map[spot]bool{} // marks that would cover one another are drawn once
 	tallest := p.tallestStacks()
@@ -484,23 +484,62 @@ func (p plot) DensePaths() (admitted, refused, futureAdmitted, futureRefused, se
 		if m.Selected {
 			sel.WriteString(x + " " + y)
 		}
-		at := spot{xi, yi, m.Allowed, m.Future, false}
+		at := spot{xi, yi, m.Allowed}
 		if drawn[at] {
 			continue
 		}
 		drawn[at] = true
-		switch {
-		case m.Allowed && m.Future:
-			fa.WriteString("M" + x + " " + y + "h0")
-		case m.Allowed:
+		if m.Allowed {
 			a.WriteString("M" + x + " " + y + "h0")
-		case m.Future:
-			fr.WriteString("M" + x + " " + y + "m-5-5l10 10m0-10l-10 10")
-		default:
+		} else {
 			r.WriteString("M" + x + " " + y + "m-5-5l10 10m0-10l-10 10")
 		}
 	}
-	return a.String(), r.String(), fa.String(), fr.String(), sel.String()
+	return a.String(), r.String(), sel.String()
+}
+
+// The veil (lane.templ's laterVeil) is two boxes either side of its edge,
+// each three drawings wide and high: the edge is held within a drawing's
+// width of the drawing (LaterX), so that they cover it wherever the
+// clock is.
+
+// laterGap is how far right of the clock's line the veil's edge is: just
+// clear of a mark at the clock (half a mark and its outline).
+const laterGap = markSize/2 + 1.5
+
+// LaterX is where the veil over the requests after the clock begins. With
+// none, the veil stays put at the drawing's far right, fading nothing: a
+// mask whose content moved each frame of a playing clock would have the
+// browser paint every mark again as it moved.
+func (p plot) LaterX() string {
+	w := float64(p.width)
+	if !p.anyLater() {
+		return num(2 * w)
+	}
+	return num(min(max(p.X(p.Now)+laterGap, -w), 2*w))
+}
+
+// veilBox is the veil's left box, x, y, width and height; the right one
+// starts at x 0.
+func (p plot) veilBox() (x, y, w, h string) {
+	return itoa(-3 * p.width), itoa(-p.height), itoa(3 * p.width), itoa(3 * p.height)
+}
+
+// veiled reports whether the lane draws marks, and so its veil.
+func (p plot) veiled() bool { return len(p.Lane.Marks) > 0 }
+
+// veilURL is what the lane's marks name as their mask: the veil.
+func (p plot) veilURL() string { return "url(#" + p.ID + "-later)" }
+
+// anyLater reports whether a drawn request is after the clock: only then
+// does the veil fade what is right of its edge.
+func (p plot) anyLater() bool {
+	for _, m := range p.Lane.Marks {
+		if m.Future {
+			return true
+		}
+	}
+	return false
 }
 
 // MarkPos is one request's drawing position.

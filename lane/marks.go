@@ -58,14 +58,14 @@ func (p plot) layoutMarks() ([]laidMark, []int) {
 	// Same instant, level and answer: one mark with a count. Marks of one
 	// instant are consecutive (marks are in time order).
 	type spot struct {
-		at              int64
-		level           float64
-		allowed, future bool
+		at      int64
+		level   float64
+		allowed bool
 	}
 	seen := map[spot]int{}
 	colStart, colX := 0, math.Inf(-1)
 	for i, m := range marks {
-		key := spot{m.At, m.Level, m.Allowed, m.Future}
+		key := spot{m.At, m.Level, m.Allowed}
 		if j, ok := seen[key]; ok {
 			out[j].count++
 			out[j].mark.Selected = out[j].mark.Selected || m.Selected
@@ -154,15 +154,14 @@ func (p plot) severalMarks() []MarkPos {
 	return out
 }
 
+// markClass is a mark's class: its answer. A request after the clock is
+// faded by the lane's veil, not by a class, so that a mark stays the same
+// as the clock passes it.
 func markClass(m play.Mark) string {
-	class := "mark refused"
 	if m.Allowed {
-		class = "mark admitted"
+		return "mark admitted"
 	}
-	if m.Future {
-		class += " future"
-	}
-	return class
+	return "mark refused"
 }
 
 // markYs is where each of the lane's marks is drawn (its drawn mark's

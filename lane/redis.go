@@ -101,9 +101,6 @@ func (r redisRow) marks() []RedisMarkPos {
 		if m.Allowed {
 			class = "redis-mark admitted"
 		}
-		if m.Future {
-			class += " future"
-		}
 		if m.Differs {
 			class += " redis-differs"
 		}
@@ -117,7 +114,7 @@ func (r redisRow) dense() bool { return len(r.red.Marks) > IndividualMarks }
 // densePaths draws the marks that agree, when there are many, as the
 // lane draws its own (plot.DensePaths); the differences are drawn one by
 // one (marks).
-func (r redisRow) densePaths() (admitted, refused, futureAdmitted, futureRefused string) {
+func (r redisRow) densePaths() (admitted, refused string) {
 	agreeing := r.plot
 	agreeing.Lane.Marks = nil
 	for i, m := range r.red.Marks {
@@ -125,8 +122,8 @@ func (r redisRow) densePaths() (admitted, refused, futureAdmitted, futureRefused
 			agreeing.Lane.Marks = append(agreeing.Lane.Marks, r.Lane.Marks[i])
 		}
 	}
-	a, x, fa, fx, _ := agreeing.DensePaths()
-	return a, x, fa, fx
+	a, x, _ := agreeing.DensePaths()
+	return a, x
 }
 
 // summary is the row's text alternative.

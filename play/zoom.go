@@ -29,8 +29,9 @@ const (
 	// (those in (now − 2 × window, now + 2 × window]: the look-back every
 	// policy's answer at the clock depends on, a sliding counter's
 	// reaching into the previous window, and any requests after a jump
-	// back) and the clock, filling the plot; with none, one window up to
-	// the clock.
+	// back; the look-back's start taken back to a multiple of a tenth of
+	// a window) and the clock, filling the plot; with none, one window up
+	// to the clock.
 	FitActivity ZoomMode = iota
 	// FitAll shows every request from 0 and the clock.
 	FitAll
@@ -83,8 +84,7 @@ func (z Zoom) ViewSpan(sc scenario.Scenario, now int64) (from, to int64) {
 		if z.End > 0 {
 			return z.End - span, z.End
 		}
-		to = max(span-span/marginDiv, now+span/marginDiv)
-		return to - span, to
+		return following(span, now, span-span/marginDiv)
 	case FitAll:
 		last := now
 		if n := len(sc.Requests); n > 0 {
@@ -97,16 +97,20 @@ func (z Zoom) ViewSpan(sc scenario.Scenario, now int64) (from, to int64) {
 	// the look-back every policy's answer at the clock depends on (a
 	// sliding counter's reaches into the previous window) and the
 	// requests that have just left it.
+	// The look-back starts at a multiple of a tenth of a window, so that
+	// while the clock plays the requests it takes in, and so the span's
+	// start, change in steps and not at each frame: a span that moved at
+	// each frame would move every mark with it, and a frame would carry
+	// each lane whole. It takes in up to a tenth of a window more.
 	w := sc.WindowMs
 	at := func(r scenario.Request, t int64) int { return cmp.Compare(r.At, t) }
-	lo, _ := slices.BinarySearchFunc(sc.Requests, now-2*w+1, at)
+	lo, _ := slices.BinarySearchFunc(sc.Requests, floorTo(now-2*w+1, max(w/marginDiv, 1)), at)
 	hi, _ := slices.BinarySearchFunc(sc.Requests, now+2*w+1, at)
 	if lo >= hi {
 		// Nothing near the clock: one window up to it, where the last
 		// requests are leaving it.
 		span := ladderSpan(w + w/marginDiv)
-		to = max(span, now+span/marginDiv)
-		return to - span, to
+		return following(span, now, span)
 	}
 	// The span depends only on the first request and the width needed,
 	// so that while the clock plays its start stays put (a start that
@@ -117,6 +121,28 @@ func (z Zoom) ViewSpan(sc scenario.Scenario, now int64) (from, to int64) {
 	span := ladderSpan(max(last-from+(last-from)/(marginDiv-2), least))
 	return from, from + span
 }
+
+// following is a span of width span that holds the clock, ending at
+// least at end, then moving on in steps of a tenth of it, the clock
+// between eight and nine tenths across: a span that moved at each frame
+// of a playing clock would move every mark with it, and a frame would
+// carry each lane whole.
+func following(span, now, end int64) (from, to int64) {
+	to = max(end, ceilTo(now+span/marginDiv, max(span/marginDiv, 1)))
+	return to - span, to
+}
+
+// floorTo is the last multiple of step at or before t; ceilTo the first at
+// or after it.
+func floorTo(t, step int64) int64 {
+	q := t / step
+	if q*step > t {
+		q--
+	}
+	return q * step
+}
+
+func ceilTo(t, step int64) int64 { return -floorTo(-t, step) }
 
 // ZoomBy zooms the lanes in (factor < 1) or out (> 1) around the instant
 // at, from the span the view shows now; a zoom that keeps the clock in view

@@ -49,6 +49,39 @@ func TestFitActivityKeepsItsStartWhileTheClockPlays(t *testing.T) {
 	}
 }
 
+// TestFollowingSpanMovesInSteps: while the clock plays through a steady
+// stream (a request every 5 ms for 10 s, 12 s windows) in frames of
+// 100 ms, from 9 s to 40 s, where the requests leave the look-back one by
+// one, the fitted span and a manual zoom following the clock move in steps
+// (a tenth of a window, or of the span), not at each frame, which would
+// move every mark and send each lane whole; each still holds the clock.
+func TestFollowingSpanMovesInSteps(t *testing.T) {
+	sc := DefaultScenario()
+	sc.WindowMs = 12_000
+	sc.Requests = nil
+	for i := range 2000 {
+		sc.Requests = append(sc.Requests, scenario.Request{At: int64(i) * 5, Key: "default", Cost: 1, Count: 1})
+	}
+	for _, z := range []Zoom{{}, {Mode: Manual, Span: 15_000}} {
+		frames, moved := 0, 0
+		prevFrom, prevTo := Zoom{}.ViewSpan(sc, 0)
+		for now := int64(9000); now <= 40_000; now += 100 {
+			from, to := z.ViewSpan(sc, now)
+			if now < from || now > to {
+				t.Fatalf("mode %d, clock %d: span [%d, %d] leaves out the clock", z.Mode, now, from, to)
+			}
+			if frames++; from != prevFrom || to != prevTo {
+				moved++
+			}
+			prevFrom, prevTo = from, to
+		}
+		t.Logf("mode %d: the span moved in %d of %d frames", z.Mode, moved, frames)
+		if moved > frames/5 {
+			t.Errorf("mode %d: the span moved in %d of %d frames, want at most a fifth", z.Mode, moved, frames)
+		}
+	}
+}
+
 func TestZoomAndPan(t *testing.T) {
 	s := newSession(t, DefaultScenario())
 	must(t, "jump", s.Jump(10_000))

@@ -15,7 +15,6 @@ import (
 	"github.com/windowlab/playground/internal/browsertest"
 	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/play"
-	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
 )
 
@@ -254,22 +253,14 @@ func TestBrowserLaneMotion(t *testing.T) {
 }
 
 // TestBrowserLaneLongTasks is a measurement, not a timed assertion: seven
-// lanes, each of 2,000 requests, play at the stream's ten frames a second
+// lanes, each of 2,000 requests (longLanes), play at the stream's ten frames a second
 // for four seconds while a PerformanceObserver counts the page's long tasks
 // (over 50 ms). It logs the figures docs/performance.md reports, and fails
 // only when the page did not play (fewer than ten frames arrived).
 //
 //	go test ./web/play/ -run TestBrowserLaneLongTasks -v
 func TestBrowserLaneLongTasks(t *testing.T) {
-	sc := scenario.Scenario{Limit: 100, WindowMs: 12_000} // a multiple of sliding-buckets' 6
-	for _, in := range policies.Registered() {
-		if len(sc.Policies) < 7 {
-			sc.Policies = append(sc.Policies, scenario.PolicySpec{Name: in.Name})
-		}
-	}
-	for i := range 2000 {
-		sc.Requests = append(sc.Requests, scenario.Request{At: int64(i) * 5, Key: "default", Cost: 1, Count: 1})
-	}
+	sc := longLanes()
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	tab := browsertest.NewTab(t)
