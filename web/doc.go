@@ -5,7 +5,8 @@
 // and the bounds every part shares: who a client is (client.go), the
 // server's own rate limits on its visitors (client_limits.go), the run
 // capacity and its budget (limits.go), request bodies (body.go) and open
-// streams (streams.go).
+// streams (streams.go), and the one mapping of the domain's errors to
+// statuses and words that every feature answers with (problem.go).
 //
 // Each part of the site is a Feature in a package of its own, with its
 // routes, handlers, view models and templates together (the layout of

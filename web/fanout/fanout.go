@@ -248,11 +248,28 @@ type hubOf[S any] struct {
 	stop  context.CancelFunc
 }
 
-// Join counts a follower of view v (of views) into the hub of id. With no
-// live hub, start makes one's state and starts its work, under a context
-// that ends with the hub or with closing; admit, when not nil, may refuse
-// the follower. Both run under the lock of hs. leave counts it out.
-func (hs *Hubs[S]) Join(closing context.Context, id string, v, views int, start func(ctx context.Context, h *Hub) (S, error), admit func(h *Hub, state S) error) (h *Hub, state S, leave func(), err error) {
+// JoinOptions are how a follower joins a subject's hub.
+type JoinOptions[S any] struct {
+	// View is the view the follower follows, of the Views a hub has.
+	View, Views int
+	// Start makes a new hub's state and starts its work, under a context
+	// that ends with the hub or with the server (Join's closing).
+	Start func(ctx context.Context, h *Hub) (S, error)
+	// Admit, when set, may refuse the follower.
+	Admit func(h *Hub, state S) error
+}
+
+// A Follower is one follower of a hub: the hub, the feature's state, and
+// Leave, which counts it out (once, however often called).
+type Follower[S any] struct {
+	Hub   *Hub
+	State S
+	Leave func()
+}
+
+// Join counts a follower into the hub of id, starting one (o.Start) when
+// none lives. Start and Admit run under the lock of hs.
+func (hs *Hubs[S]) Join(closing context.Context, id string, o JoinOptions[S]) (Follower[S], error) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	e := hs.hubs[id]
@@ -264,31 +281,32 @@ func (hs *Hubs[S]) Join(closing context.Context, id string, v, views int, start 
 	if e == nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		stop := context.AfterFunc(closing, cancel)
-		e = &hubOf[S]{Hub: &Hub{frames: make([]frame, views), followers: make([]int, views), next: make(chan struct{}),
-			poke: make(chan struct{}, 1), last: make([][]Region, views)}, stop: func() { stop(); cancel() }}
-		if e.state, err = start(ctx, e.Hub); err != nil {
+		e = &hubOf[S]{Hub: &Hub{frames: make([]frame, o.Views), followers: make([]int, o.Views), next: make(chan struct{}),
+			poke: make(chan struct{}, 1), last: make([][]Region, o.Views)}, stop: func() { stop(); cancel() }}
+		var err error
+		if e.state, err = o.Start(ctx, e.Hub); err != nil {
 			e.stop()
-			return nil, state, nil, err
+			return Follower[S]{}, err
 		}
 		if hs.hubs == nil {
 			hs.hubs = map[string]*hubOf[S]{}
 		}
 		hs.hubs[id] = e
 	}
-	if admit != nil {
-		if err = admit(e.Hub, e.state); err != nil {
+	if o.Admit != nil {
+		if err := o.Admit(e.Hub, e.state); err != nil {
 			if e.n == 0 { // started for this follower alone
 				e.stop()
 				delete(hs.hubs, id)
 			}
-			return nil, state, nil, err
+			return Follower[S]{}, err
 		}
 	}
 	e.n++
-	e.count(v, +1)
+	e.count(o.View, +1)
 	var once sync.Once
-	leave = func() { once.Do(func() { hs.leave(id, e, v) }) }
-	return e.Hub, e.state, leave, nil
+	leave := func() { once.Do(func() { hs.leave(id, e, o.View) }) }
+	return Follower[S]{Hub: e.Hub, State: e.state, Leave: leave}, nil
 }
 
 // count adds d followers to view v; a view no one follows any more drops

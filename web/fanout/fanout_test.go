@@ -14,11 +14,12 @@ import (
 // join starts (or joins) the hub of "s" with one follower of view v.
 func join(t *testing.T, hs *Hubs[int], v int) (*Hub, func()) {
 	t.Helper()
-	h, _, leave, err := hs.Join(context.Background(), "s", v, 2, func(context.Context, *Hub) (int, error) { return 0, nil }, nil)
+	fl, err := hs.Join(context.Background(), "s", JoinOptions[int]{View: v, Views: 2,
+		Start: func(context.Context, *Hub) (int, error) { return 0, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h, leave
+	return fl.Hub, fl.Leave
 }
 
 func TestPublishFramesCarryWhatChanged(t *testing.T) {
@@ -133,8 +134,8 @@ func TestHubsStartOnceStopAtLastLeave(t *testing.T) {
 		return nil
 	}
 	j := func() (*Hub, func(), error) {
-		h, _, leave, err := hs.Join(context.Background(), "s", 0, 1, start, refuse)
-		return h, leave, err
+		fl, err := hs.Join(context.Background(), "s", JoinOptions[int]{View: 0, Views: 1, Start: start, Admit: refuse})
+		return fl.Hub, fl.Leave, err
 	}
 	h1, l1, _ := j()
 	h2, l2, _ := j()

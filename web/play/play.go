@@ -226,7 +226,8 @@ func (p *playground) setProblem(pp *pages.PlayPage, problem pages.PlayProblem) {
 // refusals for capacity.
 func (p *playground) refuseFull(w http.ResponseWriter, r *http.Request) {
 	p.s.NoteCapacity(w, r, web.PlaceRetryAfter)
-	http.Error(w, "The playground is full: too many sessions are open. Try again in a few minutes.", http.StatusServiceUnavailable)
+	full := web.ProblemOf(play.ErrFull)
+	http.Error(w, full.Message, full.Status)
 }
 
 func prefixErrors(errs scenario.Errors, prefix string) scenario.Errors {
@@ -341,15 +342,16 @@ func (p *playground) storeFailed(w http.ResponseWriter, r *http.Request, err err
 
 // sessionEnded answers a request for a session the store no longer holds.
 func (p *playground) sessionEnded(w http.ResponseWriter, r *http.Request) {
+	ended := web.ProblemOf(play.ErrNotFound)
 	if r.Header.Get("Datastar-Request") == "true" {
 		// The page's buttons and stream show nothing of a plain 404:
 		// say it where the learner looks, as events (Datastar applies
 		// those whatever the status).
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusNotFound)
+		w.WriteHeader(ended.Status)
 		_ = web.MergeComponent(datastar.NewSSE(w, r), pages.PlaySessionEnded())
 		return
 	}
-	http.Error(w, "This playground session has ended (it was idle, or the server restarted). Reload the page to start a new one.", http.StatusNotFound)
+	http.Error(w, ended.Message, ended.Status)
 }

@@ -62,8 +62,8 @@ func (p *playground) follow(id string, v int) (*fanout.Hub, func(), error) {
 		go h.run(ctx, sess, changes)
 		return h, nil
 	}
-	hub, _, leave, err := p.hubs.Join(p.s.Closing(), id, v, numViews, start, nil)
-	return hub, leave, err
+	fl, err := p.hubs.Join(p.s.Closing(), id, fanout.JoinOptions[*sessionHub]{View: v, Views: numViews, Start: start})
+	return fl.Hub, fl.Leave, err
 }
 
 // run follows the session until ctx ends or the store forgets it,

@@ -17,14 +17,14 @@ import (
 // continues it rather than replaying the requests before the question
 // again.
 func TestRoomPageLoadsShareTheHubsReplay(t *testing.T) {
-	f := &roomFeature{}
+	f := &Feature{}
 	followed := &roomHub{}
-	_, _, leave, err := f.hubs.Join(context.Background(), "followed", viewPhone, numViews,
-		func(context.Context, *fanout.Hub) (*roomHub, error) { return followed, nil }, nil)
+	fl, err := f.hubs.Join(context.Background(), "followed", fanout.JoinOptions[*roomHub]{View: viewPhone, Views: numViews,
+		Start: func(context.Context, *fanout.Hub) (*roomHub, error) { return followed, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer leave()
+	defer fl.Leave()
 	c := f.askedCache("followed")
 	if c != &followed.asked {
 		t.Fatalf("askedCache(followed) = %p, want the hub's, %p", c, &followed.asked)

@@ -24,9 +24,10 @@ func notePresenting(w http.ResponseWriter, r *http.Request, rm *room.Room) {
 	})
 }
 
-// presentingRoom is the live room the browser of r started, or nil when
-// it started none or the room has ended.
-func (f *roomFeature) presentingRoom(r *http.Request) *playpages.PlayRoomLink {
+// PresentingRoom implements webplay.PresentingRooms: /play asks it for
+// the room its visitor presents, the live room the browser of r started,
+// or nil when it started none or the room has ended.
+func (f *Feature) PresentingRoom(r *http.Request) *playpages.PlayRoomLink {
 	id := cookieValue(r, presentingCookie)
 	if id == "" {
 		return nil
@@ -36,13 +37,4 @@ func (f *roomFeature) presentingRoom(r *http.Request) *playpages.PlayRoomLink {
 		return nil
 	}
 	return &playpages.PlayRoomLink{ID: rm.ID, Code: rm.Code}
-}
-
-// PresentingRoom implements webplay.PresentingRooms: /play asks it for
-// the room its visitor presents.
-func (rf *Feature) PresentingRoom(r *http.Request) *playpages.PlayRoomLink {
-	if rf.f == nil {
-		return nil // the server did not set the rooms up: no room to go back to
-	}
-	return rf.f.presentingRoom(r)
 }

@@ -10,26 +10,15 @@ import (
 )
 
 // questionCSV serves the room's revealed question's tally and answers as
-// CSV (GET /room/{id}/question.csv), to its presenter only: the rows are
-// room.Question.Results'. Before the reveal it answers 409, as the
-// projector shows no distribution while the room is still answering.
-func (f *roomFeature) questionCSV(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	var rows [][]string
-	if err == nil {
-		rows, err = rm.Question.Results()
-	}
+// CSV (GET /room/{id}/question.csv), to its presenter only
+// (presenterOnly with noResults): the rows are room.Question.Results'.
+// Before the reveal it answers 409, as the projector shows no
+// distribution while the room is still answering.
+func (f *Feature) questionCSV(w http.ResponseWriter, r *http.Request) {
+	rm, _ := presenterOf(r)
+	rows, err := rm.Question.Results()
 	if err != nil {
-		status, heading := roomStatus(err), "No results to download"
-		switch {
-		case errors.Is(err, room.ErrNotPresenter):
-			heading = "Presenter only"
-		case errors.Is(err, room.ErrNotFound):
-			heading = "This room has ended"
-		case errors.Is(err, room.ErrNoQuestion), errors.Is(err, room.ErrNotRevealed):
-			status = http.StatusConflict
-		}
-		f.messagePage(w, r, status, heading, roomMessage(err))
+		f.noResults(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -37,4 +26,18 @@ func (f *roomFeature) questionCSV(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", `attachment; filename="room-`+rm.Code+`-question-`+strconv.Itoa(rm.Question.ID)+`.csv"`)
 	cw := csv.NewWriter(w)
 	_ = cw.WriteAll(rows) // a write error is the client gone
+}
+
+// noResults says why the question's results cannot be downloaded.
+func (f *Feature) noResults(w http.ResponseWriter, r *http.Request, err error) {
+	status, heading := roomStatus(err), "No results to download"
+	switch {
+	case errors.Is(err, room.ErrNotPresenter):
+		heading = "Presenter only"
+	case errors.Is(err, room.ErrNotFound):
+		heading = "This room has ended"
+	case errors.Is(err, room.ErrNoQuestion), errors.Is(err, room.ErrNotRevealed):
+		status = http.StatusConflict
+	}
+	f.messagePage(w, r, status, heading, roomMessage(err))
 }

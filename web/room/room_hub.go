@@ -50,7 +50,7 @@ const hubCheckEvery = 5 * time.Second
 // for presenters and asked.
 type roomHub struct {
 	*fanout.Hub
-	f  *roomFeature
+	f  *Feature
 	id string
 
 	// phones is how many phones follow the room on every replica (the
@@ -63,7 +63,7 @@ type roomHub struct {
 	// counts down (nil otherwise): the hub's goroutine's own.
 	open *room.Question
 
-	// asked is shared with the room's page loads (roomFeature.askedCache),
+	// asked is shared with the room's page loads (Feature.askedCache),
 	// so that a room full of phones opening during a question replays it
 	// once, not once each; it locks itself.
 	asked askedCache
@@ -84,7 +84,7 @@ type pointedCache struct {
 // Streams count against the room's bound on every replica together
 // (room.Rooms.Follow); (streamShares bounds each address's streams
 // across every room.)
-func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presenter bool, leave func(), err error) {
+func (f *Feature) follow(id string, v int, token string) (h *roomHub, presenter bool, leave func(), err error) {
 	rm, err := f.rooms.ByID(context.Background(), id)
 	if err != nil {
 		return nil, false, nil, err
@@ -118,13 +118,12 @@ func (f *roomFeature) follow(id string, v int, token string) (h *roomHub, presen
 		go h.run(ctx, sess)
 		return h, nil
 	}
-	_, h, leave, err = f.hubs.Join(f.s.Closing(), id, v, numViews, start, nil)
+	fl, err := f.hubs.Join(f.s.Closing(), id, fanout.JoinOptions[*roomHub]{View: v, Views: numViews, Start: start})
 	if err != nil {
 		f.rooms.Unfollow(id, d)
 		return nil, false, nil, err
 	}
-	out := leave
-	return h, presenter, func() { out(); f.rooms.Unfollow(id, d) }, nil
+	return fl.State, presenter, func() { fl.Leave(); f.rooms.Unfollow(id, d) }, nil
 }
 
 // screens reads how many phones follow the room on every replica.
@@ -329,7 +328,7 @@ func questionCut(q *room.Question, now int64) int64 { return min(q.Request.At, n
 // hub's renders, and the page loads of a room it follows), so a moving
 // clock continues it.
 
-func (f *roomFeature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) pages.RoomShared {
+func (f *Feature) shared(rm *room.Room, sess *play.Session, phones int, asked *askedCache) pages.RoomShared {
 	v := sess.View()
 	v.Selected = nil
 	s := pages.RoomShared{Room: rm.ID, Question: rm.Question, Attendees: phones,
@@ -421,7 +420,7 @@ func (c *askedCache) reset() {
 
 // askedCache is the replay cache of room id's hub, for a page load, or nil
 // when no screen follows the room (the page then replays on its own).
-func (f *roomFeature) askedCache(id string) *askedCache {
+func (f *Feature) askedCache(id string) *askedCache {
 	if h, ok := f.hubs.State(id); ok {
 		return &h.asked
 	}
@@ -513,7 +512,7 @@ const presenterTouchEvery = time.Minute
 // (the default), ?view=projector, ?view=remote or ?view=screen (the
 // projector-only window). It needs no cookie: watching is no
 // capability. With a presenter's cookie it also keeps the room alive.
-func (f *roomFeature) stream(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) stream(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	v := viewPhone
 	switch r.URL.Query().Get("view") {

@@ -15,7 +15,7 @@ import (
 // the projector's page and drags it to the projector, keeping the controls
 // on the laptop's own screen. It shows what the cookie-less projector
 // stream already shows anyone who has the room's address.
-func (f *roomFeature) screen(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) screen(w http.ResponseWriter, r *http.Request) {
 	rm, sess, ok := f.liveRoom(w, r)
 	if !ok {
 		return
@@ -47,16 +47,12 @@ func lanesAt(q *room.Question, now int64) int64 { return min(now, q.Request.At) 
 // remote is the presenter's paired phone (GET /room/{id}/remote, where
 // pairing leads): the controls alone, laid out for a phone, with the
 // question and its counts, following the room's remote stream. Like the
-// projector it is for the presenter's devices only.
-func (f *roomFeature) remote(w http.ResponseWriter, r *http.Request) {
-	rm, sess, ok := f.liveRoom(w, r)
+// projector it is for the presenter's devices only (presenterOnly with
+// refuseScreen).
+func (f *Feature) remote(w http.ResponseWriter, r *http.Request) {
+	rm, token := presenterOf(r)
+	sess, ok := f.sessionOf(w, r, rm)
 	if !ok {
-		return
-	}
-	token := cookieValue(r, presenterCookie)
-	if rm.RoleOf(token, "") != room.Presenter {
-		f.messagePage(w, r, http.StatusForbidden, "Presenter only",
-			"Only the presenter's devices can open the remote. Pair this device from the presenter's projector page (\"Pair a device as a remote\").")
 		return
 	}
 	_ = f.rooms.Touch(r.Context(), rm.ID, token)

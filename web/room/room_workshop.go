@@ -35,36 +35,50 @@ import (
 //	GET  /room/{id}/results.csv, .json    every revealed question's answers, one row per phone per question
 //	POST /room/{id}/name                  a phone's own nickname (form nickname=)
 
-func (f *roomFeature) setupWorkshop(r chi.Router) error {
+// loadDecks loads the ready workshops, once, before the routes serve.
+func (f *Feature) loadDecks() error {
 	shipped, err := decks.Load(f.catalog, f.rooms.Bounds())
 	if err != nil {
 		return fmt.Errorf("web: the shipped decks: %w", err)
 	}
 	f.decks = shipped
+	return nil
+}
+
+// workshopPages are the presenter's workshop pages and forms, behind
+// presenterOnly.
+func (f *Feature) workshopPages(r chi.Router) {
 	r.Get("/deck", f.deckPage)
 	r.Post("/deck/load", f.deckLoad)
 	r.Post("/deck/edit", f.deckEdit)
 	r.Get("/deck.json", f.deckFile)
-	r.Post("/deck/next", f.presenterAction(f.deckNext))
-	r.Post("/deck/add", f.presenterAction(f.deckAdd))
 	r.Get("/summary", f.summary)
 	r.Get("/results.csv", f.results)
 	r.Get("/results.json", f.results)
-	r.Post("/name", f.setName)
-	return nil
+}
+
+// workshopControls are the projector's and the remote's deck controls,
+// behind presenterOnly.
+func (f *Feature) workshopControls(r chi.Router) {
+	r.Post("/deck/next", f.presenterAction(f.deckNext))
+	r.Post("/deck/add", f.presenterAction(f.deckAdd))
 }
 
 // deckPage is the presenter's deck page.
-func (f *roomFeature) deckPage(w http.ResponseWriter, r *http.Request) {
-	f.deckPageWith(w, r, http.StatusOK, "")
+func (f *Feature) deckPage(w http.ResponseWriter, r *http.Request) {
+	rm, _ := presenterOf(r)
+	f.deckPageWith(w, r, rm, http.StatusOK, "")
 }
 
-func (f *roomFeature) deckPageWith(w http.ResponseWriter, r *http.Request, status int, problem string) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
+// deckAfter shows the deck page after a refused edit, with the room as
+// the edit left it.
+func (f *Feature) deckAfter(w http.ResponseWriter, r *http.Request, status int, problem string) {
+	if rm, ok := f.roomNow(w, r); ok {
+		f.deckPageWith(w, r, rm, status, problem)
 	}
+}
+
+func (f *Feature) deckPageWith(w http.ResponseWriter, r *http.Request, rm *room.Room, status int, problem string) {
 	p := pages.RoomDeck{Page: f.s.Page(r, "Deck of room "+rm.Code, templates.SectionNone), Room: rm.ID,
 		Deck: rm.Deck, Step: rm.Step, Error: problem, Open: rm.Question != nil && !rm.Question.Revealed}
 	if p.Open {
@@ -78,30 +92,27 @@ func (f *roomFeature) deckPageWith(w http.ResponseWriter, r *http.Request, statu
 }
 
 // deckLoad loads a ready deck or an uploaded deck file into the room.
-func (f *roomFeature) deckLoad(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
-	}
+func (f *Feature) deckLoad(w http.ResponseWriter, r *http.Request) {
+	rm, token := presenterOf(r)
 	r.Body = http.MaxBytesReader(w, r.Body, room.MaxDeckBytes+64<<10)
 	var d *room.Deck
+	var err error
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 		d, err = f.uploadedDeck(r)
 	} else {
 		d, err = decks.Find(f.decks, r.PostFormValue("shipped"))
 	}
 	if err == nil {
-		_, err = f.rooms.LoadDeck(r.Context(), rm.ID, cookieValue(r, presenterCookie), d)
+		_, err = f.rooms.LoadDeck(r.Context(), rm.ID, token, d)
 	}
 	if err != nil {
-		f.deckPageWith(w, r, deckStatus(err), roomMessage(err))
+		f.deckAfter(w, r, deckStatus(err), roomMessage(err))
 		return
 	}
 	http.Redirect(w, r, "/room/"+rm.ID+"/deck", http.StatusSeeOther)
 }
 
-func (f *roomFeature) uploadedDeck(r *http.Request) (*room.Deck, error) {
+func (f *Feature) uploadedDeck(r *http.Request) (*room.Deck, error) {
 	file, header, err := r.FormFile("file")
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -129,18 +140,14 @@ func deckStatus(err error) int {
 }
 
 // deckEdit shows, moves or deletes a step from the deck page.
-func (f *roomFeature) deckEdit(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
-	}
-	token := cookieValue(r, presenterCookie)
+func (f *Feature) deckEdit(w http.ResponseWriter, r *http.Request) {
+	rm, token := presenterOf(r)
 	i, ierr := strconv.Atoi(r.PostFormValue("i"))
 	if ierr != nil {
-		f.deckPageWith(w, r, http.StatusBadRequest, "Want i=<step number, from 0>.")
+		f.deckPageWith(w, r, rm, http.StatusBadRequest, "Want i=<step number, from 0>.")
 		return
 	}
+	var err error
 	switch r.PostFormValue("do") {
 	case "goto":
 		err = f.showStep(r.Context(), rm, token, i)
@@ -151,23 +158,19 @@ func (f *roomFeature) deckEdit(w http.ResponseWriter, r *http.Request) {
 	case "delete":
 		_, err = f.rooms.MoveStep(r.Context(), rm.ID, token, i, 0)
 	default:
-		f.deckPageWith(w, r, http.StatusBadRequest, "Want do=goto, up, down or delete.")
+		f.deckPageWith(w, r, rm, http.StatusBadRequest, "Want do=goto, up, down or delete.")
 		return
 	}
 	if err != nil {
-		f.deckPageWith(w, r, deckStatus(err), roomMessage(err))
+		f.deckAfter(w, r, deckStatus(err), roomMessage(err))
 		return
 	}
 	http.Redirect(w, r, "/room/"+rm.ID+"/deck", http.StatusSeeOther)
 }
 
 // deckFile downloads the room's deck, to load into another room or edit.
-func (f *roomFeature) deckFile(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
-	}
+func (f *Feature) deckFile(w http.ResponseWriter, r *http.Request) {
+	rm, _ := presenterOf(r)
 	if rm.Deck == nil {
 		f.messagePage(w, r, http.StatusNotFound, "No deck to save", "This room has no deck yet: load one, or add steps from the projector's controls.")
 		return
@@ -190,7 +193,7 @@ var errQuestionOpen = fmt.Errorf("%w: reveal it or close it before the next step
 // showStep puts step i of the room's deck on every screen: its scenario
 // loaded into the session, the clock at the question's moment, and its
 // question asked with its countdown. The load is undoable, as a preset's.
-func (f *roomFeature) showStep(ctx context.Context, rm *room.Room, token string, i int) error {
+func (f *Feature) showStep(ctx context.Context, rm *room.Room, token string, i int) error {
 	if q := rm.Question; q != nil && !q.Revealed {
 		return errQuestionOpen
 	}
@@ -241,26 +244,26 @@ func (f *roomFeature) showStep(ctx context.Context, rm *room.Room, token string,
 }
 
 // deckNext shows the step after the one on screen.
-func (f *roomFeature) deckNext(r *http.Request, rm *room.Room, _ *play.Session, token string, _ roomSignals) (templateReply, error) {
-	if rm.Deck == nil {
+func (f *Feature) deckNext(c control) (templateReply, error) {
+	if c.room.Deck == nil {
 		return templateReply{}, room.ErrNoDeck
 	}
-	if rm.Step+1 >= len(rm.Deck.Steps) {
+	if c.room.Step+1 >= len(c.room.Deck.Steps) {
 		return templateReply{}, errors.New("room: that was the deck's last step")
 	}
-	if err := f.showStep(r.Context(), rm, token, rm.Step+1); err != nil {
+	if err := f.showStep(c.r.Context(), c.room, c.token, c.room.Step+1); err != nil {
 		return templateReply{}, err
 	}
-	if r.URL.Query().Get("view") == "remote" {
+	if c.r.URL.Query().Get("view") == "remote" {
 		// The remote has no deck line: its button and step follow the
 		// room's remote stream, as every screen's step does.
 		return templateReply{}, nil
 	}
-	return f.deckLine(r.Context(), rm.ID)
+	return f.deckLine(c.r.Context(), c.room.ID)
 }
 
 // deckLine is the presenter's deck line as the room now has it.
-func (f *roomFeature) deckLine(ctx context.Context, id string) (templateReply, error) {
+func (f *Feature) deckLine(ctx context.Context, id string) (templateReply, error) {
 	rm, err := f.rooms.ByID(ctx, id)
 	if err != nil {
 		return templateReply{}, err
@@ -275,11 +278,11 @@ func (f *roomFeature) deckLine(ctx context.Context, id string) (templateReply, e
 // deckAdd adds what is on screen as the deck's next step: the session's
 // requests before the clock (or before the open question's moment) and
 // the open question with its countdown.
-func (f *roomFeature) deckAdd(r *http.Request, rm *room.Room, sess *play.Session, token string, sig roomSignals) (templateReply, error) {
-	title := strings.TrimSpace(sig.StepTitle)
+func (f *Feature) deckAdd(c control) (templateReply, error) {
+	title := strings.TrimSpace(c.sig.StepTitle)
 	n := 1
-	if rm.Deck != nil {
-		n = len(rm.Deck.Steps) + 1
+	if c.room.Deck != nil {
+		n = len(c.room.Deck.Steps) + 1
 	}
 	if title == "" {
 		title = "Step " + strconv.Itoa(n)
@@ -287,8 +290,8 @@ func (f *roomFeature) deckAdd(r *http.Request, rm *room.Room, sess *play.Session
 	if len(title) > 80 {
 		return templateReply{}, scenario.Errors{{Field: "stepTitle", Reason: "at most 80 characters"}}
 	}
-	st := room.Step{Title: title, Scenario: sess.Scenario()}
-	if q := rm.Question; q != nil {
+	st := room.Step{Title: title, Scenario: c.sess.Scenario()}
+	if q := c.room.Question; q != nil {
 		st.Ask = &room.StepAsk{Kind: q.Kind, At: scenario.FormatMs(q.Request.At), Key: q.Request.Key, Cost: q.Request.Cost,
 			Seconds: q.Timer.Seconds, RevealOnTime: &q.Timer.OnTime, RevealWhenAll: &q.Timer.WhenAll}
 		if ask.AsksAboutN(string(q.Kind)) {
@@ -306,19 +309,15 @@ func (f *roomFeature) deckAdd(r *http.Request, rm *room.Room, sess *play.Session
 			}
 		}
 	}
-	if _, err := f.rooms.AddStep(r.Context(), rm.ID, token, "Room "+rm.Code, st); err != nil {
+	if _, err := f.rooms.AddStep(c.r.Context(), c.room.ID, c.token, "Room "+c.room.Code, st); err != nil {
 		return templateReply{}, err
 	}
-	return f.deckLine(r.Context(), rm.ID)
+	return f.deckLine(c.r.Context(), c.room.ID)
 }
 
 // summary is the room's record on the presenter's screen.
-func (f *roomFeature) summary(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
-	}
+func (f *Feature) summary(w http.ResponseWriter, r *http.Request) {
+	rm, _ := presenterOf(r)
 	w.Header().Set("Cache-Control", "no-store")
 	f.s.Render(w, r, http.StatusOK, pages.RoomSummaryView(pages.RoomSummary{
 		Page: f.s.Page(r, "Results of room "+rm.Code, templates.SectionNone), Room: rm.ID, Record: rm.Record()}))
@@ -326,12 +325,8 @@ func (f *roomFeature) summary(w http.ResponseWriter, r *http.Request) {
 
 // results downloads the room's record: one row per phone per revealed
 // question (CSV), or the whole record (JSON).
-func (f *roomFeature) results(w http.ResponseWriter, r *http.Request) {
-	rm, err := f.asPresenter(r)
-	if err != nil {
-		f.notPresenterPage(w, r, err)
-		return
-	}
+func (f *Feature) results(w http.ResponseWriter, r *http.Request) {
+	rm, _ := presenterOf(r)
 	rec := rm.Record()
 	w.Header().Set("Cache-Control", "no-store")
 	if strings.HasSuffix(r.URL.Path, ".json") {
@@ -348,7 +343,7 @@ func (f *roomFeature) results(w http.ResponseWriter, r *http.Request) {
 }
 
 // setName sets a phone's own nickname, then shows its page again.
-func (f *roomFeature) setName(w http.ResponseWriter, r *http.Request) {
+func (f *Feature) setName(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	_, err := f.rooms.Name(r.Context(), id, cookieValue(r, attendeeCookie), r.PostFormValue("nickname"))
@@ -369,7 +364,7 @@ func (f *roomFeature) setName(w http.ResponseWriter, r *http.Request) {
 // revealDue reveals room id's open question if its countdown ran out or
 // every phone answered (room.Room.Due), with the session's scenario as it
 // is now. Every replica's hub may try; the room's update lets one win.
-func (f *roomFeature) revealDue(ctx context.Context, rm *room.Room) {
+func (f *Feature) revealDue(ctx context.Context, rm *room.Room) {
 	if !rm.Due(f.rooms.Now()) {
 		return
 	}

@@ -178,7 +178,8 @@ func (h *handlers) uploadError(fail func(int, string), err error) {
 	case web.BodyTooLarge(err):
 		fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than %d MB; upload a part of the log (or gzip it).", MaxUploadBytes>>20))
 	case errors.Is(err, traffic.ErrBadLog):
-		fail(http.StatusBadRequest, strings.TrimPrefix(err.Error(), "traffic: "))
+		p := web.ProblemOf(err)
+		fail(p.Status, p.Message)
 	default:
 		h.s.Log().Warn("reading an uploaded log", slog.Any("error", err))
 		fail(http.StatusBadRequest, "The upload could not be read to its end; try again.")
