@@ -56,7 +56,7 @@ func replay(ctx context.Context, target Target, policy string, p policies.Params
 	}
 	steps := make([]Step, 0, len(reqs))
 	first := -1
-	var hist []Request // a wall-clock run's requests at their measured instants
+	var hist []measured // a wall-clock run's requests, each with the span it was decided in
 	var start time.Time
 	if in, _ := policies.Lookup(policy); target.Clock.Wall && !in.Windows {
 		start = time.Now()
@@ -100,7 +100,7 @@ func replay(ctx context.Context, target Target, policy string, p policies.Params
 			after := time.Since(start).Milliseconds()
 			want, judged = decideWall(pol, policy, p, hist, r, before, after, target.Clock.ToleranceMs, got.Allowed)
 			r.At = before
-			hist = append(hist, r)
+			hist = append(hist, measured{r, after})
 		}
 		s := Step{Request: r, Got: got, Want: want, Judged: judged}
 		if judged {
@@ -134,27 +134,42 @@ func decide(pol policies.Policy, policy string, p policies.Params, r Request, at
 	return e
 }
 
+// measured is a wall-clock run's request as sent: At is when it was sent
+// (ms since the run began), after when its answer came back; the limiter
+// decided it somewhere between, give or take the clock's tolerance.
+type measured struct {
+	Request
+	after int64
+}
+
 // decideWall is decide for a request the limiter decided somewhere between
 // before and after (ms since the run began) on a clock up to tol away from
-// the kit's, after hist (the run's earlier requests at their measured
-// instants). Every instant of the run is that uncertain, not only this
-// one, so the request is judged only when the policy gives the same
-// verdict at the two extremes: the earlier requests as late as they may
-// have been and this one as early (the least drained, the strictest), and
-// the other way round (the most lenient). A judged request is decided at
+// the kit's, after hist (the run's earlier requests). Every instant of the
+// run is that uncertain, not only this one, and an earlier request's
+// answer may have taken long (a loaded machine stalls a server for
+// hundreds of ms), so the request is judged only when the policy gives the
+// same verdict at the two extremes: each earlier request as late as it may
+// have been decided (its answer's return, plus tol) and this one as early
+// (the least drained, the strictest), and each earlier one as early as it
+// may have been (sent, less tol) and this one as late (the most lenient). A judged request is decided at
 // before; one that is not is decided where the policy agrees with the
 // limiter, so that the rest of the run follows the limiter's state.
-func decideWall(pol policies.Policy, policy string, p policies.Params, hist []Request, r Request, before, after, tol int64, allowed bool) (Expected, bool) {
+func decideWall(pol policies.Policy, policy string, p policies.Params, hist []measured, r Request, before, after, tol int64, allowed bool) (Expected, bool) {
 	lo, hi := max(before-tol, 0), after+tol
-	// extreme replays hist shifted by shift, then r at at, on a fresh policy.
-	extreme := func(shift, at int64) Expected {
+	// extreme replays hist at the latest or earliest instants each may
+	// have been decided at, then r at at, on a fresh policy.
+	extreme := func(late bool, at int64) Expected {
 		fresh, _ := policies.New(policy, p)
 		for _, h := range hist {
-			fresh.Decide(scenario.KeyOf(h.Key), max(h.At+shift, 0), h.Cost)
+			when := max(h.At-tol, 0)
+			if late {
+				when = h.after + tol
+			}
+			fresh.Decide(scenario.KeyOf(h.Key), when, h.Cost)
 		}
 		return decide(fresh, policy, p, r, at)
 	}
-	strict, lenient := extreme(tol, lo), extreme(-tol, hi)
+	strict, lenient := extreme(true, lo), extreme(false, hi)
 	verdict := func(at int64) bool {
 		c, _ := policies.Clone(pol)
 		return c.Allow(scenario.KeyOf(r.Key), at, r.Cost).Allowed
