@@ -409,6 +409,14 @@ func (tab *Tab) saveScreenshot() {
 // command (scripts/figures.sh) retakes them all.
 const FiguresEnv = "WINDOWLAB_SCREENSHOTS"
 
+// FinishAnimations ends every finite animation and transition running on
+// the page (a mark's 300 ms arrival, a level's glide), so that a figure
+// shows the page as a reader sees it a moment later, not a frame of its
+// fade-in. An infinite animation cannot finish and is left running.
+func FinishAnimations(tab *Tab) {
+	Run(tab, chromedp.Evaluate[bool](`(document.getAnimations().forEach(a => { try { a.finish() } catch (e) {} }), true)`))
+}
+
 // FiguresWanted reports whether this run saves figures.
 func FiguresWanted() bool { return os.Getenv(FiguresEnv) != "" }
 

@@ -184,6 +184,7 @@ func figure(t *testing.T, tab *browsertest.Tab, selector, name string) {
 		return
 	}
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('`+selector+`').scrollIntoView({block: 'start', behavior: 'instant'}), scrollBy(0, -16), true)`))
+	browsertest.FinishAnimations(tab)
 	browsertest.SaveFigure(t, name, browsertest.Run(tab, chromedp.CaptureScreenshot()))
 }
 

@@ -221,6 +221,7 @@ func saveFigure(t *testing.T, tab *browsertest.Tab, name string) {
 		return
 	}
 	tab.Do(chromedp.EmulateViewport(1280, 1100), chromedp.Sleep(300*time.Millisecond))
+	browsertest.FinishAnimations(tab)
 	browsertest.SaveFigure(t, name, browsertest.Run(tab, chromedp.FullScreenshot(100)))
 }
 

@@ -75,6 +75,7 @@ func TestBrowserPlayOnAPhone(t *testing.T) {
 		t.Error("after firing, the page scrolls sideways")
 	}
 	if browsertest.FiguresWanted() {
+		browsertest.FinishAnimations(tab)
 		browsertest.SaveFigure(t, "play-phone-360.png", browsertest.Run(tab, chromedp.CaptureScreenshot()))
 	}
 	// The servers form: a line or two a lane, its sync, route and offsets

@@ -337,5 +337,6 @@ func saveRoomScreenshot(t *testing.T, tab *browsertest.Tab, w, h int64, from, na
 		scroll = fmt.Sprintf(`document.querySelector(%q).scrollIntoView()`, from)
 	}
 	tab.Do(chromedp.EmulateViewport(w, h), chromedp.Evaluate[chromedp.Void](scroll), chromedp.Sleep(300*time.Millisecond))
+	browsertest.FinishAnimations(tab)
 	browsertest.SaveFigure(t, name, browsertest.Run(tab, chromedp.CaptureScreenshot()))
 }
