@@ -1,9 +1,12 @@
 package lessons
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/windowlab/playground/policies"
 	"github.com/windowlab/playground/scenario"
@@ -117,9 +120,51 @@ func (e EstimateError) Share(v float64) string {
 	return strconv.FormatFloat(100*v/float64(e.Limit), 'f', 1, 64) + " %"
 }
 
+// estimates keeps EstimateErrors' results by the scenario and specs they
+// were measured on (a digest of their JSON, the form simulate replays, so
+// equal digests are equal inputs): the ring lesson draws the same charts
+// and quotes the same figures on every render and every step of its lanes,
+// each a replay of thousands of requests through a dozen policies, which
+// made that page take half a second to render. The inputs come from the
+// lesson files, so the entries are few; maxEstimates bounds them anyway,
+// and past it a result is computed and not kept.
+var estimates = struct {
+	sync.Mutex
+	m map[[sha256.Size]byte][]EstimateError
+}{m: map[[sha256.Size]byte][]EstimateError{}}
+
+const maxEstimates = 256
+
 // EstimateErrors measures each spec's EstimateError over s's requests,
 // against the sliding log's exact count, in the order of specs.
 func EstimateErrors(s scenario.Scenario, specs []scenario.PolicySpec) ([]EstimateError, error) {
+	in, err := json.Marshal(struct {
+		S     scenario.Scenario
+		Specs []scenario.PolicySpec
+	}{s, specs})
+	if err != nil {
+		return nil, err
+	}
+	key := sha256.Sum256(in)
+	estimates.Lock()
+	got, ok := estimates.m[key]
+	estimates.Unlock()
+	if ok {
+		return slices.Clone(got), nil
+	}
+	out, err := estimateErrors(s, specs)
+	if err != nil {
+		return nil, err
+	}
+	estimates.Lock()
+	if len(estimates.m) < maxEstimates {
+		estimates.m[key] = slices.Clone(out)
+	}
+	estimates.Unlock()
+	return out, nil
+}
+
+func estimateErrors(s scenario.Scenario, specs []scenario.PolicySpec) ([]EstimateError, error) {
 	open := s
 	open.Limit = scenario.MaxLimit
 	res, err := runEach(open, append(slices.Clone(specs), scenario.PolicySpec{Name: policies.SlidingLog}))
