@@ -80,14 +80,14 @@ func Page(v pageView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.Problem != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p class=\"traffic-problem\" role=\"alert\" data-testid=\"traffic-problem\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p class=\"traffic-problem notice problem\" role=\"alert\" data-testid=\"traffic-problem\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(v.Problem)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/traffic/traffic.templ`, Line: 19, Col: 84}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/traffic/traffic.templ`, Line: 19, Col: 99}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -266,7 +266,7 @@ func uploadForm(v pageView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</fieldset><p><label for=\"traffic-log\">Log file (combined, common, JSON lines, CSV or HAR; gzip or not)</label> <input id=\"traffic-log\" type=\"file\" name=\"log\" required data-testid=\"traffic-file\"></p><button type=\"submit\" data-testid=\"traffic-submit\">Replay the log</button></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</fieldset><p><label for=\"traffic-log\">Log file (combined, common, JSON lines, CSV or HAR; gzip or not)</label> <input id=\"traffic-log\" type=\"file\" name=\"log\" required data-testid=\"traffic-file\"></p><button type=\"submit\" class=\"primary\" data-testid=\"traffic-submit\">Replay the log</button></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -30,7 +30,7 @@ func PlayWatchOnly() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p id=\"play-summary\" class=\"play-summary session-ended\" data-testid=\"summary\" role=\"alert\"><strong>This page can watch this playground but not change it</strong>: only the browser that opened it can. Open “Link to this scenario” below for a playground of your own with the same requests.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<p id=\"play-summary\" class=\"play-summary session-ended notice problem\" data-testid=\"summary\" role=\"alert\"><strong>This page can watch this playground but not change it</strong>: only the browser that opened it can. Open “Link to this scenario” below for a playground of your own with the same requests.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

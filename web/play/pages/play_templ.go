@@ -172,7 +172,7 @@ func PlayPageView(pp PlayPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<noscript><p class=\"noscript-notice\" data-testid=\"noscript\">The playground needs JavaScript: without it the buttons, keys and fields below do nothing and the lanes do not move. What works without it: the <a href=\"/lessons\">lessons</a> (their predictions too), the form at the bottom to load a scenario and see its lanes, the link to this scenario, and the download of its decisions and scenario.json.</p></noscript>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<noscript><p class=\"noscript-notice notice\" data-testid=\"noscript\">The playground needs JavaScript: without it the buttons, keys and fields below do nothing and the lanes do not move. What works without it: the <a href=\"/lessons\">lessons</a> (their predictions too), the form at the bottom to load a scenario and see its lanes, the link to this scenario, and the download of its decisions and scenario.json.</p></noscript>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -221,7 +221,7 @@ func playProblem(p PlayProblem) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div id=\"play-problem\" class=\"play-problem\" role=\"alert\" tabindex=\"-1\" autofocus data-testid=\"play-problem\"><h2>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div id=\"play-problem\" class=\"play-problem notice problem\" role=\"alert\" tabindex=\"-1\" autofocus data-testid=\"play-problem\"><h2>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1327,7 +1327,7 @@ func PlaySessionEnded() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 97, "<p id=\"play-summary\" class=\"play-summary session-ended\" data-testid=\"summary\" role=\"alert\" data-stream-ended=\"this playground session has ended on the server; reload the page for a new one\"><strong>This playground session has ended</strong> (it was idle, or the server restarted), so the buttons and keys do nothing now. Open “Link to this scenario” below to carry on from your requests, or reload the page for a new playground.</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 97, "<p id=\"play-summary\" class=\"play-summary session-ended notice problem\" data-testid=\"summary\" role=\"alert\" data-stream-ended=\"this playground session has ended on the server; reload the page for a new one\"><strong>This playground session has ended</strong> (it was idle, or the server restarted), so the buttons and keys do nothing now. Open “Link to this scenario” below to carry on from your requests, or reload the page for a new playground.</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

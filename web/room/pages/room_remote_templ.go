@@ -655,7 +655,7 @@ func RoomQuestionRemote(s RoomShared) templ.Component {
 				}
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<p class=\"room-waiting\" data-testid=\"waiting\">No question open.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<p class=\"room-waiting notice\" data-testid=\"waiting\">No question open.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
