@@ -102,6 +102,9 @@ type plot struct {
 	// skew is, on a node's timeline, how far the node's clock runs ahead
 	// of the real one the axis shows (nodePlot).
 	skew int64
+	// noDisagreeRow says the drawing has no ▼ row (a node's timeline),
+	// so marks may climb to the plot's top.
+	noDisagreeRow bool
 }
 
 func newPlot(in Input, o Options) plot {
@@ -446,22 +449,32 @@ func (p plot) thinLabels(bands []BandRect, starts []int64, centres []float64, wi
 }
 
 // DisagreePath marks, along the top of the plot, the instants of requests
-// the lanes decided differently: one downward triangle per instant.
+// the lanes decided differently: one downward triangle per instant, in
+// the strip no mark enters (markCeil).
 func (p plot) DisagreePath() string {
 	var b strings.Builder
-	last := -1
+	for _, x := range p.disagreeXs() {
+		b.WriteString("M" + itoa(int(x)-5) + " " + num(p.top+disagreeTop) + "h10l-5 " + num(disagreeH) + "z")
+	}
+	return b.String()
+}
+
+// disagreeXs are the centres of the ▼s, one per instant.
+func (p plot) disagreeXs() []float64 {
+	var out []float64
+	last := math.NaN()
 	for _, m := range p.Lane.Marks {
 		if !m.Disagree {
 			continue
 		}
-		x := int(math.Round(p.X(m.At)))
+		x := math.Round(p.X(m.At))
 		if x == last {
 			continue
 		}
 		last = x
-		b.WriteString("M" + strconv.Itoa(x-5) + " " + itoa(int(p.top)+1) + "h10l-5 7z")
+		out = append(out, x)
 	}
-	return b.String()
+	return out
 }
 
 // Dense reports whether the lane draws its marks compactly.
@@ -561,10 +574,10 @@ const markStep = 11
 // stack. A tall stack (ten requests at one instant) is squeezed to fit
 // between its level and the plot's top, so it never climbs out of its lane.
 func (p plot) stackY(m play.Mark, tallest map[int64]int) float64 {
-	base := p.Y(m.Level)
+	base := min(max(p.Y(m.Level), p.markCeil()), p.markFloor())
 	step := float64(markStep)
 	if n := tallest[m.At]; n > 0 {
-		step = min(step, max(base-p.top-5, 0)/float64(n))
+		step = min(step, max(base-p.markCeil(), 0)/float64(n))
 	}
 	return base - float64(m.Stack)*step
 }
