@@ -454,7 +454,7 @@ func (p plot) thinLabels(bands []BandRect, starts []int64, centres []float64, wi
 func (p plot) DisagreePath() string {
 	var b strings.Builder
 	for _, x := range p.disagreeXs() {
-		b.WriteString("M" + itoa(int(x)-5) + " " + num(p.top+disagreeTop) + "h10l-5 " + num(disagreeH) + "z")
+		b.WriteString("M" + itoa(int(x)-5) + " " + strconv.FormatFloat(p.top+disagreeTop, 'f', -1, 64) + "h10l-5 " + strconv.Itoa(disagreeH) + "z")
 	}
 	return b.String()
 }
