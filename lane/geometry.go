@@ -60,6 +60,15 @@ type Options struct {
 	// the end that holds it, a script then centres it, and a line says
 	// which way there is more. A lesson's lanes follow the step told.
 	Follow bool
+	// NarrowWidth, when non-zero, adds to the figure the same timeline
+	// drawn NarrowWidth viewBox units wide (and as high), which lane.css
+	// shows instead of the wide one while the lane's box is narrower
+	// than 30rem (a phone's card). A drawing scaled to the card keeps
+	// its units near a pixel each there: marks and labels at their size,
+	// and the plot taller for the width. It doubles the lane's marks in
+	// the page, so it suits a static lane of a few requests (an
+	// exercise's answer), not one that streams.
+	NarrowWidth int
 	// FoldNodes draws each node's state under a lane on several servers
 	// folded, a heading to open, for a screen whose lanes must fit (the
 	// presentation view).
@@ -158,6 +167,18 @@ func flatMarks(marks []play.Mark) []play.Mark {
 	return out
 }
 
+// narrow is the lane drawn at Options.NarrowWidth, with ids of its own,
+// when it is asked for and narrower than the lane.
+func (p plot) narrow() (plot, bool) {
+	if p.opts.NarrowWidth == 0 || p.opts.NarrowWidth >= p.width {
+		return plot{}, false
+	}
+	in, o := p.Input, p.opts
+	in.ID += "-narrow"
+	o.Width, o.NarrowWidth = p.opts.NarrowWidth, 0
+	return newPlot(in, o), true
+}
+
 func itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
@@ -246,8 +267,10 @@ type Tick struct {
 func (p plot) Ticks() []Tick {
 	// A label is at most some 7 characters ("40.05 s"), 50 units at the
 	// largest size a stylesheet draws a lane's text: a narrow lane takes
-	// fewer steps, so labels stay apart at every width and zoom.
-	steps := max(int64((p.right-p.left)/110), 2)
+	// fewer steps, so labels stay apart at every width and zoom. A step
+	// of 100 units keeps them twice that apart, and gives a phone's
+	// 360-unit lane three steps (0 s, 20 s, 40 s) rather than two.
+	steps := max(int64((p.right-p.left)/100), 2)
 	step := TickStepOf(p.to-p.from, steps)
 	label := scenario.FormatSeconds
 	if max(-p.from, p.to) <= 1000 {
