@@ -299,6 +299,15 @@ func (m MarkPos) CountLabel() string {
 	return strconv.Itoa(m.Count)
 }
 
+// CountX is where the count beside a mark starts: clear of the mark, and
+// of the selection ring around it when it is selected.
+func (m MarkPos) CountX() string {
+	if m.Selected {
+		return strconv.Itoa(int(math.Ceil(ringInk)) + 1)
+	}
+	return "8"
+}
+
 // CountTitle says in words what a mark standing for several requests is.
 func (m MarkPos) CountTitle() string {
 	return strconv.Itoa(m.Count) + " requests at " + scenario.FormatMs(m.At) + ", " + explain.Verdict(m.Allowed)
