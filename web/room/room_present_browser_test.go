@@ -66,7 +66,8 @@ const roomTypeJS = `(() => {
 // least 2.2 % of the screen's height as on /play's presentation (1.8 %
 // with seven lanes);
 // the "disagree" mark stays at 4.5:1; and every lane keeps its marks apart
-// (webtest.LaneMarksApart), the ▼ row and the ring clear of every mark.
+// (webtest.LaneMarksApart), the ▼ row and the ring clear of every mark,
+// with the question open (marks at their cost) and revealed.
 func TestBrowserRoomProjectorFits(t *testing.T) {
 	lib, _, err := weblessons.LoadLessons()
 	if err != nil {
@@ -170,6 +171,8 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 			tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
 			tab.WaitText(`[data-testid="answered"]`, "answered")
 			fits("question open", false)
+			browsertest.FinishAnimations(tab)
+			webtest.LaneMarksApart(t, tab, name+", question open")
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
 			fits("revealed", true)
 			// The lanes keep their marks apart on the projector too: the
