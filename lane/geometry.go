@@ -60,7 +60,7 @@ type Options struct {
 	// the end that holds it, a script then centres it, and a line says
 	// which way there is more. A lesson's lanes follow the step told.
 	Follow bool
-	// NarrowWidth, when non-zero, adds to the figure the same timeline
+	// NarrowWidth, when non-zero (PhoneWidth, on a phone), adds to the figure the same timeline
 	// drawn NarrowWidth viewBox units wide (and as high), which lane.css
 	// shows instead of the wide one while the lane's box is narrower
 	// than 30rem (a phone's card). A drawing scaled to the card keeps
@@ -83,6 +83,11 @@ const (
 	MinWidth      = 200
 	MinHeight     = 80
 )
+
+// PhoneWidth is a phone's lane width in viewBox units: a 720-unit lane
+// drawn in a 320 px card would shrink its marks and labels below reading
+// size.
+const PhoneWidth = 360
 
 // The plot's margins, in viewBox units: the limit's label sits left of the
 // plot, band labels above it, the axis and its labels below.

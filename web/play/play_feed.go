@@ -13,13 +13,18 @@ import (
 	"github.com/windowlab/playground/web/templates"
 )
 
-// The views of a session's shared stream: the page, and the presentation
-// view (?present=1), which draws its lanes and explanation larger.
+// The views of a session's shared stream: the page, the presentation
+// view (?present=1), which draws its lanes and explanation larger, and the
+// page on a phone (?narrow=1), which draws its lanes lane.PhoneWidth wide.
 const (
 	viewPage = iota
 	viewPresent
+	viewNarrow
 	numViews
 )
+
+// viewQueries are the views' stream queries.
+var viewQueries = [numViews]string{viewPage: "", viewPresent: "?present=1", viewNarrow: "?narrow=1"}
 
 // sessionHub is this process's one follower of a session its play streams
 // show, the state of its fanout.Hub: it watches the store once, reads each
@@ -54,7 +59,7 @@ func (p *playground) follow(id string, v int) (*fanout.Hub, func(), error) {
 			return nil, err
 		}
 		h := &sessionHub{Hub: hub, p: p, id: id}
-		for v, query := range [numViews]string{viewPage: "", viewPresent: "?present=1"} {
+		for v, query := range viewQueries {
 			if h.views[v], err = http.NewRequestWithContext(ctx, http.MethodGet, "/play/"+id+"/stream"+query, nil); err != nil {
 				return nil, err
 			}
@@ -145,11 +150,11 @@ func (h *sessionHub) render(sess *play.Session) error {
 		if h.Followers(v) == 0 {
 			continue
 		}
-		if pp == nil { // the session's view is read once: only the page's presentation differs
+		if pp == nil { // the session's view is read once: only the page's presentation and width differ
 			d := h.p.pageDataCached(r, sess, &h.share)
 			pp = &d
 		}
-		pp.Page = h.p.s.Page(r, "Playground", templates.SectionPlay)
+		pp.Page, pp.Narrow = h.p.s.Page(r, "Playground", templates.SectionPlay), narrow(r)
 		rs, err := regions(*pp, r)
 		if err != nil {
 			return err

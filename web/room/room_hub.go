@@ -495,7 +495,7 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	views := [][]fanout.Region{
 		viewPhone: {
 			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
-			{ID: "room-lanes", HTML: lanes(lane.Options{Width: pages.PhoneLaneWidth})},
+			{ID: "room-lanes", HTML: lanes(lane.Options{Width: lane.PhoneWidth})},
 			{ID: "room-question", HTML: render(pages.RoomQuestionPhone(s))},
 		},
 		viewProjector: append(projector[:len(projector):len(projector)], fanout.Region{ID: "room-deck-line", HTML: render(pages.RoomDeckLine(s))}),

@@ -14,7 +14,10 @@ import (
 
 // PlayPage is what the playground page needs besides the layout's Page.
 type PlayPage struct {
-	Page   templates.Page
+	Page templates.Page
+	// Narrow draws the lanes lane.PhoneWidth wide: the stream of a page on
+	// a phone asks for it (streamOnLoad).
+	Narrow bool
 	View   play.View
 	Base   string // "/play/<id>": the session's action URLs
 	Share  string // the shared link of the scenario
