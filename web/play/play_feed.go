@@ -67,15 +67,24 @@ func (p *playground) follow(id string, v int) (*fanout.Hub, func(), error) {
 }
 
 // run follows the session until ctx ends or the store forgets it,
-// rendering at most every web.UpdateInterval: at once after a quiet
-// spell, else at the next tick. It counts on the server's clock
-// (web.Server.Now), which moves with the ticker.
+// rendering at most every web.UpdateInterval (web.Pacer): at once after a
+// quiet spell, else when the interval since the last render is out. It
+// counts on the server's clock (web.Server.Now), which moves with the
+// ticker.
 func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan struct{}) {
 	now := h.p.s.Now
 	ticker := time.NewTicker(web.UpdateInterval)
 	defer ticker.Stop()
-	var touched, rendered time.Time
-	stale := true
+	// Nothing rendered yet: the first follower's poke renders at once.
+	pace := web.NewPacer(web.UpdateInterval, time.Time{})
+	render := time.NewTimer(time.Hour)
+	render.Stop()
+	defer render.Stop()
+	changed := func() {
+		at := now()
+		render.Reset(pace.Change(at, 0).Sub(at))
+	}
+	var touched time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -88,9 +97,10 @@ func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan
 				}
 				return
 			}
-			sess, stale = latest, true
+			sess = latest
+			changed()
 		case <-h.Poked():
-			stale = true // a view may have a new follower and no frame
+			changed() // a view may have a new follower and no frame
 		case <-ticker.C:
 			now := now()
 			// A watched session never idles out (play.Sessions); the
@@ -105,18 +115,24 @@ func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan
 				touched = now
 			}
 			if sess.Playing() {
-				// Only the clock moved, and nothing is stored: read
-				// it at this instant.
-				sess, stale = sess.At(now), true
+				changed()
 			}
-		}
-		at := now()
-		if !stale || at.Sub(rendered) < web.UpdateInterval {
-			continue
-		}
-		stale, rendered = false, at
-		if err := h.render(sess); err != nil && ctx.Err() == nil {
-			h.p.s.Log().Error("play stream", "session", h.id, slog.Any("error", err))
+		case <-render.C:
+			at := now()
+			if !pace.Ready(at) {
+				if due := pace.Due(); !due.IsZero() { // the timer was early: wait out the rest
+					render.Reset(due.Sub(at))
+				}
+				continue
+			}
+			if sess.Playing() {
+				// Only the clock moved, and nothing is stored: read it
+				// at this instant.
+				sess = sess.At(at)
+			}
+			if err := h.render(sess); err != nil && ctx.Err() == nil {
+				h.p.s.Log().Error("play stream", "session", h.id, slog.Any("error", err))
+			}
 		}
 	}
 }

@@ -277,9 +277,11 @@ func TestBrowserLaneLongTasks(t *testing.T) {
   new MutationObserver(rs => { window.__changes += rs.length; window.__batches.push({at: performance.now(), changes: rs.length}); }).observe(document.getElementById('play-lane-list'), {subtree: true, childList: true, attributes: true, characterData: true});
   new MutationObserver(() => { window.__frames.push({at: performance.now(), clock: Number(document.querySelector('[data-testid="clock"]').dataset.seconds), changes: window.__changes}); window.__changes = 0; }).observe(document.getElementById('play-clock'), {subtree: true, childList: true, characterData: true});
   true`))
-	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
-	time.Sleep(4 * time.Second) // measuring the real browser for four seconds of wall time
-	tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
+	tasks := browsertest.MainThreadTasks(tab, func() {
+		tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
+		time.Sleep(4 * time.Second) // measuring the real browser for four seconds of wall time
+		tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="play-toggle"]`)))
+	})
 	type frame struct {
 		At, Clock float64
 		Changes   int
@@ -338,9 +340,11 @@ func TestBrowserLaneLongTasks(t *testing.T) {
 		t.Errorf("after playing across the span's step, %d elements in the lanes' drawings are not SVG: %v", len(html), html)
 	}
 	// The DOM changes in the lanes per frame do not depend on the
-	// machine's load, as the tasks' durations do.
+	// machine's load, as the tasks' durations do; nor does a task's CPU
+	// time, the page's own work in it.
 	t.Logf("seven lanes × 2,000 requests, playing 4 s: %d clock updates, %d DOM changes in the lanes (%d a frame; the most, %d, at %g s), %d long tasks (over 50 ms), longest %.0f ms, %.0f ms in all; durations %s",
 		len(got.Frames), changes, changes/len(got.Frames), most.Changes, most.Clock, len(got.Long), longest, sum, strings.Join(long, ", "))
+	t.Logf("the main thread's tasks in the trace: %s", taskTimes(tasks))
 	tab.NoProblems()
 }
 
@@ -389,4 +393,20 @@ func TestBrowserLaneAxeBeforeAndAfterMotion(t *testing.T) {
 	settle(t, tab)
 	check("after motion")
 	tab.NoProblems()
+}
+
+// taskTimes says how long the traced tasks took, on the wall and in CPU
+// time: the longest of each, and the CPU time of each task longer than
+// 50 ms on the wall.
+func taskTimes(tasks []browsertest.Task) string {
+	var wall, cpu, busy float64
+	var long []string
+	for _, tk := range tasks {
+		wall, cpu, busy = max(wall, tk.Wall), max(cpu, tk.CPU), busy+tk.CPU
+		if tk.Wall > 50 {
+			long = append(long, fmt.Sprintf("%.0f ms (%.1f ms CPU)", tk.Wall, tk.CPU))
+		}
+	}
+	return fmt.Sprintf("%d, %.0f ms of CPU in all; longest %.0f ms on the wall, %.1f ms in CPU time; over 50 ms on the wall: %d [%s]",
+		len(tasks), busy, wall, cpu, len(long), strings.Join(long, ", "))
 }

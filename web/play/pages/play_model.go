@@ -57,12 +57,21 @@ func HeaderLines(e play.Explained) string { return explain.HeaderLines(e.Headers
 
 // LatestSummary is the live region's text: every lane's latest decisions.
 func LatestSummary(v play.View) string {
+	if v.Clock.Playing {
+		// A playing clock decides requests ten times a second; a polite
+		// live region read each update out, a queue no listener could
+		// follow. It speaks again when the clock stops.
+		return PlayingSummary
+	}
 	parts := make([]string, 0, len(v.Lanes))
 	for _, l := range v.Lanes {
 		parts = append(parts, l.LatestText())
 	}
 	return strings.Join(parts, " ")
 }
+
+// PlayingSummary is what the live region says while the clock plays.
+const PlayingSummary = "The clock is playing: the lanes' latest decisions are read out when it stops."
 
 // MaxEmbeddedLink is the longest shared link the page embeds; a longer one
 // is reached through the session's /link redirect, so the page and its
