@@ -139,6 +139,7 @@ func TestBrowserSectionPictureAnswersTheReader(t *testing.T) {
 			t.Errorf("%s: after End the picture says %q, want the last instant's %q", s, got.Text, instants[len(instants)-1])
 		}
 		checkPageAxe(t, tab, fmt.Sprintf("%s, an instant pointed at by keyboard", s))
+		figure(t, tab, `[data-testid="lesson"] > h2`, fmt.Sprintf("lesson-section-pointing-%d.png", s.w))
 		tab.Do(chromedp.KeyEvent(kb.Escape))
 		if got = browsertest.Run(tab, chromedp.Evaluate[pointed](pointedJS+`('`+fig+`')`)); got.Pointing || got.Lines > 0 || got.Text != "" {
 			t.Errorf("%s: after Escape the picture still points: %+v", s, got)
