@@ -101,7 +101,8 @@ const pointedJS = `((fig) => {
 // with the pointer: Tab reaches its lanes, → says the first instant's
 // decisions in the server's words and marks it in every lane (a line, its
 // marks ringed), End goes to the last, Escape lets go; hovering an instant
-// says that one. axe finds nothing while an instant is pointed at.
+// (tapping it on the phone) says that one. axe finds nothing while an
+// instant is pointed at.
 func TestBrowserSectionPictureAnswersTheReader(t *testing.T) {
 	url := lessonsSite(t)
 	const fig = `#picture-1`
@@ -144,9 +145,6 @@ func TestBrowserSectionPictureAnswersTheReader(t *testing.T) {
 		if got = browsertest.Run(tab, chromedp.Evaluate[pointed](pointedJS+`('`+fig+`')`)); got.Pointing || got.Lines > 0 || got.Text != "" {
 			t.Errorf("%s: after Escape the picture still points: %+v", s, got)
 		}
-		if s.mobile {
-			continue // a phone has no pointer to hover with
-		}
 		// The pointer over the second instant's x in the lane, where its
 		// marks are drawn.
 		at := browsertest.Run(tab, chromedp.Evaluate[[]float64](`(() => {
@@ -156,9 +154,16 @@ func TestBrowserSectionPictureAnswersTheReader(t *testing.T) {
 			const p = new DOMPoint(x, svg.viewBox.baseVal.height / 2).matrixTransform(svg.getScreenCTM());
 			return [p.x, p.y];
 		})()`))
-		tab.Do(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at[0], at[1]))
+		// A pointer hovers there; a phone, which has no hover, taps.
+		how := "hovering"
+		if s.mobile {
+			how = "tapping"
+			tab.Do(chromedp.MouseClickXY(at[0], at[1]))
+		} else {
+			tab.Do(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at[0], at[1]))
+		}
 		if got = browsertest.Run(tab, chromedp.Evaluate[pointed](pointedJS+`('`+fig+`')`)); got.Text != instants[1] || got.Lines != got.Lanes {
-			t.Errorf("%s: hovering the second instant: %+v, want %q", s, got, instants[1])
+			t.Errorf("%s: %s the second instant: %+v, want %q", s, how, got, instants[1])
 		}
 		tab.NoProblems()
 	}

@@ -153,7 +153,9 @@ function explore(box) {
       show(Math.min(Math.max(current < 0 && e.key.startsWith("Arrow") ? 0 : to, 0), last));
     }
   });
-  box.addEventListener("pointermove", (e) => {
+  // A pointer moving over the lanes, or a finger touching them (a phone
+  // has no hover), points at the nearest instant.
+  const fromPointer = (e) => {
     const svg = e.target instanceof Element ? e.target.closest("svg.lane-svg") : null;
     const ctm = svg?.getScreenCTM();
     if (!ctm) return;
@@ -164,7 +166,9 @@ function explore(box) {
       if (d < dist) [best, dist] = [i, d];
     });
     if (best !== current && dist <= 24) show(best);
-  });
+  };
+  box.addEventListener("pointermove", fromPointer);
+  box.addEventListener("pointerdown", fromPointer);
   box.addEventListener("pointerleave", () => {
     if (document.activeElement !== box) show(-1);
   });
