@@ -40,15 +40,17 @@ type Question struct {
 	// moment, whose answer a labelled instant could seem to give).
 	Unlabelled bool
 	// MinStack is the least marks a row has room for (a question about one
-	// request leaves room for its mark on top of a column).
-	MinStack int64
+	// request leaves room for its mark on top of a column); MaxStack the
+	// most drawn in one column (0 is QuestionMaxStack), a taller column
+	// drawn this high with its count beside it.
+	MinStack, MaxStack int64
 }
 
 // QuestionWidth is a question's drawing's width in viewBox units.
 const QuestionWidth = 480
 
-// QuestionMaxStack is the most marks drawn in one column; a taller
-// column is drawn this high with its count beside it.
+// QuestionMaxStack is the most marks drawn in one column by default, each
+// one the learner can mark.
 const QuestionMaxStack = 15
 
 // The question's marks: a dot of radius questionMarkR, stacked
@@ -117,7 +119,11 @@ func LayOutQuestion(q Question) QuestionDrawing {
 	for _, c := range cols {
 		d.Tallest = max(d.Tallest, c.n)
 	}
-	drawn := min(d.Tallest, QuestionMaxStack)
+	maxStack := q.MaxStack
+	if maxStack <= 0 {
+		maxStack = QuestionMaxStack
+	}
+	drawn := min(d.Tallest, maxStack)
 	dy := questionMarkDy
 	if drawn > 8 {
 		dy = 2*questionMarkR + 1 // a tall column packs its marks edge to edge
@@ -132,11 +138,11 @@ func LayOutQuestion(q Question) QuestionDrawing {
 			i++
 			k := seen[c]
 			seen[c]++
-			if k >= QuestionMaxStack {
+			if k >= maxStack {
 				continue
 			}
 			m := QuestionMark{Index: i, X: qnum(c.x), Y: markY(k), Name: fmt.Sprintf("Request %d, at %s", i, scenario.FormatMs(r.At))}
-			if k == min(c.n, QuestionMaxStack)-1 && (c.n > QuestionMaxStack || c.many) {
+			if k == min(c.n, maxStack)-1 && (c.n > maxStack || c.many) {
 				m.More = "×" + strconv.FormatInt(c.n, 10)
 			}
 			d.Marks = append(d.Marks, m)
@@ -151,7 +157,7 @@ func LayOutQuestion(q Question) QuestionDrawing {
 		if c := colAt[q.AskAt]; c != nil {
 			under = c.n
 		}
-		d.Ask = &QuestionMark{X: d.AskX, Y: markY(min(under, QuestionMaxStack-1)), Name: "The request at " + scenario.FormatMs(q.AskAt)}
+		d.Ask = &QuestionMark{X: d.AskX, Y: markY(min(under, maxStack-1)), Name: "The request at " + scenario.FormatMs(q.AskAt)}
 	}
 	// The lane's ticks; the asked instant's own label takes the place of a
 	// tick's near it.

@@ -90,3 +90,20 @@ func TestQuestionAboutAMomentLabelsOnlyItsStart(t *testing.T) {
 		t.Errorf("the asked request is not drawn on top of its column (%v, top mark at %s)", d.Ask, d.Marks[len(d.Marks)-1].Y)
 	}
 }
+
+// A column taller than the drawing stacks is drawn that high, its top
+// mark carrying the column's count, and a row no taller than it needs.
+func TestQuestionColumnTallerThanItsStack(t *testing.T) {
+	reqs := []scenario.Request{{At: 999, Count: 100}, {At: 1000, Count: 100}, {At: 1001, Count: 100}}
+	for _, tc := range []struct{ max, want int64 }{{0, QuestionMaxStack}, {5, 5}} {
+		d := LayOutQuestion(Question{From: 0, To: 2000, Requests: reqs, Window: 1000, MaxStack: tc.max})
+		if int64(len(d.Marks)) != tc.want || d.Marks[len(d.Marks)-1].More != "×300" || d.Total != 300 || d.Tallest != 300 {
+			t.Errorf("stack of at most %d: %d marks, the top one saying %q (total %d, tallest %d); want %d, “×300”", tc.max, len(d.Marks), d.Marks[len(d.Marks)-1].More, d.Total, d.Tallest, tc.want)
+		}
+	}
+	short := LayOutQuestion(Question{From: 0, To: 2000, Requests: reqs, Window: 1000, MaxStack: 5})
+	tall := LayOutQuestion(Question{From: 0, To: 2000, Requests: reqs, Window: 1000})
+	if short.RowH >= tall.RowH {
+		t.Errorf("a row of 5 marks is %d high, one of 15 %d", short.RowH, tall.RowH)
+	}
+}

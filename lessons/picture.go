@@ -40,6 +40,10 @@ const (
 // the typed answer is the way.
 const pictureMaxMarks = 100
 
+// readStack is the most marks drawn at one instant in a picture whose
+// traffic is read, not marked (a question about one request or a moment).
+const readStack = 5
+
 // pictureView is one prediction's picture.
 type pictureView struct {
 	ID   string // the prediction's id
@@ -125,14 +129,17 @@ func newPicture(id string, in exercises.Instance, form string, choices []predict
 	switch kind {
 	case exercises.AskOutcome, exercises.AskWhich:
 		qd.Asked, qd.AskMark, qd.AskAt, qd.AskLabel = true, true, at, scenario.FormatMs(at)
-		qd.MinStack = 2
+		// Only the asked request is answered on: the traffic before it is
+		// there to read, a column of a few marks and its count, so that a
+		// row a lane stays short.
+		qd.MinStack, qd.MaxStack = 2, readStack
 	case exercises.AskFirstAdmit:
 		// No labelled instant but its start, and no length in words: either
 		// could read as the moment asked for (a sliding log's first admit
 		// is often a window after a request).
 		qd.Asked, qd.AskAt, qd.AskLabel = true, at, "from "+scenario.FormatMs(at)
 		qd.Unlabelled, qd.WindowLabel = true, "one window"
-		qd.MinStack = 2
+		qd.MinStack, qd.MaxStack = 2, readStack
 	}
 	v.Drawing = weblane.LayOutQuestion(qd)
 	switch kind {
