@@ -256,16 +256,18 @@ func TestBrowserEveryLessonFits(t *testing.T) {
 
 // sectionsOpenWithPictureJS lists the sections of a lesson that do not
 // open with their picture: after each heading, the first thing is a figure
-// of lanes with a text alternative (an SVG of role img, labelled), drawn
-// beside the section's first paragraph on a laptop (its left edge right of
-// the paragraph's right edge, its top no lower than the paragraph's) and
-// above it on a phone (wide=false).
+// of lanes with a text alternative (an SVG of role img, labelled), first in
+// the group of the section's opening words (section-open). On a phone it
+// is above the section's first paragraph; on a laptop (phone=false) beside
+// it (its left edge right of the paragraph's right edge, its top no lower
+// than the paragraph's) when it is drawn beside the words, else above it.
 const sectionsOpenWithPictureJS = `((phone) => {
 	const out = [];
 	for (const h of document.querySelectorAll('[data-testid="lesson"] > h2')) {
 		if (h.closest('.lesson-exercises')) continue;
 		const name = h.textContent.trim();
-		const fig = h.nextElementSibling;
+		const open = h.nextElementSibling;
+		const fig = open && open.matches('.section-open') ? open.firstElementChild : open;
 		if (!fig || !fig.matches('figure[data-testid="section-picture"]')) {
 			out.push('section “' + name + '” opens with ' + (fig ? fig.tagName.toLowerCase() + '.' + fig.className : 'nothing') + ', not its picture');
 			continue;
@@ -275,13 +277,12 @@ const sectionsOpenWithPictureJS = `((phone) => {
 			out.push('section “' + name + '”: its picture has no lane with a text alternative');
 			continue;
 		}
-		let p = fig.nextElementSibling;
-		while (p && p.tagName !== 'P' && p.tagName !== 'UL' && p.tagName !== 'OL') p = p.nextElementSibling;
+		const p = open.querySelector('.section-words > :is(p, ul, ol)');
 		if (!p) continue;
 		const f = fig.getBoundingClientRect(), t = p.getBoundingClientRect();
 		if (f.height < 60) out.push('section “' + name + '”: its picture is ' + Math.round(f.height) + ' px tall');
-		if (phone) {
-			if (f.bottom > t.top + 1) out.push('section “' + name + '”: its picture (bottom ' + Math.round(f.bottom) + ' px) is not above its words (top ' + Math.round(t.top) + ' px) on a phone');
+		if (phone || fig.matches('.section-picture-above')) {
+			if (f.bottom > t.top + 1) out.push('section “' + name + '”: its picture (bottom ' + Math.round(f.bottom) + ' px) is not above its words (top ' + Math.round(t.top) + ' px)');
 		} else {
 			// The words beside the picture: the paragraph's first line box.
 			const r = document.createRange();
