@@ -1,10 +1,7 @@
 package lessons
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/cdproto/input"
@@ -139,7 +136,7 @@ func TestBrowserSectionPictureAnswersTheReader(t *testing.T) {
 		if got = browsertest.Run(tab, chromedp.Evaluate[pointed](pointedJS+`('`+fig+`')`)); got.Text != instants[len(instants)-1] {
 			t.Errorf("%s: after End the picture says %q, want the last instant's %q", s, got.Text, instants[len(instants)-1])
 		}
-		checkPageAxe(t, tab, fmt.Sprintf("%s, an instant pointed at by keyboard", s))
+		webtest.NoAxeViolations(t, tab, fmt.Sprintf("%s, an instant pointed at by keyboard", s))
 		figure(t, tab, `[data-testid="lesson"] > h2`, fmt.Sprintf("lesson-section-pointing-%d.png", s.w))
 		tab.Do(chromedp.KeyEvent(kb.Escape))
 		if got = browsertest.Run(tab, chromedp.Evaluate[pointed](pointedJS+`('`+fig+`')`)); got.Pointing || got.Lines > 0 || got.Text != "" {
@@ -166,24 +163,5 @@ func TestBrowserSectionPictureAnswersTheReader(t *testing.T) {
 			t.Errorf("%s: %s the second instant: %+v, want %q", s, how, got, instants[1])
 		}
 		tab.NoProblems()
-	}
-}
-
-// checkPageAxe runs axe-core on the tab's page and fails on any violation.
-func checkPageAxe(t *testing.T, tab *browsertest.Tab, name string) {
-	t.Helper()
-	axe, err := os.ReadFile(filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("reading axe-core (run `npm ci`): %v", err)
-	}
-	browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-	out := browsertest.Run(tab, chromedp.Evaluate[string](
-		`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-	var violations []webtest.AxeViolation
-	if err := json.Unmarshal([]byte(out), &violations); err != nil {
-		t.Fatalf("%s: reading axe's result: %v", name, err)
-	}
-	for _, v := range violations {
-		t.Errorf("%s: axe: %s (%s): %s, at %v", name, v.ID, v.Impact, v.Help, v.Nodes)
 	}
 }

@@ -3,8 +3,6 @@ package play
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -278,30 +276,12 @@ func TestBrowserLaneLongTasks(t *testing.T) {
 // legend), then again after the clock has played and a zoom: it reports
 // nothing, of any impact, either time.
 func TestBrowserLaneAxeBeforeAndAfterMotion(t *testing.T) {
-	axe, err := os.ReadFile(filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("reading axe-core (run `npm ci` in the project directory to install it): %v", err)
-	}
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
 	tab := openPlayOn(t, url+"/play", 1280, 900, false)
 	check := func(when string) {
 		t.Helper()
-		browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-		out := browsertest.Run(tab, chromedp.Evaluate[string](
-			`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-		var violations []webtest.AxeViolation
-		if err := json.Unmarshal([]byte(out), &violations); err != nil {
-			t.Fatalf("%s: reading axe's result: %v", when, err)
-		}
-		for _, v := range violations {
-			var where []string
-			for _, n := range v.Nodes {
-				b, _ := json.Marshal(n.Target)
-				where = append(where, string(b))
-			}
-			t.Errorf("%s: %s (%s): %s, at %s", when, v.ID, v.Impact, v.Help, strings.Join(where, " "))
-		}
+		webtest.NoAxeViolations(t, tab, when)
 	}
 	clickWait(t, tab, "fire", 1)
 	for n := 4; n <= 10; n += 3 {
