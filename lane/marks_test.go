@@ -20,13 +20,7 @@ func burstView(t *testing.T, spec string, n, sel int) play.View {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := play.NewStore(nil).New(scenario.Scenario{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Load(sc); err != nil {
-		t.Fatal(err)
-	}
+	sess := sessionOf(t, sc)
 	if sel >= 0 {
 		if err := sess.Select(sel); err != nil {
 			t.Fatal(err)
