@@ -9,6 +9,11 @@
 // attribute and no session (lessons, a projected room), its size and the
 // span of time it shows.
 //
+// In its question mode (question.go) the drawing shows a question's
+// traffic before it is answered, on the same time axis: a neutral mark a
+// request, with no decision or state, for the learner to answer on
+// (QuestionStrip a row, QuestionAxis under them).
+//
 // The input is a play.Lane, the view model a replay of a scenario gives,
 // and the frame it is drawn in (Input).
 package lane

@@ -60,6 +60,15 @@ type Options struct {
 	// the end that holds it, a script then centres it, and a line says
 	// which way there is more. A lesson's lanes follow the step told.
 	Follow bool
+	// NarrowWidth, when non-zero (PhoneWidth, on a phone), adds to the figure the same timeline
+	// drawn NarrowWidth viewBox units wide (and as high), which lane.css
+	// shows instead of the wide one while the lane's box is narrower
+	// than 30rem (a phone's card). A drawing scaled to the card keeps
+	// its units near a pixel each there: marks and labels at their size,
+	// and the plot taller for the width. It doubles the lane's marks in
+	// the page, so it suits a static lane of a few requests (an
+	// exercise's answer), not one that streams.
+	NarrowWidth int
 	// FoldNodes draws each node's state under a lane on several servers
 	// folded, a heading to open, for a screen whose lanes must fit (the
 	// presentation view).
@@ -74,6 +83,11 @@ const (
 	MinWidth      = 200
 	MinHeight     = 80
 )
+
+// PhoneWidth is a phone's lane width in viewBox units: a 720-unit lane
+// drawn in a 320 px card would shrink its marks and labels below reading
+// size.
+const PhoneWidth = 360
 
 // The plot's margins, in viewBox units: the limit's label sits left of the
 // plot, band labels above it, the axis and its labels below.
@@ -102,6 +116,9 @@ type plot struct {
 	// skew is, on a node's timeline, how far the node's clock runs ahead
 	// of the real one the axis shows (nodePlot).
 	skew int64
+	// noDisagreeRow says the drawing has no ▼ row (a node's timeline),
+	// so marks may climb to the plot's top.
+	noDisagreeRow bool
 }
 
 func newPlot(in Input, o Options) plot {
@@ -153,6 +170,18 @@ func flatMarks(marks []play.Mark) []play.Mark {
 		out[i] = m
 	}
 	return out
+}
+
+// narrow is the lane drawn at Options.NarrowWidth, with ids of its own,
+// when it is asked for and narrower than the lane.
+func (p plot) narrow() (plot, bool) {
+	if p.opts.NarrowWidth == 0 || p.opts.NarrowWidth >= p.width {
+		return plot{}, false
+	}
+	in, o := p.Input, p.opts
+	in.ID += "-narrow"
+	o.Width, o.NarrowWidth = p.opts.NarrowWidth, 0
+	return newPlot(in, o), true
 }
 
 func itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
@@ -243,8 +272,10 @@ type Tick struct {
 func (p plot) Ticks() []Tick {
 	// A label is at most some 7 characters ("40.05 s"), 50 units at the
 	// largest size a stylesheet draws a lane's text: a narrow lane takes
-	// fewer steps, so labels stay apart at every width and zoom.
-	steps := max(int64((p.right-p.left)/110), 2)
+	// fewer steps, so labels stay apart at every width and zoom. A step
+	// of 100 units keeps them twice that apart, and gives a phone's
+	// 360-unit lane three steps (0 s, 20 s, 40 s) rather than two.
+	steps := max(int64((p.right-p.left)/100), 2)
 	step := TickStepOf(p.to-p.from, steps)
 	label := scenario.FormatSeconds
 	if max(-p.from, p.to) <= 1000 {
@@ -446,22 +477,32 @@ func (p plot) thinLabels(bands []BandRect, starts []int64, centres []float64, wi
 }
 
 // DisagreePath marks, along the top of the plot, the instants of requests
-// the lanes decided differently: one downward triangle per instant.
+// the lanes decided differently: one downward triangle per instant, in
+// the strip no mark enters (markCeil).
 func (p plot) DisagreePath() string {
 	var b strings.Builder
-	last := -1
+	for _, x := range p.disagreeXs() {
+		b.WriteString("M" + itoa(int(x)-5) + " " + strconv.FormatFloat(p.top+disagreeTop, 'f', -1, 64) + "h10l-5 " + strconv.Itoa(disagreeH) + "z")
+	}
+	return b.String()
+}
+
+// disagreeXs are the centres of the ▼s, one per instant.
+func (p plot) disagreeXs() []float64 {
+	var out []float64
+	last := math.NaN()
 	for _, m := range p.Lane.Marks {
 		if !m.Disagree {
 			continue
 		}
-		x := int(math.Round(p.X(m.At)))
+		x := math.Round(p.X(m.At))
 		if x == last {
 			continue
 		}
 		last = x
-		b.WriteString("M" + strconv.Itoa(x-5) + " " + itoa(int(p.top)+1) + "h10l-5 7z")
+		out = append(out, x)
 	}
-	return b.String()
+	return out
 }
 
 // Dense reports whether the lane draws its marks compactly.
@@ -561,10 +602,10 @@ const markStep = 11
 // stack. A tall stack (ten requests at one instant) is squeezed to fit
 // between its level and the plot's top, so it never climbs out of its lane.
 func (p plot) stackY(m play.Mark, tallest map[int64]int) float64 {
-	base := p.Y(m.Level)
+	base := min(max(p.Y(m.Level), p.markCeil()), p.markFloor())
 	step := float64(markStep)
 	if n := tallest[m.At]; n > 0 {
-		step = min(step, max(base-p.top-5, 0)/float64(n))
+		step = min(step, max(base-p.markCeil(), 0)/float64(n))
 	}
 	return base - float64(m.Stack)*step
 }

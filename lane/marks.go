@@ -1,7 +1,9 @@
 package lane
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/windowlab/playground/explain"
@@ -14,10 +16,19 @@ import (
 // the same instant, level and answer would be drawn on one another: they
 // are drawn as one mark with their count beside it ("✕ 5"). Marks that
 // still come closer than a mark's size (different levels a unit apart,
-// or instants a few units apart) are lifted above one another within their
-// column. Nothing is drawn in the strip at the top of the plot, which
-// holds the ▼ of requests the lanes decided differently, and a mark never
-// reaches the axis or the limit's label left of the plot.
+// or instants a few units apart) are moved to the nearest free place.
+// Nothing is drawn in the strip at the top of the plot, which holds the ▼
+// of requests the lanes decided differently, and a mark never reaches the
+// axis or the limit's label left of the plot.
+//
+// Clearances are between inks, what the page lays down: a shape with its
+// outline. A mark's ink reaches markInk from its centre, the selection
+// ring's ringInk, the ▼'s bottom disagreeRow below the plot's top, all
+// with the widest outlines a stylesheet gives them (lane.css,
+// present.css); inkGap of air stays between two of them. The geometries
+// alone were a unit apart, and the outlines met: on the projector the ▼
+// touched a refusal at the top of the plot, and the ring ran through the
+// marks above and below its own.
 const (
 	// markSize is a mark's width and height (a dot of radius 5, a cross
 	// 10 across).
@@ -29,13 +40,55 @@ const (
 	// mark at the span's start does not sit on the axis's end or the
 	// limit's label.
 	padX = 10
-	// disagreeRow is the height of the strip at the top of the plot
-	// where the ▼ of a disagreement is drawn.
-	disagreeRow = 9
+	// markInk is how far a mark's ink reaches from its centre: a cross's
+	// arm (5) and half its 2.5 stroke, rounded up.
+	markInk = 6.5
+	// ringRadius is the selection ring's radius, and ringInk its reach
+	// with half its 3-unit stroke: the ring's inside (7.5) clears its own
+	// mark's ink.
+	ringRadius = 9
+	ringInk    = ringRadius + 1.5
+	// inkGap is the air left between two inks.
+	inkGap = 1.5
+	// The ▼ of a disagreement: its top disagreeTop below the plot's top,
+	// disagreeH high; disagreeRow is where its ink ends, half the widest
+	// outline a stylesheet draws it with (3, present.css) below its tip.
+	disagreeTop = 1.5
+	disagreeH   = 7
+	disagreeRow = disagreeTop + disagreeH + 1.5
+	// ringGap is the least distance, across or up, between the centre of
+	// the selected mark and another's: the ring's ink, air, the mark's.
+	ringGap = ringInk + inkGap + markInk
 )
 
-// markCeil is the highest a mark's centre goes: under the ▼ strip.
-func (p plot) markCeil() float64 { return p.top + disagreeRow + markSize/2 + 1 }
+// markCeil is the highest a mark's centre goes: its ink clear of the ▼
+// row, or inside the plot where there is none.
+func (p plot) markCeil() float64 { return p.top + p.rowBelowTop() + markInk }
+
+// ringCeil is the highest the selected mark's centre goes: its ring's ink
+// clear of the ▼ row.
+func (p plot) ringCeil() float64 { return p.top + p.rowBelowTop() + ringInk }
+
+// ceilAt is markCeil for a column at x alone: a lane on several servers,
+// whose tall columns zig-zag to fit (spreadAtInstants), keeps clear of the
+// ▼ drawn over its column and climbs to the plot's top where none is.
+func (p plot) ceilAt(x float64) float64 {
+	for _, d := range p.disagreeXs() {
+		if math.Abs(d-x) < markSize/2+1.5+inkGap+markInk+markRadius {
+			return p.markCeil()
+		}
+	}
+	return p.top + markSize/2
+}
+
+// rowBelowTop is the height the ▼ row and its air take under the plot's
+// top.
+func (p plot) rowBelowTop() float64 {
+	if p.noDisagreeRow {
+		return 0
+	}
+	return disagreeRow + inkGap
+}
 
 // markFloor is the lowest a mark's centre goes: clear of the axis.
 func (p plot) markFloor() float64 { return p.bot - markSize/2 - 1 }
@@ -55,64 +108,115 @@ func (p plot) layoutMarks() ([]laidMark, []int) {
 	marks := p.Lane.Marks
 	out := make([]laidMark, 0, len(marks))
 	part := make([]int, len(marks))
-	// Same instant, level and answer: one mark with a count. Marks of one
-	// instant are consecutive (marks are in time order).
+	// Same instant, level and answer: one mark with a count.
 	type spot struct {
 		at      int64
 		level   float64
 		allowed bool
 	}
 	seen := map[spot]int{}
-	colStart, colX := 0, math.Inf(-1)
+	sel := -1
 	for i, m := range marks {
 		key := spot{m.At, m.Level, m.Allowed}
-		if j, ok := seen[key]; ok {
+		j, ok := seen[key]
+		if ok {
 			out[j].count++
 			out[j].mark.Selected = out[j].mark.Selected || m.Selected
 			out[j].mark.Disagree = out[j].mark.Disagree || m.Disagree
-			part[i] = j
+		} else {
+			j = len(out)
+			seen[key] = j
+			out = append(out, laidMark{mark: m, count: 1, x: p.X(m.At)})
+		}
+		part[i] = j
+		if m.Selected {
+			sel = j
+		}
+	}
+	// Columns: marks within markGap across of a column's first are
+	// stacked in it (marks are in time order, so x grows). The selected
+	// mark's column takes in every mark within ringGap across of it, so
+	// that its ring keeps clear of them too.
+	start := 0
+	for k := 1; k <= len(out); k++ {
+		if k < len(out) && out[k].x-out[start].x < markGap {
 			continue
 		}
-		x := p.X(m.At)
-		if x-colX >= markGap {
-			// A new column: the marks before are far enough across.
-			colStart, colX = len(out), x
-			clear(seen)
+		if k < len(out) && sel >= 0 && (sel < k && out[k].x-out[sel].x < ringGap || sel >= k && out[sel].x-out[k-1].x < ringGap) {
+			continue
 		}
-		y := min(max(p.Y(m.Level), p.markCeil()), p.markFloor())
-		// Lift the mark above any in its column it would touch; a column
-		// that reaches the ceiling goes on downwards from the lowest
-		// free place instead.
-		y = freeY(out[colStart:], y, p.markCeil(), p.markFloor())
-		seen[key] = len(out)
-		part[i] = len(out)
-		out = append(out, laidMark{mark: m, count: 1, x: x, y: y})
+		p.stackColumn(out[start:k])
+		start = k
 	}
 	return out, part
 }
 
-// freeY is the place nearest above y (or, with no room above, below it)
-// where a mark keeps markGap from every mark of col.
-func freeY(col []laidMark, y, ceil, floor float64) float64 {
-	free := func(y float64) bool {
-		for _, o := range col {
-			if math.Abs(o.y-y) < markGap {
-				return false
+// stackColumn places the marks of one column: each at its level where it
+// can, those that would come closer than markGap (ringGap to the selected
+// one, whose ring then touches none) moved apart, keeping their order
+// up the column, between the ▼ row and the axis. A column taller than
+// the plot has its gaps narrowed, the ring's first.
+func (p plot) stackColumn(col []laidMark) {
+	order := make([]int, len(col))
+	for i := range order {
+		order[i] = i
+	}
+	// Bottom first: the lowest level's mark, then up.
+	nat := func(i int) float64 { return p.Y(col[i].mark.Level) }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(nat(b), nat(a)) })
+	ceil := func(i int) float64 {
+		if col[i].mark.Selected {
+			return p.ringCeil()
+		}
+		return p.markCeil()
+	}
+	floor := p.markFloor()
+	gaps := make([]float64, len(order)) // gaps[n]: between order[n-1] and order[n]
+	need := 0.0
+	for n := 1; n < len(order); n++ {
+		gaps[n] = markGap
+		if col[order[n]].mark.Selected || col[order[n-1]].mark.Selected {
+			gaps[n] = ringGap
+		}
+		need += gaps[n]
+	}
+	top := order[len(order)-1]
+	if room := floor - ceil(top); need > room {
+		// Too tall: the ring's gaps narrow to markGap first, then all
+		// alike.
+		for n := range gaps {
+			if over := need - room; over > 0 && gaps[n] > markGap {
+				cut := min(gaps[n]-markGap, over)
+				gaps[n] -= cut
+				need -= cut
 			}
 		}
-		return true
-	}
-	for c := y; c >= ceil; c -= 1 {
-		if free(c) {
-			return c
+		if need > room {
+			f := max(room, 0) / need
+			for n := range gaps {
+				gaps[n] *= f
+			}
 		}
 	}
-	for c := y; c <= floor; c += 1 {
-		if free(c) {
-			return c
+	// Up from the bottom, each at its level or a gap above the one below;
+	// then down from the top, each under the ▼ row and a gap below the
+	// one above; the bottom one over the axis.
+	ys := make([]float64, len(order))
+	for n, i := range order {
+		ys[n] = min(max(nat(i), ceil(i)), floor)
+		if n > 0 {
+			ys[n] = min(ys[n], ys[n-1]-gaps[n])
 		}
 	}
-	return y // a column taller than the plot: overlap rather than vanish
+	for n := len(order) - 1; n >= 0; n-- {
+		ys[n] = max(ys[n], ceil(order[n]))
+		if n < len(order)-1 {
+			ys[n] = max(ys[n], ys[n+1]+gaps[n+1])
+		}
+	}
+	for n, i := range order {
+		col[i].y = ys[n]
+	}
 }
 
 // Marks places the requests: at their instant, at the height of estimate +
@@ -193,6 +297,15 @@ func (m MarkPos) CountLabel() string {
 		return ""
 	}
 	return strconv.Itoa(m.Count)
+}
+
+// CountX is where the count beside a mark starts: clear of the mark, and
+// of the selection ring around it when it is selected.
+func (m MarkPos) CountX() string {
+	if m.Selected {
+		return strconv.Itoa(int(math.Ceil(ringInk)) + 1)
+	}
+	return "8"
 }
 
 // CountTitle says in words what a mark standing for several requests is.

@@ -106,6 +106,7 @@ func (p plot) nodePlot(ns scenario.NodeState) plot {
 	o.Width, o.Height, o.From, o.To, o.SelectURL = p.width, NodeHeight, p.from, p.to, ""
 	np := newPlot(Input{Lane: l, Client: p.Client, From: p.from, To: p.to, Now: p.Now}, o)
 	np.skew = ns.Local - p.Now
+	np.noDisagreeRow = true
 	return np
 }
 

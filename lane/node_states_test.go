@@ -15,8 +15,8 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
-// viewAt opens sc in a playground session with the clock at now.
-func viewAt(t *testing.T, sc scenario.Scenario, now int64) play.View {
+// sessionOf opens sc in a playground session.
+func sessionOf(t *testing.T, sc scenario.Scenario) *play.Session {
 	t.Helper()
 	sess, err := play.NewStore(nil).New(scenario.Scenario{})
 	if err != nil {
@@ -25,6 +25,13 @@ func viewAt(t *testing.T, sc scenario.Scenario, now int64) play.View {
 	if err := sess.Load(sc); err != nil {
 		t.Fatal(err)
 	}
+	return sess
+}
+
+// viewAt opens sc in a playground session with the clock at now.
+func viewAt(t *testing.T, sc scenario.Scenario, now int64) play.View {
+	t.Helper()
+	sess := sessionOf(t, sc)
 	if err := sess.Jump(now); err != nil {
 		t.Fatal(err)
 	}

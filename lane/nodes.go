@@ -117,7 +117,8 @@ func (p plot) spreadAtInstants(out []MarkPos) {
 		if len(col) < 2 {
 			continue
 		}
-		want := func(i int) float64 { return p.Y(out[i].Level) }
+		ceil := p.ceilAt(p.X(t))
+		want := func(i int) float64 { return min(max(p.Y(out[i].Level), ceil), p.markFloor()) }
 		slices.SortStableFunc(col, func(a, b int) int { return cmp.Compare(want(b), want(a)) })
 		ys := make([]float64, len(col))
 		ys[0] = want(col[0])
@@ -125,7 +126,7 @@ func (p plot) spreadAtInstants(out []MarkPos) {
 			ys[k] = min(want(col[k]), ys[k-1]-markStep)
 		}
 		step := float64(markStep)
-		if limit := p.top + 5; ys[len(ys)-1] < limit {
+		if limit := ceil; ys[len(ys)-1] < limit {
 			n := float64(len(col) - 1)
 			step = max(ys[0]-limit, 0) / n
 			if step < minSqueezedStep {
@@ -137,7 +138,7 @@ func (p plot) spreadAtInstants(out []MarkPos) {
 				// is squeezed further.
 				step = minSqueezedStep
 				ys[0] = limit + n*step
-				if floor := p.bot - 5; ys[0] > floor {
+				if floor := p.markFloor(); ys[0] > floor {
 					ys[0], step = floor, max(floor-limit, 0)/n
 				}
 			}

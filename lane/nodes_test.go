@@ -23,17 +23,7 @@ func severalServers(t *testing.T, lane string) play.View {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := play.NewStore(nil).New(scenario.Scenario{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Load(sc); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Jump(1500); err != nil {
-		t.Fatal(err)
-	}
-	return sess.View()
+	return viewAt(t, sc, 1500)
 }
 
 func TestSeveralServersLane(t *testing.T) {

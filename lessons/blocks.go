@@ -16,6 +16,15 @@ import (
 	"github.com/windowlab/playground/scenario"
 )
 
+// liveKinds are the fenced blocks a lesson computes: the cases of block
+// below, which must name the same kinds; any other kind is shown as code.
+var liveKinds = map[string]bool{
+	"scenario": true, "scenario-table": true, "lanes": true, "scenario-timeline": true,
+	"picture": true, "playground": true, "exercise": true, "note": true,
+	"memory-calculator": true, "bucket-ring": true, "compare": true, "sync-sweep": true,
+	"error-memory": true, predictKind: true, predictEndKind: true,
+}
+
 // block renders one fenced block by kind. Unknown kinds are shown as code.
 func (st *renderState) block(kind, arg string, body []byte) (template.HTML, error) {
 	st.blockSeen[kind]++

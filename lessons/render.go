@@ -70,6 +70,9 @@ type renderState struct {
 	// openPredict is the prediction whose example is being rendered, until
 	// its ```predict-end; "" outside one.
 	openPredict string
+	// wordsBeside is how tall the words after the section picture being
+	// rendered are (sectionOpen.WordsPx), -1 outside one.
+	wordsBeside int
 }
 
 // Render turns the lesson into HTML. in carries the visitor's inputs to the
@@ -104,9 +107,10 @@ func (lib *Library) parse(l *Lesson, in url.Values) (*renderState, ast.Node, []b
 	}
 	st := &renderState{
 		lib: lib, lesson: l, in: in,
-		local:     map[string]scenario.Scenario{},
-		out:       &Rendered{Lesson: l},
-		blockSeen: map[string]int{},
+		local:       map[string]scenario.Scenario{},
+		out:         &Rendered{Lesson: l},
+		blockSeen:   map[string]int{},
+		wordsBeside: -1,
 	}
 	st.md = goldmark.New(
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
@@ -146,6 +150,7 @@ func (lib *Library) parse(l *Lesson, in url.Values) (*renderState, ast.Node, []b
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	groupSectionOpenings(doc, src)
 	return st, doc, src, nil
 }
 
@@ -240,6 +245,8 @@ type liveRenderer struct{ st *renderState }
 func (r *liveRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindClaim, r.renderClaim)
 	reg.Register(ast.KindFencedCodeBlock, r.renderFenced)
+	reg.Register(kindSectionOpen, r.renderSectionOpen)
+	reg.Register(kindSectionWords, r.renderSectionWords)
 }
 
 func (r *liveRenderer) renderClaim(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {

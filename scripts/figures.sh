@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WINDOWLAB_SCREENSHOTS="$PWD/docs/screenshots" CI=true go test -count=1 ./web/ ./web/play/ ./web/room/ ./web/lessons/ \
-	-run 'TestBrowserHomePictureAboveTheFold$|TestBrowserPlayCarParkWithTheMouse$|TestBrowserPlayPresentationFits$|TestBrowserPlayRedisLaneBesideItsGoLane$|TestBrowserPlayOnAPhone$|TestBrowserRoomWorkshop$|TestBrowserPredictThenSee$|TestBrowserLessonUsesItsWidth$|TestBrowserExerciseAnswerLayout$'
+	-run 'TestBrowserHomePictureAboveTheFold$|TestBrowserPlayCarParkWithTheMouse$|TestBrowserPlayPresentationFits$|TestBrowserPlayRedisLaneBesideItsGoLane$|TestBrowserPlayOnAPhone$|TestBrowserRoomWorkshop$|TestBrowserPredictThenSee$|TestBrowserLessonUsesItsWidth$|TestBrowserExerciseAnswerLayout$|TestBrowserSectionPictureAnswersTheReader$'

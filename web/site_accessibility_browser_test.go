@@ -1,9 +1,6 @@
 package web_test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,11 +16,6 @@ import (
 // impact. A page whose enforce is false still runs and logs what it
 // finds, so its violations are never hidden; it only does not fail yet.
 func TestBrowserAccessibilityWithAxe(t *testing.T) {
-	axePath := filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js")
-	axe, err := os.ReadFile(axePath)
-	if err != nil {
-		t.Fatalf("reading axe-core (run `npm ci` in the project directory to install it): %v", err)
-	}
 	lib, _, err := weblessons.LoadLessons()
 	if err != nil {
 		t.Fatal(err)
@@ -56,24 +48,13 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 	}
 	url := lessonsSite(t)
 	tab := browsertest.NewTab(t)
-	run := func(path string) []webtest.AxeViolation {
-		t.Helper()
-		browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-		out := browsertest.Run(tab, chromedp.Evaluate[string](
-			`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-		var violations []webtest.AxeViolation
-		if err := json.Unmarshal([]byte(out), &violations); err != nil {
-			t.Fatalf("%s: reading axe's result: %v", path, err)
-		}
-		return violations
-	}
 	// First, that axe runs and would see a problem: an image with no text
 	// alternative added to the home page must be reported.
 	tab.Do(chromedp.Navigate(url + "/"))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	browsertest.Run(tab, chromedp.Evaluate[bool](`document.querySelector('main').insertAdjacentHTML('beforeend', '<img src="/favicon.svg">'); true`))
 	found := false
-	for _, v := range run("/ with an image added") {
+	for _, v := range webtest.Axe(t, tab) {
 		found = found || v.ID == "image-alt"
 	}
 	if !found {
@@ -86,20 +67,13 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 			ready = "Live: connected" // a live page's footer says where its stream stands
 		}
 		tab.WaitText(`[data-testid="live-status"]`, ready)
-		violations := run(page.path)
+		violations := webtest.Axe(t, tab)
 		t.Logf("%s: %d axe violations of any impact", page.path, len(violations))
 		for _, v := range violations {
-			var where []string
-			for _, n := range v.Nodes {
-				b, _ := json.Marshal(n.Target)
-				where = append(where, string(b))
-			}
-			msg := "%s: %s (%s): %s, at %s"
-			args := []any{page.path, v.ID, v.Impact, v.Help, strings.Join(where, " ")}
 			if page.enforce {
-				t.Errorf(msg, args...)
+				t.Errorf("%s: %s", page.path, v)
 			} else {
-				t.Logf("not yet enforced: "+msg, args...)
+				t.Logf("not yet enforced: %s: %s", page.path, v)
 			}
 		}
 	}
@@ -113,40 +87,25 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 			ready = "Live: connected" // a live page's footer says where its stream stands
 		}
 		dark.WaitText(`[data-testid="live-status"]`, ready)
-		browsertest.Run(dark, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-		out := browsertest.Run(dark, chromedp.Evaluate[string](
-			`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-		var violations []webtest.AxeViolation
-		if err := json.Unmarshal([]byte(out), &violations); err != nil {
-			t.Fatalf("%s (dark): reading axe's result: %v", path, err)
-		}
-		for _, v := range violations {
-			t.Errorf("%s (dark): %s (%s): %s", path, v.ID, v.Impact, v.Help)
-		}
+		webtest.NoAxeViolations(t, dark, path+" (dark)")
 	}
 	// An exercise's feedback after a wrong answer, with its closed answer box.
 	tab.Do(chromedp.Navigate(url + "/exercises/try-it-2-exact"))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 	tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "35\r"))
 	tab.WaitText(`[data-testid="verdict"]`, "try again")
-	for _, v := range run("exercise feedback") {
-		t.Errorf("exercise feedback: %s (%s): %s", v.ID, v.Impact, v.Help)
-	}
+	webtest.NoAxeViolations(t, tab, "exercise feedback")
 	// The answer opened: its lanes and working.
 	browsertest.Run(tab, chromedp.Evaluate[bool](`(document.querySelector('[data-testid=reveal]').open = true, true)`))
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="answer-lanes"]`)))
-	for _, v := range run("exercise answer with its lanes") {
-		t.Errorf("exercise answer with its lanes: %s (%s): %s", v.ID, v.Impact, v.Help)
-	}
+	webtest.NoAxeViolations(t, tab, "exercise answer with its lanes")
 	// A prediction answered on its picture: the marks as checkboxes, some
 	// of them ticked.
 	tab.Do(chromedp.Navigate(url + "/lessons/fixed-window"))
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-predict="fw-car-park-count"] [data-picture-how]`)))
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-predict="fw-car-park-count"] [data-mark="1"]`)),
 		chromedp.Click(chromedp.CSS(`[data-predict="fw-car-park-count"] [data-mark="2"]`)))
-	for _, v := range run("lesson with marks on a picture") {
-		t.Errorf("lesson with marks on a picture: %s (%s): %s", v.ID, v.Impact, v.Help)
-	}
+	webtest.NoAxeViolations(t, tab, "lesson with marks on a picture")
 	// A lesson after a prediction: its feedback, working and opened example.
 	tab.Do(chromedp.Navigate(url + "/lessons/sliding-counter"))
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="predict-reset"]`)))
@@ -154,12 +113,8 @@ func TestBrowserAccessibilityWithAxe(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-commit"]`)))
 	// A first wrong try gives a hint; the second opens the example.
 	tab.WaitText(`[data-predict="car-park-35s"] [data-testid="predict-verdict"]`, "Not quite: try again")
-	for _, v := range run("lesson after a first wrong prediction") {
-		t.Errorf("lesson after a first wrong prediction: %s (%s): %s", v.ID, v.Impact, v.Help)
-	}
+	webtest.NoAxeViolations(t, tab, "lesson after a first wrong prediction")
 	tab.Do(chromedp.Click(chromedp.CSS(`[data-predict="car-park-35s"] [data-testid="predict-commit"]`)))
 	tab.WaitText(`[data-predict="car-park-35s"] [data-testid="predict-verdict"]`, "Not what the policies decide")
-	for _, v := range run("lesson after a prediction") {
-		t.Errorf("lesson after a prediction: %s (%s): %s", v.ID, v.Impact, v.Help)
-	}
+	webtest.NoAxeViolations(t, tab, "lesson after a prediction")
 }

@@ -31,13 +31,3 @@ func CarParkSession(t testing.TB, store *play.Store, beforeSec int) *LiveSession
 	}
 	return sess
 }
-
-// AxeViolation is the part of an axe-core result the test reports.
-type AxeViolation struct {
-	ID     string `json:"id"`
-	Impact string `json:"impact"`
-	Help   string `json:"help"`
-	Nodes  []struct {
-		Target []any `json:"target"`
-	} `json:"nodes"`
-}

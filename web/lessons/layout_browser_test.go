@@ -47,7 +47,9 @@ const layoutProblemsJS = `((root) => {
 	};
 	const shown = e => e.checkVisibility(); // a closed <details> still lays its content out
 	for (const fig of [...document.querySelectorAll(root + ' figure.lane')].filter(shown)) {
-		const svg = fig.querySelector('.lane-svg'), sc = fig.querySelector('.lane-scroll');
+		// The drawing shown: a lane may carry a narrow card's as well.
+		const sc = [...fig.querySelectorAll('.lane-scroll')].find(shown) || fig.querySelector('.lane-scroll');
+		const svg = sc ? sc.querySelector('.lane-svg') : fig.querySelector('.lane-svg');
 		const scrolls = sc && getComputedStyle(sc).overflowX !== 'visible';
 		const b = (scrolls ? sc : svg).getBoundingClientRect();
 		if (b.left < -0.5 || b.right > W + 0.5) out.push(fig.id + ': drawn from ' + Math.round(b.left) + ' to ' + Math.round(b.right) + ' px of ' + W);
@@ -86,7 +88,7 @@ func TestBrowserExerciseAnswerLayout(t *testing.T) {
 		tab.WaitText(`[data-testid="live-status"]`, "Live: buttons and pictures answer in place")
 		tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="answer"]`), "9\r"))
 		tab.WaitText(`[data-testid="verdict"]`, "Right")
-		tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="answer-lanes"] .lane-svg`)))
+		tab.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="answer-lanes"] figure.lane`)))
 		if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="answer-lanes"] figure.lane').length`)); n != 1 {
 			t.Errorf("%s: the answer draws %d lanes, want the fixed window's one", s, n)
 		}
@@ -95,6 +97,20 @@ func TestBrowserExerciseAnswerLayout(t *testing.T) {
 		}
 		figure(t, tab, `[data-testid="feedback"]`, fmt.Sprintf("exercise-answer-%d.png", s.w))
 		if s.mobile {
+			// The answer's lane reads on the phone: its plot takes most of
+			// the screen's width (260 px of 360: the page's and the
+			// answer's margins and the limit's label, no more) and is 80
+			// px high (a column of five marks, a limit's worth, stacked at
+			// full spacing under the ▼ row); its axis labels draw at 11 px
+			// and its marks 8 px across at least. Inside two cards'
+			// padding, a 560-unit drawing came out 243 × 50 px, its
+			// labels at 9.5 px and its marks at 4.8 px.
+			got := browsertest.Run(tab, chromedp.Evaluate[map[string]float64](answerLaneSizeJS))
+			for what, least := range map[string]float64{"plot width": 260, "plot height": 80, "label size": 11, "mark size": 8} {
+				if got[what] < least {
+					t.Errorf("%s: the answer's lane draws its %s at %.1f px, want at least %.0f px (measured %v)", s, what, got[what], least, got)
+				}
+			}
 			// A decision is a card: its instant and policy on one line, the
 			// decision and the arithmetic under them, all inside the screen.
 			cards := browsertest.Run(tab, chromedp.Evaluate[[]float64](`[...document.querySelectorAll('[data-testid="trace"] tbody tr')].map(tr => {
@@ -110,6 +126,22 @@ func TestBrowserExerciseAnswerLayout(t *testing.T) {
 		tab.NoProblems()
 	}
 }
+
+// answerLaneSizeJS measures the drawing of an exercise answer's first lane
+// shown (a lane may carry a drawing for a narrow card as well as its wide
+// one, and shows one of them): its plot's width and height, the rendered
+// size of its time axis's labels and of its first mark, in CSS pixels.
+const answerLaneSizeJS = `(() => {
+	const svg = [...document.querySelectorAll('[data-testid="answer-lanes"] .lane-svg')].find(s => s.getClientRects().length > 0);
+	if (!svg) return {};
+	const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+	const axis = svg.querySelector('.axis'), now = svg.querySelector('.now');
+	const label = svg.querySelector('.tick-label'), mark = svg.querySelector('.mark:not(.stacked) circle, .mark:not(.stacked) path');
+	return {"plot width": (axis.x2.baseVal.value - axis.x1.baseVal.value) * scale,
+		"plot height": (axis.y1.baseVal.value - now.y1.baseVal.value) * scale,
+		"label size": parseFloat(getComputedStyle(label).fontSize) * scale,
+		"mark size": mark.getBoundingClientRect().width};
+})()`
 
 // exampleBeside is where a computed example's parts sit: its first
 // paragraph, its lanes and the widest thing of the lesson.
@@ -224,16 +256,18 @@ func TestBrowserEveryLessonFits(t *testing.T) {
 
 // sectionsOpenWithPictureJS lists the sections of a lesson that do not
 // open with their picture: after each heading, the first thing is a figure
-// of lanes with a text alternative (an SVG of role img, labelled), drawn
-// beside the section's first paragraph on a laptop (its left edge right of
-// the paragraph's right edge, its top no lower than the paragraph's) and
-// above it on a phone (wide=false).
+// of lanes with a text alternative (an SVG of role img, labelled), first in
+// the group of the section's opening words (section-open). On a phone it
+// is above the section's first paragraph; on a laptop (phone=false) beside
+// it (its left edge right of the paragraph's right edge, its top no lower
+// than the paragraph's) when it is drawn beside the words, else above it.
 const sectionsOpenWithPictureJS = `((phone) => {
 	const out = [];
 	for (const h of document.querySelectorAll('[data-testid="lesson"] > h2')) {
 		if (h.closest('.lesson-exercises')) continue;
 		const name = h.textContent.trim();
-		const fig = h.nextElementSibling;
+		const open = h.nextElementSibling;
+		const fig = open && open.matches('.section-open') ? open.firstElementChild : open;
 		if (!fig || !fig.matches('figure[data-testid="section-picture"]')) {
 			out.push('section “' + name + '” opens with ' + (fig ? fig.tagName.toLowerCase() + '.' + fig.className : 'nothing') + ', not its picture');
 			continue;
@@ -243,13 +277,12 @@ const sectionsOpenWithPictureJS = `((phone) => {
 			out.push('section “' + name + '”: its picture has no lane with a text alternative');
 			continue;
 		}
-		let p = fig.nextElementSibling;
-		while (p && p.tagName !== 'P' && p.tagName !== 'UL' && p.tagName !== 'OL') p = p.nextElementSibling;
+		const p = open.querySelector('.section-words > :is(p, ul, ol)');
 		if (!p) continue;
 		const f = fig.getBoundingClientRect(), t = p.getBoundingClientRect();
 		if (f.height < 60) out.push('section “' + name + '”: its picture is ' + Math.round(f.height) + ' px tall');
-		if (phone) {
-			if (f.bottom > t.top + 1) out.push('section “' + name + '”: its picture (bottom ' + Math.round(f.bottom) + ' px) is not above its words (top ' + Math.round(t.top) + ' px) on a phone');
+		if (phone || fig.matches('.section-picture-above')) {
+			if (f.bottom > t.top + 1) out.push('section “' + name + '”: its picture (bottom ' + Math.round(f.bottom) + ' px) is not above its words (top ' + Math.round(t.top) + ' px)');
 		} else {
 			// The words beside the picture: the paragraph's first line box.
 			const r = document.createRange();

@@ -350,5 +350,8 @@ func answerLanes(s scenario.Scenario) ([]lane.Input, lane.Options) {
 	if err != nil {
 		return nil, lane.Options{}
 	}
-	return ins, lane.Options{Width: 560}
+	// On a phone the lane draws 360 units wide (lane Options.NarrowWidth),
+	// as a room's phones do: scaled to the card, a unit is some 0.85 px,
+	// and the plot some 90 px high.
+	return ins, lane.Options{Width: 560, NarrowWidth: lane.PhoneWidth}
 }

@@ -113,6 +113,7 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 	}
 	pp := pages.PlayPage{
 		Page:    p.s.Page(r, "Playground", templates.SectionPlay),
+		Narrow:  narrow(r),
 		View:    v,
 		Base:    "/play/" + v.ID,
 		Share:   c.share,
@@ -126,6 +127,10 @@ func (p *playground) pageDataCached(r *http.Request, sess *play.Session, c *shar
 	}
 	return pp
 }
+
+// narrow reports whether the page's stream asked for lanes drawn for a
+// phone (?narrow=1: pages.StreamOnLoad adds it on a narrow screen).
+func narrow(r *http.Request) bool { return r.URL.Query().Get("narrow") == "1" }
 
 func scenarioText(sc scenario.Scenario) string {
 	data, _ := json.MarshalIndent(sc, "", "  ") // numbers and strings only

@@ -13,13 +13,18 @@ import (
 	"github.com/windowlab/playground/web/templates"
 )
 
-// The views of a session's shared stream: the page, and the presentation
-// view (?present=1), which draws its lanes and explanation larger.
+// The views of a session's shared stream: the page, the presentation
+// view (?present=1), which draws its lanes and explanation larger, and the
+// page on a phone (?narrow=1), which draws its lanes lane.PhoneWidth wide.
 const (
 	viewPage = iota
 	viewPresent
+	viewNarrow
 	numViews
 )
+
+// viewQueries are the views' stream queries.
+var viewQueries = [numViews]string{viewPage: "", viewPresent: "?present=1", viewNarrow: "?narrow=1"}
 
 // sessionHub is this process's one follower of a session its play streams
 // show, the state of its fanout.Hub: it watches the store once, reads each
@@ -54,7 +59,7 @@ func (p *playground) follow(id string, v int) (*fanout.Hub, func(), error) {
 			return nil, err
 		}
 		h := &sessionHub{Hub: hub, p: p, id: id}
-		for v, query := range [numViews]string{viewPage: "", viewPresent: "?present=1"} {
+		for v, query := range viewQueries {
 			if h.views[v], err = http.NewRequestWithContext(ctx, http.MethodGet, "/play/"+id+"/stream"+query, nil); err != nil {
 				return nil, err
 			}
@@ -67,15 +72,24 @@ func (p *playground) follow(id string, v int) (*fanout.Hub, func(), error) {
 }
 
 // run follows the session until ctx ends or the store forgets it,
-// rendering at most every web.UpdateInterval: at once after a quiet
-// spell, else at the next tick. It counts on the server's clock
-// (web.Server.Now), which moves with the ticker.
+// rendering at most every web.UpdateInterval (web.Pacer): at once after a
+// quiet spell, else when the interval since the last render is out. It
+// counts on the server's clock (web.Server.Now), which moves with the
+// ticker.
 func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan struct{}) {
 	now := h.p.s.Now
 	ticker := time.NewTicker(web.UpdateInterval)
 	defer ticker.Stop()
-	var touched, rendered time.Time
-	stale := true
+	// Nothing rendered yet: the first follower's poke renders at once.
+	pace := web.NewPacer(web.UpdateInterval, time.Time{})
+	render := time.NewTimer(time.Hour)
+	render.Stop()
+	defer render.Stop()
+	changed := func() {
+		at := now()
+		render.Reset(pace.Change(at, 0).Sub(at))
+	}
+	var touched time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -88,9 +102,10 @@ func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan
 				}
 				return
 			}
-			sess, stale = latest, true
+			sess = latest
+			changed()
 		case <-h.Poked():
-			stale = true // a view may have a new follower and no frame
+			changed() // a view may have a new follower and no frame
 		case <-ticker.C:
 			now := now()
 			// A watched session never idles out (play.Sessions); the
@@ -105,18 +120,24 @@ func (h *sessionHub) run(ctx context.Context, sess *play.Session, changes <-chan
 				touched = now
 			}
 			if sess.Playing() {
-				// Only the clock moved, and nothing is stored: read
-				// it at this instant.
-				sess, stale = sess.At(now), true
+				changed()
 			}
-		}
-		at := now()
-		if !stale || at.Sub(rendered) < web.UpdateInterval {
-			continue
-		}
-		stale, rendered = false, at
-		if err := h.render(sess); err != nil && ctx.Err() == nil {
-			h.p.s.Log().Error("play stream", "session", h.id, slog.Any("error", err))
+		case <-render.C:
+			at := now()
+			if !pace.Ready(at) {
+				if due := pace.Due(); !due.IsZero() { // the timer was early: wait out the rest
+					render.Reset(due.Sub(at))
+				}
+				continue
+			}
+			if sess.Playing() {
+				// Only the clock moved, and nothing is stored: read it
+				// at this instant.
+				sess = sess.At(at)
+			}
+			if err := h.render(sess); err != nil && ctx.Err() == nil {
+				h.p.s.Log().Error("play stream", "session", h.id, slog.Any("error", err))
+			}
 		}
 	}
 }
@@ -129,11 +150,11 @@ func (h *sessionHub) render(sess *play.Session) error {
 		if h.Followers(v) == 0 {
 			continue
 		}
-		if pp == nil { // the session's view is read once: only the page's presentation differs
+		if pp == nil { // the session's view is read once: only the page's presentation and width differ
 			d := h.p.pageDataCached(r, sess, &h.share)
 			pp = &d
 		}
-		pp.Page = h.p.s.Page(r, "Playground", templates.SectionPlay)
+		pp.Page, pp.Narrow = h.p.s.Page(r, "Playground", templates.SectionPlay), narrow(r)
 		rs, err := regions(*pp, r)
 		if err != nil {
 			return err

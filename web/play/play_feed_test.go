@@ -40,8 +40,15 @@ func clocks(t *testing.T, w *webtest.StreamRecorder) []int64 {
 // every goroutine it started waits (or has ended).
 func bubbleStream(t *testing.T, feature web.Feature, path string) (w *webtest.StreamRecorder, stop func()) {
 	t.Helper()
+	return bubbleStreamOn(t, nil, feature, path)
+}
+
+// bubbleStreamOn is bubbleStream with the server's clock now (nil: the
+// bubble's time.Now).
+func bubbleStreamOn(t *testing.T, now func() time.Time, feature web.Feature, path string) (w *webtest.StreamRecorder, stop func()) {
+	t.Helper()
 	log, _ := webtest.Logger()
-	s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), Features: []web.Feature{feature}}, log)
+	s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), Features: []web.Feature{feature}, Now: now}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +111,44 @@ func TestPlayFeedPacesAPlayingClock(t *testing.T) {
 		case <-store.Unwatched(sess.ID()):
 		default:
 			t.Error("the session is still watched after its only stream ended")
+		}
+	})
+}
+
+// TestPlayFeedKeepsTenASecondWhenTicksAreReadLate plays a session for a
+// second of a synctest bubble's time on a server whose clock reads 5 ms
+// late on every other tick, as a busy machine's hub wakes late: the stream
+// still sends ten clock updates, each later than the one before (a late
+// render puts the later ones off by its lateness, so the tenth comes 5 ms
+// after the second is out). (The feed
+// once compared each tick's reading with the last render's and dropped the
+// tick after every late one: five updates a second in a real browser.)
+func TestPlayFeedKeepsTenASecondWhenTicksAreReadLate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		late := func() time.Time {
+			now := time.Now()
+			if now.UnixMilli()/web.UpdateInterval.Milliseconds()%2 == 1 {
+				return now.Add(5 * time.Millisecond)
+			}
+			return now
+		}
+		store := play.NewStore(nil)
+		sess := webtest.CarParkSession(t, store, 40)
+		w, stop := bubbleStreamOn(t, late, Playground(store), "/play/"+sess.ID()+"/stream")
+		defer stop()
+		if err := sess.Do(func(s *play.Session) error { return s.Play() }); err != nil {
+			t.Fatal(err)
+		}
+		<-time.After(time.Second + web.UpdateInterval/2) // the bubble's time: no wall time passes
+		synctest.Wait()
+		got := clocks(t, w)
+		if want := 1 + int(time.Second/web.UpdateInterval); len(got) != want {
+			t.Fatalf("a second of play sent %d clock updates %v, want %d", len(got), got, want)
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i] <= got[i-1] {
+				t.Errorf("update %d: the clock reads %d ms after %d", i, got[i], got[i-1])
+			}
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/lane"
 	"github.com/windowlab/playground/play"
 )
 
@@ -21,6 +22,8 @@ type phonePlay struct {
 	Newest        int     // the newest mark's request index in lane 0
 	NewTop        float64 // its box in the viewport
 	NewBottom     float64
+	NewWidth      float64 // and its width
+	Units         float64 // the lanes' narrowest drawing's width in viewBox units
 	ScrollY       float64
 	BarFireInView bool
 }
@@ -29,12 +32,13 @@ const phonePlayJS = `(() => {
 	const d = document.documentElement, bar = document.querySelector('[data-testid="play-bar"]').getBoundingClientRect();
 	const marks = [...document.querySelectorAll('#lane-0 [data-index]')];
 	const newest = marks.sort((a, b) => b.dataset.index - a.dataset.index)[0];
-	const r = newest ? newest.getBoundingClientRect() : {top: -1, bottom: -1};
+	const r = newest ? newest.getBoundingClientRect() : {top: -1, bottom: -1, width: 0};
 	const fire = document.querySelector('[data-testid="bar-fire"]').getBoundingClientRect();
 	return {Overflow: d.scrollWidth > d.clientWidth, Lanes: document.querySelectorAll('[data-testid="lane"]').length,
 		Width: d.clientWidth, LaneWidest: Math.max(...[...document.querySelectorAll('.lane-svg')].map(s => s.getBoundingClientRect().right)),
 		BarTop: bar.top, BarBottom: bar.bottom, Height: innerHeight,
-		Newest: newest ? +newest.dataset.index : -1, NewTop: r.top, NewBottom: r.bottom, ScrollY: scrollY,
+		Newest: newest ? +newest.dataset.index : -1, NewTop: r.top, NewBottom: r.bottom, NewWidth: r.width, ScrollY: scrollY,
+		Units: Math.min(...[...document.querySelectorAll('#play-lane-list svg.lane-svg')].map(s => s.viewBox.baseVal.width)),
 		BarFireInView: fire.top >= 0 && fire.bottom <= innerHeight};
 })()`
 
@@ -42,14 +46,20 @@ const phonePlayJS = `(() => {
 // all seven lanes filling the width (no sideways scrolling, no lane wider
 // than the screen), a bar fixed to the bottom of the screen holds fire,
 // step and play, and a request fired from it shows its mark in the
-// viewport with no scrolling.
+// viewport with no scrolling. The page's stream asks for lanes drawn for a
+// phone (lane.PhoneWidth units across a 320 px card, not 720): its marks
+// at a size a finger can pick and an eye can read.
 func TestBrowserPlayOnAPhone(t *testing.T) {
 	_, url, _ := newTestServer(t, Playground(play.NewStore(nil)))
 	tab := browsertest.NewTab(t)
 	tab.Do(chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch), chromedp.Navigate(url+"/play"))
 	tab.WaitText(`[data-testid="live-status"]`, "Live: connected")
 	tab.Do(chromedp.WaitVisible(chromedp.CSS(`#lane-0`)))
-	before := browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS))
+	// The stream's first frame redraws the lanes the page came with.
+	before, _ := browsertest.Until(tab, phonePlayJS, func(p phonePlay) bool { return p.Units == lane.PhoneWidth })
+	if before.Units != lane.PhoneWidth {
+		t.Errorf("the lanes are drawn %.0f units wide on a phone, want %d", before.Units, lane.PhoneWidth)
+	}
 	if want := len(play.DefaultScenario().Policies); before.Lanes != want || want != 7 {
 		t.Errorf("/play opens with %d lanes, want all seven", before.Lanes)
 	}
@@ -69,12 +79,19 @@ func TestBrowserPlayOnAPhone(t *testing.T) {
 		if got.ScrollY != before.ScrollY || got.NewTop < 0 || got.NewBottom > got.BarTop {
 			t.Errorf("fire %d: the new mark spans %.0f–%.0f px (bar at %.0f, scrolled %.0f), want it in view above the bar with no scrolling", i, got.NewTop, got.NewBottom, got.BarTop, got.ScrollY)
 		}
+		// A mark's ink is 8 units across; 720 units in a 320 px card made
+		// it 4.4 px.
+		if got.NewWidth < 7 {
+			t.Errorf("fire %d: the new mark is %.1f px across, want at least 7", i, got.NewWidth)
+		}
 		tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="bar-step"]`)))
 	}
 	if got := browsertest.Run(tab, chromedp.Evaluate[phonePlay](phonePlayJS)); got.Overflow {
 		t.Error("after firing, the page scrolls sideways")
 	}
 	if browsertest.FiguresWanted() {
+		// The last step's frame comes by the stream: wait on the page.
+		tab.WaitFor(`document.querySelector('[data-testid="clock"]').dataset.seconds === "3"`, "the third step")
 		browsertest.FinishAnimations(tab)
 		browsertest.SaveFigure(t, "play-phone-360.png", browsertest.Run(tab, chromedp.CaptureScreenshot()))
 	}

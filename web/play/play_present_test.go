@@ -13,7 +13,10 @@ import (
 
 // TestPlayPresentationStream: a stream opened with ?present=1 draws the
 // lanes at the presentation's size and sends the one-line explanation,
-// so that its updates keep the page's layout; a plain stream does not.
+// so that its updates keep the page's layout; a plain stream does not,
+// and one opened with ?narrow=1 (a phone's page) draws the lanes
+// lane.PhoneWidth wide. The streams follow one session's feed, which
+// renders each view they ask for.
 func TestPlayPresentationStream(t *testing.T) {
 	store := play.NewStore(nil)
 	_, url, _ := newTestServer(t, Playground(store))
@@ -28,6 +31,7 @@ func TestPlayPresentationStream(t *testing.T) {
 	}{
 		{"", fmt.Sprintf(`viewBox="0 0 %d %d"`, lane.DefaultWidth, lane.DefaultHeight), false},
 		{"?present=1", fmt.Sprintf(`viewBox="0 0 %d %d"`, o.Width, o.Height), true},
+		{"?narrow=1", fmt.Sprintf(`viewBox="0 0 %d %d"`, lane.PhoneWidth, lane.DefaultHeight), false},
 	} {
 		var all strings.Builder
 		for _, ev := range openStream(t, url+"/play/"+sess.ID()+"/stream"+c.query).until(t, "play-share") {

@@ -119,8 +119,11 @@ func regions(pp pages.PlayPage, r *http.Request) ([]fanout.Region, error) {
 // regions that changed in each frame the hub publishes.
 func (p *playground) stream(w http.ResponseWriter, r *http.Request) {
 	v := viewPage
-	if r.URL.Query().Get("present") == "1" { // as web.Server.Page reads it
+	switch q := r.URL.Query(); {
+	case q.Get("present") == "1": // as web.Server.Page reads it
 		v = viewPresent
+	case narrow(r):
+		v = viewNarrow
 	}
 	hub, leave, err := p.follow(chi.URLParam(r, "id"), v)
 	if errors.Is(err, play.ErrNotFound) {

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 // backRowJS measures what the back row reads on the projector: each lane's
@@ -144,7 +145,7 @@ func TestBrowserRoomProjectorBackRow(t *testing.T) {
 		}
 		tab.WaitText(`[data-testid="answered"]`, "0 answered")
 		open := measure("question open")
-		checkAxe(t, tab, name+", projector with a question open")
+		webtest.NoAxeViolations(t, tab, name+", projector with a question open")
 		if open.Question < 2*open.Status-0.05 {
 			t.Errorf("%s, question open: the question is %.1f px, the status line %.1f px: want at least twice", name, open.Question, open.Status)
 		}
@@ -165,7 +166,7 @@ func TestBrowserRoomProjectorBackRow(t *testing.T) {
 		if len(revealed.Bars) < 7 {
 			t.Errorf("%s: %d tally bars, want at least one per lane", name, len(revealed.Bars))
 		}
-		checkAxe(t, tab, name+", projector revealed")
+		webtest.NoAxeViolations(t, tab, name+", projector revealed")
 		for _, b := range revealed.Bars {
 			if b.Height > b.Line {
 				t.Errorf("%s: the tally bar %q is %.0f px high: it wraps (one line is at most %.0f px)", name, b.Text, b.Height, b.Line)

@@ -1,12 +1,9 @@
 package room
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -235,25 +232,10 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 		}
 	}
 
-	// axe-core finds nothing serious on the projector and the 360 px phone
-	// after the reveal, the states with the most on them.
-	axe, err := os.ReadFile(filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("reading axe-core (run `npm ci`): %v", err)
-	}
+	// axe-core finds nothing on the projector and the 360 px phone after
+	// the reveal, the states with the most on them.
 	for name, tab := range map[string]*browsertest.Tab{"projector": presenter, "phone": phone} {
-		browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-		out := browsertest.Run(tab, chromedp.Evaluate[string](
-			`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-		var violations []webtest.AxeViolation
-		if err := json.Unmarshal([]byte(out), &violations); err != nil {
-			t.Fatalf("%s: reading axe's result: %v", name, err)
-		}
-		for _, v := range violations {
-			if v.Impact == "serious" || v.Impact == "critical" {
-				t.Errorf("%s: %s (%s): %s, at %v", name, v.ID, v.Impact, v.Help, v.Nodes)
-			}
-		}
+		webtest.NoAxeViolations(t, tab, name)
 	}
 
 	if browsertest.FiguresWanted() {
@@ -265,7 +247,7 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 
 	// Pairing, from the keyboard: the controls' link leads to the
 	// presenter's own page, whose button shows the code with the full link
-	// and its QR code; axe finds nothing serious there either.
+	// and its QR code; axe finds nothing there either.
 	pairHref := browsertest.Run(presenter, chromedp.Evaluate[string](`document.querySelector('[data-testid=pair-open]').getAttribute('href')`))
 	if pairHref != roomPath+"/pair/new" {
 		t.Fatalf("the pairing link goes to %q, want %s/pair/new", pairHref, roomPath)
@@ -288,18 +270,7 @@ func TestBrowserRoomWorkshop(t *testing.T) {
 	if want := "http://workshop.example:8080" + roomPath + "/pair?code=" + pairCode; presenter.Text(`[data-testid="pair-url"]`) != want {
 		t.Errorf("the pairing link reads %q, want %q", presenter.Text(`[data-testid="pair-url"]`), want)
 	}
-	browsertest.Run(presenter, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-	out := browsertest.Run(presenter, chromedp.Evaluate[string](
-		`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-	var violations []webtest.AxeViolation
-	if err := json.Unmarshal([]byte(out), &violations); err != nil {
-		t.Fatalf("pairing page: reading axe's result: %v", err)
-	}
-	for _, v := range violations {
-		if v.Impact == "serious" || v.Impact == "critical" {
-			t.Errorf("pairing page: %s (%s): %s, at %v", v.ID, v.Impact, v.Help, v.Nodes)
-		}
-	}
+	webtest.NoAxeViolations(t, presenter, "pairing page")
 }
 
 // admitTruth is, per lane of sc, 1 if a request from key at `at` would be

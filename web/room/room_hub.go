@@ -31,6 +31,14 @@ import (
 // nothing stores a tick), and publishes each view (phone, projector) once
 // per change; every screen's stream writes the same bytes (fanout.Hub.Follow).
 
+// roomSettle is how long a hub waits after a change before rendering, so
+// that the changes one action makes reach the screens as one update. A
+// room's playground action changes the session and then the room (its
+// undo checkpoint) a moment later, and undo changes the room, the
+// scenario and the clock: rendering at the first change spent the update
+// on half the action, and the rest then waited out UpdateInterval.
+const roomSettle = 10 * time.Millisecond
+
 // The views of a room's shared stream.
 const (
 	viewPhone = iota
@@ -134,7 +142,7 @@ func (h *roomHub) screens(ctx context.Context) {
 }
 
 // run renders after each change of the room or the session, paced by a
-// pacer, and while the session's clock plays. sess is the session as the
+// pacer (web.Pacer), and while the session's clock plays. sess is the session as the
 // first frame showed it. It counts on the server's clock (web.Server.Now),
 // which moves with its ticker and timer; a question's countdown counts on
 // the rooms' (room.Rooms.Now).
@@ -156,13 +164,13 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 	ticker := time.NewTicker(web.UpdateInterval)
 	defer ticker.Stop()
 	// The first frame was rendered as the hub started (follow).
-	pace := pacer{every: web.UpdateInterval, last: now()}
+	pace := web.NewPacer(web.UpdateInterval, now())
 	render := time.NewTimer(time.Hour)
 	render.Stop()
 	defer render.Stop()
 	changed := func(settle time.Duration) {
 		at := now()
-		render.Reset(pace.change(at, settle).Sub(at))
+		render.Reset(pace.Change(at, settle).Sub(at))
 	}
 	checked, kept := now(), now()
 	var touched time.Time
@@ -238,9 +246,9 @@ func (h *roomHub) run(ctx context.Context, sess *play.Session) {
 				}
 			}
 		case <-render.C:
-			if now := now(); !pace.ready(now) {
-				if !pace.due.IsZero() { // the timer was early: wait out the rest
-					render.Reset(pace.due.Sub(now))
+			if now := now(); !pace.Ready(now) {
+				if due := pace.Due(); !due.IsZero() { // the timer was early: wait out the rest
+					render.Reset(due.Sub(now))
 				}
 				continue
 			}
@@ -487,7 +495,7 @@ func (h *roomHub) render(ctx context.Context, rm *room.Room, sess *play.Session)
 	views := [][]fanout.Region{
 		viewPhone: {
 			{ID: "room-clock", HTML: clock}, {ID: "room-status", HTML: status}, step,
-			{ID: "room-lanes", HTML: lanes(lane.Options{Width: pages.PhoneLaneWidth})},
+			{ID: "room-lanes", HTML: lanes(lane.Options{Width: lane.PhoneWidth})},
 			{ID: "room-question", HTML: render(pages.RoomQuestionPhone(s))},
 		},
 		viewProjector: append(projector[:len(projector):len(projector)], fanout.Region{ID: "room-deck-line", HTML: render(pages.RoomDeckLine(s))}),

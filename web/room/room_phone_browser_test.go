@@ -1,10 +1,7 @@
 package room
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,25 +66,6 @@ func checkPhone(t *testing.T, p *browsertest.Tab, stage string) {
 	}
 }
 
-// checkAxe runs axe-core on the tab's page and fails on any violation.
-func checkAxe(t *testing.T, tab *browsertest.Tab, name string) {
-	t.Helper()
-	axe, err := os.ReadFile(filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("reading axe-core (run `npm ci`): %v", err)
-	}
-	browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-	out := browsertest.Run(tab, chromedp.Evaluate[string](
-		`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-	var violations []webtest.AxeViolation
-	if err := json.Unmarshal([]byte(out), &violations); err != nil {
-		t.Fatalf("%s: reading axe's result: %v", name, err)
-	}
-	for _, v := range violations {
-		t.Errorf("%s: axe: %s (%s): %s, at %v", name, v.ID, v.Impact, v.Help, v.Nodes)
-	}
-}
-
 // TestBrowserRoomPhones: phones that explain themselves (#32 item 6), at
 // 360 × 740 with the seven-lane car park, lanes as wide as the screen and
 // nothing wider (#27 item 3 for rooms). A phone opens on the room's header
@@ -105,7 +83,7 @@ func TestBrowserRoomPhones(t *testing.T) {
 	}
 	phone.WaitText(`[data-testid="waiting"]`, "Waiting for the next question")
 	checkPhone(t, phone, "waiting")
-	checkAxe(t, phone, "phone, waiting")
+	webtest.NoAxeViolations(t, phone, "phone, waiting")
 
 	if s := post(t, presenter, roomPath+"/ask", `{"cost": "1", "askKind": "count", "askAt": "41 s", "askN": "5"}`); s >= 300 {
 		t.Fatalf("asking: status %d", s)
@@ -117,7 +95,7 @@ func TestBrowserRoomPhones(t *testing.T) {
 	}
 	phone.WaitText(`[data-testid="unsent"]`, "Not sent yet: 3 of 7 lanes answered")
 	checkPhone(t, phone, "question open, 3 of 7 lanes tapped")
-	checkAxe(t, phone, "phone, question open")
+	webtest.NoAxeViolations(t, phone, "phone, question open")
 	presenter.WaitText(`[data-testid="answered"]`, "0 answered")
 
 	// A second phone answers every lane, then opens the page again: it
@@ -173,7 +151,7 @@ func TestBrowserRoomPhones(t *testing.T) {
 		t.Errorf("the late phone shows %d answer controls and says %q: want none, and why", got.Taps, got.Text)
 	}
 	checkPhone(t, late, "late phone, question open")
-	checkAxe(t, late, "late phone")
+	webtest.NoAxeViolations(t, late, "late phone")
 	for _, tab := range []*browsertest.Tab{phone, sent, late} {
 		tab.NoProblems()
 	}

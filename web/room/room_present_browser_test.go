@@ -65,7 +65,9 @@ const roomTypeJS = `(() => {
 // them, the room's status line and the lanes' state lines included, at
 // least 2.2 % of the screen's height as on /play's presentation (1.8 %
 // with seven lanes);
-// the "disagree" mark stays at 4.5:1.
+// the "disagree" mark stays at 4.5:1; and every lane keeps its marks apart
+// (webtest.LaneMarksApart), the ▼ row and the ring clear of every mark,
+// with the question open (marks at their cost) and revealed.
 func TestBrowserRoomProjectorFits(t *testing.T) {
 	lib, _, err := weblessons.LoadLessons()
 	if err != nil {
@@ -169,8 +171,16 @@ func TestBrowserRoomProjectorFits(t *testing.T) {
 			tab.Do(chromedp.SendKeys(chromedp.CSS(`[data-testid="ask-at"]`), "41 s"), chromedp.Click(chromedp.CSS(`[data-testid="ask"]`)))
 			tab.WaitText(`[data-testid="answered"]`, "answered")
 			fits("question open", false)
+			browsertest.FinishAnimations(tab)
+			webtest.LaneMarksApart(t, tab, name+", question open")
 			tab.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
 			fits("revealed", true)
+			// The lanes keep their marks apart on the projector too: the
+			// ▼ row over a refusal at the top of the plot (the car park's
+			// 25 s and 35 s in the sliding counters) and the pointed-at
+			// request's ring touch no mark.
+			browsertest.FinishAnimations(tab)
+			webtest.LaneMarksApart(t, tab, name+", revealed")
 			got := browsertest.Run(tab, chromedp.Evaluate[map[string]float64](webtest.ContrastJS))
 			if !webtest.HasPrefix(got, "mark ") {
 				t.Errorf("%s: the lanes draw no ▼ mark; measured %v", name, got)

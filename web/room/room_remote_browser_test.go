@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 // remoteControlsJS lists the remote's controls that are not wholly on
@@ -74,7 +75,7 @@ func TestBrowserRoomRemote(t *testing.T) {
 	remote.WaitText(`[data-testid="room-status"]`, "10 requests")
 	check := func(stage string) { t.Helper(); checkRemote(t, remote, stage) }
 	check("no question")
-	checkAxe(t, remote, "remote")
+	webtest.NoAxeViolations(t, remote, "remote")
 
 	phone := joinPhone(t, url, roomPath)
 	remote.Do(chromedp.SetValue(chromedp.CSS(`[data-testid="ask-kind"]`), "admit"), chromedp.SetValue(chromedp.CSS(`[data-testid="ask-seconds"]`), "60"),
@@ -94,7 +95,7 @@ func TestBrowserRoomRemote(t *testing.T) {
 	remote.WaitText(`[data-testid="remote-right"]`, "fixed-window")
 	presenter.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="tally"]`)))
 	check("revealed")
-	checkAxe(t, remote, "remote, revealed")
+	webtest.NoAxeViolations(t, remote, "remote, revealed")
 
 	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="dismiss"]`)))
 	remote.WaitText(`[data-testid="waiting"]`, "No question open")

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/internal/webtest"
 	"github.com/windowlab/playground/room"
 )
 
@@ -61,7 +62,7 @@ func TestBrowserRoomRemoteStepsDeck(t *testing.T) {
 	phone.WaitText(`[data-testid="room-countdown"]`, "0:45 left")
 	remote.WaitText(`[data-testid="answered"]`, "0 answered · 1 phone following")
 	checkRemote(t, remote, "step 2 asked")
-	checkAxe(t, remote, "remote, a deck's question open")
+	webtest.NoAxeViolations(t, remote, "remote, a deck's question open")
 	head := browsertest.Run(phone, chromedp.Evaluate[phoneHead](phoneHeadJS))
 	if head.Top < 0 || head.Bottom > 740 || head.Width > 360 {
 		t.Errorf("step 2: the phone's step line spans %.0f–%.0f px down a page %.0f px wide: want it on the first 360 × 740 screen", head.Top, head.Bottom, head.Width)
@@ -80,7 +81,7 @@ func TestBrowserRoomRemoteStepsDeck(t *testing.T) {
 	// One lane of seven tapped: not sent, and the phone says so.
 	phone.Do(chromedp.Click(chromedp.CSS(`[data-testid="answer-lane"]:nth-of-type(1) [data-testid="tap"][data-value="1"]`)))
 	phone.WaitText(`[data-testid="unsent"]`, "Not sent yet: 1 of 7 lanes answered")
-	checkAxe(t, phone, "phone, a deck's question open")
+	webtest.NoAxeViolations(t, phone, "phone, a deck's question open")
 	browsertest.SaveFigure(t, "room-phone-step-360x740.png", browsertest.Run(phone, chromedp.CaptureScreenshot()))
 	remote.Do(chromedp.Click(chromedp.CSS(`[data-testid="reveal"]`)))
 	remote.WaitText(`[data-testid="remote-right"]`, "fixed-window")

@@ -6,6 +6,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/windowlab/playground/internal/browsertest"
+	"github.com/windowlab/playground/internal/webtest"
 )
 
 // TestBrowserRoomScreenFollows: the projector-only window, opened beside
@@ -42,6 +43,6 @@ func TestBrowserRoomScreenFollows(t *testing.T) {
 			t.Errorf("projector window: %q (in %s) is %.1f px, want at least %.1f px", x.Text, x.Where, x.Px, min)
 		}
 	}
-	checkAxe(t, screen, "projector window, revealed")
+	webtest.NoAxeViolations(t, screen, "projector window, revealed")
 	screen.NoProblems()
 }

@@ -8,5 +8,11 @@ package templates
 // own gives up after 10 and never reopens a cleanly closed stream).
 // url is the server's own path, never a visitor's text.
 func StreamOnLoad(url string) string {
-	return "@get('" + url + "', {retryMaxCount: 0})"
+	return StreamOnLoadAt("'" + url + "'")
+}
+
+// StreamOnLoadAt is StreamOnLoad with the URL an expression the page
+// works out (built from the server's own path, never a visitor's text).
+func StreamOnLoadAt(expr string) string {
+	return "@get(" + expr + ", {retryMaxCount: 0})"
 }

@@ -1,10 +1,8 @@
 package traffic
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -45,25 +43,7 @@ func TestBrowserUploadZoomSortSweep(t *testing.T) {
 		browsertest.SaveFigure(t, "traffic-1280.png", png)
 	}
 	// axe-core (installed by npm ci) finds nothing on the results.
-	axe, err := os.ReadFile(filepath.Join(filepath.Dir(webtest.BundlePath(t)), "..", "..", "..", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("reading axe-core (run `npm ci`): %v", err)
-	}
-	browsertest.Run(tab, chromedp.Evaluate[bool](string(axe)+"\n;true"))
-	out := browsertest.Run(tab, chromedp.Evaluate[string](
-		`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
-	var violations []webtest.AxeViolation
-	if err := json.Unmarshal([]byte(out), &violations); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range violations {
-		var where []string
-		for _, n := range v.Nodes {
-			b, _ := json.Marshal(n.Target)
-			where = append(where, string(b))
-		}
-		t.Errorf("axe: %s (%s): %s, at %s", v.ID, v.Impact, v.Help, strings.Join(where, " "))
-	}
+	webtest.NoAxeViolations(t, tab, "the results")
 	// Zoom: click the first slice until single requests are drawn.
 	for range 4 {
 		if browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="traffic-mark"]').length`)) > 0 {

@@ -14,7 +14,10 @@ import (
 
 // PlayPage is what the playground page needs besides the layout's Page.
 type PlayPage struct {
-	Page   templates.Page
+	Page templates.Page
+	// Narrow draws the lanes lane.PhoneWidth wide: the stream of a page on
+	// a phone asks for it (streamOnLoad).
+	Narrow bool
 	View   play.View
 	Base   string // "/play/<id>": the session's action URLs
 	Share  string // the shared link of the scenario
@@ -57,12 +60,21 @@ func HeaderLines(e play.Explained) string { return explain.HeaderLines(e.Headers
 
 // LatestSummary is the live region's text: every lane's latest decisions.
 func LatestSummary(v play.View) string {
+	if v.Clock.Playing {
+		// A playing clock decides requests ten times a second; a polite
+		// live region read each update out, a queue no listener could
+		// follow. It speaks again when the clock stops.
+		return PlayingSummary
+	}
 	parts := make([]string, 0, len(v.Lanes))
 	for _, l := range v.Lanes {
 		parts = append(parts, l.LatestText())
 	}
 	return strings.Join(parts, " ")
 }
+
+// PlayingSummary is what the live region says while the clock plays.
+const PlayingSummary = "The clock is playing: the lanes' latest decisions are read out when it stops."
 
 // MaxEmbeddedLink is the longest shared link the page embeds; a longer one
 // is reached through the session's /link redirect, so the page and its

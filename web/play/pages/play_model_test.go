@@ -26,3 +26,18 @@ func TestPlaySummaryCountsInEnglish(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveRegionIsQuietWhileTheClockPlays: the live region reads out the
+// lanes' latest decisions when the clock is still, and only that the
+// clock plays while it plays (ten updates a second would be a queue no
+// screen reader's listener could follow).
+func TestLiveRegionIsQuietWhileTheClockPlays(t *testing.T) {
+	v := carParkView(t)
+	if got := LatestSummary(v); !strings.Contains(got, "request 10 at 40 s") {
+		t.Errorf("paused: the live region says %q, want the last request's decision", got)
+	}
+	v.Clock.Playing = true
+	if got := LatestSummary(v); got != PlayingSummary {
+		t.Errorf("playing: the live region says %q, want %q", got, PlayingSummary)
+	}
+}

@@ -1,11 +1,11 @@
-package room
+package web
 
 import (
 	"testing"
 	"time"
 )
 
-// TestPacerRendersAnActionAsOneUpdate runs the hub's pacing rule over
+// TestPacerRendersAnActionAsOneUpdate runs the hubs' pacing rule over
 // fixed instants: each step is a change (with its settle time) or a look
 // at whether a render is due.
 func TestPacerRendersAnActionAsOneUpdate(t *testing.T) {
@@ -47,18 +47,27 @@ func TestPacerRendersAnActionAsOneUpdate(t *testing.T) {
 			{at: 300, change: true, settle: 0, due: 300},
 			{at: 300, render: true},
 		}},
+		{"a tick read late does not cost the next tick its update", 0, []step{
+			{at: 105, change: true, settle: 0, due: 105}, // the tick of 100 ms, read 5 ms late
+			{at: 105, render: true},
+			{at: 200, change: true, settle: 0, due: 205}, // the next, read on time: 95 ms on
+			{at: 200, render: false},
+			{at: 205, render: true},
+			{at: 300, change: true, settle: 0, due: 305},
+			{at: 305, render: true},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := pacer{every: 100 * time.Millisecond, last: ms(tt.last)}
+			p := NewPacer(100*time.Millisecond, ms(tt.last))
 			for i, s := range tt.steps {
 				if s.change {
-					if got := p.change(ms(s.at), time.Duration(s.settle)*time.Millisecond); !got.Equal(ms(s.due)) {
+					if got := p.Change(ms(s.at), time.Duration(s.settle)*time.Millisecond); !got.Equal(ms(s.due)) {
 						t.Fatalf("step %d: change at %d ms renders at %v ms, want %d", i+1, s.at, got.Sub(t0).Milliseconds(), s.due)
 					}
 					continue
 				}
-				if got := p.ready(ms(s.at)); got != s.render {
+				if got := p.Ready(ms(s.at)); got != s.render {
 					t.Fatalf("step %d: ready at %d ms = %v, want %v", i+1, s.at, got, s.render)
 				}
 			}
