@@ -63,11 +63,11 @@ func openPlay(base string, client *http.Client) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m := streamPath.FindStringSubmatch(page)
+	m := sessionAttr.FindStringSubmatch(page)
 	if status != http.StatusOK || m == nil {
-		return "", fmt.Errorf("GET /play = %d, and no stream path in the page", status)
+		return "", fmt.Errorf("GET /play = %d, and no session in the page", status)
 	}
-	return m[1] + m[2], nil
+	return "/play/" + m[1] + "/stream", nil
 }
 
 // openRoom opens a playground and a room over it for presenter, and
