@@ -57,7 +57,8 @@ func readAll(res *http.Response, err error) (int, http.Header, string, error) {
 }
 
 // openPlay opens a playground session for client and returns its stream's
-// path (/play/<id>/stream), which the page names in its Datastar @get.
+// path (/play/<id>/stream), from the session the page names on its stream
+// element.
 func openPlay(base string, client *http.Client) (string, error) {
 	status, _, page, err := readAll(client.Get(base + "/play"))
 	if err != nil {
