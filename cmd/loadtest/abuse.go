@@ -57,17 +57,18 @@ func readAll(res *http.Response, err error) (int, http.Header, string, error) {
 }
 
 // openPlay opens a playground session for client and returns its stream's
-// path (/play/<id>/stream), which the page names in its Datastar @get.
+// path (/play/<id>/stream), from the session the page names on its stream
+// element.
 func openPlay(base string, client *http.Client) (string, error) {
 	status, _, page, err := readAll(client.Get(base + "/play"))
 	if err != nil {
 		return "", err
 	}
-	m := streamPath.FindStringSubmatch(page)
+	m := sessionAttr.FindStringSubmatch(page)
 	if status != http.StatusOK || m == nil {
-		return "", fmt.Errorf("GET /play = %d, and no stream path in the page", status)
+		return "", fmt.Errorf("GET /play = %d, and no session in the page", status)
 	}
-	return m[1] + m[2], nil
+	return "/play/" + m[1] + "/stream", nil
 }
 
 // openRoom opens a playground and a room over it for presenter, and

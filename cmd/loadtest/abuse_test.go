@@ -5,11 +5,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/windowlab/playground/internal/webtest"
+	"github.com/windowlab/playground/play"
+	"github.com/windowlab/playground/web"
+	webplay "github.com/windowlab/playground/web/play"
 )
 
 // TestOpenRoomFollowsThePlaygroundsPages drives openPlay and openRoom
-// against a stand-in for the server's two pages, in both of the ways the
-// page may quote its stream's path.
+// against a stand-in for the server's two pages.
 func TestOpenRoomFollowsThePlaygroundsPages(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -19,11 +23,10 @@ func TestOpenRoomFollowsThePlaygroundsPages(t *testing.T) {
 		wantRoom  string
 		wantError string
 	}{
-		{"escaped quotes", `<main data-init="@get(&#39;/play/s1/stream&#39;)">`, http.StatusOK, "/room/r1/present", "/room/r1", ""},
-		{"plain quotes", `<main data-init="@get('/play/s1/stream')">`, http.StatusOK, "/room/r1/present", "/room/r1", ""},
-		{"no stream in the page", `<main>`, http.StatusOK, "/room/r1/present", "", "GET /play = 200, and no stream path"},
-		{"refused page", `<main data-init="@get('/play/s1/stream')">`, http.StatusTooManyRequests, "/room/r1/present", "", "GET /play = 429"},
-		{"no room made", `<main data-init="@get('/play/s1/stream')">`, http.StatusOK, "/play/s1", "", `POST /play/s1/room = 303 (Location "/play/s1")`},
+		{"a session", `<div id="play-stream" class="live-stream" data-session="s1" data-on-load="@get(&#39;/play/s1/stream&#39;)">`, http.StatusOK, "/room/r1/present", "/room/r1", ""},
+		{"no session in the page", `<main>`, http.StatusOK, "/room/r1/present", "", "GET /play = 200, and no session in the page"},
+		{"refused page", `<div id="play-stream" data-session="s1">`, http.StatusTooManyRequests, "/room/r1/present", "", "GET /play = 429"},
+		{"no room made", `<div id="play-stream" data-session="s1">`, http.StatusOK, "/play/s1", "", `POST /play/s1/room = 303 (Location "/play/s1")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,5 +53,27 @@ func TestOpenRoomFollowsThePlaygroundsPages(t *testing.T) {
 				t.Fatalf("openRoom = %q, %v; want %q", got, err, tc.wantRoom)
 			}
 		})
+	}
+}
+
+// TestOpenPlayReadsTheServersPage opens /play on the server itself: the
+// stand-in above once kept a page shape the server had stopped sending,
+// and the tool found no stream in any real page.
+func TestOpenPlayReadsTheServersPage(t *testing.T) {
+	store := play.NewStore(nil)
+	log, _ := webtest.Logger()
+	s, err := web.New(web.Config{DatastarPath: webtest.BundlePath(t), Features: []web.Feature{webplay.Playground(store)}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	path, err := openPlay(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSuffix(strings.TrimPrefix(path, "/play/"), "/stream")
+	if _, err := store.Get(t.Context(), id); err != nil || path != "/play/"+id+"/stream" {
+		t.Errorf("openPlay = %q: session %q: %v", path, id, err)
 	}
 }

@@ -455,7 +455,10 @@ func pct(sorted []time.Duration, p int) time.Duration {
 	return sorted[min(max(i-1, 0), len(sorted)-1)].Round(time.Millisecond / 10)
 }
 
-var streamPath = regexp.MustCompile(`@get\(&#39;(/play/[A-Za-z0-9_-]+/stream)&#39;\)|@get\('(/play/[A-Za-z0-9_-]+/stream)'\)`)
+// sessionAttr finds a /play page's session in its stream element
+// (<div id="play-stream" data-session="…">), whatever the expression
+// that opens the stream says.
+var sessionAttr = regexp.MustCompile(`data-session="([A-Za-z0-9_-]+)"`)
 
 // runStreams opens o.streams /play pages' streams as a browser would and
 // reports the server's resident memory per open stream. The pages come from

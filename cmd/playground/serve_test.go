@@ -141,7 +141,7 @@ func httpGet(t *testing.T, url string) string {
 }
 
 func TestServeMissingBundle(t *testing.T) {
-	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-datastar", t.TempDir() + "/none.js"}, io.Discard)
+	err := runServe(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", t.TempDir(), "-datastar", t.TempDir() + "/none.js"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "npm ci") {
 		t.Fatalf("runServe with no bundle = %v, want an error naming `npm ci`", err)
 	}

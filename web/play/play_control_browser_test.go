@@ -25,8 +25,7 @@ func TestBrowserASecondBrowserCannotDriveTheFirstsSession(t *testing.T) {
 	first.Do(chromedp.Click(chromedp.CSS(`[data-testid="fire"]`)))
 	waitCount(t, first, 2)
 
-	opener := browsertest.Run(first, chromedp.Evaluate[string](`document.getElementById('play-stream').getAttribute('data-on-load')`))
-	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream', {retryMaxCount: 0})")
+	id := browsertest.Run(first, chromedp.Evaluate[string](`document.getElementById('play-stream').dataset.session`))
 	got, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the first page's session %q: %v", id, err)

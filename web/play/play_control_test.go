@@ -62,8 +62,7 @@ func TestPlayOnlyTheOpeningBrowserControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opener := doc.Find("#play-stream").AttrOr("data-on-load", "")
-	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream', {retryMaxCount: 0})")
+	id := doc.Find("#play-stream").AttrOr("data-session", "")
 	got, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the page's session %q: %v", id, err)

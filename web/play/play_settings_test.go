@@ -61,8 +61,7 @@ func openPlayLink(t *testing.T, url string, store *play.Store, link string) (map
 	if err := json.Unmarshal([]byte(doc.Find("#play").AttrOr("data-signals", "")), &sig); err != nil {
 		t.Fatalf("the page's signals: %v", err)
 	}
-	opener := doc.Find("#play-stream").AttrOr("data-on-load", "")
-	id := strings.TrimSuffix(strings.TrimPrefix(opener, "@get('/play/"), "/stream', {retryMaxCount: 0})")
+	id := doc.Find("#play-stream").AttrOr("data-session", "")
 	sess, err := store.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the page's session %q: %v", id, err)

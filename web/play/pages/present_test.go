@@ -63,7 +63,8 @@ func TestPlayPagePresentation(t *testing.T) {
 		stream, viewBox  string
 		css, explanation int
 	}{
-		{false, templates.StreamOnLoad("/play/x/stream"), normal, 0, 0},
+		// The page's stream asks for a phone's lanes on a phone's screen.
+		{false, `@get('/play/x/stream' + (matchMedia('(max-width: 40rem)').matches ? '?narrow=1' : ''), {retryMaxCount: 0})`, normal, 0, 0},
 		{true, templates.StreamOnLoad("/play/x/stream?present=1"), presented, 1, 1},
 	} {
 		doc := render(t, PlayPageView(PlayPage{Page: templates.Page{Path: "/play", Presentation: c.present}, View: v, Base: "/play/x"}))
