@@ -54,6 +54,13 @@ func TestBrowserHomePictureAboveTheFold(t *testing.T) {
 		if first.Shown != 1 || first.Overflow {
 			t.Errorf("%d×%d: %d frames shown, page scrolls sideways: %v", c.w, c.h, first.Shown, first.Overflow)
 		}
+		// The figure shows the frame the page opens on, the last, with
+		// every decision (the next is the empty one before the first
+		// request).
+		if browsertest.FiguresWanted() {
+			browsertest.FinishAnimations(tab)
+			browsertest.SaveFigure(t, fmt.Sprintf("home-%d.png", c.w), browsertest.Run(tab, chromedp.CaptureScreenshot()))
+		}
 		// Playing by itself: wait (on the browser's own timer, up to the
 		// tab's timeout) for the frame to change with no input.
 		browsertest.Run(tab, chromedp.Evaluate[bool](`new Promise(ok => {
@@ -61,9 +68,6 @@ func TestBrowserHomePictureAboveTheFold(t *testing.T) {
 			const check = () => fig.dataset.frame !== was ? ok(true) : setTimeout(check, 50);
 			check();
 		})`, chromedp.EvalAwaitPromise))
-		if browsertest.FiguresWanted() {
-			browsertest.SaveFigure(t, fmt.Sprintf("home-%d.png", c.w), browsertest.Run(tab, chromedp.CaptureScreenshot()))
-		}
 	}
 	// Reduced motion: the last frame stays; the button plays it on request.
 	tab := browsertest.NewTab(t)

@@ -72,7 +72,9 @@ func buildHomePicture() (HomePicture, error) {
 		Caption: fmt.Sprintf("%d requests in %s straddle the edge of a window at %s, under a limit of %d per %s. The fixed window lets %d through; the sliding log lets %d.",
 			len(homeBurst.Requests), scenario.FormatMs(reqs[len(reqs)-1].At-reqs[0].At), scenario.FormatMs(homeBurst.WindowMs),
 			homeBurst.Limit, scenario.FormatMs(homeBurst.WindowMs), fw.Admitted, sl.Admitted),
-		Options:   lane.Options{Width: 440, Height: 120, From: homeFrom, To: homeTo},
+		// On a phone the card is about 300 px wide: a drawing of as many
+		// units keeps its marks and labels at their size there.
+		Options:   lane.Options{Width: 440, Height: 120, NarrowWidth: 300, From: homeFrom, To: homeTo},
 		PlayLanes: len(play.DefaultScenario().Policies),
 	}
 	for n := 0; n <= len(homeBurst.Requests); n++ {
