@@ -47,7 +47,7 @@ type Question struct {
 }
 
 // QuestionWidth is a question's drawing's width in viewBox units.
-const QuestionWidth = 480
+const QuestionWidth = 360
 
 // QuestionMaxStack is the most marks drawn in one column by default, each
 // one the learner can mark.
