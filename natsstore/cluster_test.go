@@ -133,6 +133,11 @@ func TestClusterKeepsRoomsThroughTheLossOfAServer(t *testing.T) {
 	if info.Config.Replicas != 3 {
 		t.Fatalf("on a cluster of three the rooms bucket keeps %d copies, want 3", info.Config.Replicas)
 	}
+	// Gets go to the leader, which also serves the watches: a replica
+	// behind it would answer a get with the value before a change.
+	if info.Config.AllowDirect {
+		t.Error("the rooms bucket answers gets from any replica (AllowDirect), which may be behind its leader")
+	}
 	if err := s.Create(ctx, newRoom(1), 10, 10); err != nil {
 		t.Fatal(err)
 	}

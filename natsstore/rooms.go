@@ -94,6 +94,34 @@ func openBucket(ctx context.Context, nc *nats.Conn, name, def string, maxAge tim
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: opening bucket %q: %w", name, err)
 	}
+	return readFromLeader(ctx, js, kv)
+}
+
+// readFromLeader reopens a replicated bucket so that its gets go to the
+// stream's leader. A key-value bucket is made to answer gets from any of
+// its replicas (AllowDirect), and a replica behind the leader answers
+// with the value before: a hub told of a change by its watch (which the
+// leader serves) read the session before the change and showed it until
+// the next one (a browser test's playing clock stayed "paused" on a
+// cluster of three). Each process that opens the bucket sets it again,
+// and its handle keeps the setting it opened with.
+func readFromLeader(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValue) (jetstream.KeyValue, error) {
+	st, err := js.Stream(ctx, "KV_"+kv.Bucket())
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: reading bucket %q: %w", kv.Bucket(), err)
+	}
+	cfg := st.CachedInfo().Config
+	if cfg.Replicas <= 1 || !cfg.AllowDirect {
+		return kv, nil
+	}
+	cfg.AllowDirect = false
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("natsstore: bucket %q: %w", kv.Bucket(), err)
+	}
+	kv, err = js.KeyValue(ctx, kv.Bucket())
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: reopening bucket %q: %w", kv.Bucket(), err)
+	}
 	return kv, nil
 }
 
