@@ -224,7 +224,12 @@ func figure(t *testing.T, tab *browsertest.Tab, selector, name string) {
 // 360×740 phone with every disclosure open (each example, each "As a
 // table"), as a reader who opens them all: no lane or table is cut off
 // without a line saying it scrolls, no time label is smaller than 9 px, and
-// nothing makes the page scroll sideways.
+// nothing makes the page scroll sideways. Before any is opened, as the
+// page first comes: every lesson has section pictures, none of whose lanes
+// scrolls sideways or runs past the screen, their time labels readable,
+// and at 1280 no picture leaves more than half its height blank beside
+// short words (it comes above them instead, using the width). One visit a
+// lesson and size serves both.
 func TestBrowserEveryLessonFits(t *testing.T) {
 	url := lessonsSite(t)
 	lib, _, err := LoadLessons()
@@ -236,6 +241,12 @@ func TestBrowserEveryLessonFits(t *testing.T) {
 		for _, l := range lib.Lessons {
 			tab.Do(chromedp.Navigate(url + "/lessons/" + l.Slug))
 			tab.WaitText(`[data-testid="lesson"]`, "minute read")
+			if n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('figure.section-picture').length`)); n == 0 {
+				t.Errorf("%s, %s: no section pictures", s, l.Slug)
+			}
+			for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(sectionPicturesJS+`(%t)`, !s.mobile))) {
+				t.Errorf("%s, %s: %s", s, l.Slug, p)
+			}
 			openAllDetails(tab)
 			for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](layoutProblemsJS+`('[data-testid="lesson"]')`)) {
 				t.Errorf("%s, %s: %s", s, l.Slug, p)

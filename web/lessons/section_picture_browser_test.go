@@ -46,34 +46,6 @@ const sectionPicturesJS = `((wide) => {
 	return out;
 })`
 
-// TestBrowserSectionPicturesFit opens every lesson at 1280×900 and on a
-// 360×740 phone: no section picture's lane scrolls sideways or runs past
-// the screen, their time labels stay readable, and at 1280 no picture
-// leaves more than half its height blank beside short words (it comes
-// above them instead, using the width).
-func TestBrowserSectionPicturesFit(t *testing.T) {
-	url := lessonsSite(t)
-	lib, _, err := LoadLessons()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range laptopAndPhone {
-		tab := s.open(t, "about:blank")
-		for _, l := range lib.Lessons {
-			tab.Do(chromedp.Navigate(url + "/lessons/" + l.Slug))
-			tab.WaitText(`[data-testid="lesson"]`, "minute read")
-			n := browsertest.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('figure.section-picture').length`))
-			if n == 0 {
-				t.Errorf("%s, %s: no section pictures", s, l.Slug)
-			}
-			for _, p := range browsertest.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(sectionPicturesJS+`(%t)`, !s.mobile))) {
-				t.Errorf("%s, %s: %s", s, l.Slug, p)
-			}
-		}
-		tab.NoProblems()
-	}
-}
-
 // pointed is what a section picture shows of the instant pointed at.
 type pointed struct {
 	Text     string // the line under the picture
